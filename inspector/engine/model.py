@@ -1,0 +1,92 @@
+"""The engine's input: tasks and attempts as the reader assembled them.
+
+These are the *scoring* view of a published task (spec §2.1, §2.2): everything the engine
+needs and nothing it does not (no trajectories, no artifacts). The reader builds them from
+``task.json`` and ``attempt-N/result.json``; tests and the fuzzers build them directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+# Metric observation values as they are on disk: JSON bool, int or finite float.
+Observation = bool | int | float
+
+SEVERITIES = ("fatal", "error", "warning")
+PHASES = ("setup", "run", "collect", "evaluate", "cleanup")
+STATUSES = (
+    "completed",
+    "skipped",
+    "run_error",
+    "eval_error",
+    "run_error_or_eval_error",
+    "cancelled",
+    "interrupted",
+)
+# Statuses after which the pass strategy does not stop (spec §6.3 step 4).
+NOT_COMPLETED_STATUSES = frozenset({"cancelled", "interrupted", "skipped"})
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One ExecutionIssue of an attempt (spec §3)."""
+
+    severity: str
+    phase: str
+    code: str
+    message: str
+
+    @property
+    def is_fatal(self) -> bool:
+        return self.severity == "fatal"
+
+    @property
+    def is_error(self) -> bool:
+        """True for FATAL and ERROR: the issues that count in ``coverage.error``."""
+        return self.severity in ("fatal", "error")
+
+
+@dataclass(frozen=True, slots=True)
+class Attempt:
+    """The scoring part of one attempt payload (spec §2.2)."""
+
+    index: int
+    status: str
+    metrics: Mapping[str, Observation]
+    issues: tuple[Issue, ...] = ()
+    # Benchmark-specific values some corpus formulas read (e.g. gdpval_ac's artifacts).
+    scoring_artifacts: Mapping[str, Any] = field(default_factory=dict)
+
+    @property
+    def has_fatal(self) -> bool:
+        return any(issue.is_fatal for issue in self.issues)
+
+    @property
+    def has_error_issue(self) -> bool:
+        return any(issue.is_error for issue in self.issues)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRecord:
+    """One published task, assembled from its index and its attempts (spec §2.1).
+
+    ``category`` is the raw JSON value (``None`` when absent or empty); the engine derives
+    the category key from it. ``attempts`` holds the attempts that have a terminal payload;
+    retry-only attempts appear only in ``retry_counts`` (spec §10 item 32).
+    """
+
+    task_id: str
+    category: Any
+    plan_k: int
+    plan_strategy: str
+    attempts: Mapping[int, Attempt]
+    retry_counts: Mapping[int, int] = field(default_factory=dict)
+    ground_truth: Any = None
+    # Where the task came from, relative to the run directory (its task.json).
+    source: str = ""
+
+    @property
+    def retry_count(self) -> int:
+        return sum(self.retry_counts.values())
