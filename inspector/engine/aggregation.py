@@ -1,0 +1,111 @@
+"""Cross-task aggregation: counts, categories, micro / category_mean / hierarchy (spec §6.4, §7.1)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from inspector.engine.hierarchy import HierarchyNode, hierarchy_breakdowns
+from inspector.engine.reduction import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE, TaskReduction
+from inspector.engine.report import (
+    CATEGORY_HIERARCHY,
+    CATEGORY_MEAN,
+    MICRO_WEIGHTED,
+    MetricBreakdown,
+    MetricSeries,
+    SeriesCounts,
+)
+from inspector.engine.strategies import SeriesPlan
+
+UNCATEGORIZED = "__uncategorized__"
+
+
+def category_key(category: Any) -> str:
+    """The standard path's category key: ``str(c).strip()``, empty → ``__uncategorized__``.
+
+    Non-string categories are named by Python's ``str()`` (spec Addendum item 50).
+    """
+    text = str(category).strip() if category is not None else ""
+    return text or UNCATEGORIZED
+
+
+def mean(values: Iterable[float]) -> float | None:
+    """``fsum(v / n)``, null for an empty set (spec §10 item 15)."""
+    items = tuple(values)
+    return math.fsum(v / len(items) for v in items) if items else None
+
+
+def series_counts(reductions: Iterable[TaskReduction]) -> SeriesCounts:
+    total = evaluated = error = unavailable = invalidated = 0
+    for r in reductions:
+        total += 1
+        if r.state == EVALUATED:
+            evaluated += 1
+        elif r.state == INVALIDATED:
+            invalidated += 1
+        elif r.state in (ERROR, UNAVAILABLE):
+            unavailable += 1
+        if r.has_error:
+            error += 1
+    return SeriesCounts(total, evaluated, error, unavailable, invalidated)
+
+
+def group_by_category(
+    reductions: Sequence[TaskReduction], keys: Sequence[str]
+) -> dict[str, list[TaskReduction]]:
+    grouped: dict[str, list[TaskReduction]] = {}
+    for key, reduction in zip(keys, reductions, strict=True):
+        grouped.setdefault(key, []).append(reduction)
+    return {key: grouped[key] for key in sorted(grouped)}
+
+
+def category_breakdowns(
+    reductions: Sequence[TaskReduction], keys: Sequence[str]
+) -> dict[str, MetricBreakdown]:
+    out = {}
+    for key, items in group_by_category(reductions, keys).items():
+        values = [r.value for r in items if r.state == EVALUATED and r.value is not None]
+        out[key] = MetricBreakdown(
+            value=mean(values),
+            counts=series_counts(items),
+            aggregation_weight=float(len(values)),
+        )
+    return out
+
+
+def aggregate_series(
+    plan: SeriesPlan,
+    display: Any,
+    reductions: Sequence[TaskReduction],
+    keys: Sequence[str],
+    aggregation: str,
+    root: HierarchyNode | None,
+) -> MetricSeries:
+    """One standard series from its task reductions (before ``select_value_role``)."""
+    counts = series_counts(reductions)
+    categories = category_breakdowns(reductions, keys)
+    hierarchy: dict[str, MetricBreakdown] = {}
+    if aggregation == MICRO_WEIGHTED:
+        value = mean(r.value for r in reductions if r.state == EVALUATED and r.value is not None)
+    elif aggregation == CATEGORY_MEAN:
+        value = mean(b.value for b in categories.values() if b.value is not None)
+    elif aggregation == CATEGORY_HIERARCHY and root is not None:
+        hierarchy = hierarchy_breakdowns(root, categories)
+        value = hierarchy[root.path].value
+    else:  # pragma: no cover - guarded by the plan
+        raise ValueError(f"unknown aggregation {aggregation!r}")
+    return MetricSeries(
+        series_id=plan.series_id,
+        metric_id=plan.metric_id,
+        kind=plan.kind,
+        reducer=plan.reducer,
+        role=plan.role,
+        aggregation=aggregation,
+        display=display,
+        k=plan.k,
+        value=value,
+        counts=counts,
+        categories=categories,
+        hierarchy=hierarchy,
+    )

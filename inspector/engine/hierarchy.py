@@ -1,0 +1,187 @@
+"""Category hierarchies: parsing and node values (spec §7.2, §10 items 19–23, 51)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.engine.errors import AggregationError, HierarchyError
+from inspector.engine.report import ZERO_BREAKDOWN, MetricBreakdown, sum_counts
+
+NODE_FIELDS = frozenset({"aggregation", "children", "weight"})
+NODE_AGGREGATIONS = frozenset({"leaf", "unweighted", "weighted", "weighted_by_count"})
+
+
+def path_segment(name: str) -> str:
+    """Escape a node name JSON-Pointer style: ``~`` → ``~0``, ``/`` → ``~1``."""
+    return name.replace("~", "~0").replace("/", "~1")
+
+
+@dataclass(frozen=True, slots=True)
+class HierarchyNode:
+    name: str
+    path: str
+    aggregation: str
+    weight: float | None
+    children: tuple[HierarchyNode, ...]
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.aggregation == "leaf"
+
+    def walk(self) -> list[HierarchyNode]:
+        """This node and every descendant, parents first."""
+        out = [self]
+        for child in self.children:
+            out.extend(child.walk())
+        return out
+
+
+def _weight(value: Any, path: str) -> float | None:
+    if value is None:
+        return None
+    if type(value) not in (int, float):
+        raise HierarchyError(f"hierarchy node '{path}' weight must be a finite non-negative number")
+    try:
+        weight = float(value)
+    except OverflowError:
+        raise HierarchyError(f"hierarchy node '{path}' weight must be finite") from None
+    if not math.isfinite(weight) or weight < 0:
+        raise HierarchyError(f"hierarchy node '{path}' weight must be a finite non-negative number")
+    return weight
+
+
+def _parse_node(name: Any, payload: Any, parent: str | None, ancestors: frozenset[int]) -> HierarchyNode:
+    if type(name) is not str or not name.strip() or name != name.strip():
+        raise HierarchyError("hierarchy node names must be non-empty strings without surrounding whitespace")
+    path = path_segment(name) if parent is None else f"{parent}/{path_segment(name)}"
+    if not isinstance(payload, Mapping):
+        raise HierarchyError(f"hierarchy node '{path}' must be a mapping")
+    if id(payload) in ancestors:
+        raise HierarchyError(f"hierarchy node '{path}' contains a cycle")
+    unknown = set(payload) - NODE_FIELDS
+    if unknown:
+        raise HierarchyError(f"hierarchy node '{path}' has unsupported fields: {', '.join(sorted(map(str, unknown)))}")
+    aggregation = payload.get("aggregation", "leaf")
+    if type(aggregation) is not str or aggregation not in NODE_AGGREGATIONS:
+        raise HierarchyError(
+            f"hierarchy node '{path}' aggregation must be one of: {', '.join(sorted(NODE_AGGREGATIONS))}"
+        )
+    weight = _weight(payload.get("weight"), path)
+    raw_children = payload.get("children")
+    if aggregation == "leaf":
+        if raw_children not in (None, {}):
+            raise HierarchyError(f"leaf hierarchy node '{path}' cannot have children")
+        return HierarchyNode(name, path, aggregation, weight, ())
+    if not isinstance(raw_children, Mapping) or not raw_children:
+        raise HierarchyError(f"hierarchy node '{path}' requires a non-empty children mapping")
+    inner = ancestors | {id(payload)}
+    children = tuple(_parse_node(n, p, path, inner) for n, p in raw_children.items())
+    if aggregation == "weighted":
+        missing = [c.name for c in children if c.weight is None]
+        if missing:
+            raise HierarchyError(
+                f"weighted hierarchy node '{path}' requires a weight for every child: {', '.join(missing)}"
+            )
+    return HierarchyNode(name, path, aggregation, weight, children)
+
+
+def parse_hierarchy(value: Any) -> HierarchyNode | None:
+    """Parse ``category_hierarchy``; ``None`` or ``{}`` means no hierarchy."""
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise HierarchyError("category_hierarchy must be a mapping or null")
+    if not value:
+        return None
+    if set(value) != {"overall"}:
+        raise HierarchyError("category_hierarchy must contain exactly one 'overall' root")
+    root = _parse_node("overall", value["overall"], None, frozenset())
+    leaves: dict[str, str] = {}
+    for node in root.walk():
+        if node.is_leaf:
+            if node.name in leaves:
+                raise HierarchyError(
+                    f"hierarchy category leaf '{node.name}' is repeated at '{leaves[node.name]}' and '{node.path}'"
+                )
+            leaves[node.name] = node.path
+    return root
+
+
+def _count_weight(part: MetricBreakdown) -> float:
+    if part.aggregation_weight is not None:
+        return part.aggregation_weight
+    return float(part.counts.evaluated)
+
+
+def hierarchy_breakdowns(
+    root: HierarchyNode,
+    categories: Mapping[str, MetricBreakdown],
+    *,
+    aggregation_override: str | None = None,
+) -> dict[str, MetricBreakdown]:
+    """Every node's breakdown keyed by escaped path (children before parents)."""
+    out: dict[str, MetricBreakdown] = {}
+
+    def reduce(node: HierarchyNode) -> MetricBreakdown:
+        if node.is_leaf:
+            result = categories.get(node.name, ZERO_BREAKDOWN)
+            out[node.path] = result
+            return result
+        results = [(child, reduce(child)) for child in node.children]
+        counts = sum_counts(r.counts for _, r in results)
+        weight_total = math.fsum(_count_weight(r) for _, r in results)
+        valid = [(c, r) for c, r in results if r.value is not None]
+        value: float | None = None
+        if valid and aggregation_override == "sum":
+            value = math.fsum(r.value for _, r in valid)  # type: ignore[misc]
+        elif valid and node.aggregation == "unweighted":
+            value = math.fsum(r.value / len(valid) for _, r in valid)  # type: ignore[operator]
+        elif valid and node.aggregation == "weighted":
+            weights = [c.weight or 0.0 for c, _ in valid]
+            scale = max(weights)
+            if scale <= 0:
+                raise AggregationError(
+                    f"weighted hierarchy node '{node.path}' has no positive weight among valid children"
+                )
+            scaled = [w / scale for w in weights]
+            denominator = math.fsum(scaled)
+            value = math.fsum(r.value * (w / denominator) for (_, r), w in zip(valid, scaled, strict=True))  # type: ignore[operator]
+        elif valid and node.aggregation == "weighted_by_count":
+            weights = [_count_weight(r) for _, r in valid]
+            denominator = math.fsum(weights)
+            if denominator <= 0:
+                value = 0.0
+            else:
+                value = math.fsum(r.value * (w / denominator) for (_, r), w in zip(valid, weights, strict=True))  # type: ignore[operator]
+        result = MetricBreakdown(value=value, counts=counts, aggregation_weight=weight_total)
+        out[node.path] = result
+        return result
+
+    reduce(root)
+    return out
+
+
+def node_weights(node: HierarchyNode, breakdowns: Mapping[str, MetricBreakdown]) -> dict[str, float]:
+    """The effective weight of each valid child after re-normalisation (for "explain")."""
+    children = [(c, breakdowns.get(c.path, ZERO_BREAKDOWN)) for c in node.children]
+    valid = [(c, b) for c, b in children if b.shown_value is not None]
+    if not valid:
+        return {}
+    if node.aggregation == "unweighted":
+        return {c.path: 1.0 / len(valid) for c, _ in valid}
+    if node.aggregation == "weighted":
+        weights = [c.weight or 0.0 for c, _ in valid]
+        scale = max(weights)
+        if scale <= 0:
+            return {}
+        scaled = [w / scale for w in weights]
+        total = math.fsum(scaled)
+        return {c.path: w / total for (c, _), w in zip(valid, scaled, strict=True)}
+    weights = [_count_weight(b) for _, b in valid]
+    total = math.fsum(weights)
+    if total <= 0:
+        return {c.path: 0.0 for c, _ in valid}
+    return {c.path: w / total for (c, _), w in zip(valid, weights, strict=True)}

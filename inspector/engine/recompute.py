@@ -1,0 +1,181 @@
+"""``recompute(tasks, plan)``: the one entry point from tasks to a report and its reductions."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from inspector.engine.aggregation import aggregate_series, category_key
+from inspector.engine.benchmarks import CARRIED_OVER, OVERRIDES
+from inspector.engine.corpus import AggregationContext
+from inspector.engine.errors import ObservationError
+from inspector.engine.hierarchy import HierarchyNode, parse_hierarchy
+from inspector.engine.model import TaskRecord
+from inspector.engine.plan import Plan
+from inspector.engine.reduction import (
+    ERROR,
+    EVALUATED,
+    INVALIDATED,
+    Reason,
+    TaskReduction,
+    reduce_tasks,
+)
+from inspector.engine.report import (
+    CATEGORY_HIERARCHY,
+    MetricReport,
+    MetricSeries,
+    select_value_role,
+    validate_report,
+)
+from inspector.engine.serialize import series_from_json
+from inspector.engine.strategies import resolve_attempt_strategy
+
+
+@dataclass(frozen=True)
+class Recomputation:
+    """A report and every task reduction behind it, for one plan."""
+
+    plan: Plan
+    tasks: tuple[TaskRecord, ...]
+    report: MetricReport
+    # series id -> reductions aligned with ``tasks``
+    reductions: Mapping[str, tuple[TaskReduction, ...]]
+    category_keys: tuple[str, ...]
+    root: HierarchyNode | None
+    # Series carried over from the stored metrics.json because they cannot be recomputed.
+    not_recomputed: tuple[str, ...] = ()
+    notes: tuple[str, ...] = field(default=())
+
+    def task_index(self) -> dict[str, int]:
+        return {t.task_id: i for i, t in enumerate(self.tasks)}
+
+
+def _check_plans(tasks: Sequence[TaskRecord], plan: Plan) -> None:
+    """Every task's attempt_plan must equal the run's (``_validate_detail_plans``)."""
+    seen: set[str] = set()
+    for task in tasks:
+        tid = task.task_id
+        if not isinstance(tid, str) or not tid.strip() or tid != tid.strip():
+            raise ObservationError("task_id must be a non-empty string without surrounding whitespace", source=task.source)
+        if tid in seen:
+            raise ObservationError(f"duplicate detail task_id: {tid}", task_id=tid, source=task.source)
+        seen.add(tid)
+        if (task.plan_k, task.plan_strategy) != (plan.k, plan.strategy):
+            raise ObservationError(
+                f"attempt_plan does not match: expected k={plan.k} strategy={plan.strategy}, "
+                f"found k={task.plan_k} strategy={task.plan_strategy}",
+                task_id=tid,
+                source=task.source,
+            )
+
+
+def recompute(
+    tasks: Sequence[TaskRecord],
+    plan: Plan,
+    *,
+    stored_metrics: Mapping[str, Any] | None = None,
+) -> Recomputation:
+    """Score ``tasks`` under ``plan`` the way AgentCompass 1.0.1 does.
+
+    ``stored_metrics`` (the parsed metrics.json) is used only to carry over series that
+    cannot be recomputed (frontier_engineering's rank tables); never for a number the
+    engine can compute.
+    """
+    tasks = tuple(tasks)
+    root = parse_hierarchy(plan.hierarchy)
+    aggregation = CATEGORY_HIERARCHY if root is not None else plan.aggregation
+    strategy = resolve_attempt_strategy(plan.strategy)
+    strategy_plan = strategy.resolve(plan.contract, plan.k)
+    _check_plans(tasks, plan)
+    reductions = reduce_tasks(tasks, strategy_plan.series, plan.contract, plan.k)
+    keys = tuple(category_key(t.category) for t in tasks)
+    series = [
+        aggregate_series(
+            sp,
+            plan.contract.metrics[sp.metric_id].display,
+            reductions[sp.series_id],
+            keys,
+            aggregation,
+            root,
+        )
+        for sp in strategy_plan.series
+    ]
+    failed = any(s.counts.invalidated for s in series)
+    report = MetricReport(
+        k=plan.k,
+        strategy=strategy.id,
+        aggregation=aggregation,
+        series=tuple(select_value_role(s, failed) for s in series),
+        evaluation_failed=failed,
+    )
+    all_reductions: dict[str, tuple[TaskReduction, ...]] = {k: tuple(v) for k, v in reductions.items()}
+    not_recomputed: tuple[str, ...] = ()
+    override = OVERRIDES.get(plan.benchmark_id)
+    if override is not None:
+        context = AggregationContext(tasks, report, reductions, root)
+        override(context, plan.benchmark_params, tasks)
+        report = context.build()
+        for series_id, states in context.custom_states.items():
+            all_reductions[series_id] = _custom_reductions(tasks, states, context, plan.k, series_id)
+    if plan.benchmark_id in CARRIED_OVER and stored_metrics:
+        report, not_recomputed = _carry_over(report, stored_metrics, CARRIED_OVER[plan.benchmark_id])
+    validate_report(report)
+    return Recomputation(
+        plan=plan,
+        tasks=tasks,
+        report=report,
+        reductions=all_reductions,
+        category_keys=keys,
+        root=root,
+        not_recomputed=not_recomputed,
+    )
+
+
+def _custom_reductions(
+    tasks: Sequence[TaskRecord],
+    states: Mapping[str, str],
+    context: AggregationContext,
+    k: int,
+    series_id: str,
+) -> tuple[TaskReduction, ...]:
+    """Per-task states of a corpus-formula series, for the audit views."""
+    from inspector.engine.reduction import Coverage
+
+    out = []
+    for task in tasks:
+        state = states.get(task.task_id, INVALIDATED)
+        has_error = state in (ERROR, INVALIDATED) or task.task_id in context._error_task_ids
+        reasons: tuple[Reason, ...] = ()
+        if state != EVALUATED or has_error:
+            reasons = (Reason("corpus_formula", f"the corpus formula's inputs for this task are {state}"),)
+        out.append(
+            TaskReduction(
+                task_id=task.task_id,
+                series_id=series_id,
+                value=None,
+                state=state,
+                has_error=has_error,
+                coverage=Coverage(k, len(task.attempts), 0, 0),
+                missing_attempts=0,
+                invalidated=state == INVALIDATED,
+                early_stopped=False,
+                reasons=reasons,
+            )
+        )
+    return tuple(out)
+
+
+def _carry_over(
+    report: MetricReport, stored: Mapping[str, Any], metric_ids: Sequence[str]
+) -> tuple[MetricReport, tuple[str, ...]]:
+    carried: list[MetricSeries] = []
+    for item in stored.get("series") or []:
+        if isinstance(item, Mapping) and item.get("metric_id") in metric_ids:
+            carried.append(series_from_json(item))
+    extra = dict(report.extra)
+    for key, value in (stored.get("extra") or {}).items():
+        extra.setdefault(key, value)
+    present = {s.series_id for s in report.series}
+    series = list(report.series) + [s for s in carried if s.series_id not in present]
+    return replace(report, series=tuple(series), extra=extra), tuple(s.series_id for s in carried)

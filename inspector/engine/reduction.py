@@ -1,0 +1,266 @@
+"""Per-task reduction: coverage, pass early stop, invalidation, state, ``has_error`` (spec §6.3).
+
+AgentCompass keeps no reasons; the inspector records, for every state other than
+``evaluated`` and for every ``has_error``, *why*: which attempts are missing, which issue made
+the task an error or invalidated it, which attempts lack the metric.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from inspector.engine.contract import MetricContract
+from inspector.engine.errors import ObservationError
+from inspector.engine.model import STATUSES, Attempt, Issue, TaskRecord
+from inspector.engine.reducers import ReducerContext, resolve_metric_reducer
+from inspector.engine.strategies import SeriesPlan, attempt_completed, resolve_attempt_strategy
+
+EVALUATED = "evaluated"
+ERROR = "error"
+UNAVAILABLE = "unavailable"
+INVALIDATED = "invalidated"
+STATES = (EVALUATED, ERROR, UNAVAILABLE, INVALIDATED)
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """``{requested, observed, valid, error}`` of one task and one metric."""
+
+    requested: int
+    observed: int
+    valid: int
+    error: int
+
+
+@dataclass(frozen=True, slots=True)
+class Reason:
+    """One machine-readable cause of a state or of ``has_error``.
+
+    ``code`` is one of ``fatal_issue``, ``error_issue``, ``missing_attempts``,
+    ``retry_only_attempts``, ``metric_not_observed``, ``early_stop_not_credited``.
+    """
+
+    code: str
+    text: str
+    attempts: tuple[int, ...] = ()
+    issue: Issue | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskReduction:
+    """The reduction of one task for one series."""
+
+    task_id: str
+    series_id: str
+    value: float | None
+    state: str
+    has_error: bool
+    coverage: Coverage
+    missing_attempts: int
+    invalidated: bool
+    # The pass early stop forgave the attempts that were never run.
+    early_stopped: bool
+    reasons: tuple[Reason, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _TaskFacts:
+    """What every series of one task shares."""
+
+    ordered: tuple[Attempt, ...]
+    error_attempts: tuple[Attempt, ...]
+    fatal_attempts: tuple[Attempt, ...]
+    missing: int
+    early_stopped: bool
+    gap_or_unstopped: bool
+
+
+def _fmt_attempts(indices: Sequence[int]) -> str:
+    word = "attempt" if len(indices) == 1 else "attempts"
+    return f"{word} {', '.join(str(i) for i in indices)}"
+
+
+def validate_task(task: TaskRecord, contract: MetricContract, k: int) -> None:
+    """The checks that abort AgentCompass's aggregation (spec §6.3 step 1, §10 item 13)."""
+    for index, attempt in task.attempts.items():
+        if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= k:
+            raise ObservationError(
+                f"attempt {index} is outside 1..{k}", task_id=task.task_id, source=task.source
+            )
+        if attempt.status not in STATUSES:
+            raise ObservationError(
+                f"attempt {index} has unknown status {attempt.status!r}",
+                task_id=task.task_id,
+                source=task.source,
+            )
+        contract.validate_observations(attempt.metrics, task_id=task.task_id, source=task.source)
+
+
+def _facts(task: TaskRecord, contract: MetricContract, k: int) -> _TaskFacts:
+    ordered = tuple(task.attempts[i] for i in sorted(task.attempts))
+    error_attempts = tuple(a for a in ordered if a.has_error_issue)
+    fatal_attempts = tuple(a for a in ordered if a.has_fatal)
+    missing = k - len(ordered)
+    early_stopped = False
+    gap_or_unstopped = False
+    if missing > 0 and not fatal_attempts and ordered:
+        contiguous = [a.index for a in ordered] == list(range(1, len(ordered) + 1))
+        last = ordered[-1]
+        # AgentCompass preflights the task's own strategy here (spec §10 item 8).
+        strategy = resolve_attempt_strategy(task.plan_strategy)
+        strategy.preflight(contract, k)
+        stops = (
+            contiguous
+            and strategy.should_stop(
+                attempt_completed(last.status),
+                contract.primary.kind,
+                last.metrics.get(contract.primary_id),
+            )
+        )
+        if stops:
+            missing = 0
+            early_stopped = True
+        elif strategy.id == "pass":
+            gap_or_unstopped = True
+    return _TaskFacts(ordered, error_attempts, fatal_attempts, missing, early_stopped, gap_or_unstopped)
+
+
+def _issue_reasons(attempts: Sequence[Attempt], severity: str, code: str) -> list[Reason]:
+    reasons = []
+    for attempt in attempts:
+        for issue in attempt.issues:
+            if issue.severity == severity:
+                reasons.append(
+                    Reason(
+                        code,
+                        f"attempt {attempt.index} has a {severity.upper()} issue "
+                        f"{issue.phase}/{issue.code}: {issue.message}",
+                        (attempt.index,),
+                        issue,
+                    )
+                )
+    return reasons
+
+
+def _missing_reasons(task: TaskRecord, facts: _TaskFacts, k: int) -> list[Reason]:
+    recorded = {a.index for a in facts.ordered}
+    absent = [i for i in range(1, k + 1) if i not in recorded]
+    if not absent or facts.missing == 0:
+        return []
+    retry_only = [i for i in absent if task.retry_counts.get(i)]
+    reasons = [
+        Reason(
+            "missing_attempts",
+            f"{_fmt_attempts(absent)} of {k} {'is' if len(absent) == 1 else 'are'} missing",
+            tuple(absent),
+        )
+    ]
+    if retry_only:
+        reasons.append(
+            Reason(
+                "retry_only_attempts",
+                f"{_fmt_attempts(retry_only)} left only a retry count, no result",
+                tuple(retry_only),
+            )
+        )
+    if facts.gap_or_unstopped and recorded:
+        last = max(recorded)
+        if sorted(recorded) != list(range(1, len(recorded) + 1)):
+            text = "the pass early stop is not credited: the recorded attempts have a gap"
+        else:
+            text = (
+                f"the pass early stop is not credited: attempt {last} is not a completed success"
+            )
+        reasons.append(Reason("early_stop_not_credited", text, (last,)))
+    return reasons
+
+
+def reduce_task(
+    task: TaskRecord,
+    series: Sequence[SeriesPlan],
+    contract: MetricContract,
+    k: int,
+) -> list[TaskReduction]:
+    """Reduce one task for every series of a plan, in the order given."""
+    validate_task(task, contract, k)
+    facts = _facts(task, contract, k)
+    invalidated = bool(facts.fatal_attempts)
+    error_count = len(facts.error_attempts)
+    out = []
+    for plan in series:
+        values = [a.metrics[plan.metric_id] for a in facts.ordered if plan.metric_id in a.metrics]
+        coverage = Coverage(k, len(facts.ordered), len(values), error_count)
+        reducer = resolve_metric_reducer(plan.reducer)
+        value = reducer.reduce(ReducerContext(plan.kind, values, k, len(values)))
+        if invalidated:
+            state, value = INVALIDATED, None
+        elif value is not None:
+            state = EVALUATED
+        elif facts.missing > 0 or error_count > 0:
+            state = ERROR
+        else:
+            state = UNAVAILABLE
+        has_error = state in (ERROR, INVALIDATED) or error_count > 0 or facts.missing > 0
+        reasons: tuple[Reason, ...] = ()
+        if state != EVALUATED or has_error:
+            reasons = tuple(_reasons(task, facts, plan, state, k))
+        out.append(
+            TaskReduction(
+                task_id=task.task_id,
+                series_id=plan.series_id,
+                value=value,
+                state=state,
+                has_error=has_error,
+                coverage=coverage,
+                missing_attempts=facts.missing,
+                invalidated=invalidated,
+                early_stopped=facts.early_stopped,
+                reasons=reasons,
+            )
+        )
+    return out
+
+
+def _reasons(
+    task: TaskRecord, facts: _TaskFacts, plan: SeriesPlan, state: str, k: int
+) -> list[Reason]:
+    if state == INVALIDATED:
+        return _issue_reasons(facts.fatal_attempts, "fatal", "fatal_issue")
+    reasons = _missing_reasons(task, facts, k)
+    reasons += _issue_reasons(facts.error_attempts, "error", "error_issue")
+    if state in (ERROR, UNAVAILABLE):
+        lacking = [a.index for a in facts.ordered if plan.metric_id not in a.metrics]
+        if lacking:
+            reasons.append(
+                Reason(
+                    "metric_not_observed",
+                    f"{_fmt_attempts(lacking)} recorded no {plan.metric_id!r} observation",
+                    tuple(lacking),
+                )
+            )
+        elif not facts.ordered:
+            reasons.append(Reason("metric_not_observed", "no attempt was recorded"))
+    return reasons
+
+
+def reduce_tasks(
+    tasks: Sequence[TaskRecord],
+    series: Sequence[SeriesPlan],
+    contract: MetricContract,
+    k: int,
+) -> dict[str, list[TaskReduction]]:
+    """Reductions of every task, per series id, aligned with ``tasks``."""
+    by_series: dict[str, list[TaskReduction]] = {plan.series_id: [] for plan in series}
+    for task in tasks:
+        for reduction in reduce_task(task, series, contract, k):
+            by_series[reduction.series_id].append(reduction)
+    return by_series
+
+
+def state_counts(reductions: Sequence[TaskReduction]) -> Mapping[str, int]:
+    """How many reductions are in each state (for views; counts use :mod:`aggregation`)."""
+    counts = dict.fromkeys(STATES, 0)
+    for r in reductions:
+        counts[r.state] += 1
+    return counts

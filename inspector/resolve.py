@@ -1,0 +1,241 @@
+"""Resolving what a run does not record: its plan and contract (spec Appendix A).
+
+Pure: takes what the reader found (run_info, stored metrics.json, tasks) and the user's
+overrides, and returns a :class:`~inspector.engine.Plan` whose ``sources`` say where each
+part came from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.engine import (
+    BINARY,
+    SCALAR,
+    MetricContract,
+    MetricDisplay,
+    MetricSpec,
+    Plan,
+    TaskRecord,
+    builtin_contract,
+    default_hierarchy,
+)
+from inspector.engine.contract import PRIMARY_IDS, default_label
+from inspector.engine.errors import ContractError, PlanError
+
+
+@dataclass(frozen=True, slots=True)
+class Overrides:
+    """What the user set on the command line or in the app."""
+
+    k: int | None = None
+    strategy: str | None = None
+    aggregation: str | None = None
+    hierarchy: Mapping[str, Any] | None = None
+    contract: MetricContract | None = None
+    benchmark_id: str | None = None
+
+
+def _get(data: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def run_identity(run_info: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> tuple[str, str]:
+    """(benchmark id, model id) as AgentCompass names them in ``summary.md``."""
+
+    def pick(section: str) -> str:
+        for source in (_get(run_info, "request"), params):
+            value = _get(source, section)
+            if isinstance(value, Mapping):
+                text = str(value.get("id", "") or "").strip()
+            elif value is not None:
+                text = str(value or "").strip()
+            else:
+                text = ""
+            if text:
+                return text
+        return ""
+
+    return pick("benchmark"), pick("model")
+
+
+def benchmark_params(run_info: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``request.benchmark.params`` first, ``params.json`` only if the request has none (item 43)."""
+    value = _get(run_info, "request", "benchmark", "params")
+    if isinstance(value, Mapping):
+        return dict(value)
+    value = _get(params, "benchmark", "params")
+    return dict(value) if isinstance(value, Mapping) else {}
+
+
+def contract_from_stored(
+    stored: Mapping[str, Any], tasks: Sequence[TaskRecord]
+) -> MetricContract:
+    """Rebuild a contract from a stored metrics.json plus the attempts' observations.
+
+    Series give ids, kinds, labels, order and the headline; metrics that appear only in the
+    attempts (auxiliaries under pass at k>1) are added from the observations (bool → binary,
+    number → scalar) in first-seen order (spec Appendix A step 3).
+    """
+    series = stored.get("series")
+    if not isinstance(series, list) or not series:
+        raise ContractError("the stored metrics.json has no series")
+    metrics: dict[str, MetricSpec] = {}
+    derived = {"ratio_of_sums", "sum", "benchmark"}
+    observed = {m for t in tasks for a in t.attempts.values() for m in a.metrics}
+    for item in series:
+        if not isinstance(item, Mapping):
+            continue
+        metric_id = item.get("metric_id")
+        kind = item.get("kind")
+        if not isinstance(metric_id, str) or kind not in (BINARY, SCALAR) or metric_id in metrics:
+            continue
+        if item.get("aggregation") in derived and metric_id not in observed:
+            continue  # a corpus formula's output that no attempt observes (avg_citations, ...)
+        display = item.get("display")
+        label = display.get("label") if isinstance(display, Mapping) else None
+        primary = item.get("role") == "headline"
+        metrics[metric_id] = MetricSpec(
+            kind=kind,
+            reducers=("avg", "pass") if kind == BINARY else ("avg",),
+            primary=primary,
+            role=("success" if kind == BINARY else "score") if primary else "component",
+            display=MetricDisplay(
+                label=label or default_label(metric_id),
+                description=display.get("description") if isinstance(display, Mapping) else None,
+                unit=display.get("unit") if isinstance(display, Mapping) else None,
+                precision=display.get("precision") if isinstance(display, Mapping) else None,
+            ),
+        )
+    for metric_id, kind in observation_kinds(tasks).items():
+        if metric_id not in metrics:
+            metrics[metric_id] = MetricSpec(
+                kind=kind,
+                reducers=("avg", "pass") if kind == BINARY else ("avg",),
+                primary=False,
+                role="component",
+                display=MetricDisplay(label=default_label(metric_id)),
+            )
+    return MetricContract(metrics, source="inferred from the stored metrics.json and the attempts")
+
+
+def observation_kinds(tasks: Sequence[TaskRecord]) -> dict[str, str]:
+    """Each observed metric id and its kind (bool → binary, number → scalar), first seen first."""
+    kinds: dict[str, str] = {}
+    for task in tasks:
+        for index in sorted(task.attempts):
+            for metric_id, value in task.attempts[index].metrics.items():
+                kinds.setdefault(metric_id, BINARY if isinstance(value, bool) else SCALAR)
+    return kinds
+
+
+def contract_from_observations(tasks: Sequence[TaskRecord]) -> MetricContract:
+    kinds = observation_kinds(tasks)
+    primary = next((m for m in PRIMARY_IDS if kinds.get(m) == PRIMARY_IDS[m]), None)
+    if primary is None:
+        if not kinds:
+            primary, kinds = "correct", {"correct": BINARY}
+        else:
+            raise ContractError(
+                "cannot infer a contract: no 'correct' (bool) or 'score' (number) observation; "
+                "pass --contract FILE"
+            )
+    order = [primary] + [m for m in kinds if m != primary]
+    metrics = {
+        m: MetricSpec(
+            kind=kinds[m],
+            reducers=("avg", "pass") if kinds[m] == BINARY else ("avg",),
+            primary=m == primary,
+            role=("success" if kinds[m] == BINARY else "score") if m == primary else "component",
+            display=MetricDisplay(label=default_label(m)),
+        )
+        for m in order
+    }
+    return MetricContract(metrics, source="inferred from the attempts' observations")
+
+
+def resolve_plan(
+    run_info: Mapping[str, Any] | None,
+    params: Mapping[str, Any] | None,
+    stored_metrics: Mapping[str, Any] | None,
+    tasks: Sequence[TaskRecord],
+    overrides: Overrides | None = None,
+) -> Plan:
+    """The plan AgentCompass would score the run with, plus the user's overrides."""
+    o = overrides or Overrides()
+    sources: dict[str, str] = {}
+    attempts = _get(run_info, "request", "execution", "attempts")
+    if o.k is not None:
+        k, sources["k"] = o.k, "--k"
+    elif isinstance(attempts, Mapping) and "k" in attempts:
+        k, sources["k"] = attempts["k"], "run_info.json request.execution.attempts.k"
+    elif tasks:
+        k, sources["k"] = tasks[0].plan_k, "the tasks' attempt_plan"
+    else:
+        k, sources["k"] = 1, "default (k=1)"
+    if o.strategy is not None:
+        strategy, sources["strategy"] = o.strategy, "--strategy"
+    elif isinstance(attempts, Mapping) and "strategy" in attempts:
+        strategy = attempts["strategy"]
+        sources["strategy"] = "run_info.json request.execution.attempts.strategy"
+    elif tasks:
+        strategy, sources["strategy"] = tasks[0].plan_strategy, "the tasks' attempt_plan"
+    else:
+        strategy, sources["strategy"] = "avg", "default (avg)"
+    if not isinstance(strategy, str):
+        raise PlanError(f"strategy must be a string, got {strategy!r}")
+    strategy = strategy.lower()
+
+    stored_bench, model = run_identity(run_info, params)
+    bench = o.benchmark_id if o.benchmark_id is not None else stored_bench
+    sources["benchmark"] = "--benchmark" if o.benchmark_id is not None else "run_info.json request.benchmark.id"
+    bparams = benchmark_params(run_info, params)
+
+    if o.aggregation is not None:
+        aggregation, sources["aggregation"] = o.aggregation, "--aggregation"
+    elif "aggregation_mode" in bparams:
+        aggregation = bparams["aggregation_mode"]
+        sources["aggregation"] = "run_info.json request.benchmark.params.aggregation_mode"
+    else:
+        aggregation, sources["aggregation"] = "micro_weighted", "default (micro_weighted)"
+    if isinstance(aggregation, str):
+        aggregation = aggregation.strip().lower()
+
+    if o.hierarchy is not None:
+        hierarchy, sources["hierarchy"] = o.hierarchy, "--hierarchy"
+    elif bparams.get("category_hierarchy") is not None:
+        hierarchy = bparams["category_hierarchy"]
+        sources["hierarchy"] = "run_info.json request.benchmark.params.category_hierarchy"
+    elif default_hierarchy(bench) is not None:
+        hierarchy, sources["hierarchy"] = default_hierarchy(bench), f"built-in hierarchy of {bench}"
+    else:
+        hierarchy, sources["hierarchy"] = None, "none"
+
+    if o.contract is not None:
+        contract = o.contract
+        sources["contract"] = contract.source or "--contract"
+    elif (builtin := builtin_contract(bench)) is not None:
+        contract, sources["contract"] = builtin, builtin.source
+    elif isinstance(stored_metrics, Mapping) and stored_metrics.get("series"):
+        contract = contract_from_stored(stored_metrics, tasks)
+        sources["contract"] = contract.source
+    else:
+        contract = contract_from_observations(tasks)
+        sources["contract"] = contract.source
+    return Plan(
+        k=k,
+        strategy=strategy,
+        contract=contract,
+        aggregation=aggregation,
+        hierarchy=hierarchy,
+        benchmark_id=bench,
+        benchmark_params=bparams,
+        model_id=model,
+        sources=sources,
+    )
