@@ -1,0 +1,260 @@
+"""The `inspector` command: headless reports and checks, and the app.
+
+Exit codes: 0 success (``check``: stored equals recomputed), 1 ``check`` found differences,
+2 unusable input (one line naming the file on stderr; never a traceback for bad data).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from inspector import __version__
+from inspector.engine import (
+    ContractError,
+    EngineError,
+    HierarchyError,
+    contract_from_json,
+    recompute,
+)
+from inspector.engine.whatif import derive
+from inspector.resolve import Overrides, resolve_plan
+from inspector.results import RunReadError, read_run
+from inspector.session import Session, compare_reports, score_run
+
+EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
+
+
+class Unusable(Exception):
+    """Input the inspector cannot use; ``str()`` is the one-line message naming the file."""
+
+
+def _read_json_file(path: str, what: str) -> object:
+    try:
+        return json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise Unusable(f"{path}: cannot read {what}: {reason}") from None
+
+
+def _overrides(args: argparse.Namespace) -> Overrides:
+    contract = None
+    if getattr(args, "contract", None):
+        try:
+            contract = contract_from_json(
+                _read_json_file(args.contract, "the contract file"),
+                source=f"--contract {args.contract}",
+            )
+        except ContractError as exc:
+            raise Unusable(f"{args.contract}: invalid contract: {exc}") from None
+    hierarchy = None
+    if getattr(args, "hierarchy", None):
+        hierarchy = _read_json_file(args.hierarchy, "the hierarchy file")
+        if not isinstance(hierarchy, dict):
+            raise Unusable(f"{args.hierarchy}: a hierarchy file must hold a JSON object")
+    return Overrides(
+        k=getattr(args, "k", None),
+        strategy=getattr(args, "strategy", None),
+        aggregation=getattr(args, "aggregation", None),
+        hierarchy=hierarchy,
+        contract=contract,
+        benchmark_id=getattr(args, "benchmark", None),
+    )
+
+
+def load_session(path: str, overrides: Overrides | None = None) -> Session:
+    """Read, resolve and recompute; raise :class:`Unusable` where AgentCompass would refuse.
+
+    A plan that differs from the run's (``--k`` / ``--strategy``) is applied as a derived
+    plan: the attempts are restricted or replayed (``inspector.engine.whatif``).
+    """
+    try:
+        run = read_run(path)
+    except RunReadError as exc:
+        raise Unusable(str(exc)) from None
+    for problem in run.problems:
+        if not problem.blocking:
+            print(
+                f"inspector: warning: {Path(path) / problem.path}: {problem.message}",
+                file=sys.stderr,
+            )
+    base = Overrides(
+        aggregation=overrides.aggregation if overrides else None,
+        hierarchy=overrides.hierarchy if overrides else None,
+        contract=overrides.contract if overrides else None,
+        benchmark_id=overrides.benchmark_id if overrides else None,
+    )
+    wants_other_plan = overrides is not None and (
+        overrides.k is not None or overrides.strategy is not None
+    )
+    session = score_run(run, base if wants_other_plan else overrides)
+    if session.refusal is not None:
+        raise Unusable(f"{Path(path) / session.refusal_path}: {session.refusal}")
+    assert session.recomputation is not None
+    if wants_other_plan and overrides is not None:
+        plan = session.recomputation.plan
+        k = overrides.k if overrides.k is not None else plan.k
+        strategy = (overrides.strategy or plan.strategy).lower()
+        if (k, strategy) != (plan.k, plan.strategy):
+            try:
+                derivation = derive(
+                    run.tasks,
+                    source_k=plan.k,
+                    source_strategy=plan.strategy,
+                    k=k,
+                    strategy=strategy,
+                    primary_id=plan.contract.primary_id,
+                    primary_kind=plan.contract.primary.kind,
+                )
+                derived_plan = resolve_plan(
+                    run.run_info,
+                    run.params,
+                    run.stored_metrics,
+                    derivation.tasks,
+                    Overrides(
+                        k=k,
+                        strategy=strategy,
+                        aggregation=base.aggregation,
+                        hierarchy=base.hierarchy,
+                        contract=plan.contract,
+                        benchmark_id=base.benchmark_id,
+                    ),
+                )
+                from dataclasses import replace
+
+                derived_plan = replace(derived_plan, derived=derivation.description)
+                session.recomputation = recompute(
+                    derivation.tasks, derived_plan, stored_metrics=run.stored_metrics
+                )
+            except EngineError as exc:
+                raise Unusable(f"{path}: cannot score as {strategy}@{k}: {exc}") from None
+            for note in derivation.notes:
+                print(f"inspector: note: {derivation.description}: {note}", file=sys.stderr)
+            session.differences = []
+    return session
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    session = load_session(args.path, _overrides(args))
+    text = session.summary_markdown() if args.markdown else session.metrics_json()
+    sys.stdout.write(text)
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    session = load_session(args.path, _overrides(args))
+    run = session.run
+    if run.stored_metrics is None:
+        raise Unusable(
+            f"{Path(args.path) / 'metrics.json'}: no readable stored metrics.json to check"
+        )
+    differences = compare_reports(run.stored_metrics, json.loads(session.metrics_json()))
+    if not differences:
+        print(f"ok: the stored metrics.json equals the recomputation ({len(run.tasks)} tasks)")
+        return EXIT_OK
+    print(f"metrics.json differs from the recomputation in {len(differences)} places:")
+    for difference in differences:
+        print(f"  {difference.line()}")
+    return EXIT_DIFFERS
+
+
+def cmd_app(args: argparse.Namespace) -> int:
+    from inspector.app import InspectorApp
+
+    paths = [Path(p) for p in args.paths]
+    app = InspectorApp(paths)
+    app.run()
+    return int(app.return_code or 0)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from inspector.app import serve
+
+    serve(Path(args.path), host=args.host, port=args.port)
+    return EXIT_OK
+
+
+def _add_plan_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("plan overrides (derived plans are labelled as such)")
+    group.add_argument("--k", type=int, help="score with k attempts (attempts 1..k of the run)")
+    group.add_argument("--strategy", choices=["avg", "pass"], help="attempt strategy")
+    group.add_argument("--aggregation", choices=["micro_weighted", "category_mean"])
+    group.add_argument("--hierarchy", metavar="FILE", help="category_hierarchy JSON file")
+    group.add_argument("--contract", metavar="FILE", help="metric contract JSON file")
+    group.add_argument(
+        "--benchmark", metavar="ID", help="benchmark id (built-in contract and formulas)"
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="inspector",
+        description="Recompute, audit and browse AgentCompass evaluation runs.",
+    )
+    parser.add_argument("--version", action="version", version=f"inspector {__version__}")
+    sub = parser.add_subparsers(dest="command")
+
+    report = sub.add_parser(
+        "report", help="print the recomputed report (metrics.json or summary.md)"
+    )
+    report.add_argument("path", help="a run directory")
+    fmt = report.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="as metrics.json (default)")
+    fmt.add_argument("--markdown", action="store_true", help="as summary.md")
+    _add_plan_options(report)
+    report.set_defaults(func=cmd_report)
+
+    check = sub.add_parser(
+        "check", help="exit 0 when the stored metrics.json equals the recomputation"
+    )
+    check.add_argument("path", help="a run directory")
+    _add_plan_options(check)
+    check.set_defaults(func=cmd_check)
+
+    serve = sub.add_parser("serve", help="serve the app to a web browser (textual-serve)")
+    serve.add_argument("path", nargs="?", default=".", help="a run directory or results root")
+    serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000)
+    serve.set_defaults(func=cmd_serve)
+
+    try:
+        from inspector import cli_audit
+    except ImportError:  # pragma: no cover - while the audit commands are being built
+        cli_audit = None  # type: ignore[assignment]
+    if cli_audit is not None:
+        cli_audit.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser()
+    commands = {"report", "check", "serve", "tasks", "diff", "-h", "--help", "--version"}
+    if not argv or argv[0] not in commands:
+        args = argparse.Namespace(paths=argv, func=cmd_app)
+    else:
+        args = parser.parse_args(argv)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_UNUSABLE
+    try:
+        return int(args.func(args))
+    except Unusable as exc:
+        print(f"inspector: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except BrokenPipeError:
+        return EXIT_OK
+    except (EngineError, HierarchyError) as exc:
+        print(f"inspector: {getattr(args, 'path', '')}: {exc}", file=sys.stderr)
+        return EXIT_UNUSABLE
+    except Exception as exc:  # never a traceback for bad data
+        if os.environ.get("INSPECTOR_DEBUG"):
+            raise
+        print(
+            f"inspector: {getattr(args, 'path', '')}: {type(exc).__name__}: {exc}", file=sys.stderr
+        )
+        return EXIT_UNUSABLE

@@ -1,0 +1,106 @@
+"""What-if plans on one run: score a k-attempt run as k=1, avg@j or pass@j (spec §6.3).
+
+A derived plan re-reads the attempts a run *has*; it can only claim what those attempts
+show. Under ``pass``, attempts skipped after an early success were never run — they are
+"not run", not failures — so a derived ``avg`` plan over a ``pass`` run is not equivalent
+to having run it, and the derivation says so.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from inspector.engine.errors import PlanError
+from inspector.engine.model import TaskRecord
+from inspector.engine.strategies import attempt_completed, resolve_attempt_strategy
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """Tasks rewritten for a derived plan, and what the derivation can honestly claim."""
+
+    tasks: tuple[TaskRecord, ...]
+    k: int
+    strategy: str
+    description: str
+    equivalent: bool
+    notes: tuple[str, ...]
+    # task id -> attempt indices the derived plan needs but the run never executed
+    not_run: dict[str, tuple[int, ...]]
+
+
+def _first_stop(task: TaskRecord, primary_id: str, primary_kind: str, k: int) -> int | None:
+    """The attempt after which a pass run would have stopped, within 1..k."""
+    pass_strategy = resolve_attempt_strategy("pass")
+    for index in range(1, k + 1):
+        attempt = task.attempts.get(index)
+        if attempt is None:
+            return None
+        if attempt.has_fatal:
+            continue
+        if pass_strategy.should_stop(
+            attempt_completed(attempt.status), primary_kind, attempt.metrics.get(primary_id)
+        ):
+            return index
+    return None
+
+
+def derive(
+    tasks: Sequence[TaskRecord],
+    *,
+    source_k: int,
+    source_strategy: str,
+    k: int,
+    strategy: str,
+    primary_id: str,
+    primary_kind: str,
+) -> Derivation:
+    """Rewrite ``tasks`` (scored with ``source_k``/``source_strategy``) for ``k``/``strategy``."""
+    strategy = resolve_attempt_strategy(strategy).id
+    source_strategy = resolve_attempt_strategy(source_strategy).id
+    if k < 1 or k > source_k:
+        raise PlanError(f"a derived plan needs 1 <= k <= {source_k} (the run's k), got {k}")
+    out: list[TaskRecord] = []
+    not_run: dict[str, tuple[int, ...]] = {}
+    truncated = 0
+    for task in tasks:
+        attempts = {i: a for i, a in task.attempts.items() if i <= k}
+        if strategy == "pass" and source_strategy == "avg" and k > 1:
+            stop = _first_stop(task, primary_id, primary_kind, k)
+            if stop is not None and stop < k:
+                # A pass run would never have started the attempts after the stop.
+                dropped = [i for i in attempts if i > stop]
+                if dropped:
+                    truncated += 1
+                attempts = {i: a for i, a in attempts.items() if i <= stop}
+        if source_strategy == "pass" and strategy == "avg" and k > 1:
+            stop = _first_stop(task, primary_id, primary_kind, source_k)
+            if stop is not None and stop < k:
+                not_run[task.task_id] = tuple(range(stop + 1, k + 1))
+        retry_counts = {i: n for i, n in task.retry_counts.items() if i <= k}
+        out.append(
+            replace(
+                task, attempts=attempts, retry_counts=retry_counts, plan_k=k, plan_strategy=strategy
+            )
+        )
+    if k == 1:
+        description = f"k=1 on attempt 1 of a {source_strategy}@{source_k} run"
+    else:
+        description = f"{strategy}@{k} on attempts 1..{k} of a {source_strategy}@{source_k} run"
+    notes: list[str] = []
+    equivalent = True
+    if not_run:
+        equivalent = False
+        notes.append(
+            f"{len(not_run)} tasks stopped early under pass: the attempts after their success "
+            "were never run, so avg counts them as missing (error) — not as failures"
+        )
+    if truncated:
+        notes.append(
+            f"{truncated} tasks: attempts after the first completed success are ignored, "
+            "as a pass run would never have started them"
+        )
+    if k > 1 and strategy == "pass" and source_strategy == "avg":
+        notes.append("FATAL retries and scheduling of a real pass run may differ from this replay")
+    return Derivation(tuple(out), k, strategy, description, equivalent, tuple(notes), not_run)

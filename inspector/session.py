@@ -1,0 +1,147 @@
+"""Opening a run: read it, resolve its plan, recompute it, compare with what is stored.
+
+The one path from disk to numbers, shared by the CLI and the app. Reading is done by
+:mod:`inspector.results`, scoring by :mod:`inspector.engine`; this module only wires them.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspector.engine import (
+    EngineError,
+    ObservationError,
+    Recomputation,
+    dumps_metrics_json,
+    recompute,
+    render_summary_markdown,
+)
+from inspector.resolve import Overrides, resolve_plan
+from inspector.results import LoadProblem, Run, read_run
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One place where the stored metrics.json and the recomputation disagree."""
+
+    where: str  # "correct.avg@3 counts.error", "report extra", ...
+    stored: Any
+    recomputed: Any
+
+    def line(self) -> str:
+        return f"{self.where}: stored {self.stored!r}, recomputed {self.recomputed!r}"
+
+
+@dataclass
+class Session:
+    """A run as the inspector sees it."""
+
+    run: Run
+    recomputation: Recomputation | None = None
+    # Why the run could not be recomputed (AgentCompass would refuse it too), one line.
+    refusal: str | None = None
+    refusal_path: str = ""
+    differences: list[Difference] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[LoadProblem]:
+        return self.run.problems
+
+    @property
+    def benchmark_id(self) -> str:
+        return self.recomputation.plan.benchmark_id if self.recomputation else ""
+
+    def metrics_json(self) -> str:
+        assert self.recomputation is not None
+        return dumps_metrics_json(self.recomputation.report)
+
+    def summary_markdown(self) -> str:
+        assert self.recomputation is not None
+        plan = self.recomputation.plan
+        return render_summary_markdown(plan.model_id, plan.benchmark_id, self.recomputation.report)
+
+
+def open_run(
+    path: Path | str,
+    overrides: Overrides | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> Session:
+    """Read and recompute one run; never raises for bad data inside the run."""
+    run = read_run(path) if progress is None else read_run(path, progress=progress)
+    return score_run(run, overrides)
+
+
+def score_run(run: Run, overrides: Overrides | None = None) -> Session:
+    session = Session(run=run)
+    blocking = run.blocking_problems
+    if blocking:
+        session.refusal = blocking[0].message
+        session.refusal_path = blocking[0].path
+        return session
+    try:
+        plan = resolve_plan(run.run_info, run.params, run.stored_metrics, run.tasks, overrides)
+        session.recomputation = recompute(run.tasks, plan, stored_metrics=run.stored_metrics)
+    except ObservationError as exc:
+        session.refusal = f"{exc.task_id + ': ' if exc.task_id else ''}{exc}"
+        session.refusal_path = exc.source or "details"
+    except (EngineError, KeyError, TypeError, ValueError) as exc:
+        session.refusal = str(exc) or type(exc).__name__
+        session.refusal_path = "run_info.json"
+    if (
+        session.recomputation is not None
+        and run.stored_metrics is not None
+        and overrides in (None, Overrides())
+    ):
+        session.differences = compare_reports(
+            run.stored_metrics, json.loads(session.metrics_json())
+        )
+    return session
+
+
+def compare_reports(stored: Any, recomputed: Mapping[str, Any]) -> list[Difference]:
+    """Every field where two metrics.json documents differ, named by series and field."""
+    out: list[Difference] = []
+    if not isinstance(stored, Mapping):
+        return [Difference("metrics.json", stored, "a MetricReport object")]
+    for key in ("k", "strategy", "aggregation", "evaluation_failed", "extra"):
+        if stored.get(key) != recomputed.get(key):
+            out.append(Difference(f"report {key}", stored.get(key), recomputed.get(key)))
+    stored_series = {
+        s.get("series_id"): s for s in stored.get("series") or [] if isinstance(s, Mapping)
+    }
+    new_series = {s["series_id"]: s for s in recomputed.get("series") or []}
+    for sid in stored_series.keys() - new_series.keys():
+        out.append(Difference(f"{sid}", "present", "absent"))
+    for sid in new_series.keys() - stored_series.keys():
+        out.append(Difference(f"{sid}", "absent", "present"))
+    for sid, new in new_series.items():
+        old = stored_series.get(sid)
+        if old is None:
+            continue
+        _diff(sid, old, new, out)
+    stored_order = [s for s in stored_series if s in new_series]
+    new_order = [s for s in new_series if s in stored_series]
+    if stored_order != new_order:
+        out.append(Difference("series order", stored_order, new_order))
+    return out
+
+
+def _diff(where: str, old: Any, new: Any, out: list[Difference]) -> None:
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        for key in sorted(set(old) | set(new), key=str):
+            label = f"{where} {key}" if " " not in where else f"{where}.{key}"
+            if key not in old:
+                out.append(Difference(label, "absent", new[key]))
+            elif key not in new:
+                out.append(Difference(label, old[key], "absent"))
+            else:
+                _diff(label, old[key], new[key], out)
+        return
+    # 1 and 1.0 differ in the file, so a type change is a difference too.
+    if type(old) is not type(new) or old != new:
+        out.append(Difference(where, old, new))
