@@ -1,0 +1,263 @@
+"""Where things are in a run directory, and reading them safely (read-only).
+
+Names and folder rules follow AgentCompass 1.0.1 ``runtime/results/layout.py`` (spec §1.4,
+§1.7). :class:`RunFiles` is the only place that opens files under a run: it never writes,
+refuses symbolic links that leave the run (and, for result paths, any symbolic link, as
+AgentCompass's ``contained`` does), and turns every I/O or decoding failure into a
+:class:`~inspector.results.problems.LoadProblem` instead of an exception.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from inspector.results.problems import RULE_JSON, RULE_SYMLINK, LoadProblem
+
+TASK_SCHEMA = "agentcompass.task.v3"
+PREVIOUS_TASK_SCHEMA = "agentcompass.task.v2"
+TASK_SCHEMAS = frozenset({TASK_SCHEMA, PREVIOUS_TASK_SCHEMA})
+RUN_INFO_SCHEMA = "agentcompass.run_info.v3"
+PREVIOUS_RUN_INFO_SCHEMA = "agentcompass.run_info.v2"
+CHECKPOINT_SCHEMA = "agentcompass.attempt_checkpoint.v1"
+CHECKPOINT_MAX_BYTES = 32 * 1024**2
+
+RUNNING, NORMAL, ERROR, FATAL = "running", "normal", "error", "fatal"
+FINAL_STATES = (NORMAL, ERROR, FATAL)
+TASK_STATES = (RUNNING, *FINAL_STATES)
+# The publication marker: all three or none (spec §1.5).
+SHARED_TASK_KEYS = ("category", "ground_truth", "attempt_plan")
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
+TASK_DIR_SUFFIX = re.compile(r"--[0-9a-f]{64}$")
+
+
+def task_directory_name(task_id: str) -> str:
+    """The folder name AgentCompass gives a task (spec §1.4).
+
+    Raises:
+        ValueError: ``task_id`` is not a non-empty string without surrounding whitespace.
+    """
+    if type(task_id) is not str or not task_id.strip() or task_id != task_id.strip():
+        raise ValueError("task_id must be a non-empty string without surrounding whitespace")
+    readable = _UNSAFE.sub("_", task_id).strip("._-")[:80] or "task"
+    return f"{readable}--{hashlib.sha256(task_id.encode()).hexdigest()}"
+
+
+def is_canonical_attempt_key(key: object) -> bool:
+    """``"1"``, ``"2"``, …: a positive integer string as AgentCompass writes it."""
+    return (
+        isinstance(key, str)
+        and key.isascii()
+        and key.isdigit()
+        and not key.startswith("0")
+        and int(key) >= 1
+    )
+
+
+def is_empty_optional(value: Any) -> bool:
+    """``None``, ``""`` or an empty container: what AgentCompass treats as absent."""
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return value == ""
+    if isinstance(value, dict | list | tuple | set | frozenset):
+        return len(value) == 0
+    return False
+
+
+class JsonError(ValueError):
+    """A file's bytes are not a JSON document; the message says why, in one line."""
+
+
+def parse_json(data: bytes, *, exact: bool = False) -> Any:
+    """Parse JSON the way AgentCompass's ``json.loads`` does, fast.
+
+    orjson first; on failure the standard library (which also accepts ``NaN``/``Infinity``
+    and lone surrogates, as AgentCompass's reader does). ``exact`` parses with the standard
+    library only (orjson turns integers beyond 64 bits into floats).
+    """
+    if not exact:
+        try:
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
+            pass
+    if not data:
+        raise JsonError("empty file (0 bytes)")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise JsonError(
+            f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from exc
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        if not text.strip():
+            raise JsonError("no JSON value (only whitespace)") from exc
+        ends_early = exc.pos >= len(text.rstrip())
+        suffix = "; the file ends early (truncated?)" if ends_early else ""
+        raise JsonError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{suffix}") from exc
+
+
+def relpath(*parts: str) -> str:
+    """Join POSIX path parts, dropping empty ones."""
+    return "/".join(part for part in parts if part)
+
+
+class RunFiles:
+    """Read-only access to the files of one run directory.
+
+    Args:
+        root: The run directory (absolute).
+    """
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.real_root = Path(os.path.realpath(root))
+        self._checked: dict[tuple[str, bool], tuple[str, str] | None] = {}
+
+    def path(self, rel: str) -> Path:
+        """The absolute path of ``rel`` (no checks)."""
+        return self.root / rel if rel else self.root
+
+    def link_problem(self, rel: str, *, strict: bool) -> tuple[str, str] | None:
+        """``(link, reason)`` when ``rel`` may not be read through a symbolic link, else None.
+
+        ``link`` is the relative path of the offending link (``rel`` or one of its parent
+        folders). ``strict`` refuses any symbolic link on the way (AgentCompass's
+        ``contained`` rule for result paths); otherwise only links that resolve outside
+        the run directory are refused.
+        """
+        if not rel:
+            return None
+        key = (rel, strict)
+        if key in self._checked:
+            return self._checked[key]
+        parent = rel.rpartition("/")[0]
+        found = self.link_problem(parent, strict=strict) if parent else None
+        if found is None:
+            full = self.path(rel)
+            if full.is_symlink():
+                target = Path(os.path.realpath(full))
+                if not target.is_relative_to(self.real_root):
+                    found = (rel, "is a symbolic link that leads outside the run directory")
+                elif strict:
+                    found = (rel, "is a symbolic link; AgentCompass refuses symbolic links in result paths")
+        self._checked[key] = found
+        return found
+
+    def link_load_problem(self, rel: str, *, strict: bool, blocking: bool) -> LoadProblem | None:
+        """The problem of reading ``rel`` through a refused symbolic link, if any."""
+        found = self.link_problem(rel, strict=strict)
+        if found is None:
+            return None
+        link, reason = found
+        return LoadProblem(link, f"refused: {reason}", RULE_SYMLINK, blocking)
+
+    def read_bytes(
+        self, rel: str, *, strict: bool, blocking: bool, max_bytes: int | None = None
+    ) -> tuple[bytes | None, LoadProblem | None]:
+        """The bytes of ``rel``, or None and the problem (None, None when it is absent)."""
+        refused = self.link_load_problem(rel, strict=strict, blocking=blocking)
+        if refused is not None:
+            return None, refused
+        full = self.path(rel)
+        try:
+            if max_bytes is not None and full.stat().st_size > max_bytes:
+                message = f"larger than {max_bytes // 1024**2} MiB; not read"
+                return None, LoadProblem(rel, message, RULE_JSON, blocking)
+            with open(full, "rb") as stream:
+                return stream.read(), None
+        except FileNotFoundError:
+            return None, None
+        except IsADirectoryError:
+            return None, LoadProblem(rel, "is a directory, expected a file", RULE_JSON, blocking)
+        except PermissionError:
+            return None, LoadProblem(rel, "permission denied", RULE_JSON, blocking)
+        except OSError as exc:
+            return None, LoadProblem(rel, f"cannot be read: {exc.strerror or exc}", RULE_JSON, blocking)
+
+    def read_json(
+        self, rel: str, *, strict: bool, blocking: bool, max_bytes: int | None = None
+    ) -> tuple[Any, bool, LoadProblem | None]:
+        """``(value, found, problem)``: the parsed JSON of ``rel``.
+
+        ``found`` is False when the file does not exist (no problem then).
+        """
+        data, problem = self.read_bytes(rel, strict=strict, blocking=blocking, max_bytes=max_bytes)
+        if data is None:
+            return None, problem is not None, problem
+        try:
+            return parse_json(data), True, None
+        except JsonError as exc:
+            return None, True, LoadProblem(rel, str(exc), RULE_JSON, blocking)
+
+    def read_text(
+        self, rel: str, *, blocking: bool = False
+    ) -> tuple[str | None, LoadProblem | None]:
+        """The exact text of ``rel`` (no newline translation), or None and the problem."""
+        data, problem = self.read_bytes(rel, strict=False, blocking=blocking)
+        if data is None:
+            return None, problem
+        try:
+            return data.decode("utf-8"), None
+        except UnicodeDecodeError as exc:
+            message = f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
+            return None, LoadProblem(rel, message, RULE_JSON, blocking)
+
+    def subdirs(self, rel: str) -> tuple[list[str], LoadProblem | None]:
+        """Sorted names of the sub-directories of ``rel`` (following links, as glob does)."""
+        try:
+            with os.scandir(self.path(rel)) as entries:
+                names = [entry.name for entry in entries if _is_dir(entry)]
+        except FileNotFoundError:
+            return [], None
+        except NotADirectoryError:
+            return [], LoadProblem(rel, "is a file, expected a folder", RULE_JSON, False)
+        except OSError as exc:
+            # AgentCompass's glob skips folders it cannot list, silently.
+            reason = "permission denied" if isinstance(exc, PermissionError) else exc.strerror or exc
+            message = f"folder cannot be listed ({reason}); AgentCompass skips it too"
+            return [], LoadProblem(rel, message, RULE_JSON, False)
+        return sorted(names), None
+
+    def files(self, rel: str, suffix: str = "") -> list[str]:
+        """Sorted names of the plain files of ``rel`` ending with ``suffix``."""
+        try:
+            with os.scandir(self.path(rel)) as entries:
+                return sorted(
+                    entry.name
+                    for entry in entries
+                    if entry.name.endswith(suffix) and _is_file(entry)
+                )
+        except OSError:
+            return []
+
+    def exists(self, rel: str) -> bool:
+        """True when ``rel`` exists (following links)."""
+        return self.path(rel).exists()
+
+    def is_file(self, rel: str) -> bool:
+        """True when ``rel`` is a file (following links)."""
+        return self.path(rel).is_file()
+
+
+def _is_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def _is_file(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False

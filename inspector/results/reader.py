@@ -1,0 +1,262 @@
+"""``read_run``: a run directory as AgentCompass's ``RunStore`` loads it, plus everything else.
+
+Run-level files (``run_info.json``, ``params.json``, ``metrics.json``, ``summary.md``) and
+every task folder are read once, read-only. ``Run.tasks`` holds exactly the published
+tasks AgentCompass would score (spec §1.7, ``RunStore._load_persisted_results``); tasks it
+would refuse are left out with a blocking problem, so the rest can still be shown.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspector.engine.model import TaskRecord
+from inspector.results.layout import (
+    PREVIOUS_RUN_INFO_SCHEMA,
+    RUN_INFO_SCHEMA,
+    RUNNING,
+    TASK_STATES,
+    RunFiles,
+    parse_json,
+    relpath,
+)
+from inspector.results.problems import (
+    RULE_DUPLICATE_ID,
+    RULE_OLD_FLAT,
+    RULE_RUN_FILE,
+    RULE_RUN_INFO,
+    RULE_RUN_INFO_V2,
+    RULE_STORED,
+    LoadProblem,
+    RunReadError,
+)
+from inspector.results.tasks import StateName, TaskEntry, load_published, load_running
+from inspector.results.validate import BUILTIN_STRATEGIES
+
+Progress = Callable[[int, int], None]
+"""Called as ``progress(done, total)`` while task folders are read."""
+
+
+@dataclass
+class Run:
+    """One run directory as read from disk."""
+
+    path: Path
+    run_info: dict[str, Any] | None = None
+    params: dict[str, Any] | None = None
+    stored_metrics: dict[str, Any] | None = None
+    stored_metrics_text: str | None = None
+    stored_summary: str | None = None
+    tasks: list[TaskRecord] = field(default_factory=list)
+    entries: list[TaskEntry] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+
+    @property
+    def blocking_problems(self) -> list[LoadProblem]:
+        """The problems that make AgentCompass refuse the whole run."""
+        return [problem for problem in self.problems if problem.blocking]
+
+    @property
+    def run_id(self) -> str:
+        """``run_info.run_id``, else the folder name."""
+        run_id = (self.run_info or {}).get("run_id")
+        return run_id if isinstance(run_id, str) and run_id.strip() else self.path.name
+
+    @property
+    def request(self) -> dict[str, Any]:
+        """``run_info.request`` (``{}`` when absent or not an object)."""
+        request = (self.run_info or {}).get("request")
+        return request if isinstance(request, dict) else {}
+
+    def entry_for(self, task_id: str) -> TaskEntry | None:
+        """The entry whose record AgentCompass scores for ``task_id``, else the first with that id."""
+        matches = [entry for entry in self.entries if entry.task_id == task_id]
+        return next((entry for entry in matches if entry.record is not None), matches[0] if matches else None)
+
+
+def read_run(
+    path: Path | str,
+    *,
+    strategies: Collection[str] = BUILTIN_STRATEGIES,
+    progress: Progress | None = None,
+) -> Run:
+    """Read one run directory, read-only.
+
+    Args:
+        path: The run directory (``<results>/<namespace>/<run_id>``).
+        strategies: Registered attempt strategy ids (``attempt_plan.strategy`` must be one).
+        progress: Called with ``(done, total)`` as task folders are read.
+
+    Raises:
+        RunReadError: ``path`` does not exist, is not a directory, or cannot be listed.
+    """
+    root = Path(os.path.abspath(path))
+    if not root.exists():
+        raise RunReadError(str(path), "no such directory")
+    if not root.is_dir():
+        raise RunReadError(str(path), "not a directory")
+    try:
+        os.listdir(root)
+    except OSError as exc:
+        raise RunReadError(str(path), f"cannot be listed: {exc.strerror or exc}") from exc
+    files = RunFiles(root)
+    run = Run(path=root)
+    _read_run_files(files, run)
+    _read_tasks(files, run, strategies, progress)
+    return run
+
+
+def _read_run_files(files: RunFiles, run: Run) -> None:
+    run.run_info = _run_info(files, run.problems)
+    run.params = _json_object(files, "params.json", run.problems)
+    text, problem = files.read_text("metrics.json")
+    if problem is not None:
+        run.problems.append(problem)
+    elif text is not None:
+        run.stored_metrics_text = text
+        run.stored_metrics = _parse_object(text, "metrics.json", RULE_STORED, run.problems)
+    run.stored_summary, problem = files.read_text("summary.md")
+    if problem is not None:
+        run.problems.append(problem)
+
+
+def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | None:
+    """``run_info.json``, checked as ``RunStore._require_current_run_info`` does."""
+    rel = "run_info.json"
+    value, found, problem = files.read_json(rel, strict=False, blocking=True)
+    if problem is not None:
+        problems.append(problem)
+        return None
+    if not found:
+        problems.append(LoadProblem(rel, "missing: AgentCompass requires run_info.json", RULE_RUN_INFO, True))
+        return None
+    if not isinstance(value, dict) or not value:
+        message = f"must be a non-empty JSON object, got {'{}' if isinstance(value, dict) else _kind(value)}"
+        problems.append(LoadProblem(rel, message, RULE_RUN_INFO, True))
+        return None
+    schema = value.get("schema_version")
+    if schema not in (RUN_INFO_SCHEMA, PREVIOUS_RUN_INFO_SCHEMA):
+        found_text = repr(schema) if schema is not None else "missing"
+        message = f"unsupported run_info schema: expected {RUN_INFO_SCHEMA!r} (or v2), found {found_text}"
+        problems.append(LoadProblem(rel, message, RULE_RUN_INFO, True))
+    elif type(value.get("run_id")) is not str or not value["run_id"].strip():
+        problems.append(LoadProblem(rel, "run_info.json requires a non-empty run_id", RULE_RUN_INFO, True))
+    elif not isinstance(value.get("request"), dict):
+        problems.append(LoadProblem(rel, "run_info.json requires a request object", RULE_RUN_INFO, True))
+    elif schema == PREVIOUS_RUN_INFO_SCHEMA:
+        message = "run_info schema v2: loadable, but `agentcompass summary` and `analysis` require v3"
+        problems.append(LoadProblem(rel, message, RULE_RUN_INFO_V2, False))
+    return value
+
+
+def _json_object(files: RunFiles, rel: str, problems: list[LoadProblem]) -> dict[str, Any] | None:
+    value, found, problem = files.read_json(rel, strict=False, blocking=False)
+    if problem is not None:
+        problems.append(problem)
+        return None
+    if found and not isinstance(value, dict):
+        problems.append(LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", RULE_RUN_FILE, False))
+        return None
+    return value
+
+
+def _parse_object(text: str, rel: str, rule: str, problems: list[LoadProblem]) -> dict[str, Any] | None:
+    try:
+        value = parse_json(text.encode("utf-8"))
+    except ValueError as exc:
+        problems.append(LoadProblem(rel, str(exc), rule, False))
+        return None
+    if not isinstance(value, dict):
+        problems.append(LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", rule, False))
+        return None
+    return value
+
+
+def _read_tasks(
+    files: RunFiles, run: Run, strategies: Collection[str], progress: Progress | None
+) -> None:
+    """Every task folder; ``run.tasks`` gets the published ones in ``RunStore`` order."""
+    candidates, running = _task_folders(files, run.problems)
+    first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
+    total = len(candidates) + len(running)
+    seen: set[str] = set()
+    for done, (folder, state) in enumerate(candidates, start=1):
+        name = folder.rpartition("/")[2]
+        entry = load_published(files, folder, state, first_location[name], strategies)
+        if entry.record is not None:
+            if entry.record.task_id in seen:
+                message = f"task_id {entry.record.task_id!r} was already loaded; the first one wins"
+                entry.problems.append(LoadProblem(entry.task_file, message, RULE_DUPLICATE_ID, False))
+            else:
+                seen.add(entry.record.task_id)
+                run.tasks.append(entry.record)
+        run.entries.append(entry)
+        if progress is not None:
+            progress(done, total)
+    for done, folder in enumerate(running, start=len(candidates) + 1):
+        run.entries.append(load_running(files, folder))
+        if progress is not None:
+            progress(done, total)
+    run.problems.extend(problem for entry in run.entries for problem in entry.problems)
+
+
+def _task_folders(
+    files: RunFiles, problems: list[LoadProblem]
+) -> tuple[list[tuple[str, StateName]], list[str]]:
+    """Candidates in ``layout.result_files`` order (normal, error, fatal, v2) and running folders."""
+    details = "details"
+    refused = files.link_load_problem(details, strict=True, blocking=True)
+    if refused is not None:
+        problems.append(refused)
+        return [], []
+    names, problem = files.subdirs(details)
+    if problem is not None:
+        problems.append(problem)
+    candidates: list[tuple[str, StateName]] = []
+    running: list[str] = []
+    for state in TASK_STATES:
+        if state not in names:
+            continue
+        folder = relpath(details, state)
+        refused = files.link_load_problem(folder, strict=True, blocking=True)
+        if refused is not None:
+            problems.append(refused)
+            continue
+        children, problem = files.subdirs(folder)
+        if problem is not None:
+            problems.append(problem)
+        if state == RUNNING:
+            running = [relpath(folder, child) for child in children]
+        else:
+            candidates.extend((relpath(folder, child), state) for child in children)
+    for name in names:
+        if name not in TASK_STATES or files.is_file(relpath(details, name, "task.json")):
+            candidates.append((relpath(details, name), "v2"))
+    flat = files.files(details, ".json")
+    if flat:
+        message = f"holds {len(flat)} older flat detail file(s) (*.json); AgentCompass 1.0.1 does not read them"
+        problems.append(LoadProblem(details, message, RULE_OLD_FLAT, False))
+    return candidates, running
+
+
+def _first_locations(folders: list[str]) -> dict[str, str]:
+    """For each folder name, where ``RunLayout.task_dir`` finds it first."""
+    rank = {state: position for position, state in enumerate(TASK_STATES)}
+
+    def search_order(folder: str) -> int:
+        parts = folder.split("/")
+        return rank[parts[1]] if len(parts) == 3 else len(rank)
+
+    first: dict[str, str] = {}
+    for folder in sorted(folders, key=search_order):
+        first.setdefault(folder.rpartition("/")[2], folder)
+    return first
+
+
+def _kind(value: Any) -> str:
+    return "null" if value is None else type(value).__name__
+

@@ -1,0 +1,347 @@
+"""One task folder: publication check, strict read and assembly of its scoring record.
+
+Mirrors AgentCompass 1.0.1 ``runtime/results/layout.py`` — ``has_task_result`` (is it a
+published result?), ``RunLayout.task_index`` and ``read_result`` (read and assemble) — and
+``detail.build_detail_record(strict=True)``. Where AgentCompass raises, the task gets one
+blocking :class:`LoadProblem`; where it silently skips, one non-blocking problem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from inspector.engine.model import Attempt, TaskRecord
+from inspector.results.layout import (
+    PREVIOUS_TASK_SCHEMA,
+    SHARED_TASK_KEYS,
+    TASK_SCHEMAS,
+    RunFiles,
+    is_canonical_attempt_key,
+    parse_json,
+    relpath,
+    task_directory_name,
+)
+from inspector.results.legacy import LegacyConversionError, convert_legacy_attempt
+from inspector.results.problems import (
+    RULE_DETAIL,
+    RULE_LEGACY,
+    RULE_NOT_A_TASK,
+    RULE_ONE_FOLDER,
+    RULE_PUBLICATION,
+    RULE_RETRY_COUNT,
+    RULE_TASK_INDEX,
+    RULE_TASK_NAME,
+    LoadProblem,
+)
+from inspector.results.validate import (
+    DetailError,
+    check_index_attempts,
+    shape_attempt,
+    shape_plan,
+    task_category,
+)
+
+StateName = Literal["normal", "error", "fatal", "running", "v2"]
+_BIG = float(2**63)  # orjson turns integers beyond 64 bits into floats of at least this size
+
+
+@dataclass
+class TaskEntry:
+    """One task folder found in the run, in any state folder (published or not)."""
+
+    task_id: str | None
+    folder: str
+    state: StateName
+    published: bool = False
+    record: TaskRecord | None = None
+    attempt_dirs: dict[int, str] = field(default_factory=dict)
+    problems: list[LoadProblem] = field(default_factory=list)
+    schema_version: str | None = None
+
+    @property
+    def task_file(self) -> str:
+        """The relative path of the task index."""
+        return relpath(self.folder, "task.json")
+
+    @property
+    def name(self) -> str:
+        """The folder name (readable part plus hash)."""
+        return self.folder.rpartition("/")[2]
+
+    @property
+    def blocking(self) -> bool:
+        """True when AgentCompass would refuse the run because of this task."""
+        return any(problem.blocking for problem in self.problems)
+
+
+class _Refused(Exception):
+    """Stops reading one task; carries its single problem."""
+
+    def __init__(self, problem: LoadProblem) -> None:
+        super().__init__(problem.message)
+        self.problem = problem
+
+
+def load_published(
+    files: RunFiles,
+    folder: str,
+    state: StateName,
+    first_location: str,
+    strategies: Collection[str],
+) -> TaskEntry:
+    """Read one candidate of a final state folder (or the v2 flat layout).
+
+    Args:
+        files: The run's files.
+        folder: The task folder, relative to the run.
+        state: Its state folder ("v2" for ``details/<task>``).
+        first_location: The folder AgentCompass's ``RunLayout.task_dir`` finds first for
+            this folder name (running, normal, error, fatal, then v2).
+        strategies: Registered attempt strategy ids.
+    """
+    entry = TaskEntry(task_id=None, folder=folder, state=state)
+    try:
+        index = _read_index(files, entry)
+        attempts = _check_publication(files, entry, index, first_location)
+        entry.published = True
+        entry.record = _assemble(files, entry, index, attempts, strategies)
+    except _Refused as refused:
+        entry.problems.append(refused.problem)
+    return entry
+
+
+def load_running(files: RunFiles, folder: str) -> TaskEntry:
+    """Read the index of an unpublished task under ``details/running/`` (never scored)."""
+    entry = TaskEntry(task_id=None, folder=folder, state="running")
+    task_file = entry.task_file
+    if not files.exists(task_file) and not files.path(task_file).is_symlink():
+        entry.attempt_dirs = _scan_attempt_dirs(files, folder)
+        return entry
+    index, _, problem = files.read_json(task_file, strict=True, blocking=False)
+    if problem is not None:
+        entry.problems.append(problem)
+    elif isinstance(index, dict):
+        task_id = index.get("task_id")
+        entry.task_id = task_id if isinstance(task_id, str) else None
+        entry.schema_version = _text(index.get("schema_version"))
+        raw = index.get("attempts")
+        if isinstance(raw, dict):
+            entry.attempt_dirs = {
+                int(number): relpath(folder, token)
+                for number, token in raw.items()
+                if is_canonical_attempt_key(number) and token == f"attempt-{number}"
+            }
+    else:
+        message = f"task.json must be an object, got {type(index).__name__}"
+        entry.problems.append(LoadProblem(task_file, message, RULE_TASK_INDEX, False))
+    if not entry.attempt_dirs:
+        entry.attempt_dirs = _scan_attempt_dirs(files, folder)
+    return entry
+
+
+def _read_index(files: RunFiles, entry: TaskEntry) -> dict[str, Any]:
+    """``has_task_result`` up to the publication marker."""
+    task_file = entry.task_file
+    link = files.link_load_problem(task_file, strict=True, blocking=True)
+    if link is not None:
+        raise _Refused(link)
+    if not files.is_file(task_file):
+        message = "no task.json file in this task folder; AgentCompass ignores the folder"
+        raise _Refused(LoadProblem(entry.folder, message, RULE_NOT_A_TASK, False))
+    data, _, problem = files.read_json(task_file, strict=True, blocking=True)
+    if problem is not None:
+        raise _Refused(problem)
+    plan = data.get("attempt_plan") if isinstance(data, dict) else None
+    if isinstance(plan, dict) and type(plan.get("k")) is float and abs(plan["k"]) >= _BIG:
+        data = _exact(files, task_file, data)
+    if not isinstance(data, dict):
+        raise _Refused(_blocking(task_file, f"task.json must be an object, got {type(data).__name__}", RULE_TASK_INDEX))
+    entry.schema_version = _text(data.get("schema_version"))
+    task_id = data.get("task_id")
+    entry.task_id = task_id if isinstance(task_id, str) else None
+    if data.get("schema_version") not in TASK_SCHEMAS:
+        message = f"unsupported task schema {data.get('schema_version')!r}; expected agentcompass.task.v3 or v2"
+        raise _Refused(_blocking(task_file, message, RULE_TASK_INDEX))
+    present = [key for key in SHARED_TASK_KEYS if key in data]
+    if present and len(present) < len(SHARED_TASK_KEYS):
+        lacking = ", ".join(key for key in SHARED_TASK_KEYS if key not in data)
+        message = f"incomplete task metadata: has {', '.join(present)} but lacks {lacking}"
+        raise _Refused(_blocking(task_file, message, RULE_PUBLICATION))
+    entry.attempt_dirs = _index_attempt_dirs(entry.folder, data)
+    if not present:
+        message = "not published: task.json lacks category, ground_truth and attempt_plan; AgentCompass skips it"
+        raise _Refused(LoadProblem(task_file, message, RULE_PUBLICATION, False))
+    if "task_id" not in data:
+        raise _Refused(_blocking(task_file, "task.json has no task_id", RULE_TASK_INDEX))
+    try:
+        expected = task_directory_name(task_id)
+    except ValueError as exc:
+        raise _Refused(_blocking(task_file, f"{exc} (got {task_id!r})", RULE_TASK_INDEX)) from exc
+    if entry.name != expected:
+        message = f"folder name does not match task_id {task_id!r}: expected {expected}"
+        raise _Refused(_blocking(task_file, message, RULE_TASK_NAME))
+    return data
+
+
+def _check_publication(
+    files: RunFiles, entry: TaskEntry, index: dict[str, Any], first_location: str
+) -> dict[str, str]:
+    """The rest of ``has_task_result``: the index and a result.json for every attempt."""
+    task_file = entry.task_file
+    tokens_from = index
+    if first_location != entry.folder:
+        # AgentCompass checks this folder's results against the index it finds first.
+        other = relpath(first_location, "task.json")
+        tokens_from, _, problem = files.read_json(other, strict=True, blocking=True)
+        if problem is not None or not isinstance(tokens_from, dict):
+            message = f"the same task is also in {first_location}, whose task.json is unusable"
+            raise _Refused(_blocking(task_file, message, RULE_ONE_FOLDER))
+    try:
+        tokens = check_index_attempts(tokens_from, entry.task_id or "")
+        attempts = check_index_attempts(index, entry.task_id or "")
+    except DetailError as exc:
+        raise _Refused(_blocking(task_file, str(exc), exc.rule)) from exc
+    for token in tokens.values():
+        result_file = relpath(entry.folder, token, "result.json")
+        link = files.link_load_problem(result_file, strict=True, blocking=True)
+        if link is not None:
+            raise _Refused(link)
+        if not files.is_file(result_file):
+            message = (
+                f"not published: the index names {token} but {token}/result.json is missing;"
+                " AgentCompass skips this task"
+            )
+            raise _Refused(LoadProblem(result_file, message, RULE_PUBLICATION, False))
+    if first_location != entry.folder:
+        message = (
+            f"the same task is also in {first_location}; AgentCompass refuses a task with"
+            " more than one result directory"
+        )
+        raise _Refused(_blocking(task_file, message, RULE_ONE_FOLDER))
+    return attempts
+
+
+def _assemble(
+    files: RunFiles,
+    entry: TaskEntry,
+    index: dict[str, Any],
+    tokens: dict[str, str],
+    strategies: Collection[str],
+) -> TaskRecord:
+    """``read_result`` + ``build_detail_record(strict=True)``, keeping only the scoring view."""
+    task_file = entry.task_file
+    legacy = index.get("schema_version") == PREVIOUS_TASK_SCHEMA
+    attempts: dict[int, Attempt] = {}
+    retry_counts: dict[int, int] = {}
+    recorded: list[int] = []
+    invalid: LoadProblem | None = None
+    for number, token in tokens.items():
+        result_file = relpath(entry.folder, token, "result.json")
+        payload = _read_result(files, result_file)
+        count = payload.pop("retry_count")
+        if count:
+            retry_counts[int(number)] = count
+        if not payload:
+            continue  # a retry-only attempt: its retries count, it is not an attempt
+        recorded.append(int(number))
+        if legacy:
+            try:
+                payload = convert_legacy_attempt(payload)
+            except LegacyConversionError as exc:
+                raise _Refused(_blocking(result_file, str(exc), RULE_LEGACY)) from exc
+        if invalid is not None:
+            continue
+        try:
+            attempts[int(number)] = shape_attempt(payload, number)
+        except DetailError as exc:
+            # AgentCompass reads every attempt before it validates any, so a later
+            # unreadable file is what it reports: keep reading.
+            invalid = _blocking(result_file, str(exc), exc.rule)
+    if not recorded:
+        message = "no attempt has a terminal payload (attempts is required and must be a non-empty mapping)"
+        raise _Refused(_blocking(task_file, message, RULE_DETAIL))
+    if invalid is not None:
+        raise _Refused(invalid)
+    try:
+        k, strategy = shape_plan(index["attempt_plan"], max(recorded), strategies)
+    except DetailError as exc:
+        raise _Refused(_blocking(task_file, str(exc), exc.rule)) from exc
+    if any(number > k for number in retry_counts):
+        message = "retry_counts contains an attempt index greater than attempt_plan.k"
+        raise _Refused(_blocking(task_file, message, RULE_DETAIL))
+    return TaskRecord(
+        task_id=entry.task_id or "",
+        category=task_category(index["category"]),
+        plan_k=k,
+        plan_strategy=strategy,
+        attempts=dict(sorted(attempts.items())),
+        retry_counts=dict(sorted(retry_counts.items())),
+        ground_truth=index["ground_truth"],
+        source=task_file,
+    )
+
+
+def _read_result(files: RunFiles, result_file: str) -> dict[str, Any]:
+    """One result.json with a valid ``retry_count`` (spec §1.6)."""
+    payload, _, problem = files.read_json(result_file, strict=True, blocking=True)
+    if problem is not None:
+        raise _Refused(problem)
+    if not isinstance(payload, dict):
+        message = f"result.json must be an object, got {type(payload).__name__}"
+        raise _Refused(_blocking(result_file, message, RULE_RETRY_COUNT))
+    if _needs_exact(payload):
+        payload = _exact(files, result_file, payload)
+    if "retry_count" not in payload:
+        raise _Refused(_blocking(result_file, "result.json has no retry_count", RULE_RETRY_COUNT))
+    count = payload["retry_count"]
+    if type(count) is not int or count < 0:
+        message = f"invalid attempt retry_count {count!r}: must be an integer >= 0"
+        raise _Refused(_blocking(result_file, message, RULE_RETRY_COUNT))
+    return payload
+
+
+def _needs_exact(payload: dict[str, Any]) -> bool:
+    """True when orjson may have turned a huge integer that matters into a float."""
+    metrics = payload.get("metrics")
+    values = [*metrics.values()] if isinstance(metrics, dict) else []
+    values.append(payload.get("retry_count"))
+    return any(type(value) is float and abs(value) >= _BIG for value in values)
+
+
+def _exact(files: RunFiles, rel: str, fallback: Any) -> Any:
+    data, _ = files.read_bytes(rel, strict=True, blocking=True)
+    try:
+        return parse_json(data, exact=True) if data is not None else fallback
+    except ValueError:
+        return fallback
+
+
+def _index_attempt_dirs(folder: str, index: dict[str, Any]) -> dict[int, str]:
+    raw = index.get("attempts")
+    if not isinstance(raw, dict):
+        return {}
+    return {
+        int(number): relpath(folder, token)
+        for number, token in raw.items()
+        if is_canonical_attempt_key(number) and token == f"attempt-{number}"
+    }
+
+
+def _scan_attempt_dirs(files: RunFiles, folder: str) -> dict[int, str]:
+    names, _ = files.subdirs(folder)
+    found = {}
+    for name in names:
+        number = name.removeprefix("attempt-")
+        if name.startswith("attempt-") and is_canonical_attempt_key(number):
+            found[int(number)] = relpath(folder, name)
+    return dict(sorted(found.items()))
+
+
+def _blocking(path: str, message: str, rule: str) -> LoadProblem:
+    return LoadProblem(path, message, rule, True)
+
+
+def _text(value: Any) -> str | None:
+    return value if isinstance(value, str) else None

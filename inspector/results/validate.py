@@ -1,0 +1,217 @@
+"""Strict validation of a persisted task detail (spec §1.5, §2.1, §2.2, §3).
+
+The rules and their order follow AgentCompass 1.0.1 ``runtime/results/detail.py:
+build_detail_record(strict=True)``, ``runtime/issues.py: parse_issues`` and
+``ExecutionIssue``; whatever AgentCompass rejects raises :class:`DetailError` here, with
+AgentCompass's wording where it has one. Only the scoring part of an attempt is kept.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Mapping
+from typing import Any
+
+from inspector.engine.model import PHASES, SEVERITIES, STATUSES, Attempt, Issue
+from inspector.results.layout import TASK_SCHEMAS, is_canonical_attempt_key, is_empty_optional
+from inspector.results.problems import (
+    RULE_ATTEMPT,
+    RULE_ATTEMPT_ERROR,
+    RULE_ATTEMPT_PLAN,
+    RULE_ISSUE,
+    RULE_ISSUES,
+    RULE_METRICS,
+    RULE_STATUS,
+    RULE_TASK_INDEX,
+)
+
+BUILTIN_STRATEGIES = ("avg", "pass")
+ATTEMPT_FIELDS = frozenset(
+    {"status", "metrics", "final_answer", "trajectory", "issues", "artifacts", "meta", "analysis_result"}
+)
+ISSUE_FIELDS = ("severity", "phase", "code", "message")
+META_NAMESPACES = frozenset({"benchmark", "harness"})
+PLAN_FIELDS = frozenset({"k", "strategy"})
+# Benchmark values some corpus formulas read from artifacts (gdpval_ac's delivery rate).
+SCORING_ARTIFACT_PREFIX = "gdpval_ac_"
+
+
+class DetailError(ValueError):
+    """A persisted detail AgentCompass's strict builder rejects."""
+
+    def __init__(self, message: str, rule: str) -> None:
+        super().__init__(message)
+        self.rule = rule
+
+
+def check_index_attempts(index: Mapping[str, Any], task_id: str) -> dict[str, str]:
+    """The ``attempts`` map of a task index, checked as ``RunLayout.task_index`` does."""
+    if index.get("schema_version") not in TASK_SCHEMAS or index.get("task_id") != task_id:
+        raise DetailError("invalid task index identity or schema", RULE_TASK_INDEX)
+    attempts = index.get("attempts")
+    if not isinstance(attempts, dict):
+        raise DetailError("invalid task index identity or schema: attempts is not an object", RULE_TASK_INDEX)
+    for number, token in attempts.items():
+        if not number.isdigit() or int(number) < 1 or str(int(number)) != number:
+            raise DetailError(f"invalid task attempt index {number!r}", RULE_TASK_INDEX)
+        if token != f"attempt-{number}":
+            raise DetailError(
+                f"invalid or duplicate attempt directory identifier {token!r}; expected 'attempt-{number}'",
+                RULE_TASK_INDEX,
+            )
+    return attempts
+
+
+def shape_attempt(payload: Mapping[str, Any], key: str) -> Attempt:
+    """The scoring view of one attempt payload, validated strictly (spec §2.2)."""
+    where = f"attempts.{key}"
+    if not is_canonical_attempt_key(key):
+        raise DetailError(f"invalid attempt key {key!r}; expected a positive integer string", RULE_ATTEMPT)
+    fields = set(payload)
+    unknown, missing = fields - ATTEMPT_FIELDS, ATTEMPT_FIELDS - fields
+    if unknown or missing:
+        parts = []
+        if unknown:
+            parts.append(f"unsupported fields: {', '.join(sorted(unknown))}")
+        if missing:
+            parts.append(f"missing fields: {', '.join(sorted(missing))}")
+        rule = RULE_ATTEMPT_ERROR if "error" in unknown else RULE_ATTEMPT
+        raise DetailError(f"{where} has {'; '.join(parts)}", rule)
+    metrics = _metrics(payload["metrics"], f"{where}.metrics")
+    status = _status(payload["status"], where)
+    issues = _issues(payload["issues"], where)
+    for name in ("trajectory", "artifacts", "analysis_result"):
+        _optional_mapping(payload[name], f"{where}.{name}")
+    _meta(payload["meta"], where)
+    artifacts = payload["artifacts"]
+    scoring_artifacts = (
+        {name: value for name, value in artifacts.items() if name.startswith(SCORING_ARTIFACT_PREFIX)}
+        if isinstance(artifacts, dict)
+        else {}
+    )
+    return Attempt(
+        index=int(key),
+        status=status,
+        metrics=metrics,
+        issues=issues,
+        scoring_artifacts=scoring_artifacts,
+    )
+
+
+def shape_plan(
+    raw_plan: Any, max_index: int, strategies: Collection[str] = BUILTIN_STRATEGIES
+) -> tuple[int, str]:
+    """``(k, strategy)`` of a task's ``attempt_plan`` (spec §2.1)."""
+    if raw_plan is None:
+        raise DetailError("attempt_plan is required", RULE_ATTEMPT_PLAN)
+    if not isinstance(raw_plan, Mapping):
+        raise DetailError("attempt_plan must be a mapping", RULE_ATTEMPT_PLAN)
+    unknown = set(raw_plan) - PLAN_FIELDS
+    if unknown:
+        raise DetailError(
+            f"attempt_plan contains unsupported fields: {', '.join(sorted(unknown))}", RULE_ATTEMPT_PLAN
+        )
+    k = raw_plan.get("k")
+    if type(k) is not int or k < 1:
+        raise DetailError("attempt_plan.k must be a positive integer", RULE_ATTEMPT_PLAN)
+    if max_index > k:
+        raise DetailError("attempt_plan.k cannot be smaller than a recorded attempt index", RULE_ATTEMPT_PLAN)
+    strategy = raw_plan.get("strategy")
+    if not isinstance(strategy, str) or not strategy.strip():
+        raise DetailError(
+            "attempt_plan.strategy is required and must be a non-empty string", RULE_ATTEMPT_PLAN
+        )
+    normalized = strategy.strip().lower()
+    if normalized not in strategies:
+        available = ", ".join(sorted(strategies)) or "none"
+        raise DetailError(
+            f"unknown attempt strategy '{normalized}'; available: {available}", RULE_ATTEMPT_PLAN
+        )
+    return k, normalized
+
+
+def task_category(raw: Any) -> Any:
+    """The category as the detail record keeps it: empty values become None."""
+    return None if is_empty_optional(raw) else raw
+
+
+def _metrics(value: Any, where: str) -> dict[str, bool | int | float]:
+    if not isinstance(value, Mapping):
+        raise DetailError(f"{where} must be a mapping", RULE_METRICS)
+    metrics: dict[str, bool | int | float] = {}
+    for name, item in value.items():
+        if not isinstance(name, str) or not name.strip():
+            raise DetailError(f"{where} keys must be non-empty strings", RULE_METRICS)
+        if name != name.strip():
+            raise DetailError(f"{where} key {name!r} must not contain surrounding whitespace", RULE_METRICS)
+        if item is None:
+            raise DetailError(
+                f"{where}.{name} is null; a missing observation must be an absent key", RULE_METRICS
+            )
+        if not (
+            type(item) is bool or type(item) is int or (type(item) is float and math.isfinite(item))
+        ):
+            kind = "non-finite float" if type(item) is float else type(item).__name__
+            raise DetailError(f"{where}.{name} must be a bool, int, or finite float; got {kind}", RULE_METRICS)
+        metrics[name] = item
+    return metrics
+
+
+def _status(value: Any, where: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise DetailError(f"{where}.status is required and must be a non-empty string", RULE_STATUS)
+    status = value.strip()
+    if status not in STATUSES:
+        raise DetailError(
+            f"{where}.status {status!r} must be one of: {', '.join(sorted(STATUSES))}", RULE_STATUS
+        )
+    return status
+
+
+def _issues(value: Any, where: str) -> tuple[Issue, ...]:
+    if not isinstance(value, list):
+        found = "null" if value is None else type(value).__name__
+        raise DetailError(f"{where}.issues: issues must be an explicit list, got {found}", RULE_ISSUES)
+    issues = []
+    for position, item in enumerate(value):
+        at = f"{where}.issues[{position}]"
+        if not isinstance(item, Mapping):
+            raise DetailError(f"{at} must be an object, got {type(item).__name__}", RULE_ISSUE)
+        unknown = sorted(set(item) - set(ISSUE_FIELDS))
+        missing = [name for name in ISSUE_FIELDS if name not in item]
+        if unknown or missing:
+            parts = ([f"unexpected fields: {', '.join(unknown)}"] if unknown else []) + (
+                [f"missing fields: {', '.join(missing)}"] if missing else []
+            )
+            raise DetailError(f"{at} has {'; '.join(parts)}", RULE_ISSUE)
+        severity, phase, code, message = (item[name] for name in ISSUE_FIELDS)
+        if severity not in SEVERITIES or not isinstance(severity, str):
+            raise DetailError(f"{at}.severity {severity!r} is not one of {', '.join(SEVERITIES)}", RULE_ISSUE)
+        if phase not in PHASES or not isinstance(phase, str):
+            raise DetailError(f"{at}.phase {phase!r} is not one of {', '.join(PHASES)}", RULE_ISSUE)
+        if not isinstance(code, str) or not code.strip() or code != code.strip():
+            raise DetailError(f"{at}: issue code must be non-empty text without surrounding whitespace", RULE_ISSUE)
+        if not isinstance(message, str) or not message.strip():
+            raise DetailError(f"{at}: issue message must be non-empty text", RULE_ISSUE)
+        issues.append(Issue(severity=severity, phase=phase, code=code, message=message))
+    return tuple(issues)
+
+
+def _optional_mapping(value: Any, where: str) -> None:
+    if not is_empty_optional(value) and not isinstance(value, Mapping):
+        raise DetailError(f"{where} must be a mapping", RULE_ATTEMPT)
+
+
+def _meta(value: Any, where: str) -> None:
+    if not isinstance(value, Mapping):
+        raise DetailError(f"{where}.meta must be a mapping", RULE_ATTEMPT)
+    unknown, missing = set(value) - META_NAMESPACES, META_NAMESPACES - set(value)
+    if unknown or missing:
+        parts = []
+        if unknown:
+            parts.append(f"unnamespaced fields: {', '.join(sorted(unknown))}")
+        if missing:
+            parts.append(f"missing namespaces: {', '.join(sorted(missing))}")
+        raise DetailError(f"{where}.meta has {'; '.join(parts)}", RULE_ATTEMPT)
+    for namespace in sorted(META_NAMESPACES):
+        _optional_mapping(value[namespace], f"{where}.meta.{namespace}")

@@ -1,0 +1,22 @@
+"""Fixtures for the results tests."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+CONFORMANCE = (Path(__file__).resolve().parents[2] / "../shared/conformance").resolve()
+
+
+@pytest.fixture
+def copy_run(tmp_path: Path):
+    """Copy a conformance run into tmp_path (symbolic links kept as links) and return its path."""
+
+    def copy(name: str = "e2e_k1_micro", where: str = "runs/ns") -> Path:
+        target = tmp_path / where / name
+        shutil.copytree(CONFORMANCE / name, target, symlinks=True)
+        return target
+
+    return copy
