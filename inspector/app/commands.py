@@ -1,0 +1,78 @@
+"""The command palette: every drill-down as a command ("go: tasks with errors")."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING
+
+from textual.command import DiscoveryHit, Hit, Hits, Provider
+
+from inspector.app.model import TaskFilter
+
+if TYPE_CHECKING:
+    from inspector.app.app import InspectorApp
+
+# (title, state token, help)
+COUNT_COMMANDS = (
+    ("go: all tasks", "count:total", "Every task of the selected series"),
+    (
+        "go: tasks with errors",
+        "count:error",
+        "Tasks counted in error (has_error: ERROR/FATAL issue or missing attempt)",
+    ),
+    (
+        "go: unavailable tasks",
+        "count:unavailable",
+        "Tasks counted in unavailable (state error + state unavailable)",
+    ),
+    ("go: invalidated tasks", "count:invalidated", "Tasks invalidated by a FATAL issue"),
+    ("go: evaluated tasks", "count:evaluated", "Tasks with a value"),
+    ("go: error-state tasks", "state:error", "Tasks in state error only"),
+)
+
+
+class InspectorCommands(Provider):
+    """Commands for the open run: drill-downs, series, reload, help."""
+
+    @property
+    def inspector(self) -> InspectorApp:
+        return self.app  # type: ignore[return-value]
+
+    def commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
+        app = self.inspector
+        overview = app.overview_screen
+        session = app.session
+        if session is not None and session.recomputation is not None and overview is not None:
+            rec = session.recomputation
+            series_id = overview.selected_series or rec.report.summary_series.series_id
+            for title, token, help_text in COUNT_COMMANDS:
+                yield (
+                    title,
+                    partial(app.open_tasks, TaskFilter(series_id, state=token)),
+                    f"{help_text} — {series_id}",
+                )
+            for series in rec.report.series:
+                yield (
+                    f"series: {series.series_id}",
+                    partial(app.show_series, series.series_id),
+                    f"Select {series.series_id} in the overview",
+                )
+        if overview is not None:
+            yield ("go: overview", app.go_to_overview, "Back to the run overview")
+            yield ("go: load problems", app.show_problems, "The files the reader could not use")
+        if app.has_runs_screen:
+            yield ("go: runs", app.go_to_runs, "Back to the list of runs")
+        yield ("reload", app.action_reload, "Read and recompute the run again")
+        yield ("help", app.action_help, "Keys and what each screen shows")
+
+    async def discover(self) -> Hits:
+        for title, callback, help_text in self.commands():
+            yield DiscoveryHit(title, callback, help=help_text)
+
+    async def search(self, query: str) -> Hits:
+        matcher = self.matcher(query)
+        for title, callback, help_text in self.commands():
+            score = matcher.match(title)
+            if score > 0:
+                yield Hit(score, matcher.highlight(title), callback, help=help_text)

@@ -1,0 +1,208 @@
+"""Where the evidence behind an attempt lives, as documents the pager can show.
+
+Spec item 54: ``artifacts.execution_diagnostics``, ``meta.benchmark.eval_raw_data`` (the
+verifier's output), analyzer verdicts (``meta.benchmark.badcase_analyzers``,
+``analysis_result``), retry records, artifact files, the trajectory, and the raw files.
+Each source is keyed by where it was found. Documents are built only when opened.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.app.documents import Document, FileDocument, StringDocument, json_text
+from inspector.results import (
+    Run,
+    TaskEntry,
+    list_artifact_files,
+    list_retry_records,
+    read_retry_record,
+)
+from inspector.results.layout import relpath
+from inspector.results.lazy import attempt_dir
+
+
+@dataclass(frozen=True)
+class Source:
+    """One place evidence was found; ``open`` builds its document (call from a worker)."""
+
+    key: str
+    label: str
+    open: Callable[[], Document]
+
+
+def _get(data: Any, *path: str) -> Any:
+    for key in path:
+        if not isinstance(data, Mapping):
+            return None
+        data = data.get(key)
+    return data
+
+
+def _text_or_json(title: str, value: Any) -> Callable[[], Document]:
+    def build() -> Document:
+        if isinstance(value, str):
+            return StringDocument(title, value)
+        return StringDocument(title, json_text(value))
+
+    return build
+
+
+def trajectory_text(trajectory: Mapping[str, Any]) -> str:
+    """The trajectory step by step, each step under a ``── step N ──`` heading."""
+    lines = []
+    for key in ("schema_version", "started_at", "finished_at"):
+        if key in trajectory:
+            lines.append(f"{key}: {trajectory[key]}")
+    steps = trajectory.get("steps")
+    if isinstance(steps, list):
+        for number, step in enumerate(steps, start=1):
+            step_id = step.get("step_id") if isinstance(step, Mapping) else None
+            lines.append(f"── step {number}{f' ({step_id})' if step_id is not None else ''} ──")
+            lines.append(json_text(step, 1))
+    rest = {
+        k: v
+        for k, v in trajectory.items()
+        if k not in ("schema_version", "started_at", "finished_at", "steps")
+    }
+    if rest:
+        lines.append("── other trajectory fields ──")
+        lines.append(json_text(rest, 1))
+    return "\n".join(lines)
+
+
+def _file(title: str, run: Run, rel: str) -> Callable[[], Document]:
+    def build() -> Document:
+        document = FileDocument(title, run.path, rel)
+        document.index()
+        return document
+
+    return build
+
+
+def _retry(run: Run, rel: str) -> Callable[[], Document]:
+    def build() -> Document:
+        return StringDocument(rel, json_text(read_retry_record(run, rel)), path=rel)
+
+    return build
+
+
+def attempt_sources(
+    run: Run, entry: TaskEntry, index: int, payload: Mapping[str, Any] | None
+) -> list[Source]:
+    """Every source of evidence for attempt ``index`` of ``entry`` (cheap: nothing is read)."""
+    sources: list[Source] = []
+    payload = payload or {}
+    diagnostics = _get(payload, "artifacts", "execution_diagnostics")
+    if diagnostics not in (None, ""):
+        sources.append(
+            Source(
+                "diagnostics",
+                "artifacts.execution_diagnostics",
+                _text_or_json("execution_diagnostics", diagnostics),
+            )
+        )
+    benchmark = _get(payload, "meta", "benchmark")
+    if isinstance(benchmark, Mapping):
+        for key in ("eval_raw_data", "badcase_analyzers", "infer_raw_data"):
+            if key in benchmark:
+                sources.append(
+                    Source(
+                        f"meta.benchmark.{key}",
+                        f"meta.benchmark.{key}",
+                        _text_or_json(key, benchmark[key]),
+                    )
+                )
+        rest = {
+            k: v
+            for k, v in benchmark.items()
+            if k not in ("eval_raw_data", "badcase_analyzers", "infer_raw_data")
+        }
+        if rest:
+            sources.append(
+                Source(
+                    "meta.benchmark",
+                    "meta.benchmark (other keys)",
+                    _text_or_json("meta.benchmark", rest),
+                )
+            )
+    harness = _get(payload, "meta", "harness")
+    if isinstance(harness, Mapping) and harness:
+        sources.append(
+            Source("meta.harness", "meta.harness", _text_or_json("meta.harness", harness))
+        )
+    analysis = payload.get("analysis_result")
+    if isinstance(analysis, Mapping) and analysis:
+        sources.append(
+            Source("analysis_result", "analysis_result", _text_or_json("analysis_result", analysis))
+        )
+    artifacts = payload.get("artifacts")
+    if isinstance(artifacts, Mapping):
+        rest = {k: v for k, v in artifacts.items() if k != "execution_diagnostics"}
+        if rest:
+            sources.append(
+                Source("artifacts", "artifacts (other keys)", _text_or_json("artifacts", rest))
+            )
+    if "final_answer" in payload:
+        sources.append(
+            Source(
+                "final_answer",
+                "final_answer",
+                _text_or_json("final_answer", payload["final_answer"]),
+            )
+        )
+    trajectory = payload.get("trajectory")
+    if isinstance(trajectory, Mapping) and trajectory:
+        steps = trajectory.get("steps")
+        count = len(steps) if isinstance(steps, list) else 0
+
+        def build_trajectory() -> Document:
+            return StringDocument("trajectory", trajectory_text(trajectory))
+
+        sources.append(Source("trajectory", f"trajectory ({count} steps)", build_trajectory))
+    for record in list_retry_records(run, entry, index):
+        if record.kind == "record":
+            label = f"retry record {record.retry if record.retry is not None else '?'}"
+            if record.stage:
+                label += f" ({record.stage})"
+            sources.append(Source(f"retry:{record.path}", label, _retry(run, record.path)))
+        elif "result.json" in record.files:
+            rel = relpath(record.path, "result.json")
+            sources.append(
+                Source(
+                    f"archive:{rel}",
+                    f"archived execution {record.path.rsplit('/', 1)[-1][:8]}…",
+                    _file(rel, run, rel),
+                )
+            )
+    for artifact in list_artifact_files(run, entry, index):
+        if artifact.is_link:
+            continue
+        name = artifact.path.split("/artifacts/", 1)[-1]
+        sources.append(
+            Source(
+                f"file:{artifact.path}",
+                f"file {name} ({artifact.size:,} B)",
+                _file(artifact.path, run, artifact.path),
+            )
+        )
+    folder = attempt_dir(entry, index)
+    sources.append(
+        Source(
+            "raw:result.json",
+            "result.json (raw file)",
+            _file("result.json", run, relpath(folder, "result.json")),
+        )
+    )
+    checkpoint = relpath(folder, "checkpoint.json")
+    if (run.path / checkpoint).is_file():
+        sources.append(
+            Source(
+                "raw:checkpoint.json",
+                "checkpoint.json (raw file)",
+                _file("checkpoint.json", run, checkpoint),
+            )
+        )
+    return sources

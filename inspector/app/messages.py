@@ -1,0 +1,49 @@
+"""Messages workers post to their screens (only the handlers touch widgets)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+from inspector.results import RunSummary
+from inspector.session import Session
+
+
+@dataclass
+class LoadProgress(Message):
+    """Task folders read so far."""
+
+    done: int
+    total: int
+
+
+@dataclass
+class SessionLoaded(Message):
+    """A run was read and recomputed (or refused: see ``session.refusal``)."""
+
+    session: Session
+
+
+@dataclass
+class LoadFailed(Message):
+    """The path could not be read as a run at all."""
+
+    error: str
+
+
+@dataclass
+class RunsFound(Message):
+    """The runs under a results root."""
+
+    runs: list[RunSummary]
+    errors: list[str]
+
+
+@dataclass
+class PayloadsLoaded(Message):
+    """Attempt payloads of one task: index -> payload, index -> error line."""
+
+    payloads: dict[int, dict[str, Any]]
+    errors: dict[int, str]

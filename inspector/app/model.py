@@ -1,0 +1,263 @@
+"""What the screens show, picked (never computed) from one :class:`Recomputation`.
+
+Every number here is read from the engine's report and task reductions. This module only
+selects and orders: which tasks stand behind a count, which rows match a filter, how rows
+sort. It imports neither textual nor rich.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from inspector.engine import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE, Recomputation
+from inspector.engine.hierarchy import HierarchyNode
+from inspector.engine.model import SEVERITIES, TaskRecord
+
+COUNT_NAMES = ("total", "evaluated", "error", "unavailable", "invalidated")
+
+# What each count of a series means, in one line (spec §6.4, §10 items 1–3).
+COUNT_MEANINGS = {
+    "total": "every task passed to aggregation, whatever its state",
+    "evaluated": "tasks in state evaluated",
+    "error": "tasks with has_error: an ERROR/FATAL issue or a missing attempt — overlaps the other counts",
+    "unavailable": "tasks in state error or state unavailable (it includes error-state tasks)",
+    "invalidated": "tasks with a FATAL issue in some attempt",
+}
+
+COUNTS_NOTE = (
+    "total = evaluated + unavailable + invalidated.  “unavailable” includes error-state tasks; "
+    "“error” counts tasks with an ERROR/FATAL issue or a missing attempt and overlaps the "
+    "other counts, so evaluated + error can exceed total (spec §10 items 1–3)."
+)
+
+# State filter tokens: a count ("count:error") or a single reduction state ("state:error").
+STATE_FILTERS: tuple[tuple[str, str], ...] = (
+    ("count:evaluated", "evaluated"),
+    ("count:error", "count: error"),
+    ("count:unavailable", "count: unavailable"),
+    ("count:invalidated", "invalidated"),
+    ("state:error", "state: error"),
+    ("state:unavailable", "state: unavailable"),
+)
+
+SEVERITY_RANK = {severity: rank for rank, severity in enumerate(reversed(SEVERITIES), start=1)}
+"""warning < error < fatal."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRow:
+    """One task as the tasks table shows it, for one series."""
+
+    index: int
+    task_id: str
+    category: str
+    state: str
+    value: float | None
+    has_error: bool
+    attempts: int
+    k: int
+    severity: str | None
+    retries: int
+    issue_keys: frozenset[tuple[str, str, str]]
+
+    @property
+    def attempts_text(self) -> str:
+        return f"{self.attempts}/{self.k}"
+
+
+@dataclass(frozen=True)
+class TaskFilter:
+    """Which tasks the tasks screen lists.
+
+    ``state`` is a token from :data:`STATE_FILTERS` (or ``count:total`` / None for all);
+    ``categories`` the category keys (None for all); ``category_label`` names the category or
+    hierarchy node they came from.
+    """
+
+    series_id: str
+    state: str | None = None
+    categories: frozenset[str] | None = None
+    category_label: str | None = None
+    severity: str | None = None
+    phase: str | None = None
+    code: str | None = None
+    text: str = ""
+
+    def with_changes(self, **changes: object) -> TaskFilter:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def describe(self) -> str:
+        """One line naming every active part of the filter."""
+        parts = [self.series_id]
+        if self.state and self.state != "count:total":
+            kind, _, name = self.state.partition(":")
+            parts.append(f"{kind} {name}")
+        if self.category_label is not None:
+            parts.append(f"category {self.category_label}")
+        for label, value in (
+            ("severity", self.severity),
+            ("phase", self.phase),
+            ("code", self.code),
+        ):
+            if value:
+                parts.append(f"{label} {value}")
+        if self.text:
+            parts.append(f"text “{self.text}”")
+        return " · ".join(parts)
+
+
+def highest_severity(task: TaskRecord) -> str | None:
+    """The most severe issue of any attempt of the task (fatal > error > warning)."""
+    best: str | None = None
+    for attempt in task.attempts.values():
+        for issue in attempt.issues:
+            if best is None or SEVERITY_RANK.get(issue.severity, 0) > SEVERITY_RANK.get(best, 0):
+                best = issue.severity
+    return best
+
+
+def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
+    """One row per recomputed task for ``series_id``, in the engine's task order."""
+    reductions = recomputation.reductions[series_id]
+    k = recomputation.plan.k
+    rows = []
+    for index, (task, reduction) in enumerate(zip(recomputation.tasks, reductions, strict=True)):
+        rows.append(
+            TaskRow(
+                index=index,
+                task_id=task.task_id,
+                category=recomputation.category_keys[index],
+                state=reduction.state,
+                value=reduction.value,
+                has_error=reduction.has_error,
+                attempts=len(task.attempts),
+                k=k,
+                severity=highest_severity(task),
+                retries=task.retry_count,
+                issue_keys=frozenset(
+                    (issue.severity, issue.phase, issue.code)
+                    for attempt in task.attempts.values()
+                    for issue in attempt.issues
+                ),
+            )
+        )
+    return rows
+
+
+def in_count(row: TaskRow, token: str | None) -> bool:
+    """True when the row belongs to the count or state named by ``token``."""
+    if token in (None, "", "count:total"):
+        return True
+    if token == "count:evaluated":
+        return row.state == EVALUATED
+    if token == "count:error":
+        return row.has_error
+    if token == "count:unavailable":
+        return row.state in (ERROR, UNAVAILABLE)
+    if token == "count:invalidated":
+        return row.state == INVALIDATED
+    if token == "state:error":
+        return row.state == ERROR
+    if token == "state:unavailable":
+        return row.state == UNAVAILABLE
+    raise ValueError(f"unknown state filter {token!r}")
+
+
+def matches(row: TaskRow, task_filter: TaskFilter) -> bool:
+    """True when ``row`` passes every part of ``task_filter``."""
+    if not in_count(row, task_filter.state):
+        return False
+    if task_filter.categories is not None and row.category not in task_filter.categories:
+        return False
+    if (task_filter.severity or task_filter.phase or task_filter.code) and not any(
+        (not task_filter.severity or severity == task_filter.severity)
+        and (not task_filter.phase or phase == task_filter.phase)
+        and (not task_filter.code or code == task_filter.code)
+        for severity, phase, code in row.issue_keys
+    ):
+        return False
+    if task_filter.text:
+        needle = task_filter.text.casefold()
+        if needle not in row.task_id.casefold() and needle not in row.category.casefold():
+            return False
+    return True
+
+
+def filter_rows(rows: Iterable[TaskRow], task_filter: TaskFilter) -> list[TaskRow]:
+    return [row for row in rows if matches(row, task_filter)]
+
+
+_STATE_ORDER = {EVALUATED: 0, UNAVAILABLE: 1, ERROR: 2, INVALIDATED: 3}
+
+
+def sort_rows(rows: Sequence[TaskRow], column: str, reverse: bool = False) -> list[TaskRow]:
+    """Rows sorted by a column; missing values always last."""
+
+    def key(row: TaskRow) -> tuple[int, object]:
+        value: object
+        if column == "task":
+            value = row.task_id
+        elif column == "category":
+            value = row.category
+        elif column == "state":
+            value = _STATE_ORDER.get(row.state, 9)
+        elif column == "value":
+            value = row.value
+        elif column == "error":
+            value = row.has_error
+        elif column == "attempts":
+            value = row.attempts
+        elif column == "severity":
+            value = SEVERITY_RANK.get(row.severity or "", 0)
+        elif column == "retries":
+            value = row.retries
+        else:
+            value = row.index
+        return (1, 0) if value is None else (0, value)
+
+    present = [row for row in rows if key(row)[0] == 0]
+    missing = [row for row in rows if key(row)[0] == 1]
+    present.sort(key=key, reverse=reverse)
+    return present + missing
+
+
+@dataclass(frozen=True)
+class IssueChoices:
+    """The severities, phases and codes that occur in a run (filter options)."""
+
+    severities: tuple[str, ...] = ()
+    phases: tuple[str, ...] = ()
+    codes: tuple[str, ...] = ()
+    categories: tuple[str, ...] = field(default=())
+
+
+def issue_choices(recomputation: Recomputation) -> IssueChoices:
+    keys = {
+        (issue.severity, issue.phase, issue.code)
+        for task in recomputation.tasks
+        for attempt in task.attempts.values()
+        for issue in attempt.issues
+    }
+    return IssueChoices(
+        severities=tuple(s for s in SEVERITIES if any(k[0] == s for k in keys)),
+        phases=tuple(sorted({k[1] for k in keys})),
+        codes=tuple(sorted({k[2] for k in keys})),
+        categories=tuple(sorted(set(recomputation.category_keys))),
+    )
+
+
+def leaf_names(node: HierarchyNode) -> frozenset[str]:
+    """The category names of every leaf under ``node`` (a leaf matches a category by name)."""
+    return frozenset(n.name for n in node.walk() if n.is_leaf)
+
+
+def find_node(root: HierarchyNode | None, path: str) -> HierarchyNode | None:
+    if root is None:
+        return None
+    return next((node for node in root.walk() if node.path == path), None)
+
+
+def series_values(recomputation: Recomputation, series_id: str) -> list[float]:
+    """The evaluated task values of a series, as the engine reduced them."""
+    return [r.value for r in recomputation.reductions[series_id] if r.value is not None]

@@ -1,0 +1,1 @@
+"""One screen per drill-down level: runs → overview → tasks → task → diagnostics."""

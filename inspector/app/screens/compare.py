@@ -1,0 +1,244 @@
+"""Two plans of one run (k=1 beside avg@3) or two runs, series by series and task by task."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.reactive import reactive
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from inspector.compare import Comparison, PairedStats, SeriesPair, TaskChange
+from inspector.engine import MetricSeries
+from widgets.literal import literal, one_line
+
+FILTERS = ("changes", "flips", "states", "all")
+"""Task filters: flips or state changes (default), flips only, state changes only, every task."""
+
+FILTER_LABELS = {
+    "changes": "flips and state changes",
+    "flips": "flips 0→1 / 1→0",
+    "states": "state changes",
+    "all": "all tasks",
+}
+
+
+@dataclass
+class TaskPairChosen(Message):
+    """The user opened an aligned task; either series id is None on a one-sided pair."""
+
+    task_id: str
+    series_a: str | None
+    series_b: str | None
+
+
+@dataclass
+class StatsReady(Message):
+    """Paired statistics for one series pair were computed off the UI thread."""
+
+    label: str
+    stats: PairedStats
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.6g}"
+
+
+def _counts(series: MetricSeries | None) -> str:
+    if series is None:
+        return "—"
+    n = series.counts
+    return f"{n.total}/{n.evaluated}/{n.error}/{n.unavailable}/{n.invalidated}"
+
+
+def _keep(change: TaskChange, task_filter: str) -> bool:
+    if task_filter == "all":
+        return True
+    if task_filter == "flips":
+        return change.flip is not None
+    if task_filter == "states":
+        return change.state_changed or change.a is None or change.b is None
+    return change.flip is not None or change.state_changed or change.a is None or change.b is None
+
+
+class CompareScreen(Screen[None]):
+    """Side A and side B: the series side by side, the tasks that flipped or changed state."""
+
+    HELP = """\
+# Compare
+The series of both sides side by side (counts are total/evaluated/error/unavailable/
+invalidated), and for the highlighted series the tasks that flipped (0→1, 1→0) or changed
+state (e.g. error→evaluated). `f` cycles the task filter. Paired statistics (McNemar's exact
+test, a seeded paired bootstrap interval) cover the tasks evaluated on both sides.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
+        Binding("f", "next_filter", "Filter", tooltip="Flips+state changes / flips / states / all"),
+    ]
+
+    task_filter: reactive[str] = reactive("changes", init=False)
+    """Which aligned tasks the task table lists (one of FILTERS)."""
+
+    def __init__(self, comparison: Comparison) -> None:
+        super().__init__()
+        self.comparison = comparison
+        self.pair: SeriesPair = self._default_pair()
+        self.shown: tuple[TaskChange, ...] = ()
+        self._stats: dict[str, PairedStats] = {}
+
+    def _default_pair(self) -> SeriesPair:
+        try:
+            return self.comparison.pair()
+        except (KeyError, StopIteration):
+            return self.comparison.series[0]
+
+    @property
+    def header_text(self) -> Static:
+        return self.query_one("#compare-header", Static)
+
+    @property
+    def series_table(self) -> DataTable[Text | str]:
+        return self.query_one("#compare-series", DataTable)
+
+    @property
+    def stats_line(self) -> Static:
+        return self.query_one("#compare-stats", Static)
+
+    @property
+    def task_table(self) -> DataTable[Text | str]:
+        return self.query_one("#compare-tasks", DataTable)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="compare-header")
+        series: DataTable[Text | str] = DataTable(id="compare-series", cursor_type="row")
+        series.add_columns("series", "A value", "B value", "delta", "A counts", "B counts")
+        yield series
+        yield Static(id="compare-stats")
+        tasks: DataTable[Text | str] = DataTable(id="compare-tasks", cursor_type="row")
+        tasks.add_columns("task", "change", "A state", "A value", "B state", "B value")
+        yield tasks
+        yield Footer()
+
+    def on_mount(self) -> None:
+        c = self.comparison
+        self.sub_title = "compare"
+        text = Text()
+        text.append("A: ", "bold")
+        text.append_text(one_line(c.label_a))
+        text.append("\nB: ", "bold")
+        text.append_text(one_line(c.label_b))
+        for warning in c.warnings:
+            text.append("\n⚠ ", "bold yellow")
+            text.append_text(literal(warning))
+        for note in c.notes:
+            text.append("\n• ")
+            text.append_text(literal(note))
+        for side, ids in (("A", c.only_a), ("B", c.only_b)):
+            if ids:
+                text.append(f"\n{len(ids)} tasks only in {side}")
+        text.append("\ncounts: total/evaluated/error/unavailable/invalidated", "dim")
+        self.header_text.update(text)
+        for index, pair in enumerate(c.series):
+            self.series_table.add_row(
+                one_line(pair.label),
+                _number(pair.a.shown_value if pair.a else None),
+                _number(pair.b.shown_value if pair.b else None),
+                _number(pair.delta),
+                _counts(pair.a),
+                _counts(pair.b),
+                key=str(index),
+            )
+        self.series_table.move_cursor(row=c.series.index(self.pair))
+        self.show_tasks()
+        self.series_table.focus()
+
+    def show_tasks(self) -> None:
+        """List the aligned tasks of the current series pair that pass the filter."""
+        self.shown = tuple(
+            ch for ch in self.comparison.tasks(self.pair) if _keep(ch, self.task_filter)
+        )
+        table = self.task_table
+        table.clear()
+        for change in self.shown:
+            table.add_row(
+                one_line(change.task_id),
+                change.kind,
+                change.state_a or "—",
+                _number(change.value_a),
+                change.state_b or "—",
+                _number(change.value_b),
+                key=change.task_id,
+            )
+        self._show_stats()
+
+    def _show_stats(self) -> None:
+        text = Text()
+        text.append_text(one_line(self.pair.label))
+        text.append(f" · {len(self.shown)} tasks · {FILTER_LABELS[self.task_filter]}")
+        stats = self._stats.get(self.pair.label)
+        if self.pair.a is None or self.pair.b is None:
+            text.append(" · this series exists on one side only")
+        elif stats is None:
+            text.append(" · computing paired statistics…", "dim")
+            self.compute_stats(self.pair)
+        else:
+            if stats.mcnemar_p is not None:
+                text.append(
+                    f"\nMcNemar exact: {stats.one_to_zero} 1→0, {stats.zero_to_one} 0→1 of "
+                    f"{stats.binary_pairs} binary pairs, p = {stats.mcnemar_p:.4g}"
+                )
+            if stats.bootstrap is not None:
+                ci = stats.bootstrap
+                text.append(
+                    f"\nmean B − A over {stats.paired} tasks: {ci.difference:+.4g} "
+                    f"({ci.confidence:.0%} bootstrap CI {ci.low:+.4g} … {ci.high:+.4g}, seed {ci.seed})"
+                )
+        self.stats_line.update(text)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-stats",
+          description="paired statistics")  # fmt: skip
+    def compute_stats(self, pair: SeriesPair) -> None:
+        self.post_message(StatsReady(pair.label, self.comparison.stats(pair)))
+
+    @on(StatsReady)
+    def _stats_ready(self, message: StatsReady) -> None:
+        self._stats[message.label] = message.stats
+        if message.label == self.pair.label:
+            self._show_stats()
+
+    @on(DataTable.RowHighlighted, "#compare-series")
+    def _series_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        pair = self.comparison.series[int(event.row_key.value or 0)]
+        if pair is not self.pair:
+            self.pair = pair
+            self.show_tasks()
+
+    @on(DataTable.RowSelected, "#compare-tasks")
+    def _task_selected(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is None:
+            return
+        pair = self.pair
+        self.post_message(
+            TaskPairChosen(
+                event.row_key.value,
+                pair.a.series_id if pair.a else None,
+                pair.b.series_id if pair.b else None,
+            )
+        )
+
+    def watch_task_filter(self) -> None:
+        self.show_tasks()
+
+    def action_next_filter(self) -> None:
+        self.task_filter = FILTERS[(FILTERS.index(self.task_filter) + 1) % len(FILTERS)]
+
+    def action_back(self) -> None:
+        self.app.pop_screen()

@@ -1,0 +1,294 @@
+"""The evidence behind one attempt: diagnostics, verifier output, retries, files, trajectory."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult, SuspendNotSupported
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical
+from textual.message import Message
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from inspector.app.diagnostics import Source, attempt_sources
+from inspector.app.documents import Document, FileDocument
+from inspector.results import ResultFileError, read_attempt_payload
+from inspector.session import Session
+from widgets.literal import one_line
+from widgets.text_pager import TextPager
+
+
+@dataclass
+class SourcesReady(Message):
+    sources: list[Source]
+    error: str | None
+
+
+@dataclass
+class DocumentReady(Message):
+    key: str
+    document: Document | None
+    error: str | None
+
+
+@dataclass
+class MatchFound(Message):
+    needle: str
+    line: int | None
+
+
+class DiagnosticsScreen(Screen[None]):
+    """Sources of evidence on the left, the selected one paged on the right."""
+
+    HELP = """\
+# Diagnostics
+Everything recorded about one attempt, keyed by where it was found: the execution
+diagnostics, the verifier's raw data (`meta.benchmark.eval_raw_data`), analyzer verdicts,
+retry records and archived executions, artifact files, the trajectory step by step, and the
+raw files. Text is read a page at a time and shown literally.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("slash", "search", "Search", tooltip="Find text in this document"),
+        Binding("n", "next_match", "Next", show=False),
+        Binding("o", "open_pager", "Pager", tooltip="Open in $PAGER"),
+        Binding("e", "open_editor", "Editor", tooltip="Open a copy in $EDITOR"),
+        Binding("c", "copy", "Copy", tooltip="Copy this document (first MiB) to the clipboard"),
+        Binding("escape", "back", "Back", tooltip="Close search, then go back"),
+    ]
+
+    def __init__(self, session: Session, task_id: str, attempt: int) -> None:
+        super().__init__()
+        self.session = session
+        self.task_id = task_id
+        self.attempt = attempt
+        self.sources: list[Source] = []
+        self.current_key: str | None = None
+        self.needle = ""
+
+    @property
+    def source_list(self) -> OptionList:
+        return self.query_one("#sources", OptionList)
+
+    @property
+    def pager(self) -> TextPager:
+        return self.query_one(TextPager)
+
+    @property
+    def search_input(self) -> Input:
+        return self.query_one("#search", Input)
+
+    @property
+    def status(self) -> Static:
+        return self.query_one("#pager-status", Static)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Horizontal(id="diagnostics-body"):
+            yield OptionList(id="sources")
+            with Vertical(id="pager-column"):
+                yield TextPager()
+                yield Input(placeholder="search (enter: next match, escape: close)", id="search")
+                yield Static(id="pager-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = f"diagnostics · attempt {self.attempt}"
+        self.source_list.loading = True
+        self._find_sources()
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="sources",
+        description="list sources",
+    )
+    def _find_sources(self) -> None:
+        run = self.session.run
+        entry = run.entry_for(self.task_id)
+        if entry is None:
+            self.post_message(SourcesReady([], "the task folder is not in the run"))
+            return
+        payload: dict[str, Any] | None = None
+        error = None
+        try:
+            payload = read_attempt_payload(run, entry, self.attempt)
+        except ResultFileError as exc:
+            error = exc.problem.line()
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        try:
+            sources = attempt_sources(run, entry, self.attempt, payload)
+        except Exception as exc:
+            sources, error = [], f"{type(exc).__name__}: {exc}"
+        self.post_message(SourcesReady(sources, error))
+
+    @on(SourcesReady)
+    def _sources_ready(self, message: SourcesReady) -> None:
+        self.source_list.loading = False
+        self.sources = message.sources
+        self.source_list.clear_options()
+        self.source_list.add_options(
+            Option(one_line(s.label, max_chars=60), id=s.key) for s in self.sources
+        )
+        if message.error:
+            self.status.update(
+                Text("result.json: ", "bold red") + one_line(message.error, max_chars=300)
+            )
+        if self.sources:
+            self.source_list.highlighted = 0
+            self.source_list.focus()
+
+    @on(OptionList.OptionHighlighted, "#sources")
+    def _source_highlighted(self, message: OptionList.OptionHighlighted) -> None:
+        key = message.option.id
+        source = next((s for s in self.sources if s.key == key), None)
+        if source is not None and key != self.current_key:
+            self.current_key = key
+            self.pager.loading = True
+            self._open_source(source)
+
+    @on(OptionList.OptionSelected, "#sources")
+    def _source_selected(self, message: OptionList.OptionSelected) -> None:
+        self.pager.focus()
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="document",
+        description="open document",
+    )
+    def _open_source(self, source: Source) -> None:
+        try:
+            self.post_message(DocumentReady(source.key, source.open(), None))
+        except ResultFileError as exc:
+            self.post_message(DocumentReady(source.key, None, exc.problem.line()))
+        except Exception as exc:
+            self.post_message(DocumentReady(source.key, None, f"{type(exc).__name__}: {exc}"))
+
+    @on(DocumentReady)
+    def _document_ready(self, message: DocumentReady) -> None:
+        if message.key != self.current_key:
+            return
+        self.pager.loading = False
+        self.pager.show(message.document)
+        if message.error:
+            self.status.update(
+                Text("cannot open: ", "bold red") + one_line(message.error, max_chars=300)
+            )
+
+    @on(TextPager.Moved)
+    def _moved(self, message: TextPager.Moved) -> None:
+        document = self.pager.document
+        text = Text()
+        if document is not None:
+            text.append_text(one_line(document.title, max_chars=60))
+            text.append(
+                f" · line {min(message.top + 1, max(message.line_count, 1))} of {message.line_count}"
+            )
+        if message.match is not None:
+            text.append(f" · match on line {message.match + 1}", "bold")
+        elif self.needle:
+            text.append(" · ")
+            text.append_text(one_line(self.needle, max_chars=40))
+            text.append(" not found", "yellow")
+        self.status.update(text)
+
+    def action_search(self) -> None:
+        self.set_class(True, "-searching")
+        self.search_input.focus()
+
+    @on(Input.Submitted, "#search")
+    def _search_submitted(self, message: Input.Submitted) -> None:
+        self.needle = message.value
+        self._search(backwards=False)
+
+    @on(TextPager.SearchRequested)
+    def _search_again(self, message: TextPager.SearchRequested) -> None:
+        self._search(backwards=message.backwards)
+
+    def action_next_match(self) -> None:
+        self._search(backwards=False)
+
+    def _search(self, *, backwards: bool) -> None:
+        document = self.pager.document
+        if document is None or not self.needle:
+            return
+        start = (
+            self.pager.match_line
+            if self.pager.match_line is not None
+            else int(self.pager.scroll_y) - 1
+        )
+        self._find(document, self.needle, start, backwards)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
+    def _find(self, document: Document, needle: str, start: int, backwards: bool) -> None:
+        self.post_message(MatchFound(needle, document.find(needle, start, backwards=backwards)))
+
+    @on(MatchFound)
+    def _match_found(self, message: MatchFound) -> None:
+        self.pager.set_match(message.needle, message.line)
+
+    def action_back(self) -> None:
+        if self.has_class("-searching"):
+            self.set_class(False, "-searching")
+            self.pager.focus()
+            return
+        self.app.pop_screen()
+
+    # Hand-offs: $PAGER, $EDITOR, clipboard. The run directory is never written.
+    def _file_for_handoff(self, *, copy: bool) -> str | None:
+        document = self.pager.document
+        if document is None:
+            return None
+        if isinstance(document, FileDocument) and not copy:
+            return str(document.full_path)
+        with tempfile.NamedTemporaryFile(
+            "w", suffix=".txt", prefix="inspector-", delete=False, encoding="utf-8"
+        ) as handle:
+            if isinstance(document, FileDocument):
+                with open(document.full_path, "rb") as source:
+                    handle.write(source.read().decode("utf-8", errors="replace"))
+            else:
+                handle.write(document.head(limit=1 << 62))
+        return handle.name
+
+    def _run_external(self, variable: str, default: str, *, copy: bool) -> None:
+        command = os.environ.get(variable) or default
+        if not shutil.which(shlex.split(command)[0] if command.strip() else ""):
+            self.notify(f"${variable} ({command}) is not available.", severity="warning")
+            return
+        path = self._file_for_handoff(copy=copy)
+        if path is None:
+            return
+        try:
+            with self.app.suspend():
+                subprocess.run([*shlex.split(command), path], check=False)
+        except SuspendNotSupported:
+            self.notify("This terminal cannot hand over to another program.", severity="warning")
+
+    def action_open_pager(self) -> None:
+        self._run_external("PAGER", "less", copy=False)
+
+    def action_open_editor(self) -> None:
+        self._run_external("EDITOR", "vi", copy=True)
+
+    def action_copy(self) -> None:
+        document = self.pager.document
+        if document is None:
+            return
+        text = document.head()
+        self.app.copy_to_clipboard(text)
+        self.notify(f"Copied {len(text):,} characters.")

@@ -1,0 +1,69 @@
+"""Help: the screen's own description, its widgets' HELP, and every active key."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Markdown
+
+
+def help_markdown(screen: Screen[object]) -> str:
+    """Markdown built from ``HELP`` strings and the bindings active on ``screen``."""
+    parts: list[str] = []
+    own = getattr(screen, "HELP", None)
+    if own:
+        parts.append(own.strip())
+    seen: set[type] = set()
+    for widget in screen.query("*"):
+        kind = type(widget)
+        text = getattr(kind, "HELP", None)
+        if text and kind not in seen and kind.__module__.startswith("widgets."):
+            seen.add(kind)
+            parts.append(text.strip())
+    rows = ["| Key | Action | What it does |", "|---|---|---|"]
+    for active in screen.active_bindings.values():
+        binding = active.binding
+        if not binding.description and not binding.tooltip:
+            continue
+        display = screen.app.get_key_display(binding)
+        tooltip = (active.tooltip or binding.tooltip or "").replace("|", "\\|")
+        rows.append(f"| `{display}` | {binding.description} | {tooltip} |")
+    parts.append("## Keys\n\n" + "\n".join(rows))
+    parts.append(
+        "The command palette (**ctrl+p**) lists the same actions as commands, such as "
+        "*go: tasks with errors*."
+    )
+    return "\n\n".join(parts)
+
+
+class HelpScreen(ModalScreen[None]):
+    """Help for the screen underneath."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q,question_mark,f1", "dismiss", "Close", tooltip="Close help")
+    ]
+
+    DEFAULT_CSS = """
+    HelpScreen {
+        align: center middle;
+    }
+    HelpScreen > VerticalScroll {
+        width: 90%;
+        height: 90%;
+        border: thick $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+    """
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll():
+            yield Markdown(self.text)

@@ -1,0 +1,264 @@
+"""Overview of one run: series, counts, categories / hierarchy, plan, load problems."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, ProgressBar, Static
+from textual.worker import get_current_worker
+
+from inspector.app.messages import LoadFailed, LoadProgress, SessionLoaded
+from inspector.app.model import COUNTS_NOTE, TaskFilter, series_values
+from inspector.resolve import Overrides
+from inspector.results import RunReadError
+from inspector.session import Session, open_run
+from widgets.banner import Banner
+from widgets.category_tree import CategoryTree
+from widgets.distribution import Distribution
+from widgets.literal import one_line
+from widgets.plan_panel import PlanPanel
+from widgets.problems_table import ProblemsTable
+from widgets.series_table import SeriesTable
+
+if TYPE_CHECKING:
+    from inspector.app.app import InspectorApp
+
+
+def run_label(path: Path) -> str:
+    """``namespace/run_id`` — never an absolute path."""
+    return "/".join(path.parts[-2:])
+
+
+class OverviewScreen(Screen[None]):
+    """The recomputed report of one run and where its numbers come from."""
+
+    HELP = """\
+# Overview
+The report recomputed from the run's task results. Move through the series table; the
+category tree and the distribution follow the selected series. **enter** on a count lists
+exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("t", "tasks", "Tasks", tooltip="All tasks for the selected series"),
+        Binding("p", "focus_problems", "Problems", tooltip="Show the load problems"),
+    ]
+
+    def __init__(self, path: Path, overrides: Overrides | None = None) -> None:
+        super().__init__()
+        self.path = path
+        self.overrides = overrides
+        self.session: Session | None = None
+        self.selected_series: str | None = None
+
+    # Typed accessors.
+    @property
+    def series_table(self) -> SeriesTable:
+        return self.query_one(SeriesTable)
+
+    @property
+    def category_tree(self) -> CategoryTree:
+        return self.query_one(CategoryTree)
+
+    @property
+    def distribution(self) -> Distribution:
+        return self.query_one(Distribution)
+
+    @property
+    def plan_panel(self) -> PlanPanel:
+        return self.query_one(PlanPanel)
+
+    @property
+    def problems_table(self) -> ProblemsTable:
+        return self.query_one(ProblemsTable)
+
+    @property
+    def progress_bar(self) -> ProgressBar:
+        return self.query_one("#load-progress", ProgressBar)
+
+    def banner(self, name: str) -> Banner:
+        return self.query_one(f"#{name}", Banner)
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Banner(id="refusal", classes="-error")
+        yield Banner(id="failed", classes="-info")
+        yield Banner(id="differences")
+        with Horizontal(id="loading"):
+            yield Static("Reading and recomputing the run…", id="loading-label")
+            yield ProgressBar(id="load-progress", show_eta=False)
+        yield SeriesTable()
+        yield Static(Text(COUNTS_NOTE, "dim"), id="counts-note")
+        with Horizontal(id="overview-lower"):
+            with Vertical(id="overview-left"):
+                yield CategoryTree()
+            with VerticalScroll(id="overview-right"):
+                yield Distribution()
+                yield Static("Plan", classes="section-title")
+                yield PlanPanel()
+                yield Static("Load problems", classes="section-title", id="problems-title")
+                yield ProblemsTable()
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = run_label(self.path)
+        self.reload()
+
+    def reload(self) -> None:
+        """Read and recompute the run again (in a worker)."""
+        self.set_class(True, "-loading")
+        self.progress_bar.update(total=None, progress=0)
+        self._load()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="load", description="read run")
+    def _load(self) -> None:
+        worker = get_current_worker()
+
+        def progress(done: int, total: int) -> None:
+            if not worker.is_cancelled:
+                self.post_message(LoadProgress(done, total))
+
+        try:
+            session = open_run(self.path, self.overrides, progress=progress)
+        except RunReadError as exc:
+            self.post_message(LoadFailed(str(exc)))
+            return
+        except Exception as exc:
+            self.post_message(LoadFailed(f"{type(exc).__name__}: {exc}"))
+            return
+        if not worker.is_cancelled:
+            self.post_message(SessionLoaded(session))
+
+    @on(LoadProgress)
+    def _progress(self, message: LoadProgress) -> None:
+        self.progress_bar.update(total=max(message.total, 1), progress=message.done)
+
+    @on(LoadFailed)
+    def _failed(self, message: LoadFailed) -> None:
+        self.set_class(False, "-loading")
+        self.banner("refusal").show(
+            [Text("Cannot read the run: ", "bold") + one_line(message.error, max_chars=300)]
+        )
+
+    @on(SessionLoaded)
+    def _loaded(self, message: SessionLoaded) -> None:
+        self.set_class(False, "-loading")
+        session = message.session
+        self.session = session
+        app: InspectorApp = self.app  # type: ignore[assignment]
+        app.session = session
+        self._show_banners(session)
+        self.problems_table.show(session.problems)
+        self.set_class(not session.problems, "-no-problems")
+        recomputation = session.recomputation
+        if recomputation is None:
+            self.set_class(True, "-refused")
+            return
+        self.set_class(False, "-refused")
+        plan = recomputation.plan
+        self.sub_title = " · ".join(
+            part
+            for part in (plan.benchmark_id, plan.model_id, plan.label, run_label(self.path))
+            if part
+        )
+        self.plan_panel.show(plan, recomputation.report.aggregation)
+        previous = self.selected_series
+        self.selected_series = None
+        self.series_table.show(recomputation.report)
+        ids = [s.series_id for s in recomputation.report.series]
+        if previous in ids:
+            self.series_table.select_series(previous)  # type: ignore[arg-type]
+        self._show_series(self.series_table.series_id or ids[0])
+        self.series_table.focus()
+        app.session_changed(session)
+
+    def _show_banners(self, session: Session) -> None:
+        refusal = []
+        if session.refusal:
+            refusal.append(
+                Text("AgentCompass would refuse this run: ", "bold")
+                + one_line(f"{session.refusal_path}: {session.refusal}", max_chars=400)
+            )
+        self.banner("refusal").show(refusal)
+        failed = []
+        rec = session.recomputation
+        if rec is not None and rec.report.evaluation_failed:
+            failed.append(
+                Text(
+                    "Evaluation failed: no official score. Values marked (reference) exclude every "
+                    "invalidated task (a FATAL issue in some attempt).",
+                    "bold",
+                )
+            )
+        if rec is not None and rec.plan.derived:
+            failed.append(Text("Derived plan: ", "bold") + one_line(rec.plan.derived))
+        self.banner("failed").show(failed)
+        differences = session.differences
+        lines = []
+        if differences:
+            lines.append(
+                Text(
+                    f"The stored metrics.json disagrees with the recomputation in {len(differences)} "
+                    f"place{'s' if len(differences) != 1 else ''}:",
+                    "bold",
+                )
+            )
+            for difference in differences[:5]:
+                lines.append(Text("  ") + one_line(difference.line(), max_chars=200))
+            if len(differences) > 5:
+                lines.append(Text(f"  … and {len(differences) - 5} more", "dim"))
+        self.banner("differences").show(lines)
+
+    @on(SeriesTable.SeriesHighlighted)
+    def _series_highlighted(self, message: SeriesTable.SeriesHighlighted) -> None:
+        self._show_series(message.series_id)
+
+    def _show_series(self, series_id: str) -> None:
+        rec = self.session.recomputation if self.session else None
+        if rec is None or series_id == self.selected_series:
+            return
+        self.selected_series = series_id
+        series = rec.report.series_by_id(series_id)
+        self.category_tree.show(series, rec.root)
+        self.distribution.show(series_id, series_values(rec, series_id))
+
+    @on(SeriesTable.CountChosen)
+    def _count_chosen(self, message: SeriesTable.CountChosen) -> None:
+        self.open_tasks(TaskFilter(message.series_id, state=f"count:{message.count}"))
+
+    @on(CategoryTree.NodeChosen)
+    def _node_chosen(self, message: CategoryTree.NodeChosen) -> None:
+        self.open_tasks(
+            TaskFilter(
+                message.series_id,
+                categories=message.data.categories,
+                category_label=message.data.label,
+            )
+        )
+
+    def open_tasks(self, task_filter: TaskFilter) -> None:
+        """Push the tasks screen filtered by ``task_filter``."""
+        if self.session is None or self.session.recomputation is None:
+            self.notify("The run has no recomputation to list tasks from.", severity="warning")
+            return
+        from inspector.app.screens.tasks import TasksScreen
+
+        self.app.push_screen(TasksScreen(self.session, task_filter))
+
+    def action_tasks(self) -> None:
+        if self.selected_series:
+            self.open_tasks(TaskFilter(self.selected_series))
+
+    def action_focus_problems(self) -> None:
+        if self.session and self.session.problems:
+            self.problems_table.focus()
+            self.problems_table.scroll_visible()
+        else:
+            self.notify("No load problems.")

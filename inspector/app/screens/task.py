@@ -1,0 +1,187 @@
+"""One task: the reduction of every series, and its attempts side by side."""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from rich.table import Table
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import HorizontalScroll, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from inspector.app.messages import PayloadsLoaded
+from inspector.engine import TaskRecord, TaskReduction
+from inspector.engine.render import format_value
+from inspector.results import ResultFileError, read_attempt_payload
+from inspector.session import Session
+from widgets.attempt_card import AttemptCard, json_scalar
+from widgets.literal import literal, one_line
+from widgets.reductions_panel import ReductionsPanel
+
+
+class TaskScreen(Screen[None]):
+    """The task's reductions with reasons, its attempts, final answers and ground truth."""
+
+    HELP = """\
+# Task
+Top: how every series reduced this task and why. Below: the attempts side by side.
+**d** opens the diagnostics of the focused attempt (tab moves between attempts).
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "d",
+            "diagnostics",
+            "Diagnostics",
+            tooltip="Verifier output, retries, artifacts, trajectory",
+        ),
+    ]
+
+    def __init__(self, session: Session, task_id: str, series_id: str) -> None:
+        super().__init__()
+        self.session = session
+        self.task_id = task_id
+        self.series_id = series_id
+        self.payloads: dict[int, dict[str, Any]] = {}
+        self.payload_errors: dict[int, str] = {}
+
+    @property
+    def task(self) -> TaskRecord:
+        rec = self.session.recomputation
+        assert rec is not None
+        return rec.tasks[rec.task_index()[self.task_id]]
+
+    @property
+    def reductions(self) -> list[TaskReduction]:
+        rec = self.session.recomputation
+        assert rec is not None
+        index = rec.task_index()[self.task_id]
+        return [rec.reductions[s.series_id][index] for s in rec.report.series]
+
+    @property
+    def cards(self) -> list[AttemptCard]:
+        return list(self.query(AttemptCard))
+
+    @property
+    def k(self) -> int:
+        rec = self.session.recomputation
+        assert rec is not None
+        return rec.plan.k
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with VerticalScroll(id="task-body"):
+            yield Static(id="task-head")
+            yield ReductionsPanel()
+            with HorizontalScroll(id="attempts"):
+                for index in range(1, self.k + 1):
+                    yield AttemptCard(index, id=f"attempt-{index}")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "task"
+        self.show_task()
+        self._load_payloads()
+        focus = self._default_attempt()
+        self.query_one(f"#attempt-{focus}", AttemptCard).focus()
+
+    def _default_attempt(self) -> int:
+        task = self.task
+        for index in sorted(task.attempts):
+            if task.attempts[index].has_error_issue:
+                return index
+        return min(task.attempts) if task.attempts else 1
+
+    def show_task(self) -> None:
+        rec = self.session.recomputation
+        assert rec is not None
+        task = self.task
+        index = rec.task_index()[self.task_id]
+        head = Table.grid(padding=(0, 1))
+        head.add_column(style="bold", no_wrap=True)
+        head.add_column(overflow="fold")
+        head.add_row("task", literal(task.task_id, max_chars=400))
+        head.add_row("category", literal(rec.category_keys[index], max_chars=200))
+        truth = task.ground_truth
+        head.add_row(
+            "ground truth",
+            literal(
+                truth if isinstance(truth, str) else json_scalar(truth),
+                multiline=True,
+                max_chars=600,
+            ),
+        )
+        head.add_row("plan", Text(f"k={task.plan_k} strategy={task.plan_strategy}"))
+        head.add_row("retries", Text(str(task.retry_count)))
+        head.add_row("source", one_line(task.source, max_chars=200))
+        self.query_one("#task-head", Static).update(head)
+        series = {s.series_id: s for s in rec.report.series}
+        self.query_one(ReductionsPanel).show(
+            self.reductions, lambda sid, value: format_value(value, series[sid])
+        )
+        self.show_attempts()
+
+    def show_attempts(self) -> None:
+        task = self.task
+        early = any(r.early_stopped for r in self.reductions)
+        for card in self.cards:
+            card.show(
+                task.attempts.get(card.index),
+                retries=task.retry_counts.get(card.index, 0),
+                payload=self.payloads.get(card.index),
+                payload_error=self.payload_errors.get(card.index),
+                early_stopped=early,
+            )
+
+    @work(
+        thread=True,
+        exclusive=True,
+        exit_on_error=False,
+        group="payloads",
+        description="read attempts",
+    )
+    def _load_payloads(self) -> None:
+        run = self.session.run
+        entry = run.entry_for(self.task_id)
+        payloads: dict[int, dict[str, Any]] = {}
+        errors: dict[int, str] = {}
+        if entry is not None:
+            for index in sorted(self.task.attempts):
+                try:
+                    payloads[index] = read_attempt_payload(run, entry, index)
+                except ResultFileError as exc:
+                    errors[index] = exc.problem.line()
+                except Exception as exc:
+                    errors[index] = f"{type(exc).__name__}: {exc}"
+        self.post_message(PayloadsLoaded(payloads, errors))
+
+    @on(PayloadsLoaded)
+    def _payloads_loaded(self, message: PayloadsLoaded) -> None:
+        self.payloads = message.payloads
+        self.payload_errors = message.errors
+        self.show_attempts()
+
+    def focused_attempt(self) -> int:
+        focused = self.focused
+        if isinstance(focused, AttemptCard):
+            return focused.index
+        return self._default_attempt()
+
+    def action_diagnostics(self) -> None:
+        from inspector.app.screens.diagnostics import DiagnosticsScreen
+
+        index = self.focused_attempt()
+        self.app.push_screen(DiagnosticsScreen(self.session, self.task_id, index))
+
+    def refresh_session(self, session: Session) -> None:
+        rec = session.recomputation
+        if rec is None or self.task_id not in rec.task_index():
+            self.notify("This task is no longer in the reloaded run.", severity="warning")
+            return
+        self.session = session
+        self.show_task()
+        self._load_payloads()

@@ -1,0 +1,26 @@
+"""What the app is started with, beyond the paths to open."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector.resolve import Overrides
+
+SAMPLE_RUN = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "k3_avg_hierarchy"
+"""The bundled sample run opened when nothing else is found."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """App settings.
+
+    Attributes:
+        overrides: A what-if plan applied to every run opened (None: the run's own plan).
+        sample_run: The run opened when no path is given and the current folder holds none.
+        cwd: The folder searched for runs when no path is given (None: the process's).
+    """
+
+    overrides: Overrides | None = None
+    sample_run: Path = SAMPLE_RUN
+    cwd: Path | None = None

@@ -1,0 +1,76 @@
+"""widgets.literal: result text is shown literally, never as markup or terminal control."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.text import Text
+
+from widgets.literal import literal, literal_plain, one_line
+
+
+def render(text: Text) -> str:
+    """What a terminal would receive for ``text`` (no colour codes)."""
+    console = Console(width=200, color_system=None, force_terminal=False, record=True)
+    console.print(text)
+    return console.export_text()
+
+
+def test_markup_is_not_interpreted() -> None:
+    text = literal("[bold]x[/bold] [link=https://e.test]y[/link] :smile:")
+    assert text.plain == "[bold]x[/bold] [link=https://e.test]y[/link] :smile:"
+    assert text.spans == []
+    assert "[bold]x[/bold]" in render(text)
+
+
+def test_escape_sequences_are_visible() -> None:
+    assert literal_plain("\x1b[2Jcleared") == "␛[2Jcleared"
+    assert literal_plain("\x1b]52;c;aGk=\x07") == "␛]52;c;aGk=␇"
+    assert literal_plain("\x1b]8;;https://e.test\x1b\\link\x1b]8;;\x1b\\") == (
+        "␛]8;;https://e.test␛\\link␛]8;;␛\\"
+    )
+    assert "\x1b" not in render(literal("\x1b[31mred"))
+
+
+def test_c0_c1_and_del_are_visible() -> None:
+    assert literal_plain("a\x08b\x00c\x7fd") == "a␈b␀c␡d"
+    assert literal_plain("x\x9by") == "x<U+009B>y"
+    assert literal_plain("x\x85y") == "x<U+0085>y"
+
+
+def test_bidi_and_zero_width_are_visible() -> None:
+    assert literal_plain("abc\u202edcba") == "abc<U+202E>dcba"
+    assert literal_plain("a\u2066b\u2069") == "a<U+2066>b<U+2069>"
+    assert literal_plain("a\u200db\u200bc\ufeff") == "a<U+200D>b<U+200B>c<U+FEFF>"
+    assert literal_plain("a\u2028b") == "a<U+2028>b"
+    assert literal_plain("tag\U000e0041") == "tag<U+E0041>"
+    assert literal_plain("lone\ud800") == "lone<U+D800>"
+
+
+def test_made_visible_characters_are_styled() -> None:
+    text = literal("a\x1bb")
+    assert [(text.plain[s.start : s.end]) for s in text.spans] == ["␛"]
+
+
+def test_single_line_shows_newlines_tabs_and_returns() -> None:
+    assert literal_plain("a\nb\tc\rd") == "a␊b␉c␍d"
+    assert "\n" not in literal_plain("x\r\ny")
+
+
+def test_multiline_keeps_layout_but_not_lone_carriage_returns() -> None:
+    assert literal_plain("a\nb", multiline=True) == "a\nb"
+    assert literal_plain("a\r\nb", multiline=True) == "a\nb"
+    assert literal_plain("a\rb", multiline=True) == "a␍b"
+    assert literal_plain("a\tb", multiline=True) == "a    b"
+
+
+def test_printable_unicode_is_unchanged() -> None:
+    assert literal_plain("数学/1 — café ✓") == "数学/1 — café ✓"
+    assert literal("plain").spans == []
+
+
+def test_non_strings_and_truncation() -> None:
+    assert literal_plain(42) == "42"
+    assert literal_plain(None) == "None"
+    cut = one_line("x" * 500, max_chars=10)
+    assert cut.plain.startswith("xxxxxxxxxx…")
+    assert "490 more characters" in cut.plain

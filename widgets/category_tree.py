@@ -1,0 +1,218 @@
+"""CategoryTree: a series' hierarchy or categories, per node its value, counts and weight."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from inspector.engine import MetricBreakdown, MetricSeries
+from inspector.engine.hierarchy import HierarchyNode, node_weights
+from inspector.engine.render import format_value
+from widgets.literal import literal
+
+NAME_WIDTH = 26
+EXPANDER_WIDTH = 2
+SHORT_AGGREGATIONS = {"leaf": "", "weighted_by_count": "by_count"}
+GUIDE_WIDTH = 4
+REFERENCE_STYLE = "italic yellow"
+
+
+@dataclass(frozen=True)
+class NodeData:
+    """What a tree node stands for: a hierarchy node or a category, and its category keys."""
+
+    label: str
+    categories: frozenset[str]
+    path: str | None = None
+
+
+def _cell(text: str, width: int, style: str = "") -> Text:
+    return Text(text.rjust(width)[:width] + " ", style)
+
+
+def node_row(
+    name: str,
+    indent: int,
+    part: MetricBreakdown | None,
+    series: MetricSeries,
+    *,
+    weight: str = "",
+    share: str = "",
+    aggregation: str = "",
+) -> Text:
+    """One tree label laid out in columns that line up whatever the indent.
+
+    ``indent`` is where the tree starts the label: guides plus the expander of a branch.
+    """
+    width = max(8, NAME_WIDTH - indent)
+    label = literal(name, max_chars=width - 1)
+    label.truncate(width, pad=True)
+    row = Text()
+    row.append_text(label)
+    row.append(" ")
+    if part is None:
+        row.append_text(_cell("-", 8, "dim"))
+        counts = ("",) * 5
+    else:
+        if part.value is not None:
+            row.append_text(_cell(format_value(part.value, series), 8, "bold"))
+        elif part.reference_value is not None:
+            row.append_text(
+                _cell(format_value(part.reference_value, series) + "ʳ", 8, REFERENCE_STYLE)
+            )
+        else:
+            row.append_text(_cell("-", 8, "dim"))
+        c = part.counts
+        counts = tuple(
+            str(v) for v in (c.total, c.evaluated, c.error, c.unavailable, c.invalidated)
+        )
+    for value in counts:
+        row.append_text(_cell(value, 4))
+    agg_weight = (
+        "" if part is None or part.aggregation_weight is None else f"{part.aggregation_weight:g}"
+    )
+    row.append_text(_cell(agg_weight, 5))
+    row.append_text(_cell(weight, 5))
+    row.append_text(_cell(share, 5))
+    row.append(" " + SHORT_AGGREGATIONS.get(aggregation, aggregation), "dim")
+    return row
+
+
+def header_row() -> Text:
+    row = Text(style="bold")
+    row.append("node".ljust(NAME_WIDTH - EXPANDER_WIDTH) + " ")
+    row.append("value".rjust(8) + " ")
+    for name in ("tot", "eval", "err", "unav", "inv"):
+        row.append(name.rjust(4) + " ")
+    row.append("aggw".rjust(5) + " ")
+    row.append("wght".rjust(5) + " ")
+    row.append("share".rjust(5) + " ")
+    row.append(" aggregation")
+    return row
+
+
+def indent_of(depth: int, branch: bool) -> int:
+    """Columns the tree draws before a label at ``depth`` (root = 0)."""
+    return GUIDE_WIDTH * depth + (EXPANDER_WIDTH if branch else 0)
+
+
+class CategoryTree(Tree[NodeData | None]):
+    """The hierarchy of the selected series (when the run has one) and its flat categories.
+
+    Columns: value (ʳ marks a reference value), the five counts, aggregation_weight
+    (``aggw``), the configured weight (``wght``), the share after re-normalisation among
+    valued siblings, and the node's aggregation. **enter** lists the tasks under a node.
+    """
+
+    HELP = """\
+## Categories
+Per node: value (ʳ = reference value), counts total / evaluated / error / unavailable /
+invalidated, `aggw` (aggregation_weight), the configured weight `wght`, the `share` the node
+gets after re-normalisation among its valued siblings, and the node's aggregation.
+Categories that no hierarchy leaf names count in the series but not in `overall`.
+Press **enter** on a node to list its tasks.
+"""
+
+    DEFAULT_CSS = """
+    CategoryTree {
+        height: 1fr;
+        min-height: 6;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "choose", "Open node", tooltip="List the tasks under this node"),
+    ]
+
+    @dataclass
+    class NodeChosen(Message):
+        """The user asked for the tasks under a node."""
+
+        tree: CategoryTree
+        series_id: str
+        data: NodeData
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(header_row(), data=None, id=id)
+        self.guide_depth = GUIDE_WIDTH
+        self._series_id = ""
+
+    def show(self, series: MetricSeries, root: HierarchyNode | None) -> None:
+        """Rebuild the tree for ``series``; ``root`` is the plan's hierarchy, if any."""
+        self._series_id = series.series_id
+        self.clear()
+        self.root.set_label(header_row())
+        self.root.expand()
+        if root is not None and series.hierarchy:
+            self._add_hierarchy(self.root, root, series, 1, "")
+            named = {n.name for n in root.walk() if n.is_leaf}
+            outside = [key for key in series.categories if key not in named]
+            if outside:
+                group = self.root.add(
+                    Text("categories outside the hierarchy", "italic"),
+                    data=NodeData("outside the hierarchy", frozenset(outside)),
+                    expand=True,
+                )
+                self._add_categories(group, series, outside, 2)
+        flat = self.root.add(
+            Text(f"categories ({len(series.categories)})", "italic"),
+            data=NodeData("all categories", frozenset(series.categories)),
+            expand=root is None or not series.hierarchy,
+        )
+        self._add_categories(flat, series, list(series.categories), 2)
+        self.move_cursor_to_line(1)
+
+    def _add_hierarchy(
+        self,
+        parent: TreeNode[NodeData | None],
+        node: HierarchyNode,
+        series: MetricSeries,
+        depth: int,
+        share: str,
+    ) -> None:
+        part = series.hierarchy.get(node.path)
+        weight = "" if node.weight is None else f"{node.weight:g}"
+        data = NodeData(node.path, frozenset(n.name for n in node.walk() if n.is_leaf), node.path)
+        label = node_row(
+            node.name,
+            indent_of(depth, not node.is_leaf),
+            part,
+            series,
+            weight=weight,
+            share=share,
+            aggregation=node.aggregation,
+        )
+        if node.is_leaf:
+            parent.add_leaf(label, data=data)
+            return
+        branch = parent.add(label, data=data, expand=True)
+        shares: Mapping[str, float] = node_weights(node, series.hierarchy)
+        for child in node.children:
+            child_share = f"{shares[child.path]:.3f}" if child.path in shares else ""
+            self._add_hierarchy(branch, child, series, depth + 1, child_share)
+
+    def _add_categories(
+        self,
+        parent: TreeNode[NodeData | None],
+        series: MetricSeries,
+        keys: list[str],
+        depth: int,
+    ) -> None:
+        for key in keys:
+            parent.add_leaf(
+                node_row(key, indent_of(depth, False), series.categories.get(key), series),
+                data=NodeData(key, frozenset({key})),
+            )
+
+    def action_choose(self) -> None:
+        node = self.cursor_node
+        if node is None or node.data is None:
+            return
+        self.post_message(self.NodeChosen(self, self._series_id, node.data))

@@ -1,0 +1,69 @@
+"""Distribution: a small bar plot of the task values of one series."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from rich.text import Text
+from textual.widgets import Static
+
+BAR = "█"
+MAX_DISTINCT = 11
+BINS = 10
+
+
+class Distribution(Static):
+    """How the evaluated task values of the selected series are spread.
+
+    One bar per distinct value when there are few of them (binary and avg@k series), else
+    ten equal-width bins. The values come from the engine's task reductions.
+    """
+
+    HELP = """\
+## Distribution
+Evaluated task values of the selected series: one bar per distinct value, or ten bins.
+Tasks without a value (error, unavailable, invalidated) are not plotted; see the counts.
+"""
+
+    DEFAULT_CSS = """
+    Distribution {
+        height: auto;
+        min-height: 3;
+        padding: 0 1;
+    }
+    """
+
+    BAR_WIDTH = 24
+
+    def show(self, title: str, values: Sequence[float]) -> None:
+        """Plot ``values`` under ``title``."""
+        text = Text(f"{title}: {len(values)} task values\n", style="bold")
+        if not values:
+            text.append("no evaluated task", "dim")
+            self.update(text)
+            return
+        rows = self._rows(values)
+        largest = max(count for _, count in rows) or 1
+        for label, count in rows:
+            width = round(self.BAR_WIDTH * count / largest)
+            text.append(f"{label:>13} ")
+            text.append(BAR * width if count else "", "green")
+            text.append(f"{'' if count else '·'} {count}\n")
+        text.rstrip()
+        self.update(text)
+
+    @staticmethod
+    def _rows(values: Sequence[float]) -> list[tuple[str, int]]:
+        distinct = Counter(values)
+        if len(distinct) <= MAX_DISTINCT:
+            return [(f"{value:.4g}", distinct[value]) for value in sorted(distinct)]
+        low, high = min(values), max(values)
+        step = (high - low) / BINS
+        counts = [0] * BINS
+        for value in values:
+            slot = min(BINS - 1, int((value - low) / step)) if step else 0
+            counts[slot] += 1
+        return [
+            (f"{low + i * step:.3g}–{low + (i + 1) * step:.3g}", counts[i]) for i in range(BINS)
+        ]

@@ -1,0 +1,133 @@
+"""Result text, shown literally.
+
+Result directories hold text written by models, agents, verifiers and test suites. None of it
+may drive the terminal or Rich: :func:`literal` turns any string into a
+:class:`rich.text.Text` that is never parsed as markup, with every character that could
+mislead made visible:
+
+- the escape character as ``␛`` (so ``"\\x1b[2J"`` reads ``␛[2J``), other C0 controls as their
+  control pictures (``␇`` for BEL, ``␈`` for backspace, ``␍`` for a carriage return);
+- C1 controls, bidirectional overrides and isolates, zero-width and other invisible format
+  characters, line / paragraph separators and lone surrogates as ``<U+202E>``.
+
+Newlines and tabs are kept as layout in multi-line text and shown as ``␊`` / ``␉`` in
+single-line text (task ids, categories, file names).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from functools import lru_cache
+
+from rich.style import Style
+from rich.text import Text
+
+ESCAPE_STYLE = Style(color="magenta", bold=True)
+"""How a made-visible character is styled, so it cannot pass for the text itself."""
+
+TRUNCATION_STYLE = Style(dim=True, italic=True)
+
+_PICTURE_BASE = 0x2400  # U+2400 SYMBOL FOR NULL ... U+241F SYMBOL FOR UNIT SEPARATOR
+_TAB_WIDTH = 4
+
+
+@lru_cache(maxsize=4096)
+def visible_form(char: str) -> str | None:
+    """What to show for ``char`` instead of the character itself, or None if it is safe."""
+    code = ord(char)
+    if code < 0x20:
+        return chr(_PICTURE_BASE + code)
+    if code == 0x7F:
+        return "␡"
+    if 0x80 <= code <= 0x9F:
+        return f"<U+{code:04X}>"
+    category = unicodedata.category(char)
+    # Cf: bidi controls, zero-width characters, soft hyphen, BOM, tag characters, ...
+    # Zl / Zp: line and paragraph separators. Cs: lone surrogates from bad decoding.
+    if category in ("Cf", "Zl", "Zp", "Cs"):
+        return f"<U+{code:04X}>"
+    return None
+
+
+def is_plain(text: str) -> bool:
+    """True when ``text`` has nothing to make visible (fast path)."""
+    # str.isprintable() is False for every Cc, Cf, Cs, Zl and Zp character.
+    return text.isprintable()
+
+
+def literal(
+    value: object,
+    *,
+    multiline: bool = False,
+    max_chars: int | None = None,
+    style: str | Style = "",
+    escape_style: Style = ESCAPE_STYLE,
+) -> Text:
+    """Any string from a result file as literal :class:`Text`.
+
+    Args:
+        value: The text (anything else is shown through ``str()``).
+        multiline: Keep newlines (``\\n`` and ``\\r\\n``) and expand tabs; otherwise they
+            are shown as ``␊`` / ``␍`` / ``␉``.
+        max_chars: Cut the text after this many characters and say how much was left out.
+        style: The base style of the text.
+        escape_style: The style of characters made visible.
+
+    Returns:
+        Text that renders exactly what the string contains, never markup.
+    """
+    source = value if isinstance(value, str) else str(value)
+    cut = 0
+    if max_chars is not None and len(source) > max_chars:
+        cut = len(source) - max_chars
+        source = source[:max_chars]
+    text = Text(style=style, no_wrap=not multiline, end="")
+    if is_plain(source):
+        text.append(source)
+    else:
+        _append_visible(text, source, multiline, escape_style)
+    if cut:
+        text.append(f"… ({cut:,} more characters)", TRUNCATION_STYLE)
+    return text
+
+
+def _append_visible(text: Text, source: str, multiline: bool, escape_style: Style) -> None:
+    run_start = 0
+    index = 0
+    length = len(source)
+    while index < length:
+        char = source[index]
+        if multiline and char == "\n":
+            index += 1
+            continue
+        if multiline and char == "\r" and index + 1 < length and source[index + 1] == "\n":
+            # A Windows line ending is a line ending; drop the \r.
+            text.append(source[run_start:index])
+            run_start = index + 1
+            index += 1
+            continue
+        if multiline and char == "\t":
+            text.append(source[run_start:index])
+            text.append(" " * _TAB_WIDTH)
+            index += 1
+            run_start = index
+            continue
+        shown = visible_form(char)
+        if shown is None:
+            index += 1
+            continue
+        text.append(source[run_start:index])
+        text.append(shown, escape_style)
+        index += 1
+        run_start = index
+    text.append(source[run_start:])
+
+
+def literal_plain(value: object, *, multiline: bool = False, max_chars: int | None = None) -> str:
+    """The same substitution as :func:`literal`, as a plain string (for filters and search)."""
+    return literal(value, multiline=multiline, max_chars=max_chars).plain
+
+
+def one_line(value: object, max_chars: int = 200) -> Text:
+    """A single-line literal cut to ``max_chars`` (table cells, titles)."""
+    return literal(value, multiline=False, max_chars=max_chars)

@@ -1,0 +1,68 @@
+"""ReductionsPanel: how every series reduced one task, and why."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from rich.table import Table
+from rich.text import Text
+from textual.widgets import Static
+
+from inspector.engine import TaskReduction
+from widgets.literal import literal
+from widgets.task_table import STATE_STYLES
+
+
+class ReductionsPanel(Static):
+    """One row per series: state, value, has_error, coverage and the engine's reasons."""
+
+    HELP = """\
+## Reductions
+For each series: the task's state and value, has_error, coverage (attempts recorded,
+attempts with the metric, attempts with an ERROR/FATAL issue, of k), and the reasons the
+engine gives for every state other than evaluated and for every has_error.
+"""
+
+    DEFAULT_CSS = """
+    ReductionsPanel {
+        height: auto;
+        padding: 0 1;
+    }
+    """
+
+    def show(
+        self,
+        reductions: Sequence[TaskReduction],
+        format_value: Callable[[str, float | None], str],
+    ) -> None:
+        table = Table(expand=True, box=None, padding=(0, 1), header_style="bold")
+        table.add_column("Series", no_wrap=True)
+        table.add_column("State", no_wrap=True)
+        table.add_column("Value", justify="right", no_wrap=True)
+        table.add_column("has_error", no_wrap=True)
+        table.add_column("Coverage", no_wrap=True)
+        table.add_column("Reasons", ratio=1, overflow="fold")
+        for reduction in reductions:
+            coverage = reduction.coverage
+            cover = Text(
+                f"{coverage.observed} rec · {coverage.valid} obs · {coverage.error} err / {coverage.requested}"
+            )
+            if reduction.early_stopped:
+                cover.append(" · early stop", "dim")
+            reasons = Text()
+            for reason in reduction.reasons:
+                reasons.append(f"{reason.code}: ", "bold")
+                reasons.append_text(literal(reason.text, max_chars=300))
+                reasons.append("\n")
+            reasons.rstrip()
+            table.add_row(
+                literal(reduction.series_id),
+                Text(reduction.state, STATE_STYLES.get(reduction.state, "")),
+                Text(format_value(reduction.series_id, reduction.value)),
+                Text(
+                    "yes" if reduction.has_error else "no", "red" if reduction.has_error else "dim"
+                ),
+                cover,
+                reasons if reduction.reasons else Text("—", "dim"),
+            )
+        self.update(table)

@@ -1,0 +1,111 @@
+"""RunTable: the runs under a results root, newest first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.widgets import DataTable
+
+from inspector.results import RunSummary
+from widgets.literal import one_line
+
+STATE_FOLDERS = ("normal", "error", "fatal", "running")
+
+
+def headline_text(summary: RunSummary) -> Text:
+    if summary.headline_value is None:
+        return Text("-", "dim")
+    text = f"{summary.headline_value:.4f}"
+    if summary.headline_is_reference:
+        return Text(text + " (reference)", "italic yellow")
+    return Text(text, "bold")
+
+
+class RunTable(DataTable[Text]):
+    """One row per run: where, what, plan, status, task folders and the stored headline."""
+
+    HELP = """\
+## Runs
+The runs found under the results root, newest first. The headline value is the one stored
+in the run's metrics.json; open a run (**enter**) to recompute it. Task counts are folders
+per state folder (normal / error / fatal / running).
+"""
+
+    DEFAULT_CSS = """
+    RunTable {
+        height: 1fr;
+    }
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_run", "Open run", tooltip="Recompute and open this run")
+    ]
+
+    @dataclass
+    class RunChosen(Message):
+        table: RunTable
+        path: Path
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self._paths: list[Path] = []
+
+    def on_mount(self) -> None:
+        for label in (
+            "Run",
+            "Namespace",
+            "Run id",
+            "Model",
+            "Benchmark",
+            "Harness",
+            "Plan",
+            "Status",
+            "Started",
+            *(name.capitalize() for name in STATE_FOLDERS),
+            "Headline",
+        ):
+            self.add_column(label)
+
+    @property
+    def paths(self) -> list[Path]:
+        return list(self._paths)
+
+    def show(self, runs: Sequence[RunSummary]) -> None:
+        self.clear()
+        self._paths = [run.path for run in runs]
+        for run in runs:
+            plan = (
+                "-" if run.k is None else f"{run.strategy or '?'}@{run.k}" if run.k > 1 else "k=1"
+            )
+            self.add_row(
+                one_line(run.relative, max_chars=40),
+                one_line(run.namespace or "-", max_chars=40),
+                one_line(run.run_id, max_chars=30),
+                one_line(run.model or "-", max_chars=24),
+                one_line(run.benchmark or "-", max_chars=24),
+                one_line(run.harness or "-", max_chars=20),
+                Text(plan),
+                one_line(run.status or "-", max_chars=12),
+                one_line(run.started_at or "-", max_chars=25),
+                *(
+                    Text(str(run.task_counts.get(name, 0)), justify="right")
+                    for name in STATE_FOLDERS
+                ),
+                headline_text(run),
+            )
+
+    def action_open_run(self) -> None:
+        if self._paths:
+            self.post_message(
+                self.RunChosen(self, self._paths[min(self.cursor_row, len(self._paths) - 1)])
+            )
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_open_run()

@@ -1,0 +1,168 @@
+"""TaskFilterBar: series, state / count, category, issue severity / phase / code, text."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal
+from textual.message import Message
+from textual.widgets import Input, Select
+
+from inspector.app.model import STATE_FILTERS, IssueChoices, TaskFilter
+from widgets.literal import one_line
+
+ALL_CATEGORIES = "\x00all"
+
+
+def _value(select: Select[str]) -> str | None:
+    value = select.value
+    return value if isinstance(value, str) else None
+
+
+class TaskFilterBar(Horizontal):
+    """The filters of the tasks screen. Posts :class:`TaskFilterBar.Changed`."""
+
+    HELP = """\
+## Filters
+Series, state or count, category, issue severity / phase / code, and text in the task id
+or category. *count unavailable* is state error + state unavailable; *count error* is every
+task with has_error, whatever its state.
+"""
+
+    DEFAULT_CSS = """
+    TaskFilterBar {
+        height: auto;
+    }
+    TaskFilterBar Select {
+        width: 1fr;
+    }
+    TaskFilterBar SelectCurrent Static#label {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
+    }
+    TaskFilterBar #series { width: 2fr; }
+    TaskFilterBar #state { width: 2fr; }
+    TaskFilterBar Input {
+        width: 2fr;
+    }
+    """
+
+    @dataclass
+    class Changed(Message):
+        """The user changed a filter."""
+
+        bar: TaskFilterBar
+        task_filter: TaskFilter
+
+    def __init__(
+        self,
+        series_ids: Sequence[str],
+        choices: IssueChoices,
+        task_filter: TaskFilter,
+        *,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self._series_ids = list(series_ids)
+        self._choices = choices
+        self._filter = task_filter
+        self._ready = False
+
+    @property
+    def task_filter(self) -> TaskFilter:
+        return self._filter
+
+    def compose(self) -> ComposeResult:
+        f = self._filter
+        yield Select(
+            [(one_line(s), s) for s in self._series_ids],
+            value=f.series_id,
+            allow_blank=False,
+            id="series",
+            tooltip="Series",
+        )
+        yield Select(
+            [(label, token) for token, label in STATE_FILTERS],
+            value=f.state if f.state in dict(STATE_FILTERS) else Select.NULL,
+            prompt="any state",
+            id="state",
+            tooltip="State or count",
+        )
+        categories: list[tuple[Text, str]] = [
+            (one_line(c, max_chars=40), c) for c in self._choices.categories
+        ]
+        category_value: str | None = None
+        if f.categories is not None:
+            if len(f.categories) == 1:
+                category_value = next(iter(f.categories))
+            else:
+                categories.insert(
+                    0, (one_line(f"node {f.category_label}", max_chars=40), ALL_CATEGORIES)
+                )
+                category_value = ALL_CATEGORIES
+        yield Select(
+            categories,
+            value=category_value if category_value is not None else Select.NULL,
+            prompt="category",
+            id="category",
+            tooltip="Category",
+        )
+        yield Select(
+            [(s, s) for s in self._choices.severities],
+            value=f.severity or Select.NULL,
+            prompt="severity",
+            id="severity",
+            tooltip="Issue severity",
+        )
+        yield Select(
+            [(p, p) for p in self._choices.phases],
+            value=f.phase or Select.NULL,
+            prompt="phase",
+            id="phase",
+            tooltip="Issue phase",
+        )
+        yield Select(
+            [(one_line(c, max_chars=40), c) for c in self._choices.codes],
+            value=f.code or Select.NULL,
+            prompt="code",
+            id="code",
+            tooltip="Issue code",
+        )
+        yield Input(value=f.text, placeholder="text in id/category", id="text")
+
+    def on_mount(self) -> None:
+        self._ready = True
+
+    def on_select_changed(self, event: Select.Changed) -> None:
+        event.stop()
+        if not self._ready:
+            return
+        select = event.select
+        value = _value(select)
+        f = self._filter
+        if select.id == "series" and value:
+            f = f.with_changes(series_id=value)
+        elif select.id == "state":
+            f = f.with_changes(state=value)
+        elif select.id == "category":
+            if value == ALL_CATEGORIES:
+                return
+            f = f.with_changes(
+                categories=frozenset({value}) if value is not None else None,
+                category_label=value,
+            )
+        elif select.id in ("severity", "phase", "code"):
+            f = f.with_changes(**{select.id: value})
+        self._set(f)
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        event.stop()
+        self._set(self._filter.with_changes(text=event.value.strip()))
+
+    def _set(self, task_filter: TaskFilter) -> None:
+        if task_filter != self._filter:
+            self._filter = task_filter
+            self.post_message(self.Changed(self, task_filter))
