@@ -46,7 +46,9 @@ def _get(data: Any, *path: str) -> Any:
     return data
 
 
-def run_identity(run_info: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> tuple[str, str]:
+def run_identity(
+    run_info: Mapping[str, Any] | None, params: Mapping[str, Any] | None
+) -> tuple[str, str]:
     """(benchmark id, model id) as AgentCompass names them in ``summary.md``."""
 
     def pick(section: str) -> str:
@@ -65,7 +67,9 @@ def run_identity(run_info: Mapping[str, Any] | None, params: Mapping[str, Any] |
     return pick("benchmark"), pick("model")
 
 
-def benchmark_params(run_info: Mapping[str, Any] | None, params: Mapping[str, Any] | None) -> dict[str, Any]:
+def benchmark_params(
+    run_info: Mapping[str, Any] | None, params: Mapping[str, Any] | None
+) -> dict[str, Any]:
     """``request.benchmark.params`` first, ``params.json`` only if the request has none (item 43)."""
     value = _get(run_info, "request", "benchmark", "params")
     if isinstance(value, Mapping):
@@ -74,9 +78,7 @@ def benchmark_params(run_info: Mapping[str, Any] | None, params: Mapping[str, An
     return dict(value) if isinstance(value, Mapping) else {}
 
 
-def contract_from_stored(
-    stored: Mapping[str, Any], tasks: Sequence[TaskRecord]
-) -> MetricContract:
+def contract_from_stored(stored: Mapping[str, Any], tasks: Sequence[TaskRecord]) -> MetricContract:
     """Rebuild a contract from a stored metrics.json plus the attempts' observations.
 
     Series give ids, kinds, labels, order and the headline; metrics that appear only in the
@@ -194,7 +196,9 @@ def resolve_plan(
 
     stored_bench, model = run_identity(run_info, params)
     bench = o.benchmark_id if o.benchmark_id is not None else stored_bench
-    sources["benchmark"] = "--benchmark" if o.benchmark_id is not None else "run_info.json request.benchmark.id"
+    sources["benchmark"] = (
+        "--benchmark" if o.benchmark_id is not None else "run_info.json request.benchmark.id"
+    )
     bparams = benchmark_params(run_info, params)
 
     if o.aggregation is not None:

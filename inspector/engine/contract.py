@@ -86,7 +86,9 @@ class MetricContract:
             raise ContractError("a metric contract must declare at least one metric")
         primaries = [mid for mid, spec in self.metrics.items() if spec.primary]
         if len(primaries) != 1:
-            raise ContractError(f"a metric contract needs exactly one primary, found {len(primaries)}")
+            raise ContractError(
+                f"a metric contract needs exactly one primary, found {len(primaries)}"
+            )
         for metric_id, spec in self.metrics.items():
             if spec.kind not in KINDS:
                 raise ContractError(f"metric {metric_id!r}: unknown kind {spec.kind!r}")
@@ -131,7 +133,9 @@ class MetricContract:
             spec = self.metrics.get(key)
             if spec is None:
                 raise ObservationError(
-                    f"undeclared metric {key!r} (UnknownMetricError)", task_id=task_id, source=source
+                    f"undeclared metric {key!r} (UnknownMetricError)",
+                    task_id=task_id,
+                    source=source,
                 )
             check_observation(key, spec.kind, value, task_id=task_id, source=source)
 

@@ -65,7 +65,9 @@ class AggregationContext:
         self.invalidated_task_ids = {
             r.task_id for rows in reductions.values() for r in rows if r.state == INVALIDATED
         }
-        self._error_task_ids = {r.task_id for rows in reductions.values() for r in rows if r.has_error}
+        self._error_task_ids = {
+            r.task_id for rows in reductions.values() for r in rows if r.has_error
+        }
         # Custom task states per produced series, for the audit views.
         self.custom_states: dict[str, dict[str, str]] = {}
 
@@ -127,7 +129,12 @@ class AggregationContext:
                     states[left.task_id] = UNAVAILABLE
                     continue
                 pairs.append(
-                    _Pair(left.task_id, self._categories[left.task_id], float(left.value), float(right.value))  # type: ignore[arg-type]
+                    _Pair(
+                        left.task_id,
+                        self._categories[left.task_id],
+                        float(left.value),
+                        float(right.value),
+                    )  # type: ignore[arg-type]
                 )
             categories = self._ratio_categories(pairs, template, states)
             value, hierarchy = self._ratio_value(pairs, categories, respect_report_aggregation)
@@ -279,7 +286,9 @@ class AggregationContext:
         }
         categories = {}
         for category in template.categories:
-            items = [float(v) for tid, v in resolved.items() if self._categories.get(tid) == category]
+            items = [
+                float(v) for tid, v in resolved.items() if self._categories.get(tid) == category
+            ]
             cat_states = {t: s for t, s in states.items() if self._categories[t] == category}
             categories[category] = MetricBreakdown(
                 value=_mean(items),

@@ -53,9 +53,13 @@ def _weight(value: Any, path: str) -> float | None:
     return weight
 
 
-def _parse_node(name: Any, payload: Any, parent: str | None, ancestors: frozenset[int]) -> HierarchyNode:
+def _parse_node(
+    name: Any, payload: Any, parent: str | None, ancestors: frozenset[int]
+) -> HierarchyNode:
     if type(name) is not str or not name.strip() or name != name.strip():
-        raise HierarchyError("hierarchy node names must be non-empty strings without surrounding whitespace")
+        raise HierarchyError(
+            "hierarchy node names must be non-empty strings without surrounding whitespace"
+        )
     path = path_segment(name) if parent is None else f"{parent}/{path_segment(name)}"
     if not isinstance(payload, Mapping):
         raise HierarchyError(f"hierarchy node '{path}' must be a mapping")
@@ -63,7 +67,9 @@ def _parse_node(name: Any, payload: Any, parent: str | None, ancestors: frozense
         raise HierarchyError(f"hierarchy node '{path}' contains a cycle")
     unknown = set(payload) - NODE_FIELDS
     if unknown:
-        raise HierarchyError(f"hierarchy node '{path}' has unsupported fields: {', '.join(sorted(map(str, unknown)))}")
+        raise HierarchyError(
+            f"hierarchy node '{path}' has unsupported fields: {', '.join(sorted(map(str, unknown)))}"
+        )
     aggregation = payload.get("aggregation", "leaf")
     if type(aggregation) is not str or aggregation not in NODE_AGGREGATIONS:
         raise HierarchyError(
@@ -148,14 +154,18 @@ def hierarchy_breakdowns(
                 )
             scaled = [w / scale for w in weights]
             denominator = math.fsum(scaled)
-            value = math.fsum(r.value * (w / denominator) for (_, r), w in zip(valid, scaled, strict=True))  # type: ignore[operator]
+            value = math.fsum(
+                r.value * (w / denominator) for (_, r), w in zip(valid, scaled, strict=True)
+            )  # type: ignore[operator]
         elif valid and node.aggregation == "weighted_by_count":
             weights = [_count_weight(r) for _, r in valid]
             denominator = math.fsum(weights)
             if denominator <= 0:
                 value = 0.0
             else:
-                value = math.fsum(r.value * (w / denominator) for (_, r), w in zip(valid, weights, strict=True))  # type: ignore[operator]
+                value = math.fsum(
+                    r.value * (w / denominator) for (_, r), w in zip(valid, weights, strict=True)
+                )  # type: ignore[operator]
         result = MetricBreakdown(value=value, counts=counts, aggregation_weight=weight_total)
         out[node.path] = result
         return result
@@ -164,7 +174,9 @@ def hierarchy_breakdowns(
     return out
 
 
-def node_weights(node: HierarchyNode, breakdowns: Mapping[str, MetricBreakdown]) -> dict[str, float]:
+def node_weights(
+    node: HierarchyNode, breakdowns: Mapping[str, MetricBreakdown]
+) -> dict[str, float]:
     """The effective weight of each valid child after re-normalisation (for "explain")."""
     children = [(c, breakdowns.get(c.path, ZERO_BREAKDOWN)) for c in node.children]
     valid = [(c, b) for c, b in children if b.shown_value is not None]

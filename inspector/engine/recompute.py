@@ -57,9 +57,14 @@ def _check_plans(tasks: Sequence[TaskRecord], plan: Plan) -> None:
     for task in tasks:
         tid = task.task_id
         if not isinstance(tid, str) or not tid.strip() or tid != tid.strip():
-            raise ObservationError("task_id must be a non-empty string without surrounding whitespace", source=task.source)
+            raise ObservationError(
+                "task_id must be a non-empty string without surrounding whitespace",
+                source=task.source,
+            )
         if tid in seen:
-            raise ObservationError(f"duplicate detail task_id: {tid}", task_id=tid, source=task.source)
+            raise ObservationError(
+                f"duplicate detail task_id: {tid}", task_id=tid, source=task.source
+            )
         seen.add(tid)
         if (task.plan_k, task.plan_strategy) != (plan.k, plan.strategy):
             raise ObservationError(
@@ -109,7 +114,9 @@ def recompute(
         series=tuple(select_value_role(s, failed) for s in series),
         evaluation_failed=failed,
     )
-    all_reductions: dict[str, tuple[TaskReduction, ...]] = {k: tuple(v) for k, v in reductions.items()}
+    all_reductions: dict[str, tuple[TaskReduction, ...]] = {
+        k: tuple(v) for k, v in reductions.items()
+    }
     not_recomputed: tuple[str, ...] = ()
     override = OVERRIDES.get(plan.benchmark_id)
     if override is not None:
@@ -117,9 +124,13 @@ def recompute(
         override(context, plan.benchmark_params, tasks)
         report = context.build()
         for series_id, states in context.custom_states.items():
-            all_reductions[series_id] = _custom_reductions(tasks, states, context, plan.k, series_id)
+            all_reductions[series_id] = _custom_reductions(
+                tasks, states, context, plan.k, series_id
+            )
     if plan.benchmark_id in CARRIED_OVER and stored_metrics:
-        report, not_recomputed = _carry_over(report, stored_metrics, CARRIED_OVER[plan.benchmark_id])
+        report, not_recomputed = _carry_over(
+            report, stored_metrics, CARRIED_OVER[plan.benchmark_id]
+        )
     validate_report(report)
     return Recomputation(
         plan=plan,
@@ -148,7 +159,9 @@ def _custom_reductions(
         has_error = state in (ERROR, INVALIDATED) or task.task_id in context._error_task_ids
         reasons: tuple[Reason, ...] = ()
         if state != EVALUATED or has_error:
-            reasons = (Reason("corpus_formula", f"the corpus formula's inputs for this task are {state}"),)
+            reasons = (
+                Reason("corpus_formula", f"the corpus formula's inputs for this task are {state}"),
+            )
         out.append(
             TaskReduction(
                 task_id=task.task_id,

@@ -110,20 +110,19 @@ def _facts(task: TaskRecord, contract: MetricContract, k: int) -> _TaskFacts:
         # AgentCompass preflights the task's own strategy here (spec §10 item 8).
         strategy = resolve_attempt_strategy(task.plan_strategy)
         strategy.preflight(contract, k)
-        stops = (
-            contiguous
-            and strategy.should_stop(
-                attempt_completed(last.status),
-                contract.primary.kind,
-                last.metrics.get(contract.primary_id),
-            )
+        stops = contiguous and strategy.should_stop(
+            attempt_completed(last.status),
+            contract.primary.kind,
+            last.metrics.get(contract.primary_id),
         )
         if stops:
             missing = 0
             early_stopped = True
         elif strategy.id == "pass":
             gap_or_unstopped = True
-    return _TaskFacts(ordered, error_attempts, fatal_attempts, missing, early_stopped, gap_or_unstopped)
+    return _TaskFacts(
+        ordered, error_attempts, fatal_attempts, missing, early_stopped, gap_or_unstopped
+    )
 
 
 def _issue_reasons(attempts: Sequence[Attempt], severity: str, code: str) -> list[Reason]:
@@ -169,9 +168,7 @@ def _missing_reasons(task: TaskRecord, facts: _TaskFacts, k: int) -> list[Reason
         if sorted(recorded) != list(range(1, len(recorded) + 1)):
             text = "the pass early stop is not credited: the recorded attempts have a gap"
         else:
-            text = (
-                f"the pass early stop is not credited: attempt {last} is not a completed success"
-            )
+            text = f"the pass early stop is not credited: attempt {last} is not a completed success"
         reasons.append(Reason("early_stop_not_credited", text, (last,)))
     return reasons
 

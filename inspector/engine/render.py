@@ -83,7 +83,17 @@ def _repeated(model: str, name: str, report: MetricReport) -> str:
         )
     _table(
         lines,
-        ["Metric", "Role", "Reducer", "Formula", "Value", "Evaluated", "Error", "Unavailable", "Total"],
+        [
+            "Metric",
+            "Role",
+            "Reducer",
+            "Formula",
+            "Value",
+            "Evaluated",
+            "Error",
+            "Unavailable",
+            "Total",
+        ],
         rows,
     )
     lines += ["", "Full metric data: [metrics.json](metrics.json)"]
@@ -106,7 +116,9 @@ def _breakdown(
         row += [str(c.total), str(c.evaluated), str(c.error)]
         rows.append(row)
     lines += ["", f"## Details: {title}", ""]
-    _table(lines, [title, *(s.metric_id for s in report.series), "total", "evaluated", "error"], rows)
+    _table(
+        lines, [title, *(s.metric_id for s in report.series), "total", "evaluated", "error"], rows
+    )
 
 
 def _table(lines: list[str], headers: list[str], rows: list[list[str]]) -> None:

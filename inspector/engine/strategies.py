@@ -114,7 +114,11 @@ class AverageStrategy(AttemptStrategy):
         headline = [s for s in series if s.role == HEADLINE]
         if not any(s.reducer == "avg" for s in headline):
             raise PlanError("a k>1 avg report needs the primary avg series")
-        if headline and headline[0].kind == BINARY and not any(s.reducer == "pass" for s in headline):
+        if (
+            headline
+            and headline[0].kind == BINARY
+            and not any(s.reducer == "pass" for s in headline)
+        ):
             raise PlanError("a k>1 avg report with a binary primary needs the primary pass series")
 
 
