@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""Differential check of the scoring engine against the real AgentCompass 1.0.1 (not part of CI).
+
+Not collected by pytest (the name does not start with ``test_``). Run it with the project venv::
+
+    export LITELLM_LOCAL_MODEL_COST_MAP=True
+    ACVENV=~/.cache/agentcompass-oracle/venv
+    .venv/bin/python tests/engine/oracle_diff.py --acvenv $ACVENV --seeds 1 2 3 --count 100 \\
+        --work /tmp/oracle-diff [--refusals]
+
+For each seed it asks the oracle for ``--count`` random run directories
+(``/work/shared/oracle/random_cases.py``; AgentCompass's own writers plus its own
+``metrics.json`` / ``summary.md``), reads every run with the project's reader
+(``inspector.results.read_run``; a minimal loader here if that does not exist), resolves the
+plan with ``inspector.resolve.resolve_plan`` exactly as the inspector does, recomputes with
+``inspector.engine.recompute`` and compares ``dumps_metrics_json`` / ``render_summary_markdown``
+byte for byte with the stored files.
+
+``oracle_case.json`` (the contract the oracle used for benchmark ids it does not ship) is
+never read, except when the stored ``metrics.json`` cannot tell the inspector a metric's
+series information; then the case is retried with that contract and the output says so.
+
+``--refusals`` also checks runs AgentCompass refuses: the generator's rejected designs
+(``--keep-rejected``) and a few hand-made mutations of accepted runs, each confirmed by
+running the oracle on it. Where the oracle refuses, the engine must raise an ``EngineError``
+(a ``LoadProblem`` from the reader counts too, since it is the reader's refusal).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import traceback
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from inspector.engine import (  # noqa: E402
+    EngineError,
+    TaskRecord,
+    contract_from_json,
+    dumps_metrics_json,
+    recompute,
+    render_summary_markdown,
+)
+from inspector.engine.model import Attempt, Issue  # noqa: E402
+from inspector.resolve import Overrides, resolve_plan  # noqa: E402
+
+ORACLE_DIR = Path("/work/shared/oracle")
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass
+class LoadedRun:
+    run_info: dict[str, Any] | None
+    params: dict[str, Any] | None
+    stored_metrics: dict[str, Any] | None
+    metrics_text: str
+    summary_text: str
+    tasks: list[TaskRecord]
+    blocking: list[str] = field(default_factory=list)
+    reader: str = ""
+
+
+def _json(path: Path) -> Any:
+    if not path.is_file():
+        return None
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _text(path: Path) -> str:
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
+
+
+def _minimal_tasks(run_dir: Path) -> list[TaskRecord]:
+    """``RunStore._load_persisted_results`` for the v3 layout the generator writes (spec §1.7)."""
+    tasks: list[TaskRecord] = []
+    seen: set[str] = set()
+    for state in ("normal", "error", "fatal"):
+        for task_file in sorted((run_dir / "details" / state).glob("*/task.json")):
+            index = json.loads(task_file.read_text(encoding="utf-8"))
+            if not all(key in index for key in ("category", "ground_truth", "attempt_plan")):
+                continue
+            folder = task_file.parent
+            attempts: dict[int, Attempt] = {}
+            retry_counts: dict[int, int] = {}
+            for key in index["attempts"]:
+                payload = json.loads((folder / f"attempt-{key}" / "result.json").read_text("utf-8"))
+                retries = payload.pop("retry_count")
+                if retries:
+                    retry_counts[int(key)] = retries
+                if not payload:
+                    continue  # retry-only attempt (spec §10 item 32)
+                attempts[int(key)] = Attempt(
+                    index=int(key),
+                    status=payload["status"],
+                    metrics=payload["metrics"],
+                    issues=tuple(Issue(**item) for item in payload["issues"]),
+                    scoring_artifacts=payload.get("artifacts") or {},
+                )
+            task_id = index["task_id"]
+            if task_id in seen:
+                continue
+            seen.add(task_id)
+            plan = index["attempt_plan"]
+            category = index["category"]
+            tasks.append(
+                TaskRecord(
+                    task_id=task_id,
+                    category=None if category in ("", {}, []) else category,
+                    plan_k=plan["k"],
+                    plan_strategy=plan["strategy"],
+                    attempts=attempts,
+                    retry_counts=retry_counts,
+                    ground_truth=index["ground_truth"],
+                    source=str(task_file.relative_to(run_dir)),
+                )
+            )
+    return tasks
+
+
+def load_run(run_dir: Path, use_reader: bool = True) -> LoadedRun:
+    if use_reader:
+        try:
+            from inspector.results import read_run
+        except ImportError:
+            read_run = None  # type: ignore[assignment]
+        if read_run is not None:
+            run = read_run(run_dir)
+            return LoadedRun(
+                run_info=run.run_info,
+                params=run.params,
+                stored_metrics=run.stored_metrics,
+                metrics_text=_text(run_dir / "metrics.json"),
+                summary_text=_text(run_dir / "summary.md"),
+                tasks=list(run.tasks),
+                blocking=[f"{p.path}: {p.message}" for p in run.blocking_problems],
+                reader="inspector.results.read_run",
+            )
+    return LoadedRun(
+        run_info=_json(run_dir / "run_info.json"),
+        params=_json(run_dir / "params.json"),
+        stored_metrics=_json(run_dir / "metrics.json"),
+        metrics_text=_text(run_dir / "metrics.json"),
+        summary_text=_text(run_dir / "summary.md"),
+        tasks=_minimal_tasks(run_dir),
+        reader="oracle_diff minimal loader",
+    )
+
+
+def _case_contract(run_dir: Path) -> Any:
+    """The oracle's contract (``oracle_case.json``) as a ``contract_from_json`` file, or None."""
+    case = _json(run_dir / "oracle_case.json") or {}
+    dump = case.get("metric_contract")
+    if not isinstance(dump, dict):
+        return None
+    metrics = dump["metrics"]
+    primary = next(mid for mid, spec in metrics.items() if spec.get("primary"))
+    binary = [mid for mid, spec in metrics.items() if spec["kind"] == "binary_success"]
+    scalar = [mid for mid, spec in metrics.items() if spec["kind"] == "scalar"]
+    display = {
+        mid: {k: v for k, v in (spec.get("display") or {}).items() if v is not None}
+        for mid, spec in metrics.items()
+        if spec.get("display")
+    }
+    contract = contract_from_json(
+        {"primary": primary, "binary": binary, "scalar": scalar, "display": display},
+        source="oracle_case.json",
+    )
+    if list(contract.metrics) != list(metrics):
+        # make_metric_contract reorders (primary, binary, scalar); keep the oracle's order.
+        from inspector.engine import MetricContract
+
+        contract = MetricContract(
+            {mid: contract.metrics[mid] for mid in metrics}, source="oracle_case.json"
+        )
+    return contract
+
+
+# --------------------------------------------------------------------------- one case
+
+
+@dataclass
+class Outcome:
+    name: str
+    json_ok: bool = False
+    md_ok: bool = False
+    used_case_contract: bool = False
+    error: str = ""
+    diff: str = ""
+
+
+def _first_diff(expected: str, actual: str) -> str:
+    exp, act = expected.splitlines(), actual.splitlines()
+    for number, (a, b) in enumerate(zip(exp, act, strict=False), start=1):
+        if a != b:
+            return f"line {number}:\n  expected {a!r}\n  actual   {b!r}"
+    return f"length differs: expected {len(exp)} lines, actual {len(act)} lines"
+
+
+def score(run: LoadedRun, overrides: Overrides | None = None) -> tuple[str, str]:
+    plan = resolve_plan(run.run_info, run.params, run.stored_metrics, run.tasks, overrides)
+    result = recompute(run.tasks, plan, stored_metrics=run.stored_metrics)
+    return (
+        dumps_metrics_json(result.report),
+        render_summary_markdown(plan.model_id, plan.benchmark_id, result.report),
+    )
+
+
+def check_case(run_dir: Path, use_reader: bool = True) -> Outcome:
+    outcome = Outcome(run_dir.name)
+    run = load_run(run_dir, use_reader)
+    if run.blocking:
+        outcome.error = "reader refused an accepted run: " + "; ".join(run.blocking[:3])
+        return outcome
+    try:
+        metrics, summary = score(run)
+    except Exception as exc:
+        metrics = summary = ""
+        outcome.error = f"{type(exc).__name__}: {exc}"
+    if (metrics != run.metrics_text or summary != run.summary_text) and (
+        contract := _case_contract(run_dir)
+    ) is not None:
+        # Only when the stored metrics.json cannot tell us a metric's series information.
+        try:
+            alt_metrics, alt_summary = score(run, Overrides(contract=contract))
+        except Exception:
+            alt_metrics = alt_summary = ""
+        if alt_metrics == run.metrics_text and alt_summary == run.summary_text:
+            outcome.used_case_contract = True
+            metrics, summary, outcome.error = alt_metrics, alt_summary, ""
+    outcome.json_ok = metrics == run.metrics_text
+    outcome.md_ok = summary == run.summary_text
+    if not outcome.json_ok and metrics:
+        outcome.diff = "metrics.json " + _first_diff(run.metrics_text, metrics)
+    elif not outcome.md_ok and summary:
+        outcome.diff = "summary.md " + _first_diff(run.summary_text, summary)
+    return outcome
+
+
+# --------------------------------------------------------------------------- refusals
+
+
+def _oracle(acvenv: Path, run_dir: Path, extra: list[str]) -> tuple[bool, str]:
+    """(accepted, message) from running the oracle on ``run_dir`` (output to a scratch dir)."""
+    out = run_dir.parent / (run_dir.name + ".oracle-out")
+    cmd = [str(acvenv / "bin" / "python"), str(ORACLE_DIR / "ac_oracle.py"), str(run_dir)]
+    cmd += ["--out", str(out), *extra]
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
+    shutil.rmtree(out, ignore_errors=True)
+    last = (proc.stderr.strip().splitlines() or [""])[-1]
+    return proc.returncode == 0, last
+
+
+def check_refusal(run_dir: Path, overrides: Overrides | None = None) -> str:
+    """'engine-error' / 'reader-refused' / 'accepted' / 'crash: ...' for a run the oracle refuses."""
+    run = load_run(run_dir)
+    if run.blocking:
+        return "reader-refused"
+    try:
+        score(run, overrides)
+    except EngineError as exc:
+        return f"engine-error ({type(exc).__name__})"
+    except Exception as exc:
+        return f"crash: {type(exc).__name__}: {exc}"
+    return "accepted"
+
+
+def _rewrite_attempt(run_dir: Path, change: Any) -> bool:
+    for result in sorted((run_dir / "details").glob("*/*/attempt-1/result.json")):
+        if "/running/" in str(result):
+            continue
+        payload = json.loads(result.read_text(encoding="utf-8"))
+        if not payload.get("metrics"):
+            continue
+        change(payload)
+        result.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", "utf-8")
+        return True
+    return False
+
+
+def _first_binary(payload: dict[str, Any]) -> str | None:
+    return next((k for k, v in payload["metrics"].items() if isinstance(v, bool)), None)
+
+
+def _first_scalar(payload: dict[str, Any]) -> str | None:
+    return next((k for k, v in payload["metrics"].items() if not isinstance(v, bool)), None)
+
+
+MUTATIONS: dict[str, Any] = {
+    # (mutate the run directory, oracle extra args, inspector overrides)
+    "undeclared_metric": lambda p: p["metrics"].__setitem__("zz_undeclared", 1.0),
+    "binary_as_int": lambda p: (
+        p["metrics"].__setitem__(_first_binary(p), 1) if _first_binary(p) else None
+    ),
+    "scalar_as_bool": lambda p: (
+        p["metrics"].__setitem__(_first_scalar(p), True) if _first_scalar(p) else None
+    ),
+    "unknown_status": lambda p: p.__setitem__("status", "exploded"),
+}
+PLAN_MUTATIONS: dict[str, tuple[list[str], Overrides]] = {
+    "weighted_all_zero": (
+        [
+            "--category-hierarchy",
+            '{"overall": {"aggregation": "weighted", "children": {"__uncategorized__": {"weight": 0},'
+            ' "zz_absent": {"weight": 0}}}}',
+        ],
+        Overrides(
+            hierarchy={
+                "overall": {
+                    "aggregation": "weighted",
+                    "children": {"__uncategorized__": {"weight": 0}, "zz_absent": {"weight": 0}},
+                }
+            }
+        ),
+    ),
+    "hierarchy_two_roots": (
+        ["--category-hierarchy", '{"overall": {}, "other": {}}'],
+        Overrides(hierarchy={"overall": {}, "other": {}}),
+    ),
+    "weighted_child_without_weight": (
+        [
+            "--category-hierarchy",
+            '{"overall": {"aggregation": "weighted", "children": {"a": {"weight": 1}, "b": {}}}}',
+        ],
+        Overrides(
+            hierarchy={
+                "overall": {
+                    "aggregation": "weighted",
+                    "children": {"a": {"weight": 1}, "b": {}},
+                }
+            }
+        ),
+    ),
+}
+
+
+def refusal_checks(acvenv: Path, accepted: list[Path], rejected: list[Path], work: Path) -> None:
+    results: Counter[str] = Counter()
+    lines: list[str] = []
+    for run_dir in rejected:
+        reason = (run_dir / "REJECTED.txt").read_text("utf-8").strip().splitlines()[0][:120]
+        if not (run_dir / "details").is_dir():
+            lines.append(f"  {run_dir.name}: not a run directory ({reason}); skipped")
+            continue
+        ok, message = _oracle(acvenv, run_dir, [])
+        if ok:
+            lines.append(f"  {run_dir.name}: the oracle accepts it now; skipped")
+            continue
+        verdict = check_refusal(run_dir)
+        results[verdict.split(" ")[0]] += 1
+        lines.append(f"  {run_dir.name}: oracle refuses ({message[:100]}) -> {verdict}")
+    scratch = work / "mutations"
+    shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    bases = [d for d in accepted if len(list((d / "details").glob("*/*/task.json"))) > 0][:6]
+    for number, base in enumerate(bases):
+        for name, change in MUTATIONS.items():
+            target = scratch / f"{base.name}__{name}"
+            shutil.copytree(base, target)
+            if not _rewrite_attempt(target, change):
+                shutil.rmtree(target)
+                continue
+            ok, message = _oracle(acvenv, target, [])
+            if ok:
+                lines.append(f"  {target.name}: oracle accepts the mutation; skipped")
+                continue
+            verdict = check_refusal(target)
+            results[verdict.split(" ")[0]] += 1
+            lines.append(f"  {target.name}: oracle refuses ({message[:90]}) -> {verdict}")
+        if number >= 2:
+            continue
+        for name, (extra, overrides) in PLAN_MUTATIONS.items():
+            ok, message = _oracle(acvenv, base, extra)
+            label = f"{base.name} + {name}"
+            if ok:
+                lines.append(f"  {label}: oracle accepts; skipped")
+                continue
+            verdict = check_refusal(base, overrides)
+            results[verdict.split(" ")[0]] += 1
+            lines.append(f"  {label}: oracle refuses ({message[:90]}) -> {verdict}")
+    print("\nRefusals (runs AgentCompass refuses):")
+    print("\n".join(lines))
+    print("  summary:", dict(results))
+
+
+# --------------------------------------------------------------------------- main
+
+
+def generate(acvenv: Path, seed: int, count: int, out: Path, keep_rejected: Path | None) -> None:
+    if out.is_dir() and len(list(out.glob("rnd_*"))) >= count:
+        return
+    cmd = [str(acvenv / "bin" / "python"), str(ORACLE_DIR / "random_cases.py")]
+    cmd += ["--seed", str(seed), "--count", str(count), "--out", str(out), "--clean"]
+    if keep_rejected is not None:
+        cmd += ["--keep-rejected", str(keep_rejected)]
+    env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    subprocess.run(cmd, check=True, env=env, stdout=subprocess.DEVNULL)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--acvenv", type=Path, default=Path.home() / ".cache/agentcompass-oracle/venv"
+    )
+    parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2, 3])
+    parser.add_argument("--count", type=int, default=100)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/oracle-diff"))
+    parser.add_argument("--refusals", action="store_true")
+    parser.add_argument("--cases", type=Path, nargs="*", help="check these run dirs only")
+    parser.add_argument(
+        "--minimal-loader", action="store_true", help="use the loader here, not read_run"
+    )
+    args = parser.parse_args(argv)
+
+    if args.cases:
+        dirs = list(args.cases)
+    else:
+        dirs = []
+        for seed in args.seeds:
+            out = args.work / f"s{seed}"
+            rejected = args.work / f"rejected_s{seed}" if args.refusals else None
+            generate(args.acvenv, seed, args.count, out, rejected)
+            dirs += sorted(p for p in out.glob("rnd_*") if p.is_dir())
+
+    outcomes = []
+    use_reader = not args.minimal_loader
+    reader = load_run(dirs[0], use_reader).reader if dirs else ""
+    for run_dir in dirs:
+        try:
+            outcomes.append(check_case(run_dir, use_reader))
+        except Exception:
+            outcomes.append(Outcome(run_dir.name, error=traceback.format_exc(limit=3)))
+    json_ok = sum(o.json_ok for o in outcomes)
+    md_ok = sum(o.md_ok for o in outcomes)
+    print(f"reader: {reader}")
+    print(
+        f"cases: {len(outcomes)}  metrics.json identical: {json_ok}  summary.md identical: {md_ok}"
+    )
+    used = [o.name for o in outcomes if o.used_case_contract]
+    if used:
+        print(
+            f"used the contract from oracle_case.json (stored metrics.json lacked it): {len(used)}"
+        )
+        for name in used:
+            print(f"  {name}")
+    for o in outcomes:
+        if not (o.json_ok and o.md_ok):
+            print(f"DIVERGENCE {o.name}: {o.error or o.diff}")
+    if args.refusals and not args.cases:
+        accepted = list(dirs)
+        rejected = sorted(
+            p
+            for seed in args.seeds
+            for p in (args.work / f"rejected_s{seed}").glob("*")
+            if p.is_dir()
+        )
+        refusal_checks(args.acvenv, accepted, rejected, args.work)
+    return 0 if json_ok == md_ok == len(outcomes) else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
