@@ -101,9 +101,11 @@ def parse_json(data: bytes, *, exact: bool = False) -> Any:
     except json.JSONDecodeError as exc:
         if not text.strip():
             raise JsonError("no JSON value (only whitespace)") from exc
-        ends_early = exc.pos >= len(text.rstrip())
+        # An unterminated string runs to the end of the file, wherever it started.
+        ends_early = exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
         suffix = "; the file ends early (truncated?)" if ends_early else ""
-        raise JsonError(f"not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}{suffix}") from exc
+        where = f"line {exc.lineno} column {exc.colno}"
+        raise JsonError(f"not valid JSON ({exc.msg}: {where}){suffix}") from exc
 
 
 def relpath(*parts: str) -> str:
