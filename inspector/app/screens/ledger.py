@@ -158,12 +158,12 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
             text.append("\n  evaluated, no error")
         self.reasons.update(text)
 
-    def _task(self, key: str | None) -> LedgerTask | None:
+    def _ledger_task(self, key: str | None) -> LedgerTask | None:
         return next((t for t in self.tasks if t.task_id == key), None)
 
     @on(DataTable.RowHighlighted, "#ledger-tasks")
     def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._show_reasons(self._task(event.row_key.value))
+        self._show_reasons(self._ledger_task(event.row_key.value))
 
     @on(DataTable.RowSelected, "#ledger-tasks")
     def _selected(self, event: DataTable.RowSelected) -> None:

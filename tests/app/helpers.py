@@ -1,0 +1,59 @@
+"""Helpers for Pilot tests."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import io
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from textual.message import Message
+from textual.pilot import Pilot
+
+
+async def settle(pilot: Pilot[None], rounds: int = 3) -> None:
+    """Let workers finish and their messages be handled."""
+    for _ in range(rounds):
+        await pilot.pause()
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def cell_text(table, row: int, column: str) -> str:  # type: ignore[no-untyped-def]
+    """The plain text of one DataTable cell."""
+    value = table.get_cell_at((row, table.get_column_index(column)))
+    return value.plain if hasattr(value, "plain") else str(value)
+
+
+def pilot_test(function: Callable[..., Awaitable[None]]) -> Callable[..., None]:
+    """Run an ``async def`` test with ``asyncio.run`` (no async pytest plugin needed)."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        asyncio.run(function(*args, **kwargs))
+
+    return wrapper
+
+
+def capture(widget: Any, kind: type[Message]) -> list[Any]:
+    """Record every ``kind`` message ``widget`` posts (they are still delivered)."""
+    seen: list[Any] = []
+    original = widget.post_message
+
+    def post(message: Message) -> bool:
+        if isinstance(message, kind):
+            seen.append(message)
+        return bool(original(message))
+
+    widget.post_message = post
+    return seen
+
+
+def static_text(widget: Any, width: int = 200) -> str:
+    """The plain text a Static shows (its content rendered without styles)."""
+    from rich.console import Console
+
+    console = Console(width=width, color_system=None, record=True, file=io.StringIO())
+    console.print(widget.content)
+    return console.export_text()

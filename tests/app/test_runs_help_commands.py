@@ -1,0 +1,105 @@
+"""Runs screen, help screen, command palette provider, what opens with no argument."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.app import InspectorApp, Settings
+from inspector.app.commands import InspectorCommands
+from inspector.app.screens.help import HelpScreen
+from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.runs import RunsScreen
+from inspector.app.screens.tasks import TasksScreen
+from widgets.run_table import RunTable
+
+from .helpers import capture, pilot_test, settle
+
+SIZE = (140, 45)
+
+
+@pilot_test
+async def test_runs_screen_lists_filters_and_opens(runs_root: Path) -> None:
+    app = InspectorApp([runs_root])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunsScreen)
+        names = {run.path.name for run in screen.runs}
+        assert {"k1_micro", "k3_avg_hierarchy", "k3_pass"} <= names
+        assert screen.run_table.row_count == len(screen.runs)
+        await pilot.press("slash")
+        await pilot.press(*"k3_pass")
+        await settle(pilot)
+        assert [run.path.name for run in screen.shown] == ["k3_pass"]
+        chosen = capture(screen.run_table, RunTable.RunChosen)
+        await pilot.press("enter")  # leaves the filter for the table
+        await pilot.press("enter")
+        await settle(pilot)
+        assert [m.path.name for m in chosen] == ["k3_pass"]
+        assert isinstance(app.screen, OverviewScreen)
+        await pilot.press("escape")
+        assert app.screen is screen
+
+
+@pilot_test
+async def test_no_argument_opens_runs_under_cwd_else_the_sample(run_path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    settings = Settings(cwd=tmp_path, sample_run=run_path("k3_avg_hierarchy"))
+    app = InspectorApp([], settings=settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+        assert app.screen.path == run_path("k3_avg_hierarchy")
+
+
+@pilot_test
+async def test_help_screen_lists_keys_of_the_screen(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k1_micro")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("question_mark")
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        text = app.screen.text
+        assert "Open count" in text and "Reload" in text and "# Overview" in text
+        assert "## Series" in text  # a widget's HELP
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, OverviewScreen)
+
+
+@pilot_test
+async def test_command_palette_goes_to_tasks_with_errors(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        provider = InspectorCommands(app.screen)
+        commands = {title: callback for title, callback, _ in provider.commands()}
+        assert "go: tasks with errors" in commands
+        assert "series: correct.pass@3" in commands
+        hits = [hit async for hit in provider.search("tasks with errors")]
+        assert hits
+        commands["go: tasks with errors"]()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TasksScreen)
+        assert screen.task_filter.state == "count:error"
+        # From deeper screens the commands still work.
+        commands = {title: callback for title, callback, _ in InspectorCommands(screen).commands()}
+        commands["go: overview"]()
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+
+
+@pilot_test
+async def test_command_palette_opens_from_keys(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k1_micro")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("ctrl+p")
+        await pilot.pause()
+        await pilot.press(*"tasks with errors")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TasksScreen)
+        assert app.screen.task_filter.state == "count:error"

@@ -1,0 +1,103 @@
+"""Task screen (reductions with reasons, attempts) and diagnostics (sources, paging, search)."""
+
+from __future__ import annotations
+
+from inspector.app import InspectorApp
+from inspector.app.documents import StringDocument
+from inspector.app.model import TaskFilter
+from inspector.app.screens.diagnostics import DiagnosticsScreen
+from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.task import TaskScreen
+from widgets.reductions_panel import ReductionsPanel
+
+from .helpers import pilot_test, settle, static_text
+
+SIZE = (140, 45)
+
+
+async def _open_task(pilot, state: str) -> TaskScreen:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    overview = pilot.app.screen
+    assert isinstance(overview, OverviewScreen)
+    rec = overview.session.recomputation
+    series_id = overview.selected_series
+    index = next(i for i, r in enumerate(rec.reductions[series_id]) if r.state == state)
+    overview.open_tasks(
+        TaskFilter(series_id, state=f"state:{state}" if state != "evaluated" else None)
+    )
+    await settle(pilot)
+    screen = TaskScreen(overview.session, rec.tasks[index].task_id, series_id)
+    pilot.app.push_screen(screen)
+    await settle(pilot)
+    return screen
+
+
+@pilot_test
+async def test_error_task_shows_its_reason_and_attempts(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_task(pilot, "error")
+        reductions = screen.reductions
+        avg = next(r for r in reductions if r.series_id == "correct.avg@3")
+        assert avg.state == "error" and avg.reasons
+        panel = static_text(screen.query_one(ReductionsPanel))
+        for reason in avg.reasons:
+            assert reason.code in panel
+        task = screen.task
+        for card in screen.cards:
+            text = static_text(card)
+            if card.index in task.attempts:
+                assert task.attempts[card.index].status in text
+            else:
+                assert "missing" in text or "not run" in text
+        assert screen.payloads
+
+
+@pilot_test
+async def test_diagnostics_pages_and_searches(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_task(pilot, "error")
+        await pilot.press("d")
+        await settle(pilot)
+        diagnostics = app.screen
+        assert isinstance(diagnostics, DiagnosticsScreen)
+        raw = next(i for i, s in enumerate(diagnostics.sources) if s.key == "raw:result.json")
+        diagnostics.source_list.highlighted = raw
+        await settle(pilot)
+        document = diagnostics.pager.document
+        assert document is not None and document.line_count > 0
+        await pilot.press("slash")
+        await pilot.press(*"status", "enter")
+        await settle(pilot)
+        assert diagnostics.pager.match_line is not None
+        line = document.lines(diagnostics.pager.match_line, 1)[0]
+        assert "status" in line.casefold()
+        first = diagnostics.pager.match_line
+        await pilot.press("escape")  # closes the search box, stays here
+        assert app.screen is diagnostics
+        diagnostics.pager.focus()
+        await pilot.press("n")
+        await settle(pilot)
+        assert diagnostics.pager.match_line is not None
+        assert diagnostics.pager.match_line != first or document.line_count == 1
+        assert screen is not None
+
+
+@pilot_test
+async def test_pager_renders_hostile_text_literally(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k1_micro")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        rec = overview.session.recomputation
+        diagnostics = DiagnosticsScreen(overview.session, rec.tasks[0].task_id, 1)
+        app.push_screen(diagnostics)
+        await settle(pilot)
+        diagnostics.pager.show(StringDocument("x", "\x1b[2Jclear [bold]x[/bold] \u202eevil"))
+        await pilot.pause()
+        strip = diagnostics.pager.render_line(0)
+        text = "".join(segment.text for segment in strip)
+        assert "␛[2Jclear [bold]x[/bold] <U+202E>evil" in text
+        assert "\x1b" not in text
