@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from inspector.app.app import InspectorApp
-    from inspector.app.serve import serve
     from inspector.app.settings import Settings
+    from inspector.app.web import serve
 
 __all__ = ["InspectorApp", "Settings", "serve"]
 
@@ -22,7 +22,7 @@ def __getattr__(name: str) -> Any:
 
         return InspectorApp
     if name == "serve":
-        from inspector.app.serve import serve
+        from inspector.app.web import serve
 
         return serve
     if name == "Settings":
