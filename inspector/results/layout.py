@@ -123,11 +123,17 @@ class RunFiles:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.real_root = Path(os.path.realpath(root))
+        self._root_text = str(root)
+        self._real_root_text = str(self.real_root)
         self._checked: dict[tuple[str, bool], tuple[str, str] | None] = {}
 
     def path(self, rel: str) -> Path:
         """The absolute path of ``rel`` (no checks)."""
         return self.root / rel if rel else self.root
+
+    def _full(self, rel: str) -> str:
+        # Plain strings: pathlib costs more than the reading itself on large runs.
+        return f"{self._root_text}/{rel}" if rel else self._root_text
 
     def link_problem(self, rel: str, *, strict: bool) -> tuple[str, str] | None:
         """``(link, reason)`` when ``rel`` may not be read through a symbolic link, else None.
@@ -145,10 +151,10 @@ class RunFiles:
         parent = rel.rpartition("/")[0]
         found = self.link_problem(parent, strict=strict) if parent else None
         if found is None:
-            full = self.path(rel)
-            if full.is_symlink():
-                target = Path(os.path.realpath(full))
-                if not target.is_relative_to(self.real_root):
+            full = self._full(rel)
+            if os.path.islink(full):
+                target = os.path.realpath(full)
+                if os.path.commonpath([target, self._real_root_text]) != self._real_root_text:
                     found = (rel, "is a symbolic link that leads outside the run directory")
                 elif strict:
                     found = (rel, "is a symbolic link; AgentCompass refuses symbolic links in result paths")
@@ -170,9 +176,9 @@ class RunFiles:
         refused = self.link_load_problem(rel, strict=strict, blocking=blocking)
         if refused is not None:
             return None, refused
-        full = self.path(rel)
+        full = self._full(rel)
         try:
-            if max_bytes is not None and full.stat().st_size > max_bytes:
+            if max_bytes is not None and os.stat(full).st_size > max_bytes:
                 message = f"larger than {max_bytes // 1024**2} MiB; not read"
                 return None, LoadProblem(rel, message, RULE_JSON, blocking)
             with open(full, "rb") as stream:
@@ -217,7 +223,7 @@ class RunFiles:
     def subdirs(self, rel: str) -> tuple[list[str], LoadProblem | None]:
         """Sorted names of the sub-directories of ``rel`` (following links, as glob does)."""
         try:
-            with os.scandir(self.path(rel)) as entries:
+            with os.scandir(self._full(rel)) as entries:
                 names = [entry.name for entry in entries if _is_dir(entry)]
         except FileNotFoundError:
             return [], None
@@ -233,7 +239,7 @@ class RunFiles:
     def files(self, rel: str, suffix: str = "") -> list[str]:
         """Sorted names of the plain files of ``rel`` ending with ``suffix``."""
         try:
-            with os.scandir(self.path(rel)) as entries:
+            with os.scandir(self._full(rel)) as entries:
                 return sorted(
                     entry.name
                     for entry in entries
@@ -244,11 +250,15 @@ class RunFiles:
 
     def exists(self, rel: str) -> bool:
         """True when ``rel`` exists (following links)."""
-        return self.path(rel).exists()
+        return os.path.exists(self._full(rel))
+
+    def is_link(self, rel: str) -> bool:
+        """True when ``rel`` itself is a symbolic link."""
+        return os.path.islink(self._full(rel))
 
     def is_file(self, rel: str) -> bool:
         """True when ``rel`` is a file (following links)."""
-        return self.path(rel).is_file()
+        return os.path.isfile(self._full(rel))
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

@@ -16,6 +16,7 @@ from typing import Any
 
 from inspector.engine.model import TaskRecord
 from inspector.results.layout import (
+    FINAL_STATES,
     PREVIOUS_RUN_INFO_SCHEMA,
     RUN_INFO_SCHEMA,
     RUNNING,
@@ -218,7 +219,9 @@ def _task_folders(
         problems.append(problem)
     candidates: list[tuple[str, StateName]] = []
     running: list[str] = []
-    for state in TASK_STATES:
+    # Final states first and running/ last: a task published while we list is then
+    # missed (until the next read) rather than seen twice.
+    for state in (*FINAL_STATES, RUNNING):
         if state not in names:
             continue
         folder = relpath(details, state)

@@ -116,7 +116,7 @@ def load_running(files: RunFiles, folder: str) -> TaskEntry:
     """Read the index of an unpublished task under ``details/running/`` (never scored)."""
     entry = TaskEntry(task_id=None, folder=folder, state="running")
     task_file = entry.task_file
-    if not files.exists(task_file) and not files.path(task_file).is_symlink():
+    if not files.exists(task_file) and not files.is_link(task_file):
         entry.attempt_dirs = _scan_attempt_dirs(files, folder)
         return entry
     index, _, problem = files.read_json(task_file, strict=True, blocking=False)
