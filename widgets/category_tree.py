@@ -52,8 +52,8 @@ def node_row(
     ``indent`` is where the tree starts the label: guides plus the expander of a branch.
     """
     width = max(8, NAME_WIDTH - indent)
-    label = literal(name, max_chars=width - 1)
-    label.truncate(width, pad=True)
+    label = literal(name)
+    label.truncate(width, overflow="ellipsis", pad=True)
     row = Text()
     row.append_text(label)
     row.append(" ")

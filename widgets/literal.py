@@ -129,5 +129,8 @@ def literal_plain(value: object, *, multiline: bool = False, max_chars: int | No
 
 
 def one_line(value: object, max_chars: int = 200) -> Text:
-    """A single-line literal cut to ``max_chars`` (table cells, titles)."""
-    return literal(value, multiline=False, max_chars=max_chars)
+    """A single-line literal of at most ``max_chars`` cells, cut with "…" (table cells, titles)."""
+    text = literal(value, multiline=False)
+    if text.cell_len > max_chars:
+        text.truncate(max(1, max_chars), overflow="ellipsis")
+    return text

@@ -21,10 +21,14 @@ STATE_FOLDERS = ("normal", "error", "fatal", "running")
 def headline_text(summary: RunSummary) -> Text:
     if summary.headline_value is None:
         return Text("-", "dim")
-    text = f"{summary.headline_value:.4f}"
+    text = Text(f"{summary.headline_value:.4f}", "bold")
     if summary.headline_is_reference:
-        return Text(text + " (reference)", "italic yellow")
-    return Text(text, "bold")
+        text = Text(f"{summary.headline_value:.4f} (reference)", "italic yellow")
+    if summary.headline_series_id:
+        text.append(" ")
+        text.append_text(one_line(summary.headline_series_id, max_chars=24))
+        text.stylize("dim", len(text.plain) - len(summary.headline_series_id[:24]))
+    return text
 
 
 class RunTable(DataTable[Text]):
@@ -32,9 +36,10 @@ class RunTable(DataTable[Text]):
 
     HELP = """\
 ## Runs
-The runs found under the results root, newest first. The headline value is the one stored
-in the run's metrics.json; open a run (**enter**) to recompute it. Task counts are folders
-per state folder (normal / error / fatal / running).
+The runs found under the results root, newest first (`Run` is the path under the root:
+namespace / run id). The headline value is the one stored in the run's metrics.json; open
+a run (**enter**) to recompute it. Tasks n/e/f/r counts task folders per state folder:
+normal / error / fatal / running.
 """
 
     DEFAULT_CSS = """

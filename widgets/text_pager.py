@@ -79,7 +79,8 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
         self.match_line = None
         count = document.line_count if document is not None else 0
         self._gutter = len(str(max(count, 1))) + 1
-        width = min(MAX_LINE_CHARS, 400) + self._gutter + 1
+        longest = document.max_width if document is not None else 0
+        width = min(MAX_LINE_CHARS, longest) + self._gutter + 1
         self.virtual_size = Size(width, count)
         self.scroll_to(0, 0, animate=False)
         self.refresh()

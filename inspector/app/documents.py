@@ -30,6 +30,7 @@ class Document(Protocol):
     """Lines of text, read on demand."""
 
     title: str
+    max_width: int
 
     @property
     def line_count(self) -> int: ...
@@ -66,6 +67,7 @@ class StringDocument:
         self.path = path
         self._text = text
         self._lines = [piece for line in text.split("\n") for piece in _chunk(line)]
+        self.max_width = max(map(len, self._lines), default=0)
 
     @property
     def line_count(self) -> int:
@@ -102,6 +104,7 @@ class FileDocument:
         self._offsets = array("Q")
         self._size = 0
         self.indexed = False
+        self.max_width = 0
 
     @property
     def full_path(self) -> Path:
@@ -151,6 +154,9 @@ class FileDocument:
         if offsets[-1] != self._size:
             offsets.append(self._size)
         self._offsets = offsets
+        self.max_width = max(
+            (offsets[i + 1] - offsets[i] for i in range(len(offsets) - 1)), default=0
+        )
         self.indexed = True
 
     def lines(self, start: int, count: int) -> list[str]:
@@ -232,6 +238,10 @@ def _json_lines(value: Any, indent: int, out: list[str], key: str | None, depth:
         out.append(prefix + "|")
         inner = "  " * (indent + 1)
         out.extend(inner + line for line in value.split("\n"))
+        return
+    if isinstance(value, str):
+        # Not JSON-escaped: the pager shows control characters visibly (widgets.literal).
+        out.append(f'{prefix}"{value}"')
         return
     out.append(prefix + json.dumps(value, ensure_ascii=False))
 

@@ -71,6 +71,9 @@ def test_printable_unicode_is_unchanged() -> None:
 def test_non_strings_and_truncation() -> None:
     assert literal_plain(42) == "42"
     assert literal_plain(None) == "None"
-    cut = one_line("x" * 500, max_chars=10)
+    cut = literal("x" * 500, max_chars=10)
     assert cut.plain.startswith("xxxxxxxxxx…")
     assert "490 more characters" in cut.plain
+    short = one_line("y" * 50 + "\x1b", max_chars=10)
+    assert short.plain == "y" * 9 + "…"
+    assert one_line("a\x1bb").plain == "a␛b"
