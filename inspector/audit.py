@@ -1,0 +1,544 @@
+"""Which tasks stand behind every count of every series, and why (spec §6.3, §6.4, §10 items 1–3).
+
+Pure (no textual, no rich). Everything here reads one
+:class:`~inspector.engine.Recomputation`: the states, ``has_error`` flags, values and
+reasons of its task reductions, and the counts and breakdowns of its report; the only
+file access is :func:`load_retry_records`, through the reader's lazy loader. Nothing is
+reduced or averaged a second way; :mod:`inspector.explain` re-combines the report's own
+parts only to show the formula.
+
+The five counts and the overlaps between them (spec §6.4):
+
+- ``total``: every task in scope;
+- ``evaluated`` / ``invalidated``: the tasks in that state;
+- ``unavailable``: total − evaluated − invalidated, i.e. state ``error`` **plus** state
+  ``unavailable`` (item 1);
+- ``error``: every task with ``has_error`` — it overlaps ``evaluated`` and ``unavailable``
+  and always includes the invalidated tasks (item 2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from inspector.engine import (
+    ERROR,
+    EVALUATED,
+    INVALIDATED,
+    UNAVAILABLE,
+    UNCATEGORIZED,
+    MetricSeries,
+    Reason,
+    Recomputation,
+    SeriesCounts,
+    TaskRecord,
+    TaskReduction,
+)
+from inspector.engine.hierarchy import HierarchyNode
+from inspector.engine.report import COUNT_FIELDS
+
+if TYPE_CHECKING:
+    from inspector.results import Run
+
+COUNTS = COUNT_FIELDS
+"""``total``, ``evaluated``, ``error``, ``unavailable``, ``invalidated`` (report order)."""
+
+HAS_ERROR = "has_error"
+STATE_FILTERS = (EVALUATED, ERROR, UNAVAILABLE, INVALIDATED, HAS_ERROR)
+"""Reduction states, plus ``has_error`` (the flag behind the ``error`` count)."""
+
+# Corpus formulas whose categories are keyed as BenchmarkAggregationContext keys them.
+_CONTEXT_KEYED = frozenset({"ratio_of_sums", "benchmark"})
+
+
+class AuditError(ValueError):
+    """A series, category, hierarchy node, count or state that the recomputation lacks."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Where a count is taken: the whole series, one category, or one hierarchy node."""
+
+    category: str | None = None
+    node: str | None = None
+
+    @property
+    def label(self) -> str:
+        if self.node is not None:
+            return f"node {self.node}"
+        if self.category is not None:
+            return f"category {self.category}"
+        return "series"
+
+
+SERIES_SCOPE = Scope()
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerTask:
+    """One task as the ledger lists it: its reduction for one series, and why."""
+
+    task_id: str
+    category: str
+    state: str
+    has_error: bool
+    value: float | None
+    reasons: tuple[Reason, ...]
+    reduction: TaskReduction
+
+    @property
+    def reason_text(self) -> str:
+        return "; ".join(reason.text for reason in self.reasons)
+
+
+@dataclass(frozen=True, slots=True)
+class CountLedger:
+    """The exact tasks behind one count of one series in one scope."""
+
+    series_id: str
+    count: str
+    scope: Scope
+    reported: int | None
+    tasks: tuple[LedgerTask, ...]
+    note: str
+
+    @property
+    def agrees(self) -> bool:
+        """True when the ledger lists as many tasks as the report counts."""
+        return self.reported == len(self.tasks)
+
+    @property
+    def task_ids(self) -> tuple[str, ...]:
+        return tuple(task.task_id for task in self.tasks)
+
+
+def in_count(reduction: TaskReduction, count: str) -> bool:
+    """Whether a task reduction is counted in ``count`` (spec §6.4)."""
+    if count == "total":
+        return True
+    if count == "error":
+        return reduction.has_error
+    if count == "unavailable":
+        return reduction.state in (ERROR, UNAVAILABLE)
+    if count in (EVALUATED, INVALIDATED):
+        return reduction.state == count
+    raise AuditError(f"unknown count {count!r}: expected one of {', '.join(COUNTS)}")
+
+
+def in_state(reduction: TaskReduction, state: str) -> bool:
+    """Whether a reduction is in ``state`` (or has ``has_error`` for ``"has_error"``)."""
+    if state == HAS_ERROR:
+        return reduction.has_error
+    if state not in STATE_FILTERS:
+        raise AuditError(f"unknown state {state!r}: expected one of {', '.join(STATE_FILTERS)}")
+    return reduction.state == state
+
+
+def series_of(rec: Recomputation, series_id: str | None) -> MetricSeries:
+    """The series ``series_id``, or the summary series when it is None."""
+    if series_id is None:
+        return rec.report.summary_series
+    try:
+        return rec.report.series_by_id(series_id)
+    except KeyError:
+        known = ", ".join(s.series_id for s in rec.report.series)
+        raise AuditError(f"no series {series_id!r} in this report (it has {known})") from None
+
+
+def reductions_of(rec: Recomputation, series_id: str) -> tuple[TaskReduction, ...] | None:
+    """The task reductions behind a series; None for a series carried over unrecomputed."""
+    if series_id in rec.not_recomputed:
+        return None
+    return rec.reductions.get(series_id)
+
+
+def category_keys(rec: Recomputation, series: MetricSeries) -> tuple[str, ...]:
+    """Each task's category key *as this series' breakdown groups it*, aligned with tasks.
+
+    Standard series use ``str(c).strip()`` (spec §7.1 step 5). Ratio and benchmark series
+    are grouped by ``BenchmarkAggregationContext``, which does not strip (§7.3, §10 item 16).
+    """
+    if series.aggregation in _CONTEXT_KEYED:
+        return tuple(str(t.category or UNCATEGORIZED) for t in rec.tasks)
+    return rec.category_keys
+
+
+def find_node(rec: Recomputation, path: str) -> HierarchyNode:
+    if rec.root is None:
+        raise AuditError("this report has no category hierarchy")
+    for node in rec.root.walk():
+        if node.path == path:
+            return node
+    raise AuditError(f"no hierarchy node {path!r}")
+
+
+def scope_indices(rec: Recomputation, series: MetricSeries, scope: Scope) -> list[int]:
+    """Positions in ``rec.tasks`` of the tasks in ``scope`` for ``series``."""
+    keys = category_keys(rec, series)
+    if scope.node is not None:
+        node = find_node(rec, scope.node)
+        leaves = {n.name for n in node.walk() if n.is_leaf}
+        wanted = leaves & set(series.categories)
+        return [i for i, key in enumerate(keys) if key in wanted]
+    if scope.category is not None:
+        if scope.category not in series.categories:
+            known = ", ".join(series.categories) or "none"
+            raise AuditError(
+                f"no category {scope.category!r} in {series.series_id} (categories: {known})"
+            )
+        return [i for i, key in enumerate(keys) if key == scope.category]
+    return list(range(len(rec.tasks)))
+
+
+def reported_counts(series: MetricSeries, scope: Scope) -> SeriesCounts | None:
+    """The counts the report shows for ``scope``."""
+    if scope.node is not None:
+        part = series.hierarchy.get(scope.node)
+        return part.counts if part is not None else None
+    if scope.category is not None:
+        part = series.categories.get(scope.category)
+        return part.counts if part is not None else None
+    return series.counts
+
+
+def _ledger_task(task: TaskRecord, key: str, reduction: TaskReduction) -> LedgerTask:
+    return LedgerTask(
+        task_id=task.task_id,
+        category=key,
+        state=reduction.state,
+        has_error=reduction.has_error,
+        value=reduction.value,
+        reasons=reduction.reasons,
+        reduction=reduction,
+    )
+
+
+def scoped_tasks(
+    rec: Recomputation, series_id: str | None, scope: Scope = SERIES_SCOPE
+) -> tuple[LedgerTask, ...]:
+    """Every task in ``scope`` with its reduction for the series (empty if not recomputed)."""
+    series = series_of(rec, series_id)
+    rows = reductions_of(rec, series.series_id)
+    if rows is None:
+        return ()
+    keys = category_keys(rec, series)
+    return tuple(
+        _ledger_task(rec.tasks[i], keys[i], rows[i]) for i in scope_indices(rec, series, scope)
+    )
+
+
+def count_note(count: str, tasks: Sequence[LedgerTask]) -> str:
+    """How this count overlaps the others, with the numbers of this ledger."""
+    states = {
+        state: sum(t.state == state for t in tasks)
+        for state in (EVALUATED, ERROR, UNAVAILABLE, INVALIDATED)
+    }
+    if count == "unavailable":
+        return (
+            f"unavailable = total − evaluated − invalidated: {states[ERROR]} in state error "
+            f"plus {states[UNAVAILABLE]} in state unavailable (spec §10 item 1)"
+        )
+    if count == "error":
+        return (
+            f"error counts every task with has_error and overlaps the other counts: "
+            f"{states[EVALUATED]} evaluated, {states[ERROR]} in state error, "
+            f"{states[UNAVAILABLE]} unavailable, {states[INVALIDATED]} invalidated "
+            "(invalidated tasks always count as error; spec §10 item 2)"
+        )
+    if count == "total":
+        return (
+            f"total = evaluated {states[EVALUATED]} + unavailable "
+            f"{states[ERROR] + states[UNAVAILABLE]} + invalidated {states[INVALIDATED]}"
+        )
+    if count == INVALIDATED:
+        return "a FATAL issue in any recorded attempt invalidates the task in every series"
+    return "evaluated tasks may still count as error (an ERROR issue or a missing attempt)"
+
+
+def tasks_behind(
+    rec: Recomputation,
+    series_id: str | None,
+    count: str,
+    scope: Scope = SERIES_SCOPE,
+) -> CountLedger:
+    """The exact tasks behind one count of a series (or of one of its categories / nodes)."""
+    series = series_of(rec, series_id)
+    if count not in COUNTS:
+        raise AuditError(f"unknown count {count!r}: expected one of {', '.join(COUNTS)}")
+    counts = reported_counts(series, scope)
+    reported = getattr(counts, count) if counts is not None else None
+    if reductions_of(rec, series.series_id) is None:
+        note = (
+            "carried over from the stored metrics.json: the engine cannot recompute this "
+            "series, so no task list stands behind its counts"
+        )
+        return CountLedger(series.series_id, count, scope, reported, (), note)
+    tasks = tuple(
+        t for t in scoped_tasks(rec, series.series_id, scope) if in_count(t.reduction, count)
+    )
+    return CountLedger(series.series_id, count, scope, reported, tasks, count_note(count, tasks))
+
+
+def scopes(rec: Recomputation, series: MetricSeries) -> Iterator[Scope]:
+    """The series itself, each of its categories, and each hierarchy node it reports."""
+    yield SERIES_SCOPE
+    for key in series.categories:
+        yield Scope(category=key)
+    for path in series.hierarchy:
+        yield Scope(node=path)
+
+
+def ledger(rec: Recomputation) -> Iterator[CountLedger]:
+    """Every count of every series, category and hierarchy node, with its tasks."""
+    for series in rec.report.series:
+        for scope in scopes(rec, series):
+            for count in COUNTS:
+                yield tasks_behind(rec, series.series_id, count, scope)
+
+
+def ledger_disagreements(rec: Recomputation) -> list[CountLedger]:
+    """Ledgers whose task list does not match the report's count (should be none)."""
+    return [
+        entry
+        for entry in ledger(rec)
+        if entry.series_id not in rec.not_recomputed and not entry.agrees
+    ]
+
+
+def task_filter(
+    rec: Recomputation,
+    series_id: str | None,
+    *,
+    count: str | None = None,
+    state: str | None = None,
+    scope: Scope = SERIES_SCOPE,
+) -> tuple[LedgerTask, ...]:
+    """Tasks of a series in ``scope``, narrowed to a count and/or a state."""
+    if count is not None:
+        tasks = tasks_behind(rec, series_id, count, scope).tasks
+    else:
+        tasks = scoped_tasks(rec, series_id, scope)
+    if state is not None:
+        tasks = tuple(t for t in tasks if in_state(t.reduction, state))
+    return tasks
+
+
+def reason_counts(tasks: Sequence[LedgerTask]) -> Mapping[str, int]:
+    """How many of ``tasks`` carry each reason code (a task counts once per code)."""
+    out: dict[str, int] = {}
+    for task in tasks:
+        for code in dict.fromkeys(reason.code for reason in task.reasons):
+            out[code] = out.get(code, 0) + 1
+    return dict(sorted(out.items()))
+
+
+# -- issue attribution -------------------------------------------------------------------
+
+SEVERITY_ORDER = ("fatal", "error", "warning")
+PHASE_ORDER = ("setup", "run", "collect", "evaluate", "cleanup")
+EFFECTS = {
+    "fatal": "invalidates the task in every series (counts invalidated and error)",
+    "error": "counts the task as error; with no value the task is in state error (in unavailable)",
+    "warning": "no effect on metrics, counts or state folders",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class IssueRow:
+    """One severity × phase × code: who carries it and where it put their tasks."""
+
+    severity: str
+    phase: str
+    code: str
+    # (task id, attempt index) of every recorded attempt carrying it
+    attempts: tuple[tuple[str, int], ...]
+    task_ids: tuple[str, ...]
+    # count name -> the carrying tasks in that count of the chosen series (empty for WARNING)
+    pushed: Mapping[str, tuple[str, ...]]
+    effect: str
+
+
+def _rank(value: str, order: Sequence[str]) -> tuple[int, str]:
+    return (order.index(value) if value in order else len(order), value)
+
+
+def issue_table(rec: Recomputation, series_id: str | None = None) -> tuple[IssueRow, ...]:
+    """Issues of the scored attempts by severity × phase × code (spec §3, §6.3).
+
+    ``pushed`` names, for the series (default: the summary series), the counts the
+    carrying tasks are in: ``invalidated`` + ``error`` for FATAL; ``error`` and the task's
+    state count for ERROR. WARNING issues push nothing.
+    """
+    series = series_of(rec, series_id)
+    rows = reductions_of(rec, series.series_id)
+    found: dict[tuple[str, str, str], dict[str, list[int]]] = {}
+    position: dict[str, int] = {}
+    for index, task in enumerate(rec.tasks):
+        position[task.task_id] = index
+        for attempt_index in sorted(task.attempts):
+            issues = task.attempts[attempt_index].issues
+            for key in dict.fromkeys((i.severity, i.phase, i.code) for i in issues):
+                found.setdefault(key, {}).setdefault(task.task_id, []).append(attempt_index)
+    out = []
+    for key in sorted(
+        found, key=lambda k: (_rank(k[0], SEVERITY_ORDER), _rank(k[1], PHASE_ORDER), k[2])
+    ):
+        severity, phase, code = key
+        carriers = found[key]
+        pushed: dict[str, tuple[str, ...]] = {}
+        if rows is not None and severity != "warning":
+            for count in ("invalidated", "error", "unavailable", "evaluated"):
+                ids = tuple(t for t in carriers if in_count(rows[position[t]], count))
+                if ids:
+                    pushed[count] = ids
+        out.append(
+            IssueRow(
+                severity=severity,
+                phase=phase,
+                code=code,
+                attempts=tuple((t, i) for t, indices in carriers.items() for i in indices),
+                task_ids=tuple(carriers),
+                pushed=pushed,
+                effect=EFFECTS.get(severity, "unknown severity"),
+            )
+        )
+    return tuple(out)
+
+
+# -- retries -----------------------------------------------------------------------------
+
+RETRY_NOTE_NO_RECORDS = (
+    "retry records (attempt-N/retries/*.json) were not read: stage, scope and matched "
+    "pattern are unknown; retry counts come from each result.json's retry_count"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryRow:
+    """Retry records with one stage, scope and matched pattern (spec §1.6)."""
+
+    stage: str
+    scope: str
+    matched_pattern: str
+    records: int
+    attempts: tuple[tuple[str, int], ...]
+    task_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RetrySummary:
+    """Retries of the scored tasks: counts from result.json, patterns from retry records."""
+
+    total: int
+    # (task id, attempt index, retry count) for every attempt with retries
+    by_attempt: tuple[tuple[str, int, int], ...]
+    # attempts that left only a retry count and no result (spec §10 item 32)
+    retry_only: tuple[tuple[str, int], ...]
+    rows: tuple[RetryRow, ...]
+    records_read: bool
+    notes: tuple[str, ...]
+    # archived earlier executions (retries/<hex>/ folders), per (task id, attempt)
+    archives: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def task_ids(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t for t, _, _ in self.by_attempt))
+
+
+RetryRecordLike = Mapping[str, object] | object
+"""A parsed retry record (a mapping) or the reader's ``inspector.results.lazy.RetryRecord``."""
+
+
+def _field(record: RetryRecordLike, name: str) -> object:
+    if isinstance(record, Mapping):
+        return record.get(name)
+    return getattr(record, name, None)
+
+
+def load_retry_records(run: Run, tasks: Sequence[TaskRecord]) -> dict[str, list[object]]:
+    """The retry records of every scored task, through the reader's lazy loader.
+
+    Reading is read-only and per task folder (``attempt-N/retries/``); a record that cannot
+    be read comes back with its ``problem`` set and is reported by :func:`retry_summary`.
+    """
+    from inspector.results import ResultFileError, list_retry_records
+
+    out: dict[str, list[object]] = {}
+    for task in tasks:
+        entry = run.entry_for(task.task_id)
+        if entry is None:
+            continue
+        try:
+            records = list_retry_records(run, entry)
+        except ResultFileError:
+            continue
+        if records:
+            out[task.task_id] = list(records)
+    return out
+
+
+def retry_summary(
+    tasks: Sequence[TaskRecord],
+    records: Mapping[str, Sequence[RetryRecordLike]] | None = None,
+) -> RetrySummary:
+    """Retries by attempt, and by stage × scope × matched pattern when records are given.
+
+    Args:
+        tasks: The scored tasks (their ``retry_counts``).
+        records: Retry records per task id — from :func:`load_retry_records`, or parsed
+            ``attempt-N/retries/*.json`` mappings (``stage``, ``scope``, ``matched_pattern``,
+            ``attempt``); None when they were not read.
+    """
+    by_attempt = tuple(
+        (t.task_id, i, n) for t in tasks for i, n in sorted(t.retry_counts.items()) if n
+    )
+    retry_only = tuple(
+        (t.task_id, i)
+        for t in tasks
+        for i, n in sorted(t.retry_counts.items())
+        if n and i not in t.attempts
+    )
+    total = sum(n for _, _, n in by_attempt)
+    if records is None:
+        notes = (RETRY_NOTE_NO_RECORDS,) if total else ()
+        return RetrySummary(total, by_attempt, retry_only, (), False, notes)
+    grouped: dict[tuple[str, str, str], list[tuple[str, int]]] = {}
+    seen: dict[tuple[str, int], int] = {}
+    archives: list[tuple[str, int]] = []
+    notes: list[str] = []
+    for task_id, items in records.items():
+        for record in items:
+            attempt = _field(record, "attempt")
+            index = attempt if isinstance(attempt, int) and not isinstance(attempt, bool) else 0
+            if _field(record, "kind") == "archive":
+                archives.append((task_id, index))
+                continue
+            problem = _field(record, "problem")
+            if problem is not None:
+                notes.append(f"{task_id}: unreadable retry record {_field(record, 'path')}")
+            key = tuple(
+                str(_field(record, f) or "?") for f in ("stage", "scope", "matched_pattern")
+            )
+            grouped.setdefault(key, []).append((task_id, index))  # type: ignore[arg-type]
+            seen[(task_id, index)] = seen.get((task_id, index), 0) + 1
+    rows = tuple(
+        RetryRow(
+            stage=stage,
+            scope=scope,
+            matched_pattern=pattern,
+            records=len(items),
+            attempts=tuple(dict.fromkeys(items)),
+            task_ids=tuple(dict.fromkeys(t for t, _ in items)),
+        )
+        for (stage, scope, pattern), items in sorted(grouped.items())
+    )
+    counted = {(t, i): n for t, i, n in by_attempt}
+    for key in sorted(set(counted) | set(seen)):
+        if counted.get(key, 0) != seen.get(key, 0):
+            notes.append(
+                f"{key[0]} attempt {key[1]}: retry_count {counted.get(key, 0)} but "
+                f"{seen.get(key, 0)} retry records"
+            )
+    return RetrySummary(total, by_attempt, retry_only, rows, True, tuple(notes), tuple(archives))
