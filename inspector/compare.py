@@ -1,0 +1,382 @@
+"""Two plans of one run, or two runs, aligned by ``task_id``: deltas, flips, state changes.
+
+Pure (no textual, no rich, no I/O). Both sides are :class:`~inspector.engine.Recomputation`
+objects; every value and count shown comes from one of them. Typical uses:
+
+- plan vs plan: the stored avg@3 against k=1 on attempt 1 (:func:`derived` builds it);
+- run vs run: two runs of the same benchmark, with a warning when their plans, models or
+  benchmark params differ.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from inspector.audit import reductions_of
+from inspector.engine import (
+    BINARY,
+    EVALUATED,
+    MetricSeries,
+    Recomputation,
+    TaskReduction,
+    dumps_metrics_json,
+    mean,
+    recompute,
+)
+from inspector.engine.whatif import Derivation, derive
+from inspector.session import Difference, compare_reports
+from inspector.stats import BootstrapCI, mcnemar_exact, paired_bootstrap_ci
+
+PLANS = "plans"
+RUNS = "runs"
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesPair:
+    """One series of side A beside its counterpart on side B (either may be absent)."""
+
+    a: MetricSeries | None
+    b: MetricSeries | None
+
+    @property
+    def label(self) -> str:
+        ids = [s.series_id for s in (self.a, self.b) if s is not None]
+        return ids[0] if len(set(ids)) == 1 else " ↔ ".join(ids)
+
+    @property
+    def delta(self) -> float | None:
+        """B − A of the shown values (official or reference), None if either is null."""
+        if self.a is None or self.b is None:
+            return None
+        if self.a.shown_value is None or self.b.shown_value is None:
+            return None
+        return self.b.shown_value - self.a.shown_value
+
+    @property
+    def binary(self) -> bool:
+        """Both sides are ``binary_success`` series: 0/1 task values are outcomes (flips)."""
+        return self.a is not None and self.b is not None and self.a.kind == self.b.kind == BINARY
+
+
+@dataclass(frozen=True, slots=True)
+class TaskChange:
+    """One task aligned across the two sides for one series pair."""
+
+    task_id: str
+    a: TaskReduction | None
+    b: TaskReduction | None
+    # The pair's series are binary: only then is a 0 → 1 change a flip.
+    binary: bool = True
+
+    @property
+    def state_a(self) -> str | None:
+        return self.a.state if self.a else None
+
+    @property
+    def state_b(self) -> str | None:
+        return self.b.state if self.b else None
+
+    @property
+    def value_a(self) -> float | None:
+        return self.a.value if self.a else None
+
+    @property
+    def value_b(self) -> float | None:
+        return self.b.value if self.b else None
+
+    @property
+    def state_changed(self) -> bool:
+        return self.a is not None and self.b is not None and self.state_a != self.state_b
+
+    @property
+    def error_changed(self) -> bool:
+        return self.a is not None and self.b is not None and self.a.has_error != self.b.has_error
+
+    @property
+    def value_changed(self) -> bool:
+        return self.a is not None and self.b is not None and self.value_a != self.value_b
+
+    @property
+    def flip(self) -> str | None:
+        """``"0→1"`` or ``"1→0"`` when both sides are evaluated binary values that differ."""
+        if not self.binary or not self.value_changed or self.value_a not in (0.0, 1.0):
+            return None
+        if self.value_b not in (0.0, 1.0):
+            return None
+        return f"{self.value_a:g}→{self.value_b:g}"
+
+    @property
+    def changed(self) -> bool:
+        return self.state_changed or self.value_changed or self.error_changed
+
+    @property
+    def kind(self) -> str:
+        """A short word for the change: ``flip 0→1``, ``error→evaluated``, ``value``, ..."""
+        if self.a is None or self.b is None:
+            return "only in A" if self.b is None else "only in B"
+        if self.flip:
+            return f"flip {self.flip}"
+        if self.state_changed:
+            return f"{self.state_a}→{self.state_b}"
+        if self.value_changed:
+            return "value"
+        if self.error_changed:
+            return "has_error " + ("gained" if self.b.has_error else "lost")
+        return "same"
+
+
+@dataclass(frozen=True, slots=True)
+class PairedStats:
+    """McNemar on the binary pairs and a bootstrap CI on the evaluated pairs."""
+
+    series: str
+    # pairs evaluated on both sides with 0/1 values (binary series only)
+    binary_pairs: int
+    one_to_zero: int
+    zero_to_one: int
+    mcnemar_p: float | None
+    # pairs evaluated on both sides
+    paired: int
+    mean_a: float | None
+    mean_b: float | None
+    bootstrap: BootstrapCI | None
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Side A and side B aligned by series and by task."""
+
+    kind: str
+    label_a: str
+    label_b: str
+    a: Recomputation
+    b: Recomputation
+    series: tuple[SeriesPair, ...]
+    only_a: tuple[str, ...]
+    only_b: tuple[str, ...]
+    warnings: tuple[str, ...]
+    notes: tuple[str, ...] = ()
+    report_differences: tuple[Difference, ...] = field(default=())
+
+    def pair(self, label: str | None = None) -> SeriesPair:
+        """The pair with ``label`` (or holding that series id); default: the summary pair."""
+        if label is None:
+            summary = self.a.report.summary_series.series_id
+            label = next(p.label for p in self.series if p.a and p.a.series_id == summary)
+        for pair in self.series:
+            ids = {s.series_id for s in (pair.a, pair.b) if s is not None}
+            if label == pair.label or label in ids:
+                return pair
+        raise KeyError(label)
+
+    def tasks(self, pair: SeriesPair | None = None) -> tuple[TaskChange, ...]:
+        """Every task of either side for one series pair, side A's order first."""
+        pair = pair or self.pair()
+        rows_a = _by_task(self.a, pair.a)
+        rows_b = _by_task(self.b, pair.b)
+        ids = list(
+            dict.fromkeys([*(t.task_id for t in self.a.tasks), *(t.task_id for t in self.b.tasks)])
+        )
+        return tuple(TaskChange(t, rows_a.get(t), rows_b.get(t), pair.binary) for t in ids)
+
+    def changes(self, pair: SeriesPair | None = None) -> tuple[TaskChange, ...]:
+        """The aligned tasks whose state, value or ``has_error`` differs."""
+        return tuple(c for c in self.tasks(pair) if c.changed)
+
+    def flips(self, pair: SeriesPair | None = None) -> tuple[TaskChange, ...]:
+        return tuple(c for c in self.tasks(pair) if c.flip)
+
+    @property
+    def equal(self) -> bool:
+        """No report difference, no task only on one side, no task change in any series."""
+        if self.report_differences or self.only_a or self.only_b:
+            return False
+        return not any(self.changes(pair) for pair in self.series)
+
+    def stats(
+        self, pair: SeriesPair | None = None, *, seed: int = 0, resamples: int = 10_000
+    ) -> PairedStats:
+        """Paired statistics over the tasks evaluated on both sides."""
+        pair = pair or self.pair()
+        both = [
+            c for c in self.tasks(pair)
+            if c.a and c.b and c.a.state == EVALUATED and c.b.state == EVALUATED
+            and c.value_a is not None and c.value_b is not None
+        ]  # fmt: skip
+        binary = [
+            c for c in both if pair.binary and c.value_a in (0.0, 1.0) and c.value_b in (0.0, 1.0)
+        ]
+        down = sum(c.value_a == 1.0 and c.value_b == 0.0 for c in binary)
+        up = sum(c.value_a == 0.0 and c.value_b == 1.0 for c in binary)
+        a_values = [float(c.value_a) for c in both]  # type: ignore[arg-type]
+        b_values = [float(c.value_b) for c in both]  # type: ignore[arg-type]
+        ci = (
+            paired_bootstrap_ci(a_values, b_values, seed=seed, resamples=resamples)
+            if both
+            else None
+        )
+        return PairedStats(
+            series=pair.label,
+            binary_pairs=len(binary),
+            one_to_zero=down,
+            zero_to_one=up,
+            mcnemar_p=mcnemar_exact(down, up) if binary else None,
+            paired=len(both),
+            mean_a=mean(a_values),
+            mean_b=mean(b_values),
+            bootstrap=ci,
+        )
+
+
+def _by_task(rec: Recomputation, series: MetricSeries | None) -> dict[str, TaskReduction]:
+    if series is None:
+        return {}
+    rows = reductions_of(rec, series.series_id) or ()
+    return {r.task_id: r for r in rows}
+
+
+def pair_series(a: Sequence[MetricSeries], b: Sequence[MetricSeries]) -> tuple[SeriesPair, ...]:
+    """Pair series by id, then by metric and reducer (any k), then by metric (native ↔ avg)."""
+    left = list(a)
+    right = list(b)
+    pairs: dict[int, MetricSeries | None] = {}
+    taken: set[int] = set()
+    rules = (
+        lambda x, y: x.series_id == y.series_id,
+        lambda x, y: (x.metric_id, x.reducer) == (y.metric_id, y.reducer),
+        lambda x, y: x.metric_id == y.metric_id and {x.reducer, y.reducer} <= {"native", "avg"},
+        lambda x, y: x.metric_id == y.metric_id,
+    )
+    for rule in rules:
+        for i, x in enumerate(left):
+            if i in pairs:
+                continue
+            for j, y in enumerate(right):
+                if j not in taken and rule(x, y):
+                    pairs[i] = y
+                    taken.add(j)
+                    break
+    out = [SeriesPair(x, pairs.get(i)) for i, x in enumerate(left)]
+    out += [SeriesPair(None, y) for j, y in enumerate(right) if j not in taken]
+    return tuple(out)
+
+
+def _plan_facts(rec: Recomputation) -> dict[str, Any]:
+    plan = rec.plan
+    return {
+        "k": plan.k,
+        "strategy": plan.strategy,
+        "aggregation": rec.report.aggregation,
+        "hierarchy": plan.hierarchy or None,
+        "benchmark": plan.benchmark_id,
+        "model": plan.model_id,
+        "benchmark params": dict(plan.benchmark_params),
+        "metrics": [s.series_id for s in rec.report.series],
+    }
+
+
+def plan_differences(a: Recomputation, b: Recomputation) -> list[str]:
+    """What differs between the two sides' plans, models and benchmark params."""
+    fa, fb = _plan_facts(a), _plan_facts(b)
+    out = []
+    for key in fa:
+        if fa[key] != fb[key]:
+            if key == "benchmark params":
+                keys = sorted(set(fa[key]) | set(fb[key]))
+                changed = [k for k in keys if fa[key].get(k, "∅") != fb[key].get(k, "∅")]
+                out.append(f"benchmark params differ in: {', '.join(changed)}")
+            else:
+                out.append(f"{key} differs: {_short(fa[key])} vs {_short(fb[key])}")
+    return out
+
+
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def compare(
+    a: Recomputation,
+    b: Recomputation,
+    *,
+    label_a: str = "A",
+    label_b: str = "B",
+    kind: str = RUNS,
+    notes: Sequence[str] = (),
+) -> Comparison:
+    """Align two recomputations by series and by task id."""
+    ids_a = {t.task_id for t in a.tasks}
+    ids_b = {t.task_id for t in b.tasks}
+    differences = plan_differences(a, b)
+    warnings: list[str] = []
+    all_notes = list(notes)
+    if kind == RUNS:
+        warnings = [f"the two runs' {d}" for d in differences]
+    else:
+        all_notes += [f"plans: {d}" for d in differences]
+    for side, rec in (("A", a), ("B", b)):
+        if rec.plan.derived:
+            all_notes.append(f"{side} is a derived plan: {rec.plan.derived}")
+    report_differences = compare_reports(
+        json.loads(dumps_metrics_json(a.report)), json.loads(dumps_metrics_json(b.report))
+    )
+    return Comparison(
+        kind=kind,
+        label_a=label_a,
+        label_b=label_b,
+        a=a,
+        b=b,
+        series=pair_series(a.report.series, b.report.series),
+        only_a=tuple(t.task_id for t in a.tasks if t.task_id not in ids_b),
+        only_b=tuple(t.task_id for t in b.tasks if t.task_id not in ids_a),
+        warnings=tuple(warnings),
+        notes=tuple(all_notes),
+        report_differences=tuple(report_differences),
+    )
+
+
+def derived(
+    rec: Recomputation,
+    *,
+    k: int,
+    strategy: str | None = None,
+    stored_metrics: Mapping[str, Any] | None = None,
+) -> tuple[Recomputation, Derivation]:
+    """The same run under a what-if plan: k=1 on attempt 1, avg@j / pass@j on attempts 1..j.
+
+    The tasks are rewritten by :func:`inspector.engine.whatif.derive`, which says when the
+    derived plan is not equivalent to having run it (``Derivation.equivalent`` / ``notes``).
+    """
+    plan = rec.plan
+    derivation = derive(
+        rec.tasks,
+        source_k=plan.k,
+        source_strategy=plan.strategy,
+        k=k,
+        strategy=strategy or plan.strategy,
+        primary_id=plan.contract.primary_id,
+        primary_kind=plan.contract.primary.kind,
+    )
+    new_plan = replace(
+        plan, k=derivation.k, strategy=derivation.strategy, derived=derivation.description
+    )
+    return recompute(derivation.tasks, new_plan, stored_metrics=stored_metrics), derivation
+
+
+def compare_plans(rec: Recomputation, *, k: int, strategy: str | None = None) -> Comparison:
+    """The run's own plan (A) beside a what-if plan (B) on the same attempts."""
+    other, derivation = derived(rec, k=k, strategy=strategy)
+    return compare(
+        rec,
+        other,
+        label_a=rec.plan.derived or rec.plan.label,
+        label_b=other.plan.label + " (derived)",
+        kind=PLANS,
+        notes=(
+            *derivation.notes,
+            *(() if derivation.equivalent else ("B is not equivalent to having run that plan",)),
+        ),
+    )
