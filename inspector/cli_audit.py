@@ -1,0 +1,415 @@
+"""Headless audit commands: ``inspector tasks`` (the count ledger) and ``inspector diff``.
+
+Registered by :mod:`inspector.cli` (``register(subparsers)``). Pure: no textual, no rich.
+Text from result files (task ids, categories, issue messages) is printed with control and
+invisible characters made visible in ``table`` / ``markdown`` output; ``csv`` / ``jsonl`` /
+``json`` keep the values exactly (JSON escapes control characters itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import sys
+import unicodedata
+from collections.abc import Iterable, Sequence
+from typing import Any, TextIO
+
+from inspector.audit import (
+    COUNTS,
+    STATE_FILTERS,
+    AuditError,
+    LedgerTask,
+    Scope,
+    series_of,
+    task_filter,
+    tasks_behind,
+)
+from inspector.compare import Comparison, SeriesPair, TaskChange, compare
+from inspector.engine import MetricSeries, Reason, Recomputation, SeriesCounts
+
+EXIT_OK, EXIT_DIFFERS = 0, 1
+ALL_SERIES = "all"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``tasks`` and ``diff`` to the ``inspector`` command."""
+    from inspector.cli import _add_plan_options
+
+    tasks = subparsers.add_parser(
+        "tasks",
+        help="list the tasks behind a count, with the reason for each",
+        description=(
+            "List the tasks behind a count of a series (default: the summary series), with "
+            "the engine's reason for every non-evaluated state and every has_error. "
+            "--count unavailable lists state error plus state unavailable; --count error "
+            "lists every has_error task, evaluated ones included. With --series all and "
+            "--format csv/jsonl this is the per-task reduction export of every series."
+        ),
+    )
+    tasks.add_argument("path", help="a run directory")
+    tasks.add_argument("--series", metavar="ID", help="series id, or 'all' (default: summary)")
+    tasks.add_argument("--count", choices=COUNTS, help="the tasks behind this count")
+    tasks.add_argument("--state", choices=STATE_FILTERS, help="only tasks in this state")
+    scope = tasks.add_mutually_exclusive_group()
+    scope.add_argument("--category", metavar="C", help="only this category")
+    scope.add_argument("--node", metavar="PATH", help="only this hierarchy node (e.g. overall/a)")
+    tasks.add_argument("--format", choices=["table", "csv", "jsonl"], default="table")
+    _add_plan_options(tasks)
+    tasks.set_defaults(func=cmd_tasks)
+
+    diff = subparsers.add_parser(
+        "diff",
+        help="compare two runs task by task (exit 0 equal, 1 differ)",
+        description=(
+            "Recompute two runs and align them by task id: series side by side, per-task state "
+            "and value changes (flips), tasks present in only one, paired statistics. Exit 0 "
+            "when the recomputed reports and every task reduction are equal, 1 when they "
+            "differ, 2 when an input is unusable."
+        ),
+    )
+    diff.add_argument("a", help="run directory A")
+    diff.add_argument("b", help="run directory B")
+    diff.add_argument("--format", choices=["table", "json", "markdown"], default="table")
+    diff.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    diff.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    diff.set_defaults(func=cmd_diff)
+
+
+# -- inspector tasks ----------------------------------------------------------------------
+
+
+def cmd_tasks(args: argparse.Namespace) -> int:
+    from inspector.cli import Unusable, _overrides, load_session
+
+    session = load_session(args.path, _overrides(args))
+    rec = session.recomputation
+    assert rec is not None
+    scope = Scope(category=args.category, node=args.node)
+    if args.series == ALL_SERIES:
+        series = list(rec.report.series)
+    else:
+        try:
+            series = [series_of(rec, args.series)]
+        except AuditError as exc:
+            raise Unusable(f"{args.path}: {exc}") from None
+    groups: list[tuple[MetricSeries, tuple[LedgerTask, ...], str]] = []
+    try:
+        for item in series:
+            header = _tasks_header(rec, item, args, scope)
+            tasks = task_filter(
+                rec, item.series_id, count=args.count, state=args.state, scope=scope
+            )
+            groups.append((item, tasks, header))
+    except AuditError as exc:
+        raise Unusable(f"{args.path}: {exc}") from None
+    out = sys.stdout
+    if args.format == "jsonl":
+        for _, tasks, _ in groups:
+            for task in tasks:
+                out.write(json.dumps(task_json(task), ensure_ascii=False, sort_keys=True) + "\n")
+    elif args.format == "csv":
+        writer = csv.writer(out, lineterminator="\n")
+        writer.writerow(CSV_COLUMNS)
+        for _, tasks, _ in groups:
+            writer.writerows(task_csv_row(task) for task in tasks)
+    else:
+        for index, (_, tasks, header) in enumerate(groups):
+            if index:
+                out.write("\n")
+            out.write(header + "\n")
+            _table(out, ["task", "category", "state", "error", "value", "reasons"], (
+                [t.task_id, t.category, t.state, "yes" if t.has_error else "",
+                 _number(t.value), t.reason_text]
+                for t in tasks
+            ))  # fmt: skip
+    return EXIT_OK
+
+
+def _tasks_header(rec: Recomputation, series: MetricSeries, args: Any, scope: Scope) -> str:
+    parts = [series.series_id]
+    if rec.plan.derived:
+        parts.append(f"derived plan: {rec.plan.derived}")
+    if scope != Scope():
+        parts.append(scope.label)
+    if args.count:
+        entry = tasks_behind(rec, series.series_id, args.count, scope)
+        parts.append(f"count {args.count} = {entry.reported}")
+        header = " · ".join(parts) + f"\n{entry.note}"
+    else:
+        header = " · ".join(parts)
+    if args.state:
+        header += f"\nstate filter: {args.state}"
+    return _visible(header)
+
+
+CSV_COLUMNS = (
+    "series_id", "task_id", "category", "state", "has_error", "value",
+    "requested", "observed", "valid", "error_attempts", "missing_attempts",
+    "invalidated", "early_stopped", "reason_codes", "reasons",
+)  # fmt: skip
+
+
+def _reason_json(reason: Reason) -> dict[str, Any]:
+    issue = reason.issue
+    return {
+        "code": reason.code,
+        "text": reason.text,
+        "attempts": list(reason.attempts),
+        "issue": None
+        if issue is None
+        else {"severity": issue.severity, "phase": issue.phase, "code": issue.code,
+              "message": issue.message},
+    }  # fmt: skip
+
+
+def task_json(task: LedgerTask) -> dict[str, Any]:
+    """One task reduction as a JSON object (one ``jsonl`` line)."""
+    r = task.reduction
+    return {
+        "series_id": r.series_id,
+        "task_id": task.task_id,
+        "category": task.category,
+        "state": r.state,
+        "has_error": r.has_error,
+        "value": r.value,
+        "coverage": {
+            "requested": r.coverage.requested,
+            "observed": r.coverage.observed,
+            "valid": r.coverage.valid,
+            "error": r.coverage.error,
+        },
+        "missing_attempts": r.missing_attempts,
+        "invalidated": r.invalidated,
+        "early_stopped": r.early_stopped,
+        "reasons": [_reason_json(reason) for reason in r.reasons],
+    }
+
+
+def task_csv_row(task: LedgerTask) -> list[Any]:
+    r = task.reduction
+    return [
+        r.series_id, task.task_id, task.category, r.state, r.has_error,
+        "" if r.value is None else repr(r.value),
+        r.coverage.requested, r.coverage.observed, r.coverage.valid, r.coverage.error,
+        r.missing_attempts, r.invalidated, r.early_stopped,
+        " ".join(reason.code for reason in r.reasons), task.reason_text,
+    ]  # fmt: skip
+
+
+# -- inspector diff -----------------------------------------------------------------------
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from inspector.cli import load_session
+
+    a = load_session(args.a)
+    b = load_session(args.b)
+    assert a.recomputation is not None and b.recomputation is not None
+    comparison = compare(a.recomputation, b.recomputation, label_a=args.a, label_b=args.b)
+    if args.format == "json":
+        data = comparison_json(comparison, seed=args.seed, resamples=args.resamples)
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+    else:
+        write_comparison(
+            sys.stdout, comparison, markdown=args.format == "markdown",
+            seed=args.seed, resamples=args.resamples,
+        )  # fmt: skip
+    return EXIT_OK if comparison.equal else EXIT_DIFFERS
+
+
+def _counts_json(counts: SeriesCounts | None) -> dict[str, int] | None:
+    return counts.to_json() if counts is not None else None
+
+
+def _side_json(series: MetricSeries | None) -> dict[str, Any] | None:
+    if series is None:
+        return None
+    return {
+        "series_id": series.series_id,
+        "value": series.value,
+        "reference_value": series.reference_value,
+        "counts": _counts_json(series.counts),
+    }
+
+
+def _change_json(change: TaskChange) -> dict[str, Any]:
+    return {
+        "task_id": change.task_id,
+        "kind": change.kind,
+        "flip": change.flip,
+        "a": None if change.a is None else
+        {"state": change.state_a, "value": change.value_a, "has_error": change.a.has_error},
+        "b": None if change.b is None else
+        {"state": change.state_b, "value": change.value_b, "has_error": change.b.has_error},
+    }  # fmt: skip
+
+
+def comparison_json(c: Comparison, *, seed: int = 0, resamples: int = 10_000) -> dict[str, Any]:
+    """The whole comparison as one JSON-ready object."""
+    series = []
+    for pair in c.series:
+        stats = c.stats(pair, seed=seed, resamples=resamples) if pair.a and pair.b else None
+        series.append({
+            "label": pair.label,
+            "a": _side_json(pair.a),
+            "b": _side_json(pair.b),
+            "delta": pair.delta,
+            "changes": [_change_json(ch) for ch in c.changes(pair) if ch.a and ch.b],
+            "stats": None if stats is None else {
+                "binary_pairs": stats.binary_pairs,
+                "one_to_zero": stats.one_to_zero,
+                "zero_to_one": stats.zero_to_one,
+                "mcnemar_p": stats.mcnemar_p,
+                "paired": stats.paired,
+                "mean_a": stats.mean_a,
+                "mean_b": stats.mean_b,
+                "bootstrap": None if stats.bootstrap is None else {
+                    "difference": stats.bootstrap.difference,
+                    "low": stats.bootstrap.low,
+                    "high": stats.bootstrap.high,
+                    "confidence": stats.bootstrap.confidence,
+                    "resamples": stats.bootstrap.resamples,
+                    "seed": stats.bootstrap.seed,
+                },
+            },
+        })  # fmt: skip
+    return {
+        "a": c.label_a,
+        "b": c.label_b,
+        "equal": c.equal,
+        "warnings": list(c.warnings),
+        "notes": list(c.notes),
+        "only_a": list(c.only_a),
+        "only_b": list(c.only_b),
+        "series": series,
+        "report_differences": [
+            {"where": d.where, "a": d.stored, "b": d.recomputed} for d in c.report_differences
+        ],
+    }
+
+
+def _counts_text(series: MetricSeries | None) -> str:
+    if series is None:
+        return "—"
+    n = series.counts
+    return f"{n.total}/{n.evaluated}/{n.error}/{n.unavailable}/{n.invalidated}"
+
+
+def write_comparison(
+    out: TextIO, c: Comparison, *, markdown: bool = False, seed: int = 0, resamples: int = 10_000
+) -> None:
+    """The comparison as a plain-text (or Markdown) report."""
+    heading = "## " if markdown else ""
+    out.write(_visible(f"{heading}A: {c.label_a}\n{heading}B: {c.label_b}\n"))
+    for line in (*(f"warning: {w}" for w in c.warnings), *(f"note: {n}" for n in c.notes)):
+        out.write(_visible(("- " if markdown else "") + line) + "\n")
+    out.write("\n")
+    headers = ["series", "A value", "B value", "delta", "A counts", "B counts"]
+    _table(out, headers, (
+        [pair.label, _number(pair.a and pair.a.shown_value), _number(pair.b and pair.b.shown_value),
+         _number(pair.delta), _counts_text(pair.a), _counts_text(pair.b)]
+        for pair in c.series
+    ), markdown=markdown)  # fmt: skip
+    out.write("counts are total/evaluated/error/unavailable/invalidated\n")
+    for side, ids in (("A", c.only_a), ("B", c.only_b)):
+        if ids:
+            out.write(_visible(f"\n{len(ids)} tasks only in {side}: {', '.join(ids)}") + "\n")
+    for pair in c.series:
+        if pair.a is None or pair.b is None:
+            continue
+        changes = [ch for ch in c.changes(pair) if ch.a and ch.b]
+        if not changes:
+            continue
+        up = sum(ch.flip == "0→1" for ch in changes)
+        down = sum(ch.flip == "1→0" for ch in changes)
+        states = sum(ch.state_changed for ch in changes)
+        out.write(_visible(
+            f"\n{heading}{pair.label}: {len(changes)} tasks changed "
+            f"({up} flips 0→1, {down} flips 1→0, {states} state changes)") + "\n")  # fmt: skip
+        _table(out, ["task", "change", "A state", "A value", "B state", "B value"], (
+            [ch.task_id, ch.kind, ch.state_a, _number(ch.value_a), ch.state_b, _number(ch.value_b)]
+            for ch in changes
+        ), markdown=markdown)  # fmt: skip
+        _write_stats(out, c, pair, seed, resamples)
+    verdict = "equal" if c.equal else f"differ ({len(c.report_differences)} report fields)"
+    out.write(f"\nresult: {verdict}\n")
+
+
+def _write_stats(out: TextIO, c: Comparison, pair: SeriesPair, seed: int, resamples: int) -> None:
+    stats = c.stats(pair, seed=seed, resamples=resamples)
+    if stats.binary_pairs:
+        out.write(
+            f"McNemar exact (two-sided): {stats.one_to_zero} 1→0 vs {stats.zero_to_one} 0→1 "
+            f"of {stats.binary_pairs} binary pairs, p = {stats.mcnemar_p:.4g}\n"
+        )
+    if stats.bootstrap is not None:
+        ci = stats.bootstrap
+        out.write(
+            f"mean B − A over {stats.paired} tasks evaluated on both sides: {ci.difference:+.4g} "
+            f"({ci.confidence:.0%} paired bootstrap CI {ci.low:+.4g} … {ci.high:+.4g}, "
+            f"{ci.resamples} resamples, seed {ci.seed})\n"
+        )
+
+
+# -- text helpers -------------------------------------------------------------------------
+
+
+def _number(value: float | None) -> str:
+    return "—" if value is None else f"{value:.6g}"
+
+
+def _visible(text: str) -> str:
+    """Make control and invisible characters visible (as ``widgets.literal`` does)."""
+    if text.isprintable() or all(ch.isprintable() or ch == "\n" for ch in text):
+        return text
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch == "\n" or ch.isprintable():
+            out.append(ch)
+        elif code < 0x20:
+            out.append(chr(0x2400 + code))
+        elif code == 0x7F:
+            out.append("␡")
+        elif unicodedata.category(ch) == "Zs":
+            out.append(ch)
+        else:
+            out.append(f"<U+{code:04X}>")
+    return "".join(out)
+
+
+def _cell(value: Any, markdown: bool) -> str:
+    text = _visible(str(value if value is not None else "—")).replace("\n", "␊")
+    return text.replace("|", "\\|") if markdown else text
+
+
+def _table(
+    out: TextIO, headers: Sequence[str], rows: Iterable[Sequence[Any]], *, markdown: bool = False
+) -> None:
+    cells = [[_cell(v, markdown) for v in row] for row in rows]
+    if markdown:
+        out.write("| " + " | ".join(headers) + " |\n")
+        out.write("|" + "|".join("---" for _ in headers) + "|\n")
+        for row in cells:
+            out.write("| " + " | ".join(row) + " |\n")
+        return
+    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+    last = len(headers) - 1
+    out.write(
+        "  ".join(
+            h.ljust(w) if i < last else h
+            for i, (h, w) in enumerate(zip(headers, widths, strict=True))
+        )
+        + "\n"
+    )
+    out.write("  ".join("-" * w for w in widths) + "\n")
+    for row in cells:
+        out.write(
+            "  ".join(
+                c.ljust(w) if i < last else c
+                for i, (c, w) in enumerate(zip(row, widths, strict=True))
+            )
+            + "\n"
+        )
