@@ -1,0 +1,131 @@
+"""The ledger, explain and compare screens, driven with Pilot on conformance runs."""
+
+from __future__ import annotations
+
+from textual.app import App
+from textual.screen import Screen
+from textual.widgets import DataTable
+
+from inspector.app.screens.compare import CompareScreen, TaskPairChosen
+from inspector.app.screens.ledger import ExplainScreen, LedgerScreen, TaskChosen
+from inspector.audit import Scope
+from inspector.compare import compare, compare_plans
+
+from .helpers import CONFORMANCE, attempt, issue, pilot_test, rescore, session, task
+
+
+class Host(App[None]):
+    """A bare app that shows one screen and records the task messages it receives."""
+
+    def __init__(self, screen: Screen[None]) -> None:
+        super().__init__()
+        self.first = screen
+        self.chosen: list[object] = []
+
+    def on_mount(self) -> None:
+        self.push_screen(self.first)
+
+    def on_task_chosen(self, message: TaskChosen) -> None:
+        self.chosen.append(message)
+
+    def on_task_pair_chosen(self, message: TaskPairChosen) -> None:
+        self.chosen.append(message)
+
+
+def _keys(table: DataTable) -> list[str]:
+    return [row.value for row in table.rows]
+
+
+@pilot_test
+async def test_ledger_lists_the_tasks_behind_a_count_and_cycles_counts() -> None:
+    rec = session(CONFORMANCE / "syn_k1_binary_aux_micro").recomputation
+    screen = LedgerScreen(rec, None, "unavailable")
+    app = Host(screen)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert _keys(screen.task_table) == ["gamma-1", "gamma-2", "beta-2"]
+        title = str(screen.title_bar.render())
+        assert "count unavailable = 3" in title and "1 in state error plus 2" in title
+        await pilot.press("c")  # unavailable → invalidated
+        assert screen.count == "invalidated" and _keys(screen.task_table) == []
+        await pilot.press("c", "c")  # → total → evaluated
+        assert screen.count == "evaluated" and len(screen.task_table.rows) == 7
+        await pilot.press("enter")
+        assert [m.task_id for m in app.chosen] == [_keys(screen.task_table)[0]]
+
+
+@pilot_test
+async def test_ledger_shows_control_characters_literally(tmp_path) -> None:
+    rec = rescore(
+        [task("evil\x1b[2J", [attempt(1, {}, issue("error", "run", "x", "[bold]boom\x07"))])]
+    )
+    screen = LedgerScreen(rec, None, "error")
+    async with Host(screen).run_test(size=(120, 30)) as pilot:
+        await pilot.pause()
+        cell = screen.task_table.get_row_at(0)[0]
+        assert cell.plain == "evil␛[2J"
+        reasons = screen.reasons.render()
+        assert "[bold]boom␇" in str(reasons)
+
+
+@pilot_test
+async def test_explain_drills_down_from_root_to_node() -> None:
+    rec = session(CONFORMANCE / "syn_k1_hierarchy").recomputation
+    screen = ExplainScreen(rec)
+    app = Host(screen)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        assert _keys(screen.term_table) == ["0", "1", "2"]
+        assert "weighted" in str(screen.summary.render())
+        await pilot.press("enter")  # the first child: apps
+        await pilot.pause()
+        top = app.screen
+        assert isinstance(top, ExplainScreen) and top.scope == Scope(node="overall/apps")
+        await pilot.press("l")
+        await pilot.pause()
+        assert isinstance(app.screen, LedgerScreen) and app.screen.scope == Scope(
+            node="overall/apps"
+        )
+        await pilot.press("escape", "escape")
+        assert app.screen is screen
+
+
+@pilot_test
+async def test_compare_shows_k1_beside_avg3_and_filters_tasks() -> None:
+    rec = session(CONFORMANCE / "e2e_k3_avg_category_mean").recomputation
+    comparison = compare_plans(rec, k=1)
+    screen = CompareScreen(comparison)
+    app = Host(screen)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        assert len(screen.series_table.rows) == 2
+        row = screen.series_table.get_row_at(0)
+        assert str(row[0]) == "correct.avg@3 ↔ correct.native@1"
+        assert row[1] == f"{rec.report.series[0].shown_value:.6g}"
+        # default filter: flips and state changes — avg@3 values against 0/1 are neither
+        assert _keys(screen.task_table) == []
+        await pilot.press("f", "f", "f")  # changes → flips → states → all
+        assert screen.task_filter == "all" and len(screen.task_table.rows) == 10
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert "McNemar" in str(screen.stats_line.render())
+
+
+@pilot_test
+async def test_compare_two_runs_lists_the_flips(tmp_path) -> None:
+    from .test_compare import _built_b
+
+    a = session(CONFORMANCE / "e2e_k1_micro").recomputation
+    b = session(_built_b(tmp_path)).recomputation
+    screen = CompareScreen(compare(a, b, label_a="A", label_b="B"))
+    app = Host(screen)
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        assert _keys(screen.task_table) == ["code_v1_4", "math_v1_1", "math_v1_2", "_v1_9"]
+        await pilot.press("f")  # flips only
+        assert _keys(screen.task_table) == ["code_v1_4", "math_v1_1"]
+        screen.task_table.focus()
+        await pilot.press("enter")
+        assert [(m.task_id, m.series_a, m.series_b) for m in app.chosen] == [
+            ("code_v1_4", "correct.native@1", "correct.native@1")
+        ]
