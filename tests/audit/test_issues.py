@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from inspector.audit import RETRY_NOTE_NO_RECORDS, issue_table, load_retry_records, retry_summary
+from inspector.attribution import (
+    RETRY_NOTE_NO_RECORDS,
+    issue_table,
+    load_retry_records,
+    retry_summary,
+)
 
 from .helpers import RUNS, attempt, issue, load, rescore, session, task, task_folders
 

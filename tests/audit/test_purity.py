@@ -9,6 +9,7 @@ from .helpers import ROOT
 
 PURE = (
     "inspector.audit",
+    "inspector.attribution",
     "inspector.explain",
     "inspector.compare",
     "inspector.stats",

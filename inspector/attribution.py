@@ -1,0 +1,226 @@
+"""Issue attribution and retries: which issues put which tasks into which counts (spec §3, §1.6).
+
+Pure (no textual, no rich). The issue table reads the scored attempts and the task
+reductions of one :class:`~inspector.engine.Recomputation`; retries come from the tasks'
+``retry_counts`` and, when read, from the retry records (the only file access here is
+:func:`load_retry_records`, through the reader's lazy loader).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from inspector.audit import in_count, reductions_of, series_of
+from inspector.engine import Recomputation, TaskRecord
+
+if TYPE_CHECKING:
+    from inspector.results import Run
+
+SEVERITY_ORDER = ("fatal", "error", "warning")
+PHASE_ORDER = ("setup", "run", "collect", "evaluate", "cleanup")
+EFFECTS = {
+    "fatal": "invalidates the task in every series (counts invalidated and error)",
+    "error": "counts the task as error; with no value the task is in state error (in unavailable)",
+    "warning": "no effect on metrics, counts or state folders",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class IssueRow:
+    """One severity × phase × code: who carries it and where it put their tasks."""
+
+    severity: str
+    phase: str
+    code: str
+    # (task id, attempt index) of every recorded attempt carrying it
+    attempts: tuple[tuple[str, int], ...]
+    task_ids: tuple[str, ...]
+    # count name -> the carrying tasks in that count of the chosen series (empty for WARNING)
+    pushed: Mapping[str, tuple[str, ...]]
+    effect: str
+
+
+def _rank(value: str, order: Sequence[str]) -> tuple[int, str]:
+    return (order.index(value) if value in order else len(order), value)
+
+
+def issue_table(rec: Recomputation, series_id: str | None = None) -> tuple[IssueRow, ...]:
+    """Issues of the scored attempts by severity × phase × code (spec §3, §6.3).
+
+    ``pushed`` names, for the series (default: the summary series), the counts the
+    carrying tasks are in: ``invalidated`` + ``error`` for FATAL; ``error`` and the task's
+    state count for ERROR. WARNING issues push nothing.
+    """
+    series = series_of(rec, series_id)
+    rows = reductions_of(rec, series.series_id)
+    found: dict[tuple[str, str, str], dict[str, list[int]]] = {}
+    position: dict[str, int] = {}
+    for index, task in enumerate(rec.tasks):
+        position[task.task_id] = index
+        for attempt_index in sorted(task.attempts):
+            issues = task.attempts[attempt_index].issues
+            for key in dict.fromkeys((i.severity, i.phase, i.code) for i in issues):
+                found.setdefault(key, {}).setdefault(task.task_id, []).append(attempt_index)
+    out = []
+    for key in sorted(
+        found, key=lambda k: (_rank(k[0], SEVERITY_ORDER), _rank(k[1], PHASE_ORDER), k[2])
+    ):
+        severity, phase, code = key
+        carriers = found[key]
+        pushed: dict[str, tuple[str, ...]] = {}
+        if rows is not None and severity != "warning":
+            for count in ("invalidated", "error", "unavailable", "evaluated"):
+                ids = tuple(t for t in carriers if in_count(rows[position[t]], count))
+                if ids:
+                    pushed[count] = ids
+        out.append(
+            IssueRow(
+                severity=severity,
+                phase=phase,
+                code=code,
+                attempts=tuple((t, i) for t, indices in carriers.items() for i in indices),
+                task_ids=tuple(carriers),
+                pushed=pushed,
+                effect=EFFECTS.get(severity, "unknown severity"),
+            )
+        )
+    return tuple(out)
+
+
+# -- retries -----------------------------------------------------------------------------
+
+RETRY_NOTE_NO_RECORDS = (
+    "retry records (attempt-N/retries/*.json) were not read: stage, scope and matched "
+    "pattern are unknown; retry counts come from each result.json's retry_count"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RetryRow:
+    """Retry records with one stage, scope and matched pattern (spec §1.6)."""
+
+    stage: str
+    scope: str
+    matched_pattern: str
+    records: int
+    attempts: tuple[tuple[str, int], ...]
+    task_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RetrySummary:
+    """Retries of the scored tasks: counts from result.json, patterns from retry records."""
+
+    total: int
+    # (task id, attempt index, retry count) for every attempt with retries
+    by_attempt: tuple[tuple[str, int, int], ...]
+    # attempts that left only a retry count and no result (spec §10 item 32)
+    retry_only: tuple[tuple[str, int], ...]
+    rows: tuple[RetryRow, ...]
+    records_read: bool
+    notes: tuple[str, ...]
+    # archived earlier executions (retries/<hex>/ folders), per (task id, attempt)
+    archives: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def task_ids(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(t for t, _, _ in self.by_attempt))
+
+
+RetryRecordLike = Mapping[str, object] | object
+"""A parsed retry record (a mapping) or the reader's ``inspector.results.lazy.RetryRecord``."""
+
+
+def _field(record: RetryRecordLike, name: str) -> object:
+    if isinstance(record, Mapping):
+        return record.get(name)
+    return getattr(record, name, None)
+
+
+def load_retry_records(run: Run, tasks: Sequence[TaskRecord]) -> dict[str, list[object]]:
+    """The retry records of every scored task, through the reader's lazy loader.
+
+    Reading is read-only and per task folder (``attempt-N/retries/``); a record that cannot
+    be read comes back with its ``problem`` set and is reported by :func:`retry_summary`.
+    """
+    from inspector.results import ResultFileError, list_retry_records
+
+    out: dict[str, list[object]] = {}
+    for task in tasks:
+        entry = run.entry_for(task.task_id)
+        if entry is None:
+            continue
+        try:
+            records = list_retry_records(run, entry)
+        except ResultFileError:
+            continue
+        if records:
+            out[task.task_id] = list(records)
+    return out
+
+
+def retry_summary(
+    tasks: Sequence[TaskRecord],
+    records: Mapping[str, Sequence[RetryRecordLike]] | None = None,
+) -> RetrySummary:
+    """Retries by attempt, and by stage × scope × matched pattern when records are given.
+
+    Args:
+        tasks: The scored tasks (their ``retry_counts``).
+        records: Retry records per task id — from :func:`load_retry_records`, or parsed
+            ``attempt-N/retries/*.json`` mappings (``stage``, ``scope``, ``matched_pattern``,
+            ``attempt``); None when they were not read.
+    """
+    by_attempt = tuple(
+        (t.task_id, i, n) for t in tasks for i, n in sorted(t.retry_counts.items()) if n
+    )
+    retry_only = tuple(
+        (t.task_id, i)
+        for t in tasks
+        for i, n in sorted(t.retry_counts.items())
+        if n and i not in t.attempts
+    )
+    total = sum(n for _, _, n in by_attempt)
+    if records is None:
+        notes = (RETRY_NOTE_NO_RECORDS,) if total else ()
+        return RetrySummary(total, by_attempt, retry_only, (), False, notes)
+    grouped: dict[tuple[str, str, str], list[tuple[str, int]]] = {}
+    seen: dict[tuple[str, int], int] = {}
+    archives: list[tuple[str, int]] = []
+    notes: list[str] = []
+    for task_id, items in records.items():
+        for record in items:
+            attempt = _field(record, "attempt")
+            index = attempt if isinstance(attempt, int) and not isinstance(attempt, bool) else 0
+            if _field(record, "kind") == "archive":
+                archives.append((task_id, index))
+                continue
+            problem = _field(record, "problem")
+            if problem is not None:
+                notes.append(f"{task_id}: unreadable retry record {_field(record, 'path')}")
+            key = tuple(
+                str(_field(record, f) or "?") for f in ("stage", "scope", "matched_pattern")
+            )
+            grouped.setdefault(key, []).append((task_id, index))  # type: ignore[arg-type]
+            seen[(task_id, index)] = seen.get((task_id, index), 0) + 1
+    rows = tuple(
+        RetryRow(
+            stage=stage,
+            scope=scope,
+            matched_pattern=pattern,
+            records=len(items),
+            attempts=tuple(dict.fromkeys(items)),
+            task_ids=tuple(dict.fromkeys(t for t, _ in items)),
+        )
+        for (stage, scope, pattern), items in sorted(grouped.items())
+    )
+    counted = {(t, i): n for t, i, n in by_attempt}
+    for key in sorted(set(counted) | set(seen)):
+        if counted.get(key, 0) != seen.get(key, 0):
+            notes.append(
+                f"{key[0]} attempt {key[1]}: retry_count {counted.get(key, 0)} but "
+                f"{seen.get(key, 0)} retry records"
+            )
+    return RetrySummary(total, by_attempt, retry_only, rows, True, tuple(notes), tuple(archives))
