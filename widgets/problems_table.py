@@ -8,6 +8,7 @@ from rich.text import Text
 from textual.widgets import DataTable
 
 from inspector.results import LoadProblem
+from widgets._table import refresh_header
 from widgets.literal import one_line
 
 
@@ -24,7 +25,7 @@ refuse to load the run; the other tasks are still shown.
     DEFAULT_CSS = """
     ProblemsTable {
         height: auto;
-        max-height: 10;
+        max-height: 8;
     }
     """
 
@@ -33,8 +34,8 @@ refuse to load the run; the other tasks are still shown.
 
     def on_mount(self) -> None:
         self.add_column("Effect", key="effect")
-        self.add_column("Path", key="path")
         self.add_column("Problem", key="message")
+        self.add_column("Path", key="path")
         self.add_column("Rule", key="rule")
 
     def show(self, problems: Sequence[LoadProblem]) -> None:
@@ -42,7 +43,8 @@ refuse to load the run; the other tasks are still shown.
         for problem in problems:
             self.add_row(
                 Text("refuses run", "bold red") if problem.blocking else Text("skipped", "yellow"),
-                one_line(problem.path or ".", max_chars=80),
-                one_line(problem.message, max_chars=160),
+                one_line(problem.message, max_chars=90),
+                one_line(problem.path or ".", max_chars=50),
                 one_line(problem.rule, max_chars=60),
             )
+        refresh_header(self)

@@ -13,6 +13,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from inspector.results import RunSummary
+from widgets._table import refresh_header
 from widgets.literal import one_line
 
 STATE_FOLDERS = ("normal", "error", "fatal", "running")
@@ -64,7 +65,6 @@ normal / error / fatal / running.
     def on_mount(self) -> None:
         for label in (
             "Run",
-            "Namespace",
             "Run id",
             "Model",
             "Benchmark",
@@ -72,7 +72,7 @@ normal / error / fatal / running.
             "Plan",
             "Status",
             "Started",
-            *(name.capitalize() for name in STATE_FOLDERS),
+            "Tasks n/e/f/r",
             "Headline",
         ):
             self.add_column(label)
@@ -88,22 +88,21 @@ normal / error / fatal / running.
             plan = (
                 "-" if run.k is None else f"{run.strategy or '?'}@{run.k}" if run.k > 1 else "k=1"
             )
+            counts = "/".join(str(run.task_counts.get(name, 0)) for name in STATE_FOLDERS)
+            started = (run.started_at or "-")[:16].replace("T", " ")
             self.add_row(
-                one_line(run.relative, max_chars=40),
-                one_line(run.namespace or "-", max_chars=40),
-                one_line(run.run_id, max_chars=30),
-                one_line(run.model or "-", max_chars=24),
-                one_line(run.benchmark or "-", max_chars=24),
-                one_line(run.harness or "-", max_chars=20),
+                one_line(run.relative, max_chars=30),
+                one_line(run.run_id, max_chars=18),
+                one_line(run.model or "-", max_chars=20),
+                one_line(run.benchmark or "-", max_chars=16),
+                one_line(run.harness or "-", max_chars=12),
                 Text(plan),
-                one_line(run.status or "-", max_chars=12),
-                one_line(run.started_at or "-", max_chars=25),
-                *(
-                    Text(str(run.task_counts.get(name, 0)), justify="right")
-                    for name in STATE_FOLDERS
-                ),
+                one_line(run.status or "-", max_chars=11),
+                one_line(started),
+                Text(counts, justify="right"),
                 headline_text(run),
             )
+        refresh_header(self)
 
     def action_open_run(self) -> None:
         if self._paths:

@@ -12,6 +12,7 @@ from textual.widgets import DataTable
 
 from inspector.engine import MetricReport, MetricSeries
 from inspector.engine.render import format_value
+from widgets._table import refresh_header
 from widgets.literal import one_line
 
 COUNT_COLUMNS = ("total", "evaluated", "error", "unavailable", "invalidated")
@@ -109,6 +110,7 @@ Move to a count and press **enter** to list exactly the tasks behind it.
                 *(Text(str(getattr(counts, name)), justify="right") for name in COUNT_COLUMNS),
                 key=series.series_id,
             )
+        refresh_header(self)
         if self._series_ids:
             self.move_cursor(row=0, column=self.get_column_index("value"))
             self._post_highlight()

@@ -12,6 +12,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from inspector.app.model import TaskRow
+from widgets._table import refresh_header
 from widgets.literal import one_line
 
 COLUMNS: tuple[tuple[str, str], ...] = (
@@ -110,6 +111,7 @@ the most severe issue of any attempt, and retries.
             )
             for row in rows
         )
+        refresh_header(self)
         if rows:
             self.move_cursor(row=0, column=column)
 

@@ -103,8 +103,8 @@ exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
                 yield Distribution()
                 yield Static("Plan", classes="section-title")
                 yield PlanPanel()
-                yield Static("Load problems", classes="section-title", id="problems-title")
-                yield ProblemsTable()
+        yield Static("Load problems", classes="section-title", id="problems-title")
+        yield ProblemsTable()
         yield Footer()
 
     def on_mount(self) -> None:
@@ -156,6 +156,9 @@ exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
         app.session = session
         self._show_banners(session)
         self.problems_table.show(session.problems)
+        self.query_one("#problems-title", Static).update(
+            f"Load problems ({len(session.problems)}) — these files were not used; press p to browse"
+        )
         self.set_class(not session.problems, "-no-problems")
         recomputation = session.recomputation
         if recomputation is None:
