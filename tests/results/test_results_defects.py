@@ -4,6 +4,7 @@ other tasks still load (design rule 6)."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -156,3 +157,44 @@ def test_empty_directory_needs_run_info(tmp_path: Path) -> None:
     run = read_run(tmp_path)
     assert [(p.path, p.blocking) for p in run.problems] == [("run_info.json", True)]
     assert run.tasks == [] and run.entries == []
+
+
+def _edit(path: Path, change) -> None:
+    value = load(path)
+    change(value)
+    dump(path, value)
+
+
+TOLERATED = {
+    # AgentCompass reads only the index keys it needs: other task.json keys are ignored.
+    "task_json_extra_key": lambda run: _edit(first_task(run) / "task.json", lambda v: v.update(note="hi")),
+    # Empty optional namespaces are accepted (detail._is_empty_optional).
+    "meta_namespaces_empty_values": lambda run: _edit(
+        first_task(run) / "attempt-1" / "result.json", lambda v: v.update(meta={"benchmark": [], "harness": ""})
+    ),
+    # A folder the index does not name is not an attempt.
+    "stray_attempt_folder": lambda run: shutil.copytree(
+        first_task(run) / "attempt-1", first_task(run) / "attempt-2"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TOLERATED))
+def test_tolerated_variations_load_without_problems(name: str, copy_run) -> None:
+    run_dir = copy_run(BASE_RUN)
+    TOLERATED[name](run_dir)
+    run = read_run(run_dir)
+    assert run.problems == [] and len(run.tasks) == BASE_TASKS
+
+
+def test_running_copy_whose_index_names_a_missing_result_skips_the_published_copy(copy_run) -> None:
+    """has_task_result checks this folder's results against the index RunLayout finds first."""
+    run_dir = copy_run(BASE_RUN)
+    folder = first_task(run_dir)
+    running = run_dir / "details" / "running" / folder.name
+    shutil.copytree(folder, running)
+    _edit(running / "task.json", lambda v: v["attempts"].update({"2": "attempt-2"}))
+    run = read_run(run_dir)
+    expected = (folder / "attempt-2" / "result.json").relative_to(run_dir).as_posix()
+    assert [(p.path, p.blocking) for p in run.problems] == [(expected, False)]
+    assert len(run.tasks) == BASE_TASKS - 1
