@@ -126,13 +126,7 @@ def load_running(files: RunFiles, folder: str) -> TaskEntry:
         task_id = index.get("task_id")
         entry.task_id = task_id if isinstance(task_id, str) else None
         entry.schema_version = _text(index.get("schema_version"))
-        raw = index.get("attempts")
-        if isinstance(raw, dict):
-            entry.attempt_dirs = {
-                int(number): relpath(folder, token)
-                for number, token in raw.items()
-                if is_canonical_attempt_key(number) and token == f"attempt-{number}"
-            }
+        entry.attempt_dirs = _index_attempt_dirs(folder, index)
     else:
         message = f"task.json must be an object, got {type(index).__name__}"
         entry.problems.append(LoadProblem(task_file, message, RULE_TASK_INDEX, False))
