@@ -23,6 +23,9 @@ from inspector.results import (
 from inspector.results.layout import relpath
 from inspector.results.lazy import attempt_dir
 
+STEP_MARK = "── step "
+"""How each trajectory step starts in the trajectory document."""
+
 
 @dataclass(frozen=True)
 class Source:
@@ -60,7 +63,7 @@ def trajectory_text(trajectory: Mapping[str, Any]) -> str:
     if isinstance(steps, list):
         for number, step in enumerate(steps, start=1):
             step_id = step.get("step_id") if isinstance(step, Mapping) else None
-            lines.append(f"── step {number}{f' ({step_id})' if step_id is not None else ''} ──")
+            lines.append(f"{STEP_MARK}{number}{f' ({step_id})' if step_id is not None else ''} ──")
             lines.append(json_text(step, 1))
     rest = {
         k: v

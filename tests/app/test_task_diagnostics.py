@@ -101,3 +101,33 @@ async def test_pager_renders_hostile_text_literally(run_path) -> None:  # type: 
         text = "".join(segment.text for segment in strip)
         assert "␛[2Jclear [bold]x[/bold] <U+202E>evil" in text
         assert "\x1b" not in text
+
+
+@pilot_test
+async def test_trajectory_steps_jump(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        rec = overview.session.recomputation
+        diagnostics = DiagnosticsScreen(overview.session, rec.tasks[0].task_id, 1)
+        app.push_screen(diagnostics)
+        await settle(pilot)
+        keys = [s.key for s in diagnostics.sources]
+        assert "trajectory" in keys
+        diagnostics.source_list.highlighted = keys.index("trajectory")
+        await settle(pilot)
+        diagnostics.pager.focus()
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        first = diagnostics.pager.match_line
+        assert first is not None
+        document = diagnostics.pager.document
+        assert document is not None
+        assert document.lines(first, 1)[0].startswith("── step 1")
+        await pilot.press("right_square_bracket")
+        await settle(pilot)
+        second = diagnostics.pager.match_line
+        assert second is not None and second > first
+        assert document.lines(second, 1)[0].startswith("── step 2")

@@ -20,7 +20,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.app.diagnostics import Source, attempt_sources
+from inspector.app.diagnostics import STEP_MARK, Source, attempt_sources
 from inspector.app.documents import Document, FileDocument
 from inspector.results import ResultFileError, read_attempt_payload
 from inspector.session import Session
@@ -61,6 +61,19 @@ raw files. Text is read a page at a time and shown literally.
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", tooltip="Find text in this document"),
         Binding("n", "next_match", "Next", show=False),
+        Binding(
+            "right_square_bracket",
+            "step(False)",
+            "Next step",
+            tooltip="Jump to the next trajectory step",
+        ),
+        Binding(
+            "left_square_bracket",
+            "step(True)",
+            "Prev step",
+            show=False,
+            tooltip="Jump to the previous trajectory step",
+        ),
         Binding("o", "open_pager", "Pager", tooltip="Open in $PAGER"),
         Binding("e", "open_editor", "Editor", tooltip="Open a copy in $EDITOR"),
         Binding("c", "copy", "Copy", tooltip="Copy this document (first MiB) to the clipboard"),
@@ -156,6 +169,7 @@ raw files. Text is read a page at a time and shown literally.
         source = next((s for s in self.sources if s.key == key), None)
         if source is not None and key != self.current_key:
             self.current_key = key
+            self.refresh_bindings()
             self.pager.loading = True
             self._open_source(source)
 
@@ -232,6 +246,21 @@ raw files. Text is read a page at a time and shown literally.
             else int(self.pager.scroll_y) - 1
         )
         self._find(document, self.needle, start, backwards)
+
+    def action_step(self, backwards: bool) -> None:
+        """Jump to the next (previous) ``── step N ──`` heading of a trajectory."""
+        document = self.pager.document
+        if document is None:
+            return
+        start = (
+            self.pager.match_line if self.pager.match_line is not None else int(self.pager.scroll_y)
+        )
+        self._find(document, STEP_MARK, start, backwards)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "step":
+            return self.current_key == "trajectory"
+        return True
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
     def _find(self, document: Document, needle: str, start: int, backwards: bool) -> None:
