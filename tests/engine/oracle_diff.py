@@ -251,14 +251,20 @@ def check_case(run_dir: Path, use_reader: bool = True) -> Outcome:
 # --------------------------------------------------------------------------- refusals
 
 
-def _oracle(acvenv: Path, run_dir: Path, extra: list[str]) -> tuple[bool, str]:
-    """(accepted, message) from running the oracle on ``run_dir`` (output to a scratch dir)."""
-    out = run_dir.parent / (run_dir.name + ".oracle-out")
+def _oracle(
+    acvenv: Path, run_dir: Path, extra: list[str], *, write_in_place: bool = False
+) -> tuple[bool, str]:
+    """(accepted, message) from running the oracle on ``run_dir``.
+
+    The output goes to a scratch folder, or into the run directory with ``write_in_place``.
+    """
+    out = run_dir if write_in_place else run_dir.parent / (run_dir.name + ".oracle-out")
     cmd = [str(acvenv / "bin" / "python"), str(ORACLE_DIR / "ac_oracle.py"), str(run_dir)]
     cmd += ["--out", str(out), *extra]
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     proc = subprocess.run(cmd, capture_output=True, text=True, env=env, check=False)
-    shutil.rmtree(out, ignore_errors=True)
+    if not write_in_place:
+        shutil.rmtree(out, ignore_errors=True)
     last = (proc.stderr.strip().splitlines() or [""])[-1]
     return proc.returncode == 0, last
 
@@ -395,6 +401,182 @@ def refusal_checks(acvenv: Path, accepted: list[Path], rejected: list[Path], wor
     print("  summary:", dict(results))
 
 
+# --------------------------------------------------------------------------- built-in benchmarks
+
+# The random generator covers scicode, deepswe, frontier_swe and synthetic contracts. These
+# cases cover the other built-in benchmarks (corpus formulas of gdpval_ac and
+# deepresearch_bench, screenspot's built-in hierarchy, the plain contracts), written in the
+# v3 layout by the small writer below and scored by the oracle (``ac_oracle.py``).
+
+CORPUS_BENCHMARKS = (
+    "gdpval_ac",
+    "deepresearch_bench",
+    "screenspot",
+    "taubench",
+    "widesearch",
+    "brainarena",
+    "pinchbench",
+    "skillsbench",
+    "swebench_verified",
+    "osworld",
+    "frontier_engineering",
+)
+CORPUS_CATEGORIES = [
+    "mobile_text", "mobile_icon", "desktop_text", "web_icon", "web_text", "finance", "law",
+    None, " spaced ", "a/b", 3, "日本語",
+]
+
+
+def _corpus_value(rng: Any, metric: str, kind: str) -> Any:
+    if kind == "binary_success":
+        return rng.random() < 0.5
+    if metric in ("total_score", "max_possible_score", "citations_checked", "citations_total",
+                  "citations_supported", "fact_scored"):
+        return rng.choice([0, 0, 1, 2, 3, 5, 8])
+    return rng.choice([0, 1, 0.25, 0.5, 0.75, round(rng.random(), 3), 1 / 3, 0.1])
+
+
+def _corpus_params(rng: Any, benchmark: str) -> dict[str, Any]:
+    params: dict[str, Any] = {}
+    if rng.random() < 0.4:
+        params["aggregation_mode"] = "category_mean"
+    # What these benchmarks' configs require (a real run has them in run_info.json).
+    if benchmark in ("widesearch", "brainarena"):
+        params["judge_model"] = {"id": "judge-1"}
+    if benchmark == "osworld":
+        params["agent_style"] = "claude"
+    if benchmark == "deepresearch_bench":
+        params["judge_model"] = {"id": "judge-1"}
+        params["jina_api_key"] = "jina-test"
+        choice = rng.choice([None, ["race", "fact"], ["race"], ["fact"], "fact", [" FACT ", "race"]])
+        if choice is not None:
+            params["metrics"] = choice
+    if benchmark != "screenspot" and rng.random() < 0.3:
+        params["category_hierarchy"] = {
+            "overall": {
+                "aggregation": rng.choice(["unweighted", "weighted_by_count", "weighted"]),
+                "children": {
+                    "g1": {"aggregation": "unweighted", "weight": 2,
+                           "children": {"finance": {}, "law": {}}},
+                    "a/b": {"weight": 1},
+                    "__uncategorized__": {"weight": 1},
+                },
+            }
+        }
+    return params
+
+
+def write_corpus_case(root: Path, template: Path, seed: int, index: int) -> Path:
+    """One run directory for a built-in benchmark, in AgentCompass's v3 layout."""
+    import random
+
+    from inspector.engine import builtin_contract
+    from inspector.results import task_directory_name
+
+    rng = random.Random(f"{seed}-{index}")
+    benchmark = CORPUS_BENCHMARKS[index % len(CORPUS_BENCHMARKS)]
+    contract = builtin_contract(benchmark)
+    assert contract is not None
+    k = rng.choice([1, 1, 2, 3])
+    strategy = "pass" if contract.primary_id == "correct" and rng.random() < 0.3 else "avg"
+    name = f"corpus_s{seed}_{index:03d}_{benchmark}_k{k}{strategy}"
+    run_dir = root / name
+    shutil.rmtree(run_dir, ignore_errors=True)
+    run_dir.mkdir(parents=True)
+    params = _corpus_params(rng, benchmark)
+    info = json.loads((template / "run_info.json").read_text("utf-8"))
+    info["run_id"] = name
+    info["request"]["benchmark"] = {"id": benchmark, "params": params} if params else {"id": benchmark}
+    info["request"]["execution"]["attempts"] = {"k": k, "strategy": strategy}
+    info["request"]["output"]["run_id"] = name
+    (run_dir / "run_info.json").write_text(json.dumps(info, indent=2, sort_keys=True), "utf-8")
+    severities = ["fatal"] * 1 + ["error"] * 4 + ["warning"] * 3 + [None] * 40
+    for number in range(rng.randint(0, 14)):
+        task_id = f"{benchmark}-{number}"
+        attempts: dict[str, dict[str, Any]] = {}
+        for attempt_index in range(1, k + 1):
+            if rng.random() < 0.1:
+                continue
+            metrics = {
+                m: _corpus_value(rng, m, spec.kind)
+                for m, spec in contract.metrics.items()
+                if rng.random() < 0.85
+            }
+            severity = rng.choice(severities)
+            issues = [] if severity is None else [
+                {"severity": severity, "phase": "evaluate", "code": f"{severity}_code",
+                 "message": f"{severity} message"}
+            ]
+            artifacts: dict[str, Any] = {}
+            if benchmark == "gdpval_ac":
+                if rng.random() < 0.7:
+                    artifacts["gdpval_ac_expected_deliverables"] = rng.choice([["a.docx"], [], None])
+                if rng.random() < 0.6:
+                    artifacts["gdpval_ac_deliverable_files"] = rng.choice([["a.docx"], []])
+                if rng.random() < 0.3:
+                    artifacts["gdpval_ac_missing_deliverables"] = ["b.xlsx"]
+                artifacts = {k2: v for k2, v in artifacts.items() if v is not None}
+            status = "completed" if severity in (None, "warning") else "eval_error"
+            attempts[str(attempt_index)] = {
+                "status": status, "metrics": metrics, "final_answer": None, "trajectory": {},
+                "issues": issues, "artifacts": artifacts, "analysis_result": {},
+                "meta": {"benchmark": {}, "harness": {}},
+            }
+            if strategy == "pass" and metrics.get("correct") is True and rng.random() < 0.8:
+                break
+        if not attempts:
+            attempts["1"] = {
+                "status": "completed", "metrics": {}, "final_answer": None, "trajectory": {},
+                "issues": [], "artifacts": {}, "analysis_result": {},
+                "meta": {"benchmark": {}, "harness": {}},
+            }
+        severities_seen = {i["severity"] for a in attempts.values() for i in a["issues"]}
+        state = "fatal" if "fatal" in severities_seen else "error" if "error" in severities_seen else "normal"
+        folder = run_dir / "details" / state / task_directory_name(task_id)
+        for key, payload in attempts.items():
+            (folder / f"attempt-{key}").mkdir(parents=True)
+            (folder / f"attempt-{key}" / "result.json").write_text(
+                json.dumps({**payload, "retry_count": 0}, indent=2), "utf-8"
+            )
+        index_doc = {
+            "schema_version": "agentcompass.task.v3",
+            "task_id": task_id,
+            "attempts": {key: f"attempt-{key}" for key in attempts},
+            "category": rng.choice(CORPUS_CATEGORIES),
+            "ground_truth": None,
+            "attempt_plan": {"k": k, "strategy": strategy},
+        }
+        (folder / "task.json").write_text(json.dumps(index_doc, indent=2), "utf-8")
+    return run_dir
+
+
+def corpus_checks(acvenv: Path, work: Path, seed: int, count: int, template: Path) -> int:
+    root = work / f"corpus_s{seed}"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    same = refused_ok = 0
+    problems: list[str] = []
+    for index in range(count):
+        run_dir = write_corpus_case(root, template, seed, index)
+        accepted, message = _oracle(acvenv, run_dir, [], write_in_place=True)
+        if not accepted:
+            verdict = check_refusal(run_dir)
+            if verdict.startswith(("engine-error", "reader-refused")):
+                refused_ok += 1
+            else:
+                problems.append(f"{run_dir.name}: oracle refuses ({message[:120]}) -> {verdict}")
+            continue
+        outcome = check_case(run_dir)
+        if outcome.json_ok and outcome.md_ok:
+            same += 1
+        else:
+            problems.append(f"{run_dir.name}: {outcome.error or outcome.diff}")
+    print(f"\nbuilt-in benchmark cases: {count}  identical: {same}  refused by both: {refused_ok}")
+    for line in problems:
+        print(f"DIVERGENCE {line}")
+    return len(problems)
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -419,6 +601,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--work", type=Path, default=Path("/tmp/oracle-diff"))
     parser.add_argument("--refusals", action="store_true")
     parser.add_argument("--cases", type=Path, nargs="*", help="check these run dirs only")
+    parser.add_argument(
+        "--corpus", type=int, default=0, help="also check N built-in benchmark cases per seed"
+    )
     parser.add_argument(
         "--minimal-loader", action="store_true", help="use the loader here, not read_run"
     )
@@ -458,6 +643,10 @@ def main(argv: list[str] | None = None) -> int:
     for o in outcomes:
         if not (o.json_ok and o.md_ok):
             print(f"DIVERGENCE {o.name}: {o.error or o.diff}")
+    corpus_problems = 0
+    if args.corpus and dirs:
+        for seed in args.seeds:
+            corpus_problems += corpus_checks(args.acvenv, args.work, seed, args.corpus, dirs[0])
     if args.refusals and not args.cases:
         accepted = list(dirs)
         rejected = sorted(
@@ -467,7 +656,7 @@ def main(argv: list[str] | None = None) -> int:
             if p.is_dir()
         )
         refusal_checks(args.acvenv, accepted, rejected, args.work)
-    return 0 if json_ok == md_ok == len(outcomes) else 1
+    return 0 if json_ok == md_ok == len(outcomes) and not corpus_problems else 1
 
 
 if __name__ == "__main__":

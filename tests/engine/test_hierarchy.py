@@ -338,3 +338,17 @@ def test_item_51_a_single_zero_weight_child_is_harmless() -> None:
     assert (
         report_of(_scores(("c", 1.0)), contract=SCORE_ONLY, hierarchy=tree).series[0].value is None
     )
+
+
+def test_item_15_weighted_node_scales_weights_by_their_maximum_first() -> None:
+    # a = 0.1 (weight 2), b = 0.2 (weight 3): weights /3 → (2/3, 1), then re-normalised.
+    tree = {
+        "overall": {"aggregation": "weighted", "children": {"a": {"weight": 2}, "b": {"weight": 3}}}
+    }
+    value = report_of(_scores(("a", 0.1), ("b", 0.2)), contract=SCORE_ONLY, hierarchy=tree)
+    scaled = [2 / 3, 3 / 3]
+    total = math.fsum(scaled)
+    expected = math.fsum([0.1 * (scaled[0] / total), 0.2 * (scaled[1] / total)])
+    assert value.series[0].value == expected == 0.16000000000000003
+    # not the same bits as weighting by w/Σw directly
+    assert expected != math.fsum([0.1 * (2 / 5), 0.2 * (3 / 5)])
