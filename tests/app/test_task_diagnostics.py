@@ -131,3 +131,31 @@ async def test_trajectory_steps_jump(run_path) -> None:  # type: ignore[no-untyp
         second = diagnostics.pager.match_line
         assert second is not None and second > first
         assert document.lines(second, 1)[0].startswith("── step 2")
+
+
+@pilot_test
+async def test_retry_records_of_a_retry_only_attempt(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        task = TaskScreen(overview.session, "git-leak-recovery", "correct.avg@3")
+        app.push_screen(task)
+        await settle(pilot)
+        card = task.query_one("#attempt-3")
+        assert "retry-only" in static_text(card)
+        card.focus()
+        await pilot.press("d")
+        await settle(pilot)
+        diagnostics = app.screen
+        assert isinstance(diagnostics, DiagnosticsScreen)
+        assert diagnostics.attempt == 3
+        retries = [i for i, s in enumerate(diagnostics.sources) if s.key.startswith("retry:")]
+        assert len(retries) == 2
+        diagnostics.source_list.highlighted = retries[0]
+        await settle(pilot)
+        document = diagnostics.pager.document
+        assert document is not None
+        text = "\n".join(document.lines(0, document.line_count))
+        assert "retry" in text and "issues" in text
