@@ -12,6 +12,7 @@ from typing import Any
 
 from inspector.engine.contract import MetricContract, make_metric_contract
 from inspector.engine.corpus import AggregationContext
+from inspector.engine.errors import PlanError
 from inspector.engine.model import TaskRecord
 
 
@@ -168,7 +169,16 @@ _DEEPSWE_REVISIONS = {
     "v1": "c33fa70e68d11d85f9e58abcd5d78643705e916e",
     "v1.1": "0b9fabbb63b9104d678fe965e1632f2dd9eaa2ea",
 }
-_DEEPSWE_ALIASES = {"1": "v1", "1.0": "v1", "v1": "v1", "v1.0": "v1", "1.1": "v1.1", "v1.1": "v1.1"}
+_DEEPSWE_ALIASES = {
+    "1": "v1",
+    "1.0": "v1",
+    "1.0.0": "v1",
+    "v1": "v1",
+    "v1.0": "v1",
+    "v1.0.0": "v1",
+    "1.1": "v1.1",
+    "v1.1": "v1.1",
+}
 _FRONTIER_SWE_REVISION = "422b9bb95deb8efe436becb0ed3c44be23611e10"
 
 
@@ -212,9 +222,23 @@ def _scicode(
 
 
 def _deepresearch_metrics(params: Mapping[str, Any]) -> list[str]:
+    """``DeepResearchBenchConfig.metrics``: a non-empty subset of race / fact, or the run is refused."""
     raw = params.get("metrics", ["race", "fact"])
-    items = [raw] if isinstance(raw, str) else list(raw or [])
-    return list(dict.fromkeys(str(i).strip().lower() for i in items if str(i).strip()))
+    try:
+        items = [raw] if isinstance(raw, str) else list(raw or [])
+    except TypeError:
+        raise PlanError(
+            f"deepresearch_bench: metrics must be a string or a list, got {raw!r}"
+        ) from None
+    metrics = [str(i).strip().lower() for i in items if str(i).strip()]
+    unknown = [m for m in metrics if m not in ("race", "fact")]
+    if unknown:
+        raise PlanError(
+            f"deepresearch_bench: metrics must be a subset of race, fact; got {unknown}"
+        )
+    if not metrics:
+        raise PlanError("deepresearch_bench: metrics must select at least one of race, fact")
+    return list(dict.fromkeys(metrics))
 
 
 def _deepresearch(
@@ -312,7 +336,10 @@ def _gdpval(
 def _deepswe(
     ctx: AggregationContext, params: Mapping[str, Any], tasks: Sequence[TaskRecord]
 ) -> None:
-    version = _DEEPSWE_ALIASES.get(str(params.get("version") or "v1.1").strip().lower(), "v1.1")
+    raw = params.get("version")
+    version = _DEEPSWE_ALIASES.get(str(raw or "v1.1").strip().lower())
+    if version is None:  # DeepSWEConfig refuses the run
+        raise PlanError(f"deepswe: version must be one of: v1, v1.1; got {raw!r}")
     revision = str(params.get("repo_revision") or "").strip() or _DEEPSWE_REVISIONS[version]
     ctx.update_extra({"benchmark_version": version, "dataset_revision": revision})
 
@@ -320,7 +347,10 @@ def _deepswe(
 def _frontier_swe(
     ctx: AggregationContext, params: Mapping[str, Any], tasks: Sequence[TaskRecord]
 ) -> None:
-    revision = str(params.get("repo_revision") or _FRONTIER_SWE_REVISION).strip()
+    # FrontierSWEConfig: the default applies only when the key is absent.
+    revision = str(params.get("repo_revision", _FRONTIER_SWE_REVISION) or "").strip()
+    if not revision and not str(params.get("dataset_path") or "").strip():
+        raise PlanError("frontier_swe: repo_revision is required when dataset_path is empty")
     ctx.update_extra(
         {"dataset_revision": revision, "scoring": "Frontier-SWE leaderboard gated score"}
     )
