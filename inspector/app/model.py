@@ -1,8 +1,9 @@
 """What the screens show, picked (never computed) from one :class:`Recomputation`.
 
-Every number here is read from the engine's report and task reductions. This module only
-selects and orders: which tasks stand behind a count, which rows match a filter, how rows
-sort. It imports neither textual nor rich.
+Every number here is read from the engine's report and task reductions. Which tasks stand
+behind a count is decided by :mod:`inspector.audit` (the count ledger) — this module only
+turns its tasks into table rows, applies the remaining filters and sorts. It imports
+neither textual nor rich.
 """
 
 from __future__ import annotations
@@ -10,8 +11,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from inspector.engine import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE, Recomputation
-from inspector.engine.hierarchy import HierarchyNode
+from inspector import audit
+from inspector.engine import (
+    ERROR,
+    EVALUATED,
+    INVALIDATED,
+    UNAVAILABLE,
+    Recomputation,
+    TaskReduction,
+)
 from inspector.engine.model import SEVERITIES, TaskRecord
 
 COUNT_NAMES = ("total", "evaluated", "error", "unavailable", "invalidated")
@@ -60,6 +68,7 @@ class TaskRow:
     severity: str | None
     retries: int
     issue_keys: frozenset[tuple[str, str, str]]
+    reduction: TaskReduction
 
     @property
     def attempts_text(self) -> str:
@@ -72,7 +81,8 @@ class TaskFilter:
 
     ``state`` is a token from :data:`STATE_FILTERS` (or ``count:total`` / None for all);
     ``categories`` the category keys (None for all); ``category_label`` names the category or
-    hierarchy node they came from.
+    hierarchy node they came from. ``task_ids`` narrows to a set of tasks picked elsewhere
+    (the tasks behind a retry pattern), named by ``task_ids_label``.
     """
 
     series_id: str
@@ -83,6 +93,8 @@ class TaskFilter:
     phase: str | None = None
     code: str | None = None
     text: str = ""
+    task_ids: frozenset[str] | None = None
+    task_ids_label: str | None = None
 
     def with_changes(self, **changes: object) -> TaskFilter:
         return replace(self, **changes)  # type: ignore[arg-type]
@@ -102,6 +114,8 @@ class TaskFilter:
         ):
             if value:
                 parts.append(f"{label} {value}")
+        if self.task_ids is not None:
+            parts.append(f"tasks of {self.task_ids_label or 'a selection'}")
         if self.text:
             parts.append(f"text “{self.text}”")
         return " · ".join(parts)
@@ -118,19 +132,25 @@ def highest_severity(task: TaskRecord) -> str | None:
 
 
 def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
-    """One row per recomputed task for ``series_id``, in the engine's task order."""
-    reductions = recomputation.reductions[series_id]
+    """One row per recomputed task for ``series_id``, in the engine's task order.
+
+    The tasks, their category keys (as the series' breakdown groups them) and their
+    reductions come from :func:`inspector.audit.scoped_tasks`; a series carried over
+    unrecomputed has no rows.
+    """
     k = recomputation.plan.k
+    tasks = recomputation.tasks
     rows = []
-    for index, (task, reduction) in enumerate(zip(recomputation.tasks, reductions, strict=True)):
+    for index, entry in enumerate(audit.scoped_tasks(recomputation, series_id)):
+        task = tasks[index]
         rows.append(
             TaskRow(
                 index=index,
-                task_id=task.task_id,
-                category=recomputation.category_keys[index],
-                state=reduction.state,
-                value=reduction.value,
-                has_error=reduction.has_error,
+                task_id=entry.task_id,
+                category=entry.category,
+                state=entry.state,
+                value=entry.value,
+                has_error=entry.has_error,
                 attempts=len(task.attempts),
                 k=k,
                 severity=highest_severity(task),
@@ -140,27 +160,25 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
                     for attempt in task.attempts.values()
                     for issue in attempt.issues
                 ),
+                reduction=entry.reduction,
             )
         )
     return rows
 
 
 def in_count(row: TaskRow, token: str | None) -> bool:
-    """True when the row belongs to the count or state named by ``token``."""
+    """True when the row belongs to the count or state named by ``token``.
+
+    ``count:<name>`` asks :func:`inspector.audit.in_count` (the ledger's rule for the five
+    counts), ``state:<name>`` asks :func:`inspector.audit.in_state`.
+    """
     if token in (None, "", "count:total"):
         return True
-    if token == "count:evaluated":
-        return row.state == EVALUATED
-    if token == "count:error":
-        return row.has_error
-    if token == "count:unavailable":
-        return row.state in (ERROR, UNAVAILABLE)
-    if token == "count:invalidated":
-        return row.state == INVALIDATED
-    if token == "state:error":
-        return row.state == ERROR
-    if token == "state:unavailable":
-        return row.state == UNAVAILABLE
+    kind, _, name = token.partition(":")
+    if kind == "count":
+        return audit.in_count(row.reduction, name)
+    if kind == "state" and name in (ERROR, UNAVAILABLE, EVALUATED, INVALIDATED):
+        return audit.in_state(row.reduction, name)
     raise ValueError(f"unknown state filter {token!r}")
 
 
@@ -169,6 +187,8 @@ def matches(row: TaskRow, task_filter: TaskFilter) -> bool:
     if not in_count(row, task_filter.state):
         return False
     if task_filter.categories is not None and row.category not in task_filter.categories:
+        return False
+    if task_filter.task_ids is not None and row.task_id not in task_filter.task_ids:
         return False
     if (task_filter.severity or task_filter.phase or task_filter.code) and not any(
         (not task_filter.severity or severity == task_filter.severity)
@@ -245,17 +265,6 @@ def issue_choices(recomputation: Recomputation) -> IssueChoices:
         codes=tuple(sorted({k[2] for k in keys})),
         categories=tuple(sorted(set(recomputation.category_keys))),
     )
-
-
-def leaf_names(node: HierarchyNode) -> frozenset[str]:
-    """The category names of every leaf under ``node`` (a leaf matches a category by name)."""
-    return frozenset(n.name for n in node.walk() if n.is_leaf)
-
-
-def find_node(root: HierarchyNode | None, path: str) -> HierarchyNode | None:
-    if root is None:
-        return None
-    return next((node for node in root.walk() if node.path == path), None)
 
 
 def series_values(recomputation: Recomputation, series_id: str) -> list[float]:

@@ -8,7 +8,9 @@ from inspector.app import InspectorApp
 from inspector.app.model import COUNT_NAMES, TaskFilter, filter_rows, task_rows
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.tasks import TasksScreen
+from inspector.audit import Scope, tasks_behind
 from inspector.session import open_run
+from tests.conftest import conformance_runs
 from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import TaskTable
 
@@ -38,6 +40,30 @@ def test_every_count_selects_exactly_its_tasks(run_path, name: str) -> None:  # 
                     ),
                 )
                 assert len(shown) == getattr(part.counts, count), (series.series_id, key, count)
+
+
+@pytest.mark.parametrize("path", conformance_runs(), ids=lambda p: p.name)
+def test_rows_behind_a_count_are_the_ledger_s_tasks(path) -> None:  # type: ignore[no-untyped-def]
+    """The tasks screen and the count ledger are one implementation: same tasks, same order."""
+    rec = open_run(path).recomputation
+    assert rec is not None
+    for series in rec.report.series:
+        if series.series_id in rec.not_recomputed:
+            continue
+        rows = task_rows(rec, series.series_id)
+        for count in COUNT_NAMES:
+            shown = filter_rows(rows, TaskFilter(series.series_id, state=f"count:{count}"))
+            ledger = tasks_behind(rec, series.series_id, count)
+            assert [r.task_id for r in shown] == list(ledger.task_ids), (series.series_id, count)
+            for key in series.categories:
+                shown = filter_rows(
+                    rows,
+                    TaskFilter(
+                        series.series_id, state=f"count:{count}", categories=frozenset({key})
+                    ),
+                )
+                ledger = tasks_behind(rec, series.series_id, count, Scope(category=key))
+                assert [r.task_id for r in shown] == list(ledger.task_ids), (key, count)
 
 
 async def _tasks_screen(pilot, task_filter: TaskFilter) -> TasksScreen:  # type: ignore[no-untyped-def]
