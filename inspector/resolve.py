@@ -115,8 +115,11 @@ def contract_from_stored(stored: Mapping[str, Any], tasks: Sequence[TaskRecord])
                 precision=display.get("precision") if isinstance(display, Mapping) else None,
             ),
         )
+    # A k=1 or avg report lists every declared metric: a metric its series do not list is
+    # undeclared, and AgentCompass would refuse the run. Only pass@k>1 hides auxiliaries.
+    lists_every_metric = stored.get("k") == 1 or stored.get("strategy") == "avg"
     for metric_id, kind in observation_kinds(tasks).items():
-        if metric_id not in metrics:
+        if metric_id not in metrics and not lists_every_metric:
             metrics[metric_id] = MetricSpec(
                 kind=kind,
                 reducers=("avg", "pass") if kind == BINARY else ("avg",),
@@ -204,11 +207,12 @@ def resolve_plan(
     if o.aggregation is not None:
         aggregation, sources["aggregation"] = o.aggregation, "--aggregation"
     elif "aggregation_mode" in bparams:
+        # Taken literally: AgentCompass's AggregationMode(value) neither strips nor lowercases.
         aggregation = bparams["aggregation_mode"]
         sources["aggregation"] = "run_info.json request.benchmark.params.aggregation_mode"
     else:
         aggregation, sources["aggregation"] = "micro_weighted", "default (micro_weighted)"
-    if isinstance(aggregation, str):
+    if isinstance(aggregation, str) and o.aggregation is not None:
         aggregation = aggregation.strip().lower()
 
     if o.hierarchy is not None:

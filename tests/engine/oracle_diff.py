@@ -422,16 +422,32 @@ CORPUS_BENCHMARKS = (
     "frontier_engineering",
 )
 CORPUS_CATEGORIES = [
-    "mobile_text", "mobile_icon", "desktop_text", "web_icon", "web_text", "finance", "law",
-    None, " spaced ", "a/b", 3, "日本語",
+    "mobile_text",
+    "mobile_icon",
+    "desktop_text",
+    "web_icon",
+    "web_text",
+    "finance",
+    "law",
+    None,
+    " spaced ",
+    "a/b",
+    3,
+    "日本語",
 ]
 
 
 def _corpus_value(rng: Any, metric: str, kind: str) -> Any:
     if kind == "binary_success":
         return rng.random() < 0.5
-    if metric in ("total_score", "max_possible_score", "citations_checked", "citations_total",
-                  "citations_supported", "fact_scored"):
+    if metric in (
+        "total_score",
+        "max_possible_score",
+        "citations_checked",
+        "citations_total",
+        "citations_supported",
+        "fact_scored",
+    ):
         return rng.choice([0, 0, 1, 2, 3, 5, 8])
     return rng.choice([0, 1, 0.25, 0.5, 0.75, round(rng.random(), 3), 1 / 3, 0.1])
 
@@ -448,7 +464,9 @@ def _corpus_params(rng: Any, benchmark: str) -> dict[str, Any]:
     if benchmark == "deepresearch_bench":
         params["judge_model"] = {"id": "judge-1"}
         params["jina_api_key"] = "jina-test"
-        choice = rng.choice([None, ["race", "fact"], ["race"], ["fact"], "fact", [" FACT ", "race"]])
+        choice = rng.choice(
+            [None, ["race", "fact"], ["race"], ["fact"], "fact", [" FACT ", "race"]]
+        )
         if choice is not None:
             params["metrics"] = choice
     if benchmark != "screenspot" and rng.random() < 0.3:
@@ -456,8 +474,11 @@ def _corpus_params(rng: Any, benchmark: str) -> dict[str, Any]:
             "overall": {
                 "aggregation": rng.choice(["unweighted", "weighted_by_count", "weighted"]),
                 "children": {
-                    "g1": {"aggregation": "unweighted", "weight": 2,
-                           "children": {"finance": {}, "law": {}}},
+                    "g1": {
+                        "aggregation": "unweighted",
+                        "weight": 2,
+                        "children": {"finance": {}, "law": {}},
+                    },
                     "a/b": {"weight": 1},
                     "__uncategorized__": {"weight": 1},
                 },
@@ -486,7 +507,9 @@ def write_corpus_case(root: Path, template: Path, seed: int, index: int) -> Path
     params = _corpus_params(rng, benchmark)
     info = json.loads((template / "run_info.json").read_text("utf-8"))
     info["run_id"] = name
-    info["request"]["benchmark"] = {"id": benchmark, "params": params} if params else {"id": benchmark}
+    info["request"]["benchmark"] = (
+        {"id": benchmark, "params": params} if params else {"id": benchmark}
+    )
     info["request"]["execution"]["attempts"] = {"k": k, "strategy": strategy}
     info["request"]["output"]["run_id"] = name
     (run_dir / "run_info.json").write_text(json.dumps(info, indent=2, sort_keys=True), "utf-8")
@@ -503,14 +526,24 @@ def write_corpus_case(root: Path, template: Path, seed: int, index: int) -> Path
                 if rng.random() < 0.85
             }
             severity = rng.choice(severities)
-            issues = [] if severity is None else [
-                {"severity": severity, "phase": "evaluate", "code": f"{severity}_code",
-                 "message": f"{severity} message"}
-            ]
+            issues = (
+                []
+                if severity is None
+                else [
+                    {
+                        "severity": severity,
+                        "phase": "evaluate",
+                        "code": f"{severity}_code",
+                        "message": f"{severity} message",
+                    }
+                ]
+            )
             artifacts: dict[str, Any] = {}
             if benchmark == "gdpval_ac":
                 if rng.random() < 0.7:
-                    artifacts["gdpval_ac_expected_deliverables"] = rng.choice([["a.docx"], [], None])
+                    artifacts["gdpval_ac_expected_deliverables"] = rng.choice(
+                        [["a.docx"], [], None]
+                    )
                 if rng.random() < 0.6:
                     artifacts["gdpval_ac_deliverable_files"] = rng.choice([["a.docx"], []])
                 if rng.random() < 0.3:
@@ -518,20 +551,36 @@ def write_corpus_case(root: Path, template: Path, seed: int, index: int) -> Path
                 artifacts = {k2: v for k2, v in artifacts.items() if v is not None}
             status = "completed" if severity in (None, "warning") else "eval_error"
             attempts[str(attempt_index)] = {
-                "status": status, "metrics": metrics, "final_answer": None, "trajectory": {},
-                "issues": issues, "artifacts": artifacts, "analysis_result": {},
+                "status": status,
+                "metrics": metrics,
+                "final_answer": None,
+                "trajectory": {},
+                "issues": issues,
+                "artifacts": artifacts,
+                "analysis_result": {},
                 "meta": {"benchmark": {}, "harness": {}},
             }
             if strategy == "pass" and metrics.get("correct") is True and rng.random() < 0.8:
                 break
         if not attempts:
             attempts["1"] = {
-                "status": "completed", "metrics": {}, "final_answer": None, "trajectory": {},
-                "issues": [], "artifacts": {}, "analysis_result": {},
+                "status": "completed",
+                "metrics": {},
+                "final_answer": None,
+                "trajectory": {},
+                "issues": [],
+                "artifacts": {},
+                "analysis_result": {},
                 "meta": {"benchmark": {}, "harness": {}},
             }
         severities_seen = {i["severity"] for a in attempts.values() for i in a["issues"]}
-        state = "fatal" if "fatal" in severities_seen else "error" if "error" in severities_seen else "normal"
+        state = (
+            "fatal"
+            if "fatal" in severities_seen
+            else "error"
+            if "error" in severities_seen
+            else "normal"
+        )
         folder = run_dir / "details" / state / task_directory_name(task_id)
         for key, payload in attempts.items():
             (folder / f"attempt-{key}").mkdir(parents=True)

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from inspector.engine import ObservationError, dumps_metrics_json, recompute
+from inspector.engine import ObservationError, PlanError, dumps_metrics_json, recompute
 from inspector.resolve import Overrides, benchmark_params, contract_from_stored, resolve_plan
 
 from .conftest import BINARY_ONLY, report_of, task
@@ -67,6 +67,8 @@ def test_screenspot_has_a_builtin_hierarchy_and_a_configured_one_wins() -> None:
 def test_appendix_a_contract_from_stored_metrics_and_attempts() -> None:
     # k=3 pass: metrics.json shows only the primary; the rest comes from the attempts.
     stored = {
+        "k": 3,
+        "strategy": "pass",
         "series": [
             {
                 "series_id": "correct.pass@3",
@@ -84,7 +86,7 @@ def test_appendix_a_contract_from_stored_metrics_and_attempts() -> None:
                 "aggregation": "ratio_of_sums",
                 "display": {"label": "Average Citations"},
             },
-        ]
+        ],
     }
     tasks = [
         task("a", {"correct": F, "reward": 1}, {"correct": T, "ok": T}, k=3, strategy="pass"),
@@ -129,3 +131,44 @@ def test_item_48_inferred_contract_scores_like_the_declared_one() -> None:
     assert dumps_metrics_json(recompute(tasks, inferred).report) == dumps_metrics_json(
         report_of(tasks, contract=BINARY_ONLY)
     )
+
+
+def _stored(k: int, strategy: str) -> dict[str, Any]:
+    reducer = "native" if k == 1 else "pass"
+    return {
+        "k": k,
+        "strategy": strategy,
+        "series": [
+            {
+                "series_id": f"correct.{reducer}@{k}",
+                "metric_id": "correct",
+                "kind": "binary_success",
+                "role": "headline",
+                "aggregation": "micro_weighted",
+                "display": {"label": "Correct"},
+            }
+        ],
+    }
+
+
+def test_appendix_a_attempt_metrics_join_the_contract_only_for_pass_at_k_reports() -> None:
+    # Found by the oracle differential: at k=1 (and under avg) metrics.json lists every
+    # declared metric, so an attempt metric it does not list is undeclared and AgentCompass
+    # refuses the run (UnknownMetricError); only a pass@k>1 report hides the auxiliaries.
+    k1 = [task("a", {"correct": T, "surprise": 0.5})]
+    assert list(contract_from_stored(_stored(1, "avg"), k1).metrics) == ["correct"]
+    plan = resolve_plan(_run_info(), None, _stored(1, "avg"), k1)
+    with pytest.raises(ObservationError, match="surprise"):
+        recompute(k1, plan)
+    k3 = [task("a", {"correct": F, "surprise": 0.5}, {"correct": T}, k=3, strategy="pass")]
+    assert list(contract_from_stored(_stored(3, "pass"), k3).metrics) == ["correct", "surprise"]
+
+
+def test_stored_aggregation_mode_is_taken_literally() -> None:
+    # AgentCompass's AggregationMode(value) neither strips nor lowercases: it refuses the run.
+    for mode in ("Category_Mean", " category_mean"):
+        with pytest.raises(PlanError):
+            resolve_plan(_run_info(params={"aggregation_mode": mode}), None, None, [])
+    # a user's --aggregation may be spelled loosely
+    plan = resolve_plan(_run_info(), None, None, [], Overrides(aggregation=" Category_Mean"))
+    assert plan.aggregation == "category_mean"
