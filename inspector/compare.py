@@ -160,6 +160,8 @@ class Comparison:
     warnings: tuple[str, ...]
     notes: tuple[str, ...] = ()
     report_differences: tuple[Difference, ...] = field(default=())
+    # How side B was derived from side A's attempts (plan vs plan only).
+    derivation: Derivation | None = None
 
     def pair(self, label: str | None = None) -> SeriesPair:
         """The pair with ``label`` (or holding that series id); default: the summary pair."""
@@ -369,7 +371,7 @@ def derived(
 def compare_plans(rec: Recomputation, *, k: int, strategy: str | None = None) -> Comparison:
     """The run's own plan (A) beside a what-if plan (B) on the same attempts."""
     other, derivation = derived(rec, k=k, strategy=strategy)
-    return compare(
+    comparison = compare(
         rec,
         other,
         label_a=rec.plan.derived or rec.plan.label,
@@ -380,3 +382,4 @@ def compare_plans(rec: Recomputation, *, k: int, strategy: str | None = None) ->
             *(() if derivation.equivalent else ("B is not equivalent to having run that plan",)),
         ),
     )
+    return replace(comparison, derivation=derivation)
