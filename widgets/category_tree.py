@@ -26,11 +26,16 @@ REFERENCE_STYLE = "italic yellow"
 
 @dataclass(frozen=True)
 class NodeData:
-    """What a tree node stands for: a hierarchy node or a category, and its category keys."""
+    """What a tree node stands for: a hierarchy node or a category, and its category keys.
+
+    ``path`` is set on hierarchy nodes and ``category`` on category leaves; a group of
+    categories (all of them, those outside the hierarchy) has neither.
+    """
 
     label: str
     categories: frozenset[str]
     path: str | None = None
+    category: str | None = None
 
 
 def _cell(text: str, width: int, style: str = "") -> Text:
@@ -208,8 +213,14 @@ Press **enter** on a node to list its tasks.
         for key in keys:
             parent.add_leaf(
                 node_row(key, indent_of(depth, False), series.categories.get(key), series),
-                data=NodeData(key, frozenset({key})),
+                data=NodeData(key, frozenset({key}), category=key),
             )
+
+    @property
+    def node_data(self) -> NodeData | None:
+        """What the node under the cursor stands for (None on the header row)."""
+        node = self.cursor_node
+        return None if node is None else node.data
 
     def action_choose(self) -> None:
         node = self.cursor_node

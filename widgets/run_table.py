@@ -32,6 +32,10 @@ def headline_text(summary: RunSummary) -> Text:
     return text
 
 
+def _mark(marked: bool) -> Text:
+    return Text("●", "bold") if marked else Text(" ")
+
+
 class RunTable(DataTable[Text]):
     """One row per run: where, what, plan, status, task folders and the stored headline."""
 
@@ -40,7 +44,7 @@ class RunTable(DataTable[Text]):
 The runs found under the results root, newest first (`Run` is the path under the root:
 namespace / run id). The headline value is the one stored in the run's metrics.json; open
 a run (**enter**) to recompute it. Tasks n/e/f/r counts task folders per state folder:
-normal / error / fatal / running.
+normal / error / fatal / running. A ● marks a run chosen for comparison.
 """
 
     DEFAULT_CSS = """
@@ -61,8 +65,10 @@ normal / error / fatal / running.
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
         self._paths: list[Path] = []
+        self._marked: list[Path] = []
 
     def on_mount(self) -> None:
+        self.add_column(" ", key="mark")
         for label in (
             "Run",
             "Run id",
@@ -81,6 +87,19 @@ normal / error / fatal / running.
     def paths(self) -> list[Path]:
         return list(self._paths)
 
+    @property
+    def path(self) -> Path | None:
+        """The run under the cursor."""
+        if not self._paths:
+            return None
+        return self._paths[min(self.cursor_row, len(self._paths) - 1)]
+
+    def mark(self, marked: Sequence[Path]) -> None:
+        """Show a ● beside the ``marked`` runs (those on screen)."""
+        self._marked = list(marked)
+        for row, path in enumerate(self._paths):
+            self.update_cell_at((row, 0), _mark(path in self._marked))
+
     def show(self, runs: Sequence[RunSummary]) -> None:
         self.clear()
         self._paths = [run.path for run in runs]
@@ -91,6 +110,7 @@ normal / error / fatal / running.
             counts = "/".join(str(run.task_counts.get(name, 0)) for name in STATE_FOLDERS)
             started = (run.started_at or "-")[:16].replace("T", " ")
             self.add_row(
+                _mark(run.path in self._marked),
                 one_line(run.relative, max_chars=30),
                 one_line(run.run_id, max_chars=18),
                 one_line(run.model or "-", max_chars=20),
@@ -105,10 +125,9 @@ normal / error / fatal / running.
         refresh_header(self)
 
     def action_open_run(self) -> None:
-        if self._paths:
-            self.post_message(
-                self.RunChosen(self, self._paths[min(self.cursor_row, len(self._paths) - 1)])
-            )
+        path = self.path
+        if path is not None:
+            self.post_message(self.RunChosen(self, path))
 
     def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()

@@ -94,6 +94,14 @@ Move to a count and press **enter** to list exactly the tasks behind it.
             return None
         return self._series_ids[min(self.cursor_row, len(self._series_ids) - 1)]
 
+    @property
+    def count(self) -> str | None:
+        """The count whose column the cursor is on (None on the other columns)."""
+        if not self._series_ids:
+            return None
+        column = self.ordered_columns[self.cursor_column].key.value
+        return column if column in COUNT_COLUMNS else None
+
     def show(self, report: MetricReport) -> None:
         """Fill the table from ``report``."""
         self.clear()

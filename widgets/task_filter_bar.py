@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
+from textual.events import Resize
 from textual.message import Message
 from textual.widgets import Input, Select
 
@@ -22,8 +23,16 @@ def _value(select: Select[str]) -> str | None:
     return value if isinstance(value, str) else None
 
 
+NARROW = 120
+"""Below this width the filters drop their borders (one row instead of three)."""
+
+
 class TaskFilterBar(Horizontal):
-    """The filters of the tasks screen. Posts :class:`TaskFilterBar.Changed`."""
+    """The filters of the tasks screen. Posts :class:`TaskFilterBar.Changed`.
+
+    Below :data:`NARROW` columns the selects and the text field are compact (no border), so
+    their labels keep the room the borders took.
+    """
 
     HELP = """\
 ## Filters
@@ -47,6 +56,9 @@ task with has_error, whatever its state.
     TaskFilterBar #state { width: 2fr; }
     TaskFilterBar Input {
         width: 2fr;
+    }
+    TaskFilterBar.-narrow Select, TaskFilterBar.-narrow Input {
+        margin-right: 1;
     }
     """
 
@@ -135,6 +147,12 @@ task with has_error, whatever its state.
 
     def on_mount(self) -> None:
         self._ready = True
+
+    def on_resize(self, event: Resize) -> None:
+        narrow = event.size.width < NARROW
+        for widget in self.query("Select, Input"):
+            widget.compact = narrow  # type: ignore[attr-defined]
+        self.set_class(narrow, "-narrow")
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()

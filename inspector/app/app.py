@@ -6,15 +6,24 @@ import os
 from pathlib import Path
 from typing import ClassVar
 
+from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
+from textual.screen import ModalScreen
+from textual.worker import get_current_worker
 
 from inspector.app.commands import InspectorCommands
+from inspector.app.messages import ComparisonFailed, ComparisonReady
 from inspector.app.model import TaskFilter
+from inspector.app.screens.compare import CompareScreen, TaskPairChosen
 from inspector.app.screens.help import HelpScreen, help_markdown
+from inspector.app.screens.ledger import TaskChosen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.settings import Settings
+from inspector.audit import SERIES_SCOPE, Scope
+from inspector.compare import compare_plans
+from inspector.engine import EngineError, Recomputation
 from inspector.results.discover import is_run
 from inspector.session import Session
 
@@ -32,6 +41,8 @@ class InspectorApp(App[None]):
     TITLE = "AgentCompass Inspector"
     CSS_PATH = "inspector.tcss"
     COMMANDS = App.COMMANDS | {InspectorCommands}
+    HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
+    """Screens narrower than 120 columns get ``-narrow`` (a tighter footer and filter bar)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", tooltip="Leave the inspector"),
@@ -101,14 +112,118 @@ class InspectorApp(App[None]):
         if overview is not None:
             overview.action_focus_problems()
 
-    def session_changed(self, session: Session) -> None:
-        """A reload finished: let the screens above the overview follow."""
+    def open_ledger(
+        self, series_id: str, count: str = "total", scope: Scope = SERIES_SCOPE
+    ) -> None:
+        self.go_to_overview()
+        overview = self.overview_screen
+        if overview is not None:
+            overview.open_ledger(series_id, count, scope)
+
+    def open_explain(self, series_id: str, scope: Scope = SERIES_SCOPE) -> None:
+        self.go_to_overview()
+        overview = self.overview_screen
+        if overview is not None:
+            overview.open_explain(series_id, scope)
+
+    def open_issues(self) -> None:
+        self.go_to_overview()
+        overview = self.overview_screen
+        if overview is not None:
+            overview.open_issues()
+
+    def open_what_if(self) -> None:
+        """Ask for a what-if plan of the open run (from the overview or a plan comparison)."""
+        overview = self.overview_screen
+        if overview is not None:
+            overview.open_what_if()
+
+    def session_changed(self, replaced: Session | None, session: Session) -> None:
+        """A reload finished: let the screens that showed the replaced session follow.
+
+        Comparisons keep the sessions they were made from (a derived plan or another run).
+        """
+        if replaced is None:
+            return
         for screen in self.screen_stack:
             refresh = getattr(screen, "refresh_session", None)
-            if refresh is not None:
+            shows = getattr(screen, "session", None) is replaced or (
+                getattr(screen, "recomputation", None) is replaced.recomputation
+                and replaced.recomputation is not None
+            )
+            if refresh is not None and shows:
                 refresh(session)
 
+    # Comparisons: a what-if plan beside the stored plan, or two runs.
+    def compare_plan(self, session: Session, k: int, strategy: str) -> None:
+        """Recompute ``session``'s run under a derived plan (in a worker), then compare."""
+        label = "k=1" if k == 1 else f"{strategy}@{k}"
+        self.notify(f"Recomputing the run as {label}…", timeout=2)
+        self._derive(session, k, strategy)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="what-if",
+          description="derived plan")  # fmt: skip
+    def _derive(self, session: Session, k: int, strategy: str) -> None:
+        rec = session.recomputation
+        assert rec is not None
+        try:
+            comparison = compare_plans(rec, k=k, strategy=strategy)
+        except (EngineError, ValueError) as exc:
+            self.post_message(ComparisonFailed(str(exc)))
+            return
+        derived = Session(run=session.run, recomputation=comparison.b)
+        if not get_current_worker().is_cancelled:
+            self.post_message(ComparisonReady(comparison, (session, derived)))
+
+    @on(ComparisonReady)
+    def _plans_compared(self, message: ComparisonReady) -> None:
+        self.go_to_overview()
+        self.push_screen(CompareScreen(message.comparison, message.sessions))
+
+    @on(ComparisonFailed)
+    def _compare_failed(self, message: ComparisonFailed) -> None:
+        self.notify(message.error, title="Cannot compare", severity="error", markup=False)
+
+    # Tasks chosen on the ledger, explain and compare screens.
+    def session_for(self, recomputation: Recomputation | None) -> Session | None:
+        """The session holding ``recomputation``: the open run's, or a comparison side."""
+        candidates = [self.session] if self.session is not None else []
+        for screen in self.screen_stack:
+            if isinstance(screen, CompareScreen) and screen.sessions is not None:
+                candidates.extend(screen.sessions)
+        return next((s for s in candidates if s.recomputation is recomputation), None)
+
+    def open_task(self, session: Session | None, task_id: str, series_id: str | None) -> None:
+        from inspector.app.screens.task import TaskScreen
+
+        rec = session.recomputation if session is not None else None
+        if session is None or rec is None or task_id not in rec.task_index():
+            self.notify("This task cannot be opened from here.", severity="warning")
+            return
+        series_id = series_id or rec.report.summary_series.series_id
+        self.push_screen(TaskScreen(session, task_id, series_id))
+
+    @on(TaskChosen)
+    def _task_chosen(self, message: TaskChosen) -> None:
+        session = self.session_for(getattr(self.screen, "recomputation", None))
+        self.open_task(session, message.task_id, message.series_id)
+
+    @on(TaskPairChosen)
+    def _task_pair_chosen(self, message: TaskPairChosen) -> None:
+        screen = self.screen
+        if not isinstance(screen, CompareScreen) or screen.sessions is None:
+            return
+        side_b = message.side == "b"
+        session = screen.sessions[1 if side_b else 0]
+        self.open_task(session, message.task_id, message.series_b if side_b else message.series_a)
+
     # Actions.
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide Back on the first screen: there is nothing to go back to."""
+        if action == "back":
+            return sum(not isinstance(s, ModalScreen) for s in self.screen_stack) > 2
+        return True
+
     def action_back(self) -> None:
         if len(self.screen_stack) > 2:
             self.pop_screen()

@@ -1,4 +1,9 @@
-"""The command palette: every drill-down as a command ("go: tasks with errors")."""
+"""The command palette: every drill-down as a command ("go: tasks with errors").
+
+Also every number's ledger and explanation ("ledger: correct.avg@3 · unavailable",
+"explain: correct.avg@3"), the what-if plans ("what-if: k=1"), the issues screen and, on
+the runs screen, marking and comparing two runs.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from inspector.app.model import TaskFilter
+from inspector.app.model import COUNT_NAMES, TaskFilter
+from inspector.app.screens.runs import RunsScreen
 
 if TYPE_CHECKING:
     from inspector.app.app import InspectorApp
@@ -53,16 +59,52 @@ class InspectorCommands(Provider):
                     f"{help_text} — {series_id}",
                 )
             for series in rec.report.series:
+                sid = series.series_id
                 yield (
-                    f"series: {series.series_id}",
-                    partial(app.show_series, series.series_id),
-                    f"Select {series.series_id} in the overview",
+                    f"series: {sid}",
+                    partial(app.show_series, sid),
+                    f"Select {sid} in the overview",
                 )
+                yield (
+                    f"explain: {sid}",
+                    partial(app.open_explain, sid),
+                    "How the value is made: formula, weights after re-normalisation, task values",
+                )
+                for count in COUNT_NAMES:
+                    yield (
+                        f"ledger: {sid} · {count}",
+                        partial(app.open_ledger, sid, count),
+                        f"Which tasks stand behind {sid}'s {count} count, and why",
+                    )
+            for choice in overview.what_if_choices():
+                yield (
+                    f"what-if: {choice.label} beside {rec.plan.label}",
+                    partial(app.compare_plan, session, choice.k, choice.strategy),
+                    f"Derived plan, {choice.hint}; shown beside the stored plan",
+                )
+            yield (
+                "issues: severity × phase × code, retries",
+                app.open_issues,
+                "Which issues pushed which tasks into which counts; retries by pattern",
+            )
         if overview is not None:
             yield ("go: overview", app.go_to_overview, "Back to the run overview")
             yield ("go: load problems", app.show_problems, "The files the reader could not use")
         if app.has_runs_screen:
             yield ("go: runs", app.go_to_runs, "Back to the list of runs")
+        runs = self.screen
+        if isinstance(runs, RunsScreen):
+            yield (
+                "mark: this run for comparison",
+                runs.action_mark,
+                "Mark or unmark (two at most)",
+            )
+            if len(runs.marked) == 2:
+                yield (
+                    "compare: the two marked runs",
+                    runs.action_compare,
+                    "Series side by side, flips, state changes, McNemar and bootstrap",
+                )
         yield ("reload", app.action_reload, "Read and recompute the run again")
         yield ("help", app.action_help, "Keys and what each screen shows")
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from textual.message import Message
 
+from inspector.attribution import RetrySummary
+from inspector.compare import Comparison
 from inspector.results import RunSummary
 from inspector.session import Session
 
@@ -47,3 +49,34 @@ class PayloadsLoaded(Message):
 
     payloads: dict[int, dict[str, Any]]
     errors: dict[int, str]
+
+
+@dataclass
+class ComparisonReady(Message):
+    """Two plans or two runs were recomputed and aligned; ``sessions`` are sides A and B."""
+
+    comparison: Comparison
+    sessions: tuple[Session, Session]
+
+
+@dataclass
+class ComparisonFailed(Message):
+    """A what-if plan or a run of a run-vs-run comparison could not be recomputed."""
+
+    error: str
+
+
+@dataclass
+class RetriesRead(Message):
+    """The retry records of the scored tasks were read (by stage, scope and pattern)."""
+
+    summary: RetrySummary
+
+
+@dataclass
+class CompareProgress(Message):
+    """Task folders of one side of a run-vs-run comparison read so far."""
+
+    side: str
+    done: int
+    total: int

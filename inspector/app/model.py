@@ -270,3 +270,35 @@ def issue_choices(recomputation: Recomputation) -> IssueChoices:
 def series_values(recomputation: Recomputation, series_id: str) -> list[float]:
     """The evaluated task values of a series, as the engine reduced them."""
     return [r.value for r in recomputation.reductions[series_id] if r.value is not None]
+
+
+@dataclass(frozen=True, slots=True)
+class PlanChoice:
+    """A what-if plan the run's attempts can be re-read under (see ``inspector.engine.whatif``)."""
+
+    k: int
+    strategy: str
+    label: str
+    hint: str
+
+
+def plan_choices(k: int, strategy: str) -> list[PlanChoice]:
+    """The derived plans of a run scored ``strategy@k``: k=1, then avg@j / pass@j for j < k,
+    then the other strategy at k. The stored plan itself is not a choice."""
+    if k < 2:
+        return []
+    other = "pass" if strategy == "avg" else "avg"
+    out = [PlanChoice(1, strategy, "k=1", "attempt 1 only")]
+    for j in range(2, k):
+        out.append(PlanChoice(j, "avg", f"avg@{j}", f"attempts 1..{j}, mean of the metric"))
+        out.append(PlanChoice(j, "pass", f"pass@{j}", f"attempts 1..{j}, up to the first success"))
+    out.append(PlanChoice(k, other, f"{other}@{k}", f"all {k} attempts under {other}"))
+    if strategy == "pass":
+        # Attempts skipped after an early success were never run (spec §6.3).
+        out = [
+            replace(choice, hint=f"{choice.hint} · not equivalent")
+            if choice.strategy == "avg" and choice.k > 1
+            else choice
+            for choice in out
+        ]
+    return out

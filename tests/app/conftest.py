@@ -22,6 +22,9 @@ NAMES = (
     "k1_evaluation_failed",
     "load_problems",
     "hostile",
+    "compare_a",
+    "compare_b",
+    "k3_avg_first_attempt",
 )
 
 

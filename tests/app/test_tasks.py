@@ -147,3 +147,16 @@ async def test_hostile_text_is_literal_in_the_table(run_path) -> None:  # type: 
             for column in ("task", "category"):
                 text = cell_text(table, row, column)
                 assert "\x1b" not in text and "\u202e" not in text and "\x07" not in text
+
+
+@pilot_test
+async def test_filter_bar_is_compact_below_120_columns(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        screen = await _tasks_screen(pilot, TaskFilter("correct.avg@3"))
+        bar = screen.filter_bar
+        assert bar.has_class("-narrow") and bar.size.height == 1
+        assert all(w.compact for w in bar.query("Select, Input"))  # type: ignore[attr-defined]
+        await pilot.resize_terminal(140, 45)
+        await settle(pilot)
+        assert not bar.has_class("-narrow") and bar.size.height == 3

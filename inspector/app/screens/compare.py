@@ -1,4 +1,9 @@
-"""Two plans of one run (k=1 beside avg@3) or two runs, series by series and task by task."""
+"""Two plans of one run (k=1 beside avg@3) or two runs, series by series and task by task.
+
+The screen shows one :class:`~inspector.compare.Comparison`. ``sessions`` (sides A and B as
+:class:`~inspector.session.Session` objects) let the app open an aligned task on either side;
+a derived plan's session holds the derived recomputation over the same run.
+"""
 
 from __future__ import annotations
 
@@ -14,8 +19,9 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from inspector.compare import Comparison, PairedStats, SeriesPair, TaskChange
+from inspector.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.engine import MetricSeries
+from inspector.session import Session
 from widgets.literal import literal, one_line
 
 FILTERS = ("changes", "flips", "states", "all")
@@ -31,11 +37,15 @@ FILTER_LABELS = {
 
 @dataclass
 class TaskPairChosen(Message):
-    """The user opened an aligned task; either series id is None on a one-sided pair."""
+    """The user opened an aligned task; either series id is None on a one-sided pair.
+
+    ``side`` is the side to open it on: ``"a"`` or ``"b"``.
+    """
 
     task_id: str
     series_a: str | None
     series_b: str | None
+    side: str = "a"
 
 
 @dataclass
@@ -76,19 +86,29 @@ The series of both sides side by side (counts are total/evaluated/error/unavaila
 invalidated), and for the highlighted series the tasks that flipped (0→1, 1→0) or changed
 state (e.g. error→evaluated). `f` cycles the task filter. Paired statistics (McNemar's exact
 test, a seeded paired bootstrap interval) cover the tasks evaluated on both sides.
+A derived plan is labelled *derived*, with whether it is equivalent to having run it.
+**enter** on a task opens it on side A, **b** on side B; **w** picks another what-if plan.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
         Binding("f", "next_filter", "Filter", tooltip="Flips+state changes / flips / states / all"),
+        Binding("b", "open_b", "Task in B", tooltip="Open the highlighted task on side B"),
+        Binding(
+            "w", "what_if", "What-if", tooltip="Compare the stored plan with another derived plan"
+        ),
     ]
 
     task_filter: reactive[str] = reactive("changes", init=False)
     """Which aligned tasks the task table lists (one of FILTERS)."""
 
-    def __init__(self, comparison: Comparison) -> None:
+    def __init__(
+        self, comparison: Comparison, sessions: tuple[Session, Session] | None = None
+    ) -> None:
         super().__init__()
         self.comparison = comparison
+        self.sessions = sessions
+        """Sides A and B, for opening a task (None: tasks cannot be opened from here)."""
         self.pair: SeriesPair = self._default_pair()
         self.shown: tuple[TaskChange, ...] = ()
         self._stats: dict[str, PairedStats] = {}
@@ -118,8 +138,9 @@ test, a seeded paired bootstrap interval) cover the tasks evaluated on both side
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="compare-header")
+        a, b = self._side_label("A"), self._side_label("B")
         series: DataTable[Text | str] = DataTable(id="compare-series", cursor_type="row")
-        series.add_columns("series", "A value", "B value", "delta", "A counts", "B counts")
+        series.add_columns("series", a, b, "B − A", "A counts", "B counts")
         yield series
         yield Static(id="compare-stats")
         tasks: DataTable[Text | str] = DataTable(id="compare-tasks", cursor_type="row")
@@ -127,14 +148,27 @@ test, a seeded paired bootstrap interval) cover the tasks evaluated on both side
         yield tasks
         yield Footer()
 
+    def _side_label(self, side: str) -> Text:
+        """A value column's header: ``A avg@3`` / ``B k=1 (derived)`` / ``A <run>``."""
+        label = self.comparison.label_a if side == "A" else self.comparison.label_b
+        return Text(f"{side} ") + one_line(label, max_chars=24)
+
     def on_mount(self) -> None:
         c = self.comparison
-        self.sub_title = "compare"
+        self.sub_title = "compare plans" if c.kind == PLANS else "compare runs"
         text = Text()
         text.append("A: ", "bold")
         text.append_text(one_line(c.label_a))
+        if c.kind == PLANS and not c.a.plan.derived:
+            text.append(" (the stored plan)", "dim")
         text.append("\nB: ", "bold")
         text.append_text(one_line(c.label_b))
+        if c.derivation is not None:
+            equivalent = c.derivation.equivalent
+            text.append(
+                " · equivalent to having run it: " + ("yes" if equivalent else "no"),
+                "bold" if equivalent else "bold yellow",
+            )
         for warning in c.warnings:
             text.append("\n⚠ ", "bold yellow")
             text.append_text(literal(warning))
@@ -178,6 +212,7 @@ test, a seeded paired bootstrap interval) cover the tasks evaluated on both side
                 key=change.task_id,
             )
         self._show_stats()
+        self.refresh_bindings()
 
     def _show_stats(self) -> None:
         text = Text()
@@ -223,16 +258,42 @@ test, a seeded paired bootstrap interval) cover the tasks evaluated on both side
 
     @on(DataTable.RowSelected, "#compare-tasks")
     def _task_selected(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value is None:
-            return
+        if event.row_key.value is not None:
+            self._choose(event.row_key.value, "a")
+
+    def _choose(self, task_id: str, side: str) -> None:
         pair = self.pair
+        change = next((c for c in self.shown if c.task_id == task_id), None)
+        if change is not None and (change.a if side == "a" else change.b) is None:
+            side = "b" if side == "a" else "a"  # the task exists on the other side only
         self.post_message(
             TaskPairChosen(
-                event.row_key.value,
+                task_id,
                 pair.a.series_id if pair.a else None,
                 pair.b.series_id if pair.b else None,
+                side,
             )
         )
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "what_if":
+            return self.comparison.kind == PLANS
+        if action == "open_b":
+            return True if self.shown else None
+        return True
+
+    def action_open_b(self) -> None:
+        table = self.task_table
+        if not self.shown:
+            return
+        row = min(table.cursor_row, len(self.shown) - 1)
+        self._choose(self.shown[row].task_id, "b")
+
+    def action_what_if(self) -> None:
+        from inspector.app.app import InspectorApp
+
+        if isinstance(self.app, InspectorApp):
+            self.app.open_what_if()
 
     def watch_task_filter(self) -> None:
         self.show_tasks()

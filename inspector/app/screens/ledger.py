@@ -21,6 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from inspector.audit import (
     COUNTS,
     SERIES_SCOPE,
+    AuditError,
     LedgerTask,
     Scope,
     series_of,
@@ -30,6 +31,7 @@ from inspector.audit import (
 from inspector.engine import Recomputation
 from inspector.engine.render import format_value
 from inspector.explain import Explanation, explain
+from inspector.session import Session
 from widgets.literal import literal, one_line
 
 
@@ -181,6 +183,20 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
     def action_explain(self) -> None:
         self.app.push_screen(ExplainScreen(self.recomputation, self.series_id, self.scope))
 
+    def refresh_session(self, session: Session) -> None:
+        """The run was reloaded: list the same count of the new recomputation."""
+        rec = session.recomputation
+        if rec is None:
+            return
+        try:
+            self.series_id = series_of(rec, self.series_id).series_id
+            task_filter(rec, self.series_id, count=self.count, state=self.state, scope=self.scope)
+        except AuditError:
+            self.notify("This count is no longer in the reloaded run.", severity="warning")
+            return
+        self.recomputation = rec
+        self.show()
+
 
 class ExplainScreen(Screen[None]):
     """How one value is made: the formula, the weights after re-normalisation, the inputs."""
@@ -233,6 +249,11 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
 
     def on_mount(self) -> None:
         self.sub_title = "explain"
+        self.show()
+        self.term_table.focus()
+
+    def show(self) -> None:
+        """Fill the summary and both tables from the explanation."""
         e = self.explanation
         series = series_of(self.recomputation, self.series_id)
         text = Text()
@@ -252,6 +273,8 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         if not e.agrees:
             text.append(f"\nthe inputs re-combine to {_number(e.check)}, not the value", "bold red")
         self.summary.update(text)
+        self.term_table.clear()
+        self.task_table.clear()
         for index, term in enumerate(e.terms):
             self.term_table.add_row(
                 one_line(term.label),
@@ -267,7 +290,6 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
                 _number(task.value),
                 key=task.task_id,
             )
-        self.term_table.focus()
 
     @on(DataTable.RowSelected, "#explain-terms")
     def _term_selected(self, event: DataTable.RowSelected) -> None:
@@ -287,3 +309,16 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
 
     def action_ledger(self) -> None:
         self.app.push_screen(LedgerScreen(self.recomputation, self.series_id, "total", self.scope))
+
+    def refresh_session(self, session: Session) -> None:
+        """The run was reloaded: explain the same value of the new recomputation."""
+        rec = session.recomputation
+        if rec is None:
+            return
+        try:
+            self.explanation = explain(rec, self.series_id, self.scope)
+        except AuditError:
+            self.notify("This value is no longer in the reloaded run.", severity="warning")
+            return
+        self.recomputation = rec
+        self.show()

@@ -15,7 +15,9 @@ from textual.widgets import Footer, Header, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from inspector.app.messages import LoadFailed, LoadProgress, SessionLoaded
-from inspector.app.model import COUNTS_NOTE, TaskFilter, series_values
+from inspector.app.model import COUNTS_NOTE, PlanChoice, TaskFilter, plan_choices, series_values
+from inspector.audit import SERIES_SCOPE, Scope
+from inspector.engine import Recomputation
 from inspector.resolve import Overrides
 from inspector.results import RunReadError
 from inspector.session import Session, open_run
@@ -44,10 +46,27 @@ class OverviewScreen(Screen[None]):
 The report recomputed from the run's task results. Move through the series table; the
 category tree and the distribution follow the selected series. **enter** on a count lists
 exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
+**l** opens the count ledger (which tasks, and why) and **e** explains how the value is made,
+for the series and count under the cursor — or for the tree node, when the tree has focus.
+**w** compares the stored plan with a what-if plan (k=1, avg@j, pass@j); **i** lists the
+issues and retries.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("t", "tasks", "Tasks", tooltip="All tasks for the selected series"),
+        Binding(
+            "l",
+            "ledger",
+            "Ledger",
+            tooltip="Which tasks stand behind this count or node, and why",
+        ),
+        Binding(
+            "e", "explain", "Explain", tooltip="How this value is made: formula, weights, tasks"
+        ),
+        Binding(
+            "w", "what_if", "What-if", tooltip="Compare the stored plan with k=1 / avg@j / pass@j"
+        ),
+        Binding("i", "issues", "Issues", tooltip="Issues by severity × phase × code, and retries"),
         Binding("p", "focus_problems", "Problems", tooltip="Show the load problems"),
     ]
 
@@ -153,6 +172,7 @@ exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
         session = message.session
         self.session = session
         app: InspectorApp = self.app  # type: ignore[assignment]
+        replaced = app.session
         app.session = session
         self._show_banners(session)
         self.problems_table.show(session.problems)
@@ -160,6 +180,7 @@ exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
             f"Load problems ({len(session.problems)}) — these files were not used; press p to browse"
         )
         self.set_class(not session.problems, "-no-problems")
+        self.refresh_bindings()
         recomputation = session.recomputation
         if recomputation is None:
             self.set_class(True, "-refused")
@@ -180,7 +201,7 @@ exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
             self.series_table.select_series(previous)  # type: ignore[arg-type]
         self._show_series(self.series_table.series_id or ids[0])
         self.series_table.focus()
-        app.session_changed(session)
+        app.session_changed(replaced, session)
 
     def _show_banners(self, session: Session) -> None:
         refusal = []
@@ -254,6 +275,109 @@ exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
         from inspector.app.screens.tasks import TasksScreen
 
         self.app.push_screen(TasksScreen(self.session, task_filter))
+
+    # The count ledger, explain, issues and what-if plans.
+    def pointed_at(self) -> tuple[str, Scope, str]:
+        """The series, scope and count the user points at.
+
+        With the category tree focused: its node (a hierarchy node or a category) and count
+        ``total``; otherwise the whole series and the count under the series table's cursor.
+        """
+        series_id = self.selected_series or ""
+        if self.focused is self.category_tree:
+            data = self.category_tree.node_data
+            if data is not None and data.path is not None:
+                return series_id, Scope(node=data.path), "total"
+            if data is not None and data.category is not None:
+                return series_id, Scope(category=data.category), "total"
+            return series_id, SERIES_SCOPE, "total"
+        return series_id, SERIES_SCOPE, self.series_table.count or "total"
+
+    @property
+    def recomputation(self) -> Recomputation | None:
+        """The open run's recomputation, or None while loading or when refused."""
+        return self.session.recomputation if self.session else None
+
+    def open_ledger(
+        self, series_id: str | None = None, count: str = "total", scope: Scope = SERIES_SCOPE
+    ) -> None:
+        """Push the count ledger: the tasks behind one count, with reasons."""
+        from inspector.app.screens.ledger import LedgerScreen
+
+        rec = self.recomputation
+        if rec is None:
+            self.notify("The run has no recomputation to audit.", severity="warning")
+            return
+        self.app.push_screen(LedgerScreen(rec, series_id or self.selected_series, count, scope))
+
+    def open_explain(self, series_id: str | None = None, scope: Scope = SERIES_SCOPE) -> None:
+        """Push "explain this number" for a series value, a category or a hierarchy node."""
+        from inspector.app.screens.ledger import ExplainScreen
+
+        rec = self.recomputation
+        if rec is None:
+            self.notify("The run has no recomputation to explain.", severity="warning")
+            return
+        self.app.push_screen(ExplainScreen(rec, series_id or self.selected_series, scope))
+
+    def open_issues(self) -> None:
+        """Push the issues screen for the selected series."""
+        from inspector.app.screens.issues import IssuesScreen
+
+        if self.session is None or self.session.recomputation is None:
+            self.notify("The run has no recomputation to attribute issues to.", severity="warning")
+            return
+        self.app.push_screen(IssuesScreen(self.session, self.selected_series))
+
+    def what_if_choices(self) -> list[PlanChoice]:
+        rec = self.recomputation
+        return [] if rec is None else plan_choices(rec.plan.k, rec.plan.strategy)
+
+    def open_what_if(self) -> None:
+        """Ask for a what-if plan, then compare it with the stored plan."""
+        from inspector.app.screens.whatif import WhatIfScreen
+
+        rec = self.recomputation
+        choices = self.what_if_choices()
+        if rec is None or not choices:
+            self.notify(
+                "A k=1 run has no what-if plans: there is no shorter prefix of attempts.",
+                severity="warning",
+            )
+            return
+
+        session = self.session
+
+        def chosen(choice: PlanChoice | None) -> None:
+            if choice is not None and session is not None:
+                app: InspectorApp = self.app  # type: ignore[assignment]
+                app.compare_plan(session, choice.k, choice.strategy)
+
+        self.app.push_screen(WhatIfScreen(rec.plan.label, choices), chosen)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the keys that cannot do anything for this run (k=1: no what-if plans)."""
+        if action == "what_if":
+            return bool(self.what_if_choices())
+        if action == "focus_problems":
+            return self.session is None or bool(self.session.problems)
+        return True
+
+    def action_ledger(self) -> None:
+        series_id, scope, count = self.pointed_at()
+        if series_id:
+            self.open_ledger(series_id, count, scope)
+
+    def action_explain(self) -> None:
+        series_id, scope, _ = self.pointed_at()
+        if series_id:
+            self.open_explain(series_id, scope)
+
+    def action_what_if(self) -> None:
+        self.open_what_if()
+
+    def action_issues(self) -> None:
+        self.open_issues()
 
     def action_tasks(self) -> None:
         if self.selected_series:

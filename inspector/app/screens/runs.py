@@ -9,12 +9,21 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Static
+from textual.widgets import Footer, Header, Input, ProgressBar, Static
+from textual.worker import get_current_worker
 
-from inspector.app.messages import RunsFound
+from inspector.app.messages import (
+    CompareProgress,
+    ComparisonFailed,
+    ComparisonReady,
+    RunsFound,
+)
+from inspector.compare import compare
 from inspector.results import RunReadError, RunSummary, find_runs
 from inspector.results.discover import is_run, summarize_run
+from inspector.session import Session, open_run
 from widgets.literal import literal_plain
 from widgets.run_table import RunTable
 
@@ -26,10 +35,15 @@ class RunsScreen(Screen[None]):
 # Runs
 The runs under the results root, newest first, with the headline value stored in each run's
 metrics.json. Type to filter; **enter** opens a run (it is then recomputed).
+**m** marks a run (two at most) and **c** compares the two marked runs task by task:
+series side by side, flips, state changes and paired statistics, with a warning when
+their plans or benchmark params differ.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter", tooltip="Filter runs by text"),
+        Binding("m", "mark", "Mark", tooltip="Mark this run for a comparison (two at most)"),
+        Binding("c", "compare", "Compare", tooltip="Compare the two marked runs task by task"),
     ]
 
     def __init__(self, roots: list[Path], *, fallback: Path | None = None) -> None:
@@ -38,6 +52,8 @@ metrics.json. Type to filter; **enter** opens a run (it is then recomputed).
         self.fallback = fallback
         self.runs: list[RunSummary] = []
         self.shown: list[RunSummary] = []
+        self.marked: list[Path] = []
+        """The runs marked for comparison, in the order they were marked (A, then B)."""
 
     @property
     def run_table(self) -> RunTable:
@@ -54,6 +70,9 @@ metrics.json. Type to filter; **enter** opens a run (it is then recomputed).
             id="runs-filter",
         )
         yield Static(id="runs-note")
+        with Horizontal(id="compare-loading"):
+            yield Static(id="compare-label")
+            yield ProgressBar(id="compare-progress", show_eta=False)
         yield RunTable()
         yield Footer()
 
@@ -123,6 +142,93 @@ metrics.json. Type to filter; **enter** opens a run (it is then recomputed).
 
     def action_focus_filter(self) -> None:
         self.filter_input.focus()
+
+    # Marking two runs and comparing them.
+    def label_of(self, path: Path) -> str:
+        """``namespace/run_id`` of a run (its path under the root), never an absolute path."""
+        run = next((r for r in self.runs if r.path == path), None)
+        return run.relative if run is not None else path.name
+
+    def action_mark(self) -> None:
+        path = self.run_table.path
+        if path is None:
+            return
+        if path in self.marked:
+            self.marked.remove(path)
+        else:
+            self.marked.append(path)
+            if len(self.marked) > 2:
+                dropped = self.marked.pop(0)
+                self.notify(f"Unmarked {self.label_of(dropped)}: two runs are compared at most.")
+        self.run_table.mark(self.marked)
+        self.refresh_bindings()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "compare":
+            return True if len(self.marked) == 2 else None
+        return True
+
+    def action_compare(self) -> None:
+        if len(self.marked) != 2:
+            self.notify("Mark two runs with m first.", severity="warning")
+            return
+        a, b = self.marked
+        self.set_class(True, "-comparing")
+        self.query_one("#compare-label", Static).update("Reading and recomputing A…")
+        self.query_one("#compare-progress", ProgressBar).update(total=None, progress=0)
+        self._compare(a, b, self.label_of(a), self.label_of(b))
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-runs",
+          description="compare runs")  # fmt: skip
+    def _compare(self, path_a: Path, path_b: Path, label_a: str, label_b: str) -> None:
+        worker = get_current_worker()
+        overrides = self.app.settings.overrides  # type: ignore[attr-defined]
+        sessions: list[Session] = []
+        for side, path, label in (("A", path_a, label_a), ("B", path_b, label_b)):
+
+            def progress(done: int, total: int, side: str = side) -> None:
+                if not worker.is_cancelled:
+                    self.post_message(CompareProgress(side, done, total))
+
+            try:
+                session = open_run(path, overrides, progress=progress)
+            except RunReadError as exc:
+                self.post_message(ComparisonFailed(f"{label}: {exc}"))
+                return
+            if session.recomputation is None:
+                self.post_message(
+                    ComparisonFailed(
+                        f"{label}: AgentCompass would refuse this run: {session.refusal}"
+                    )
+                )
+                return
+            sessions.append(session)
+        a, b = sessions
+        assert a.recomputation is not None and b.recomputation is not None
+        comparison = compare(a.recomputation, b.recomputation, label_a=label_a, label_b=label_b)
+        if not worker.is_cancelled:
+            self.post_message(ComparisonReady(comparison, (a, b)))
+
+    @on(CompareProgress)
+    def _compare_progress(self, message: CompareProgress) -> None:
+        self.query_one("#compare-label", Static).update(f"Reading and recomputing {message.side}…")
+        self.query_one("#compare-progress", ProgressBar).update(
+            total=max(message.total, 1), progress=message.done
+        )
+
+    @on(ComparisonReady)
+    def _compared(self, message: ComparisonReady) -> None:
+        from inspector.app.screens.compare import CompareScreen
+
+        message.stop()
+        self.set_class(False, "-comparing")
+        self.app.push_screen(CompareScreen(message.comparison, message.sessions))
+
+    @on(ComparisonFailed)
+    def _compare_failed(self, message: ComparisonFailed) -> None:
+        message.stop()
+        self.set_class(False, "-comparing")
+        self.notify(message.error, title="Cannot compare", severity="error", markup=False)
 
 
 def _haystack(run: RunSummary) -> str:

@@ -115,7 +115,11 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
                 max_chars=600,
             ),
         )
-        head.add_row("plan", Text(f"k={task.plan_k} strategy={task.plan_strategy}"))
+        plan = Text(f"k={task.plan_k} strategy={task.plan_strategy}")
+        if rec.plan.derived:
+            plan.append(" · derived plan: ", "bold yellow")
+            plan.append_text(literal(rec.plan.derived))
+        head.add_row("plan", plan)
         head.add_row("retries", Text(str(task.retry_count)))
         head.add_row("source", one_line(task.source, max_chars=200))
         self.query_one("#task-head", Static).update(head)

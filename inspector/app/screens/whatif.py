@@ -1,0 +1,98 @@
+"""Choose a what-if plan: re-read the run's attempts as k=1, avg@j / pass@j, or the other strategy."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import OptionList, Static
+from textual.widgets.option_list import Option
+
+from inspector.app.model import PlanChoice
+
+
+class WhatIfScreen(ModalScreen[PlanChoice | None]):
+    """A list of the derived plans of the open run; **enter** compares one with the stored plan."""
+
+    HELP = """\
+# What-if plan
+The plans the run's own attempts can be re-scored under: k=1 (attempt 1 only), avg@j and
+pass@j on attempts 1..j for j < k, and the other strategy at k. The chosen plan is shown
+beside the stored plan in the compare screen, labelled *derived*, with what it can claim:
+under pass, attempts skipped after an early success were never run (not failures).
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", tooltip="Close without comparing"),
+    ]
+
+    DEFAULT_CSS = """
+    WhatIfScreen {
+        align: center middle;
+    }
+    WhatIfScreen > Vertical {
+        width: 72;
+        max-width: 95%;
+        height: auto;
+        max-height: 90%;
+        border: thick $accent;
+        background: $surface;
+        padding: 0 1;
+    }
+    WhatIfScreen #whatif-title {
+        height: auto;
+        margin-bottom: 1;
+    }
+    WhatIfScreen OptionList {
+        height: auto;
+        max-height: 16;
+    }
+    """
+
+    def __init__(self, stored: str, choices: Sequence[PlanChoice]) -> None:
+        super().__init__()
+        self.stored = stored
+        self.choices = list(choices)
+
+    @property
+    def option_list(self) -> OptionList:
+        return self.query_one(OptionList)
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            title = Text()
+            title.append(f"Compare the stored plan {self.stored} with", "bold")
+            title.append("\nderived plans re-read the attempts this run has", "dim")
+            if any("not equivalent" in c.hint for c in self.choices):
+                title.append(
+                    "\nnot equivalent: under pass, attempts after an early success were never "
+                    "run; avg would count them as missing",
+                    "dim",
+                )
+            yield Static(title, id="whatif-title")
+            yield OptionList(
+                *(
+                    Option(
+                        Text.assemble((c.label.ljust(8), "bold"), " ", (c.hint, "dim")), id=c.label
+                    )
+                    for c in self.choices
+                )
+            )
+
+    def on_mount(self) -> None:
+        self.option_list.highlighted = 0
+        self.option_list.focus()
+
+    @on(OptionList.OptionSelected)
+    def _chosen(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        self.dismiss(self.choices[event.option_index])
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)
