@@ -17,6 +17,7 @@ from inspector.app import InspectorApp
 from inspector.app.model import TaskFilter
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.task import TaskScreen
 
 RUNS = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
@@ -38,6 +39,7 @@ async def settle(pilot: Pilot[None]) -> None:
         await pilot.pause()
     for field in pilot.app.screen.query(Input):
         field.cursor_blink = False
+    pilot.app.clear_notifications()  # "Recomputing…" toasts would depend on timing
 
 
 def steps(*actions: Callable[[Pilot[None]], Any]) -> RunBefore:
@@ -226,3 +228,117 @@ class TestDiagnosticsScreen:
             terminal_size=SMALL,
             run_before=steps(open_diagnostics(source="raw:result.json")),
         )
+
+
+def press(*keys: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def action(pilot: Pilot[None]) -> None:
+        await pilot.press(*keys)
+
+    return action
+
+
+def focus_tree_node(downs: int) -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def action(pilot: Pilot[None]) -> None:
+        overview(pilot).category_tree.focus()
+        await pilot.press(*(["down"] * downs))
+
+    return action
+
+
+def mark_and_compare(a: str, b: str) -> Callable[[Pilot[None]], Awaitable[None]]:
+    async def action(pilot: Pilot[None]) -> None:
+        screen = pilot.app.screen
+        assert isinstance(screen, RunsScreen)
+        names = [run.path.name for run in screen.shown]
+        for name in (a, b):
+            screen.run_table.move_cursor(row=names.index(name))
+            await pilot.press("m")
+        await pilot.press("c")
+
+    return action
+
+
+class TestLedgerScreen:
+    def test_unavailable_count(self, snap_compare: Any) -> None:
+        """You should see the tasks behind correct.avg@3's unavailable count, each with its
+        state and the engine's reason, the note that unavailable is state error plus state
+        unavailable, and the reasons of the highlighted task below."""
+        assert snap_compare(
+            make_app("k3_avg_hierarchy"),
+            terminal_size=LARGE,
+            run_before=steps(press("right", "right", "right", "right", "l")),
+        )
+
+    def test_hierarchy_node_small(self, snap_compare: Any) -> None:
+        """You should see every task under the first child of the hierarchy root (count
+        total) with its state, value and reason (100×30)."""
+        assert snap_compare(
+            make_app("k3_avg_hierarchy"),
+            terminal_size=SMALL,
+            run_before=steps(focus_tree_node(1), press("l")),
+        )
+
+
+class TestExplainScreen:
+    def test_hierarchy_root(self, snap_compare: Any) -> None:
+        """You should see how correct.avg@3 is made: the weighted formula of the hierarchy
+        root, each child with its value and its weight after re-normalisation, and the
+        evaluated task values that fed it."""
+        assert snap_compare(
+            make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps(press("e"))
+        )
+
+    def test_micro_small(self, snap_compare: Any) -> None:
+        """You should see k1_micro's correct.native@1 as the micro mean of its evaluated task
+        values, each task with weight 1/n (100×30)."""
+        assert snap_compare(make_app("k1_micro"), terminal_size=SMALL, run_before=steps(press("e")))
+
+
+class TestWhatIfScreen:
+    def test_choices_of_a_k3_avg_run(self, snap_compare: Any) -> None:
+        """You should see the derived plans of an avg@3 run over the overview: k=1, avg@2,
+        pass@2 and pass@3, each with the attempts it re-reads."""
+        assert snap_compare(
+            make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps(press("w"))
+        )
+
+    def test_choices_of_a_pass_run_small(self, snap_compare: Any) -> None:
+        """You should see the derived plans of a pass@3 run, the avg ones marked as not
+        equivalent where a task stopped early (100×30)."""
+        assert snap_compare(make_app("k3_pass"), terminal_size=SMALL, run_before=steps(press("w")))
+
+
+class TestCompareScreen:
+    def test_k1_beside_avg3(self, snap_compare: Any) -> None:
+        """You should see the stored avg@3 plan (A) beside k=1 derived from attempt 1 (B,
+        labelled derived, equivalent: yes): correct.avg@3 ↔ correct.native@1 with both values
+        and counts, McNemar and the bootstrap interval, and the tasks whose state changed."""
+        assert snap_compare(
+            make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps(press("w", "enter"))
+        )
+
+    def test_two_runs_small(self, snap_compare: Any) -> None:
+        """You should see compare_a beside compare_b: the warning that their models differ,
+        each series with both values and counts, and exactly the designed differences of
+        correct.native@1 — flips 0→1 (5, 25, 39), 1→0 (7, 20), error→evaluated (13, 21)
+        (100×30)."""
+        assert snap_compare(
+            make_app(""),
+            terminal_size=SMALL,
+            run_before=steps(mark_and_compare("compare_a", "compare_b")),
+        )
+
+
+class TestIssuesScreen:
+    def test_k3_issues_and_retries(self, snap_compare: Any) -> None:
+        """You should see the issues of k3_avg_hierarchy by severity × phase × code with the
+        attempts and tasks carrying each and the counts of correct.avg@3 they are in, and the
+        retries by stage, scope and matched pattern read from the retry records."""
+        assert snap_compare(
+            make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps(press("i"))
+        )
+
+    def test_hostile_small(self, snap_compare: Any) -> None:
+        """You should see the hostile run's issue codes and retry patterns shown literally
+        (escape sequences as ␛, bidi overrides as <U+202E>) (100×30)."""
+        assert snap_compare(make_app("hostile"), terminal_size=SMALL, run_before=steps(press("i")))
