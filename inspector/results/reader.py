@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from inspector.engine.model import TaskRecord
 from inspector.results.layout import (
     FINAL_STATES,
@@ -25,8 +27,10 @@ from inspector.results.layout import (
     parse_json,
     relpath,
 )
+from inspector.results.parallel import load_entries
 from inspector.results.problems import (
     RULE_DUPLICATE_ID,
+    RULE_JSON,
     RULE_OLD_FLAT,
     RULE_RUN_FILE,
     RULE_RUN_INFO,
@@ -35,7 +39,8 @@ from inspector.results.problems import (
     LoadProblem,
     RunReadError,
 )
-from inspector.results.tasks import StateName, TaskEntry, load_published, load_running
+from inspector.results.runinfo import parse_plans, parse_without_plans
+from inspector.results.tasks import StateName, TaskEntry, load_running
 from inspector.results.validate import BUILTIN_STRATEGIES
 
 Progress = Callable[[int, int], None]
@@ -126,9 +131,24 @@ def _read_run_files(files: RunFiles, run: Run) -> None:
 
 
 def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | None:
-    """``run_info.json``, checked as ``RunStore._require_current_run_info`` does."""
+    """``run_info.json``, checked as ``RunStore._require_current_run_info`` does.
+
+    Its ``resolved_execution_plans`` section is left unparsed on large files
+    (:mod:`inspector.results.runinfo`); :func:`read_resolved_plans` reads it on demand.
+    """
     rel = "run_info.json"
-    value, found, problem = files.read_json(rel, strict=False, blocking=True)
+    data, problem = files.read_bytes(rel, strict=False, blocking=True)
+    found = data is not None or problem is not None
+    value: Any = None
+    if data is not None:
+        try:
+            value, _ = parse_without_plans(data)
+        except orjson.JSONDecodeError:
+            try:
+                value = parse_json(data)
+            except ValueError as exc:
+                problem = LoadProblem(rel, str(exc), RULE_JSON, True)
+        del data
     if problem is not None:
         problems.append(problem)
         return None
@@ -185,9 +205,8 @@ def _read_tasks(
     first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
     total = len(candidates) + len(running)
     seen: set[str] = set()
-    for done, (folder, state) in enumerate(candidates, start=1):
-        name = folder.rpartition("/")[2]
-        entry = load_published(files, folder, state, first_location[name], strategies)
+    loaded = load_entries(files, candidates, first_location, strategies, progress, total)
+    for entry in loaded:
         if entry.record is not None:
             if entry.record.task_id in seen:
                 message = f"task_id {entry.record.task_id!r} was already loaded; the first one wins"
@@ -196,8 +215,6 @@ def _read_tasks(
                 seen.add(entry.record.task_id)
                 run.tasks.append(entry.record)
         run.entries.append(entry)
-        if progress is not None:
-            progress(done, total)
     for done, folder in enumerate(running, start=len(candidates) + 1):
         run.entries.append(load_running(files, folder))
         if progress is not None:
@@ -263,3 +280,17 @@ def _first_locations(folders: list[str]) -> dict[str, str]:
 def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
+
+
+def read_resolved_plans(run: Run) -> dict[str, Any] | None:
+    """``run_info.json``'s ``resolved_execution_plans`` (read on demand; None when absent)."""
+    files = RunFiles(run.path)
+    data, problem = files.read_bytes("run_info.json", strict=False, blocking=False)
+    if data is None or problem is not None:
+        return None
+    try:
+        value, span = parse_without_plans(data)
+        plans = parse_plans(data, span) if span is not None else value.get("resolved_execution_plans")
+    except (ValueError, AttributeError, KeyError):
+        return None
+    return plans if isinstance(plans, dict) else None

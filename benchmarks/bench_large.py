@@ -1,0 +1,102 @@
+"""Large-run benchmark (issue 6): the floor vs `inspector report --json`, cold and cached.
+
+    .venv/bin/python benchmarks/bench_large.py [--sizes 2000 10000 50000] [--k 3]
+        [--trajectory-kb 8] [--workdir /tmp/inspector-bench]
+
+For each size it generates a run once (fixtures/make_large_run.py; kept in --workdir and
+reused), then times in fresh processes:
+  floor   walk the tree and parse every task.json and result.json with orjson;
+  cold    `inspector report RUN --json` with the cache disabled;
+  cached  the same with the cache enabled, after one warming run.
+and prints wall time, CPU time, peak RSS and the ratios to the floor. Nothing is timed
+inside the test suite; these figures go in the issue notes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+FLOOR = r"""
+import os, sys, orjson
+root = sys.argv[1]
+n = 0
+for dirpath, dirnames, filenames in os.walk(os.path.join(root, "details")):
+    for name in filenames:
+        if name in ("task.json", "result.json"):
+            with open(os.path.join(dirpath, name), "rb") as fh:
+                orjson.loads(fh.read())
+            n += 1
+print(n)
+"""
+
+
+def peak_rss(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, int]:
+    """Run argv in a wrapper process that reports its own child's peak RSS."""
+    wrapper = (
+        "import resource, subprocess, sys, time\n"
+        "t = time.perf_counter()\n"
+        "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
+        "w = time.perf_counter() - t\n"
+        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
+        "print(w, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024, p.returncode)\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", wrapper, *argv], capture_output=True, env=env, text=True, check=True
+    )
+    wall, cpu, rss, code = proc.stdout.split()
+    return float(wall), float(cpu), float(rss), int(code)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000, 50000])
+    parser.add_argument("--k", type=int, default=3)
+    parser.add_argument("--trajectory-kb", type=int, default=8)
+    parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "inspector-bench"))
+    args = parser.parse_args()
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    inspector = [sys.executable, "-m", "inspector"]
+    print(f"{'tasks':>7} {'what':>8} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'x floor':>8}")
+    for size in args.sizes:
+        run = workdir / f"run_{size}_k{args.k}_{args.trajectory_kb}kb"
+        if not (run / "run_info.json").exists():
+            subprocess.run(
+                [
+                    sys.executable,
+                    str(ROOT / "fixtures" / "make_large_run.py"),
+                    "--out",
+                    str(run),
+                    "--tasks",
+                    str(size),
+                    "--k",
+                    str(args.k),
+                    "--trajectory-kb",
+                    str(args.trajectory_kb),
+                    "--seed",
+                    "1",
+                ],
+                check=True,
+            )
+        cache_dir = workdir / "cache"
+        env = dict(os.environ, XDG_CACHE_HOME=str(cache_dir), INSPECTOR_CACHE="0")
+        floor = peak_rss([sys.executable, "-c", FLOOR, str(run)], env)
+        cold = peak_rss([*inspector, "report", str(run), "--json"], env)
+        cached_env = dict(env, INSPECTOR_CACHE="1")
+        peak_rss([*inspector, "report", str(run), "--json"], cached_env)  # warm the cache
+        cached = peak_rss([*inspector, "report", str(run), "--json"], cached_env)
+        for what, (wall, cpu, rss, code) in (("floor", floor), ("cold", cold), ("cached", cached)):
+            if code != 0:
+                sys.exit(f"{what} exited {code}")
+            print(f"{size:>7} {what:>8} {wall:>8.2f} {cpu:>8.2f} {rss:>8.0f} {wall / floor[0]:>8.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,157 @@
+"""Reading many task folders fast: the cache first, then worker processes (issue 6).
+
+A task folder is read independently of the others, so large runs are split into chunks
+read by a pool of worker processes (one per core); small runs are read in-process, where
+starting workers would cost more than it saves. Folders whose files are unchanged since the
+last read come from :mod:`inspector.results.cache`. The result is the same list of
+entries, in the same order, whichever path produced it — tests compare them.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+from collections.abc import Callable, Collection, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
+from typing import Any
+
+from inspector.results import cache as task_cache
+from inspector.results.layout import RunFiles
+from inspector.results.tasks import StateName, TaskEntry, load_published
+
+Progress = Callable[[int, int], None]
+# Below this many folders to read, worker start-up costs more than it saves.
+PARALLEL_MIN = 1500
+CHUNK = 250
+
+
+def workers() -> int:
+    """Reader processes: ``INSPECTOR_WORKERS``, else one per available core."""
+    value = os.environ.get("INSPECTOR_WORKERS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _read_chunk(
+    root: str, items: list[tuple[str, StateName, str]], strategies: tuple[str, ...]
+) -> list[tuple[Any, ...]]:
+    """Worker: read folders and return them as plain data (cheap to send back)."""
+    files = RunFiles(Path(root))
+    return [
+        task_cache.encode_entry(load_published(files, folder, state, first, strategies))
+        for folder, state, first in items
+    ]
+
+
+def load_entries(
+    files: RunFiles,
+    candidates: Sequence[tuple[str, StateName]],
+    first_location: dict[str, str],
+    strategies: Collection[str],
+    progress: Progress | None,
+    total: int,
+) -> list[TaskEntry]:
+    """Every candidate folder as a TaskEntry, in candidate order.
+
+    The cyclic garbage collector is paused meanwhile: reading builds hundreds of thousands
+    of small acyclic objects, and collecting them as they are made costs more than the
+    reading itself on large runs.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _load_entries(files, candidates, first_location, strategies, progress, total)
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _load_entries(
+    files: RunFiles,
+    candidates: Sequence[tuple[str, StateName]],
+    first_location: dict[str, str],
+    strategies: Collection[str],
+    progress: Progress | None,
+    total: int,
+) -> list[TaskEntry]:
+    cache = task_cache.TaskCache(files.root) if task_cache.enabled() else None
+    entries: list[TaskEntry | None] = [None] * len(candidates)
+    missing: list[int] = []
+    for position, (folder, state) in enumerate(candidates):
+        first = first_location[folder.rpartition("/")[2]]
+        hit = cache.get(folder, state, first) if cache is not None else None
+        if hit is not None:
+            entries[position] = hit
+        else:
+            missing.append(position)
+    done = len(candidates) - len(missing)
+    if progress is not None and done:
+        progress(done, total)
+    items = [
+        (candidates[p][0], candidates[p][1], first_location[candidates[p][0].rpartition("/")[2]])
+        for p in missing
+    ]
+    pool_size = min(workers(), max(1, len(items) // CHUNK))
+    read_in_pool = False
+    if len(items) >= PARALLEL_MIN and pool_size > 1:
+        try:
+            done = _read_in_pool(
+                files, items, missing, entries, strategies, cache, pool_size, progress, done, total
+            )
+            read_in_pool = True
+        except (BrokenProcessPool, OSError, RuntimeError):
+            # No worker processes here (a sandbox, an odd __main__): read in-process.
+            done = len(candidates) - len(missing)
+    if not read_in_pool:
+        for position, (folder, state, first) in zip(missing, items, strict=True):
+            entry = load_published(files, folder, state, first, strategies)
+            entries[position] = entry
+            if cache is not None:
+                cache.put(entry, first)
+            done += 1
+            if progress is not None:
+                progress(done, total)
+    if cache is not None:
+        cache.save()
+    return [entry for entry in entries if entry is not None]
+
+
+def _read_in_pool(
+    files: RunFiles,
+    items: list[tuple[str, StateName, str]],
+    missing: list[int],
+    entries: list[TaskEntry | None],
+    strategies: Collection[str],
+    cache: task_cache.TaskCache | None,
+    pool_size: int,
+    progress: Progress | None,
+    done: int,
+    total: int,
+) -> int:
+    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    decoded: list[TaskEntry] = []
+    with ProcessPoolExecutor(max_workers=pool_size, mp_context=context) as pool:
+        futures = [pool.submit(_read_chunk, str(files.root), c, tuple(strategies)) for c in chunks]
+        cursor = 0
+        for chunk, future in zip(chunks, futures, strict=True):
+            for data in future.result():
+                entry = task_cache.decode_entry(data)
+                decoded.append(entry)
+                if cache is not None:
+                    cache.put_encoded(entry, data, items[cursor][2])
+                cursor += 1
+            done += len(chunk)
+            if progress is not None:
+                progress(done, total)
+    for position, entry in zip(missing, decoded, strict=True):
+        entries[position] = entry
+    return done

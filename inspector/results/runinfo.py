@@ -1,0 +1,57 @@
+"""Reading a large ``run_info.json`` without its per-task execution plans.
+
+``run_info.json`` carries ``resolved_execution_plans`` — one entry per task and attempt —
+which grows to hundreds of megabytes on large runs (about 190 MB at 50,000 tasks × k=3)
+and is never needed for scoring. AgentCompass writes the file with ``sort_keys=True`` and
+``indent=2``, so every top-level key starts a line with exactly two spaces; a raw newline
+never occurs inside a JSON string. The section is cut out of the bytes before parsing and
+parsed only when asked for; when the file does not have that shape, the whole file is
+parsed as usual.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+PLANS_KEY = b'\n  "resolved_execution_plans": '
+MIN_SIZE = 1 << 20  # below 1 MiB parsing everything is cheap enough
+
+
+def plans_span(data: bytes) -> tuple[int, int] | None:
+    """``(start, end)`` of the ``resolved_execution_plans`` member (with its newline and comma)."""
+    if len(data) < MIN_SIZE:
+        return None
+    start = data.find(PLANS_KEY)
+    if start < 0 or data.find(PLANS_KEY, start + 1) >= 0:
+        return None
+    end = data.find(b'\n  "', start + 1)
+    if end < 0:
+        return None  # the last member: keep the simple path
+    return start, end
+
+
+def parse_without_plans(data: bytes) -> tuple[Any, tuple[int, int] | None]:
+    """The parsed document without ``resolved_execution_plans``, and where that section is.
+
+    Returns ``(value, None)`` when the file was parsed whole. Raises what orjson raises for
+    a document that is not JSON at all.
+    """
+    span = plans_span(data)
+    if span is not None:
+        start, end = span
+        try:
+            value = orjson.loads(data[:start] + data[end:])
+        except orjson.JSONDecodeError:
+            value = None
+        if isinstance(value, dict) and "resolved_execution_plans" not in value:
+            return value, span
+    return orjson.loads(data), None
+
+
+def parse_plans(data: bytes, span: tuple[int, int]) -> Any:
+    """Parse only the ``resolved_execution_plans`` section cut out by :func:`plans_span`."""
+    start, end = span
+    chunk = data[start:end].rstrip().rstrip(b",")
+    return orjson.loads(b"{" + chunk + b"}")["resolved_execution_plans"]

@@ -1,0 +1,131 @@
+"""The cache and the worker processes change how fast a run is read, never what is read.
+
+Reports are compared byte for byte with and without the cache and with one or several
+reader processes; a changed, added, moved or removed file invalidates exactly the folders
+it belongs to.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from inspector.results import cache as task_cache
+from inspector.results import parallel, read_run
+from inspector.session import score_run
+from tests.conftest import FIXTURE_RUNS, conformance_runs
+
+RUNS = [p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()] + conformance_runs()
+
+
+def entries_view(path: Path) -> list[tuple]:
+    run = read_run(path)
+    return [task_cache.encode_entry(e) for e in run.entries] + [
+        tuple((p.path, p.message, p.blocking) for p in run.problems)
+    ]
+
+
+def report(path: Path) -> str:
+    session = score_run(read_run(path))
+    return session.metrics_json() if session.recomputation else f"refused: {session.refusal}"
+
+
+@pytest.fixture
+def small_parallel_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Make even a small run go through the worker processes."""
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
+    monkeypatch.setattr(parallel, "CHUNK", 2)
+    monkeypatch.setenv("INSPECTOR_WORKERS", "2")
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[p.name for p in RUNS])
+def test_same_result_with_cache_and_workers(
+    run: Path, monkeypatch: pytest.MonkeyPatch, small_parallel_threshold: None
+) -> None:
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    monkeypatch.setenv("INSPECTOR_WORKERS", "1")
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 10**9)
+    baseline_entries, baseline_report = entries_view(run), report(run)
+
+    monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
+    monkeypatch.setenv("INSPECTOR_WORKERS", "2")
+    pooled: list[int] = []
+    original = parallel._read_in_pool
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        done = original(*args, **kwargs)
+        pooled.append(done)
+        return done
+
+    monkeypatch.setattr(parallel, "_read_in_pool", spy)
+    assert entries_view(run) == baseline_entries
+    assert report(run) == baseline_report
+    if sum(1 for p in run.glob("details/*/*/task.json")) >= 4:
+        assert pooled, "the worker processes were not used"
+
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    assert entries_view(run) == baseline_entries  # fills the cache
+    cache = task_cache.TaskCache(run)
+    assert cache.entries, "the cache was not written"
+    assert entries_view(run) == baseline_entries  # served from the cache
+    assert report(run) == baseline_report
+
+
+def test_cache_lives_outside_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    run = RUNS[0]
+    read_run(run)
+    cache_file = task_cache.cache_file(run)
+    assert cache_file.exists()
+    assert not cache_file.resolve().is_relative_to(run.resolve())
+    assert str(cache_file).startswith(os.environ["XDG_CACHE_HOME"])
+
+
+def _copy(run: Path, tmp_path: Path) -> Path:
+    target = tmp_path / run.name
+    shutil.copytree(run, target, symlinks=True)
+    return target
+
+
+def test_cache_is_invalidated_by_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A live run: rewritten results, a new published task and a removed one are seen."""
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    source = next(p for p in conformance_runs() if p.name == "e2e_k1_micro")
+    run = _copy(source, tmp_path)
+    first = score_run(read_run(run))
+    assert first.recomputation is not None
+    base_total = first.recomputation.report.series[0].counts.total
+
+    # Rewrite one result.json: flip a correct answer (size may stay the same; mtime moves).
+    result = next(run.glob("details/normal/*/attempt-1/result.json"))
+    payload = json.loads(result.read_text())
+    payload["metrics"]["correct"] = not payload["metrics"]["correct"]
+    result.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    os.utime(result, ns=(result.stat().st_atime_ns, result.stat().st_mtime_ns + 10**9))
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    expected = report(run)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    assert report(run) == expected
+
+    # Remove a task folder: the count drops by one, with and without the cache.
+    victim = next(run.glob("details/error/*"))
+    shutil.rmtree(victim)
+    session = score_run(read_run(run))
+    assert session.recomputation is not None
+    assert session.recomputation.report.series[0].counts.total == base_total - 1
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    assert report(run) == session.metrics_json()
+
+
+def test_broken_cache_file_is_a_miss(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    run = RUNS[0]
+    expected = report(run)
+    path = task_cache.cache_file(run)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"not a marshal document")
+    assert report(run) == expected
