@@ -194,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="inspector",
         description="Recompute, audit and browse AgentCompass evaluation runs.",
+        epilog=(
+            "inspector [PATH ...] opens the app on a run directory or a results root "
+            "(no PATH: the runs under the current folder, else the bundled sample run). "
+            "Exit codes: 0 ok, 1 check/diff found differences, 2 unusable input."
+        ),
     )
     parser.add_argument("--version", action="version", version=f"inspector {__version__}")
     sub = parser.add_subparsers(dest="command")
