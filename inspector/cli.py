@@ -163,10 +163,20 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from inspector.app import InspectorApp
+    from inspector.app import InspectorApp, Settings
 
-    paths = [Path(p) for p in args.paths]
-    app = InspectorApp(paths)
+    parser = argparse.ArgumentParser(prog="inspector", description="Open the app.")
+    parser.add_argument("paths", nargs="*", help="run directories or results roots")
+    parser.add_argument(
+        "--watch",
+        type=float,
+        metavar="SECONDS",
+        help="reload every SECONDS (a run that is still going); key a toggles it",
+    )
+    options = parser.parse_args(args.paths)
+    paths = [Path(p) for p in options.paths]
+    settings = Settings(watch=options.watch is not None, watch_seconds=options.watch or 5.0)
+    app = InspectorApp(paths, settings=settings)
     app.run()
     return int(app.return_code or 0)
 

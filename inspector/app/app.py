@@ -10,6 +10,7 @@ from textual import on, work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
+from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from inspector.app.commands import InspectorCommands
@@ -48,6 +49,14 @@ class InspectorApp(App[None]):
         Binding("q", "quit", "Quit", tooltip="Leave the inspector"),
         Binding("escape", "back", "Back", tooltip="Up one level"),
         Binding("r", "reload", "Reload", tooltip="Read and recompute the run again"),
+        Binding(
+            "a",
+            "toggle_watch",
+            "Watch",
+            show=False,
+            tooltip="Reload every few seconds, for a run that is still going (only changed "
+            "task folders are read again)",
+        ),
         Binding("question_mark,f1", "help", "Help", tooltip="Keys and what this screen shows"),
     ]
 
@@ -59,9 +68,40 @@ class InspectorApp(App[None]):
         self.paths = [Path(p) for p in paths or []]
         self.session: Session | None = None
         """The session of the run open in the overview."""
+        self._watch_timer: Timer | None = None
 
     def on_mount(self) -> None:
         self.push_screen(self.first_screen())
+        if self.settings.watch:
+            self.action_toggle_watch()
+
+    @property
+    def watching(self) -> bool:
+        """True while watch mode reloads the run periodically."""
+        return self._watch_timer is not None
+
+    def action_toggle_watch(self) -> None:
+        """Start or stop reloading the run every ``settings.watch_seconds``.
+
+        A reload reads only the task folders whose files changed (the reader's cache), so a
+        live run is followed without a full re-read; tasks under ``details/running/`` are
+        shown as running and never counted.
+        """
+        if self._watch_timer is not None:
+            self._watch_timer.stop()
+            self._watch_timer = None
+            self.notify("Stopped watching", timeout=2)
+            return
+        seconds = self.settings.watch_seconds
+        self._watch_timer = self.set_interval(seconds, self._watch_tick)
+        self.notify(f"Watching: reloading every {seconds:g} s (a to stop)", timeout=3)
+
+    def _watch_tick(self) -> None:
+        overview = self.overview_screen
+        if overview is not None:
+            overview.reload()
+        elif isinstance(self.screen, RunsScreen):
+            self.screen.reload()
 
     def first_screen(self) -> OverviewScreen | RunsScreen:
         overrides = self.settings.overrides

@@ -90,6 +90,11 @@ class InspectorCommands(Provider):
         if overview is not None:
             yield ("go: overview", app.go_to_overview, "Back to the run overview")
             yield ("go: load problems", app.show_problems, "The files the reader could not use")
+            yield (
+                "watch: stop reloading" if app.watching else "watch: reload every few seconds",
+                app.action_toggle_watch,
+                "Follow a run that is still going (key a); only changed task folders are re-read",
+            )
         if app.has_runs_screen:
             yield ("go: runs", app.go_to_runs, "Back to the list of runs")
         runs = self.screen

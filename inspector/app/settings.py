@@ -19,8 +19,12 @@ class Settings:
         overrides: A what-if plan applied to every run opened (None: the run's own plan).
         sample_run: The run opened when no path is given and the current folder holds none.
         cwd: The folder searched for runs when no path is given (None: the process's).
+        watch_seconds: Reload interval of watch mode (``a``), for a run that is still going.
+        watch: Start in watch mode.
     """
 
     overrides: Overrides | None = None
     sample_run: Path = SAMPLE_RUN
     cwd: Path | None = None
+    watch_seconds: float = 5.0
+    watch: bool = False
