@@ -172,7 +172,10 @@ def _timestamp(value: str | None) -> float | None:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
-    return moment.timestamp()
+    try:
+        return moment.timestamp()
+    except (OverflowError, OSError, ValueError):
+        return None
 
 
 def _object(files: RunFiles, rel: str, problems: list[LoadProblem]) -> dict[str, Any]:

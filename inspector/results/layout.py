@@ -22,7 +22,8 @@ from inspector.results.problems import RULE_JSON, RULE_SYMLINK, LoadProblem
 
 TASK_SCHEMA = "agentcompass.task.v3"
 PREVIOUS_TASK_SCHEMA = "agentcompass.task.v2"
-TASK_SCHEMAS = frozenset({TASK_SCHEMA, PREVIOUS_TASK_SCHEMA})
+# A tuple, not a set: values read from disk may be unhashable (a list, an object).
+TASK_SCHEMAS = (TASK_SCHEMA, PREVIOUS_TASK_SCHEMA)
 RUN_INFO_SCHEMA = "agentcompass.run_info.v3"
 PREVIOUS_RUN_INFO_SCHEMA = "agentcompass.run_info.v2"
 CHECKPOINT_SCHEMA = "agentcompass.attempt_checkpoint.v1"

@@ -185,9 +185,9 @@ def _issues(value: Any, where: str) -> tuple[Issue, ...]:
             )
             raise DetailError(f"{at} has {'; '.join(parts)}", RULE_ISSUE)
         severity, phase, code, message = (item[name] for name in ISSUE_FIELDS)
-        if severity not in SEVERITIES or not isinstance(severity, str):
+        if not isinstance(severity, str) or severity not in SEVERITIES:
             raise DetailError(f"{at}.severity {severity!r} is not one of {', '.join(SEVERITIES)}", RULE_ISSUE)
-        if phase not in PHASES or not isinstance(phase, str):
+        if not isinstance(phase, str) or phase not in PHASES:
             raise DetailError(f"{at}.phase {phase!r} is not one of {', '.join(PHASES)}", RULE_ISSUE)
         if not isinstance(code, str) or not code.strip() or code != code.strip():
             raise DetailError(f"{at}: issue code must be non-empty text without surrounding whitespace", RULE_ISSUE)

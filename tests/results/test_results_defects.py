@@ -198,3 +198,12 @@ def test_running_copy_whose_index_names_a_missing_result_skips_the_published_cop
     expected = (folder / "attempt-2" / "result.json").relative_to(run_dir).as_posix()
     assert [(p.path, p.blocking) for p in run.problems] == [(expected, False)]
     assert len(run.tasks) == BASE_TASKS - 1
+
+
+@pytest.mark.parametrize("value", [[], {}, ["agentcompass.task.v3"], 3, None])
+def test_unhashable_or_odd_schema_versions_are_problems(value: object, copy_run) -> None:
+    run_dir = copy_run(BASE_RUN)
+    path = first_task(run_dir) / "task.json"
+    _edit(path, lambda v: v.update(schema_version=value))
+    run = read_run(run_dir)
+    assert [(p.path, p.blocking) for p in run.problems] == [(path.relative_to(run_dir).as_posix(), True)]
