@@ -81,20 +81,35 @@ def _fmt_attempts(indices: Sequence[int]) -> str:
     return f"{word} {', '.join(str(i) for i in indices)}"
 
 
+def attempt_file(task: TaskRecord, index: int) -> str:
+    """The ``result.json`` of attempt ``index``: ``attempt-N/`` beside the task's ``task.json``.
+
+    Falls back to ``task.source`` when that is not a ``task.json`` path.
+    """
+    folder, _, name = task.source.rpartition("/")
+    if name != "task.json":
+        return task.source
+    return f"{folder}/attempt-{index}/result.json" if folder else f"attempt-{index}/result.json"
+
+
 def validate_task(task: TaskRecord, contract: MetricContract, k: int) -> None:
-    """The checks that abort AgentCompass's aggregation (spec §6.3 step 1, §10 item 13)."""
+    """The checks that abort AgentCompass's aggregation (spec §6.3 step 1, §10 item 13).
+
+    A bad status or observation names the attempt's ``result.json``, where it was written.
+    """
     for index, attempt in task.attempts.items():
         if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= k:
             raise ObservationError(
                 f"attempt {index} is outside 1..{k}", task_id=task.task_id, source=task.source
             )
+        source = attempt_file(task, index)
         if attempt.status not in STATUSES:
             raise ObservationError(
                 f"attempt {index} has unknown status {attempt.status!r}",
                 task_id=task.task_id,
-                source=task.source,
+                source=source,
             )
-        contract.validate_observations(attempt.metrics, task_id=task.task_id, source=task.source)
+        contract.validate_observations(attempt.metrics, task_id=task.task_id, source=source)
 
 
 def _facts(task: TaskRecord, contract: MetricContract, k: int) -> _TaskFacts:

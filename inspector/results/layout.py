@@ -28,6 +28,8 @@ RUN_INFO_SCHEMA = "agentcompass.run_info.v3"
 PREVIOUS_RUN_INFO_SCHEMA = "agentcompass.run_info.v2"
 CHECKPOINT_SCHEMA = "agentcompass.attempt_checkpoint.v1"
 CHECKPOINT_MAX_BYTES = 32 * 1024**2
+# orjson's nesting limit; Python's json.loads fails near its recursion limit (1000).
+MAX_JSON_DEPTH = 1024
 
 RUNNING, NORMAL, ERROR, FATAL = "running", "normal", "error", "fatal"
 FINAL_STATES = (NORMAL, ERROR, FATAL)
@@ -99,6 +101,11 @@ def parse_json(data: bytes, *, exact: bool = False) -> Any:
         ) from exc
     try:
         return json.loads(text)
+    except RecursionError as exc:
+        # orjson stops at 1024 levels; the standard library (AgentCompass's reader) runs
+        # out of stack a little earlier. Either way AgentCompass cannot read the file.
+        message = f"nested too deeply to parse (JSON readers stop near {MAX_JSON_DEPTH} levels)"
+        raise JsonError(message) from exc
     except json.JSONDecodeError as exc:
         if not text.strip():
             raise JsonError("no JSON value (only whitespace)") from exc

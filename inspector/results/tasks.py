@@ -265,9 +265,13 @@ def _assemble(
     if any(number > k for number in retry_counts):
         message = "retry_counts contains an attempt index greater than attempt_plan.k"
         raise _Refused(_blocking(task_file, message, RULE_DETAIL))
+    try:
+        category = task_category(index["category"])
+    except DetailError as exc:
+        raise _Refused(_blocking(task_file, str(exc), exc.rule)) from exc
     return TaskRecord(
         task_id=entry.task_id or "",
-        category=task_category(index["category"]),
+        category=category,
         plan_k=k,
         plan_strategy=strategy,
         attempts=dict(sorted(attempts.items())),

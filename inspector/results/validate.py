@@ -18,6 +18,7 @@ from inspector.results.problems import (
     RULE_ATTEMPT,
     RULE_ATTEMPT_ERROR,
     RULE_ATTEMPT_PLAN,
+    RULE_DETAIL,
     RULE_ISSUE,
     RULE_ISSUES,
     RULE_METRICS,
@@ -131,8 +132,19 @@ def shape_plan(
 
 
 def task_category(raw: Any) -> Any:
-    """The category as the detail record keeps it: empty values become None."""
-    return None if is_empty_optional(raw) else raw
+    """The category as the detail record keeps it: empty values become None.
+
+    A category is named by ``str()`` (spec Addendum item 50); one nested so deeply that
+    ``str()`` exceeds Python's recursion limit cannot be named, by AgentCompass either.
+    """
+    if is_empty_optional(raw):
+        return None
+    if isinstance(raw, dict | list):
+        try:
+            str(raw)
+        except RecursionError as exc:
+            raise DetailError("category is nested too deeply to be named", RULE_DETAIL) from exc
+    return raw
 
 
 def _metrics(value: Any, where: str) -> dict[str, bool | int | float]:
