@@ -25,6 +25,8 @@ def json_scalar(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False)
     except (TypeError, ValueError):
         return str(value)
+    except RecursionError:
+        return "(nested too deeply to show here: see the diagnostics)"
 
 
 def trajectory_duration(payload: Mapping[str, Any] | None) -> str | None:
@@ -117,7 +119,7 @@ A missing attempt says whether the pass early stop forgave it.
         issues.rstrip()
         grid.add_row("issues", issues if attempt.issues else Text("none", "dim"))
         if payload_error:
-            grid.add_row("payload", one_line(payload_error, max_chars=200))
+            grid.add_row("payload", literal(payload_error, multiline=True, max_chars=400))
         elif payload is None:
             grid.add_row("payload", Text("loading…", "dim"))
         else:

@@ -49,6 +49,16 @@ def visible_form(char: str) -> str | None:
     return None
 
 
+def as_text(value: object) -> str:
+    """``value`` itself if it is a string, else ``str(value)`` (never raises RecursionError)."""
+    if isinstance(value, str):
+        return value
+    try:
+        return str(value)
+    except RecursionError:
+        return f"<{type(value).__name__} nested too deeply to show>"
+
+
 def is_plain(text: str) -> bool:
     """True when ``text`` has nothing to make visible (fast path)."""
     # str.isprintable() is False for every Cc, Cf, Cs, Zl and Zp character.
@@ -76,7 +86,7 @@ def literal(
     Returns:
         Text that renders exactly what the string contains, never markup.
     """
-    source = value if isinstance(value, str) else str(value)
+    source = as_text(value)
     cut = 0
     if max_chars is not None and len(source) > max_chars:
         cut = len(source) - max_chars
@@ -129,8 +139,18 @@ def literal_plain(value: object, *, multiline: bool = False, max_chars: int | No
 
 
 def one_line(value: object, max_chars: int = 200) -> Text:
-    """A single-line literal of at most ``max_chars`` cells, cut with "…" (table cells, titles)."""
-    text = literal(value, multiline=False)
-    if text.cell_len > max_chars:
-        text.truncate(max(1, max_chars), overflow="ellipsis")
+    """A single-line literal of at most ``max_chars`` cells, cut with "…" (table cells, titles).
+
+    Only the first ``2 * max_chars`` characters are looked at, so a megabyte-long value
+    costs no more than a short one.
+    """
+    source = as_text(value)
+    limit = max(1, max_chars)
+    cut = len(source) > 2 * limit
+    text = literal(source[: 2 * limit] if cut else source, multiline=False)
+    if text.cell_len > limit:
+        text.truncate(limit, overflow="ellipsis")
+    elif cut:  # zero-width characters made the cut text short: still say it was cut
+        text.truncate(max(0, limit - 1))
+        text.append("…")
     return text

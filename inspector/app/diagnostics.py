@@ -13,7 +13,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.app.documents import Document, FileDocument, StringDocument, json_text
+from inspector.app.payloads import check_size
 from inspector.results import (
+    ResultFileError,
     Run,
     TaskEntry,
     list_artifact_files,
@@ -22,6 +24,7 @@ from inspector.results import (
 )
 from inspector.results.layout import relpath
 from inspector.results.lazy import attempt_dir
+from inspector.results.problems import RULE_SYMLINK
 
 STEP_MARK = "── step "
 """How each trajectory step starts in the trajectory document."""
@@ -34,6 +37,8 @@ class Source:
     key: str
     label: str
     open: Callable[[], Document]
+    notice: str | None = None
+    """Shown above the document: why it is shown as it is (e.g. result.json too large)."""
 
 
 def _get(data: Any, *path: str) -> Any:
@@ -76,9 +81,9 @@ def trajectory_text(trajectory: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _file(title: str, run: Run, rel: str) -> Callable[[], Document]:
+def _file(title: str, run: Run, rel: str, notice: str | None = None) -> Callable[[], Document]:
     def build() -> Document:
-        document = FileDocument(title, run.path, rel)
+        document = FileDocument(title, run.path, rel, notice=notice)
         document.index()
         return document
 
@@ -86,16 +91,34 @@ def _file(title: str, run: Run, rel: str) -> Callable[[], Document]:
 
 
 def _retry(run: Run, rel: str) -> Callable[[], Document]:
+    """A retry record as readable JSON; the raw file when it is too large or not JSON."""
+
     def build() -> Document:
-        return StringDocument(rel, json_text(read_retry_record(run, rel)), path=rel)
+        try:
+            check_size(run, rel)
+            record = read_retry_record(run, rel)
+        except ResultFileError as exc:
+            if exc.problem.rule == RULE_SYMLINK:
+                raise
+            return _file(rel, run, rel, notice=f"{exc.problem.message} · shown as raw text")()
+        return StringDocument(rel, json_text(record), path=rel)
 
     return build
 
 
 def attempt_sources(
-    run: Run, entry: TaskEntry, index: int, payload: Mapping[str, Any] | None
+    run: Run,
+    entry: TaskEntry,
+    index: int,
+    payload: Mapping[str, Any] | None,
+    *,
+    payload_problem: str | None = None,
 ) -> list[Source]:
-    """Every source of evidence for attempt ``index`` of ``entry`` (cheap: nothing is read)."""
+    """Every source of evidence for attempt ``index`` of ``entry`` (cheap: nothing is read).
+
+    ``payload_problem`` says why ``result.json`` could not be parsed (too large, not JSON):
+    the raw file then comes first, with that notice.
+    """
     sources: list[Source] = []
     payload = payload or {}
     diagnostics = _get(payload, "artifacts", "execution_diagnostics")
@@ -192,13 +215,16 @@ def attempt_sources(
             )
         )
     folder = attempt_dir(entry, index)
-    sources.append(
-        Source(
-            "raw:result.json",
-            "result.json (raw file)",
-            _file("result.json", run, relpath(folder, "result.json")),
-        )
+    raw = Source(
+        "raw:result.json",
+        "result.json (raw file)",
+        _file("result.json", run, relpath(folder, "result.json"), notice=payload_problem),
+        notice=payload_problem,
     )
+    if payload_problem:
+        sources.insert(0, raw)
+    else:
+        sources.append(raw)
     checkpoint = relpath(folder, "checkpoint.json")
     if (run.path / checkpoint).is_file():
         sources.append(

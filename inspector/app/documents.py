@@ -31,6 +31,8 @@ class Document(Protocol):
 
     title: str
     max_width: int
+    notice: str | None
+    """Why this document is shown as it is (e.g. a file too large to parse, paged raw)."""
 
     @property
     def line_count(self) -> int: ...
@@ -62,9 +64,12 @@ def _search_order(count: int, start: int, backwards: bool) -> Iterator[int]:
 class StringDocument:
     """Text already in memory, split into display lines."""
 
-    def __init__(self, title: str, text: str, *, path: str | None = None) -> None:
+    def __init__(
+        self, title: str, text: str, *, path: str | None = None, notice: str | None = None
+    ) -> None:
         self.title = title
         self.path = path
+        self.notice = notice
         self._text = text
         self._lines = [piece for line in text.split("\n") for piece in _chunk(line)]
         self.max_width = max(map(len, self._lines), default=0)
@@ -93,9 +98,10 @@ class FileDocument:
     Symbolic links are refused (the reader's rule); the file is opened read-only.
     """
 
-    def __init__(self, title: str, run_path: Path, rel: str) -> None:
+    def __init__(self, title: str, run_path: Path, rel: str, *, notice: str | None = None) -> None:
         self.title = title
         self.path = rel
+        self.notice = notice
         files = RunFiles(run_path)
         refused = files.link_load_problem(rel, strict=False, blocking=False)
         if refused is not None:

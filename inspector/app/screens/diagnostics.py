@@ -22,7 +22,8 @@ from textual.widgets.option_list import Option
 
 from inspector.app.diagnostics import STEP_MARK, Source, attempt_sources
 from inspector.app.documents import Document, FileDocument
-from inspector.results import ResultFileError, read_attempt_payload
+from inspector.app.payloads import read_payload
+from inspector.results import ResultFileError
 from inspector.session import Session
 from widgets.literal import one_line
 from widgets.text_pager import TextPager
@@ -32,6 +33,7 @@ from widgets.text_pager import TextPager
 class SourcesReady(Message):
     sources: list[Source]
     error: str | None
+    """Why the sources are incomplete (no task folder, result.json unusable)."""
 
 
 @dataclass
@@ -105,11 +107,26 @@ raw files. Text is read a page at a time and shown literally.
     def status(self) -> Static:
         return self.query_one("#pager-status", Static)
 
+    @property
+    def notice(self) -> Static:
+        """Why the shown document is shown as it is (a file too large to parse, an error)."""
+        return self.query_one("#pager-notice", Static)
+
+    def show_notice(self, label: str | None, message: str | None) -> None:
+        """Show ``label: message`` above the pager, or hide the notice line."""
+        self.notice.set_class(bool(message), "-shown")
+        if message:
+            text = Text(f"{label}: " if label else "", "bold")
+            self.notice.update(text + one_line(message, max_chars=400))
+        else:
+            self.notice.update("")
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="diagnostics-body"):
             yield OptionList(id="sources")
             with Vertical(id="pager-column"):
+                yield Static(id="pager-notice")
                 yield TextPager()
                 yield Input(placeholder="search (enter: next match, escape: close)", id="search")
                 yield Static(id="pager-status")
@@ -134,18 +151,19 @@ raw files. Text is read a page at a time and shown literally.
             self.post_message(SourcesReady([], "the task folder is not in the run"))
             return
         payload: dict[str, Any] | None = None
-        error = None
+        problem = None
         try:
-            payload = read_attempt_payload(run, entry, self.attempt)
+            payload = read_payload(run, entry, self.attempt)
         except ResultFileError as exc:
-            error = exc.problem.line()
+            problem = exc.problem.message
         except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
+            problem = f"{type(exc).__name__}: {exc}"
         try:
-            sources = attempt_sources(run, entry, self.attempt, payload)
+            sources = attempt_sources(run, entry, self.attempt, payload, payload_problem=problem)
         except Exception as exc:
-            sources, error = [], f"{type(exc).__name__}: {exc}"
-        self.post_message(SourcesReady(sources, error))
+            self.post_message(SourcesReady([], f"{type(exc).__name__}: {exc}"))
+            return
+        self.post_message(SourcesReady(sources, None))
 
     @on(SourcesReady)
     def _sources_ready(self, message: SourcesReady) -> None:
@@ -156,9 +174,7 @@ raw files. Text is read a page at a time and shown literally.
             Option(one_line(s.label, max_chars=60), id=s.key) for s in self.sources
         )
         if message.error:
-            self.status.update(
-                Text("result.json: ", "bold red") + one_line(message.error, max_chars=300)
-            )
+            self.show_notice("cannot list the sources", message.error)
         if self.sources:
             self.source_list.highlighted = 0
             self.source_list.focus()
@@ -198,10 +214,13 @@ raw files. Text is read a page at a time and shown literally.
             return
         self.pager.loading = False
         self.pager.show(message.document)
+        source = next((s for s in self.sources if s.key == message.key), None)
         if message.error:
-            self.status.update(
-                Text("cannot open: ", "bold red") + one_line(message.error, max_chars=300)
-            )
+            self.show_notice("cannot open", message.error)
+        elif message.document is not None and message.document.notice:
+            self.show_notice(message.document.title, message.document.notice)
+        else:
+            self.show_notice(None, source.notice if source is not None else None)
 
     @on(TextPager.Moved)
     def _moved(self, message: TextPager.Moved) -> None:
@@ -285,13 +304,13 @@ raw files. Text is read a page at a time and shown literally.
         if isinstance(document, FileDocument) and not copy:
             return str(document.full_path)
         with tempfile.NamedTemporaryFile(
-            "w", suffix=".txt", prefix="inspector-", delete=False, encoding="utf-8"
+            suffix=".txt", prefix="inspector-", delete=False
         ) as handle:
             if isinstance(document, FileDocument):
                 with open(document.full_path, "rb") as source:
-                    handle.write(source.read().decode("utf-8", errors="replace"))
+                    shutil.copyfileobj(source, handle)  # a chunk at a time
             else:
-                handle.write(document.head(limit=1 << 62))
+                handle.write(document.head(limit=1 << 62).encode("utf-8", "replace"))
         return handle.name
 
     def _run_external(self, variable: str, default: str, *, copy: bool) -> None:

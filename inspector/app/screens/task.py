@@ -14,9 +14,10 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from inspector.app.messages import PayloadsLoaded
+from inspector.app.payloads import PayloadTooLarge, read_payload
 from inspector.engine import TaskRecord, TaskReduction
 from inspector.engine.render import format_value
-from inspector.results import ResultFileError, read_attempt_payload
+from inspector.results import ResultFileError
 from inspector.session import Session
 from widgets.attempt_card import AttemptCard, json_scalar
 from widgets.literal import literal, one_line
@@ -156,7 +157,9 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         if entry is not None:
             for index in sorted(self.task.attempts):
                 try:
-                    payloads[index] = read_attempt_payload(run, entry, index)
+                    payloads[index] = read_payload(run, entry, index)
+                except PayloadTooLarge as exc:
+                    errors[index] = f"result.json: {exc.problem.message}"
                 except ResultFileError as exc:
                     errors[index] = exc.problem.line()
                 except Exception as exc:
