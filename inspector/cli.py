@@ -141,8 +141,19 @@ def load_session(path: str, overrides: Overrides | None = None) -> Session:
 def cmd_report(args: argparse.Namespace) -> int:
     session = load_session(args.path, _overrides(args))
     text = session.summary_markdown() if args.markdown else session.metrics_json()
-    sys.stdout.write(text)
+    write_utf8(text)
     return EXIT_OK
+
+
+def write_utf8(text: str) -> None:
+    """Write ``text`` to stdout as UTF-8 whatever the locale: the bytes of AgentCompass's file."""
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:  # a text-only stream (tests redirecting to StringIO)
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8"))
+    buffer.flush()
 
 
 def cmd_check(args: argparse.Namespace) -> int:
