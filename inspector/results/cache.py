@@ -46,9 +46,10 @@ def signature(root: str, rels: list[str]) -> Signature | None:
     """``(rel, mode, size, mtime_ns)`` of each path (not following a final symbolic link),
     or None when one cannot be stat'ed."""
     out = []
+    stat = os.lstat
     for rel in rels:
         try:
-            info = os.stat(os.path.join(root, rel), follow_symlinks=False)
+            info = stat(f"{root}/{rel}")
         except OSError:
             return None
         out.append((rel, info.st_mode, info.st_size, info.st_mtime_ns))
@@ -142,7 +143,7 @@ class TaskCache:
         self.hits = 0
         try:
             with open(self.path, "rb") as handle:
-                data = marshal.load(handle)
+                data = marshal.loads(handle.read())
             if isinstance(data, tuple) and data[:2] == (FORMAT, self.root):
                 self.entries = data[2]
         except (OSError, EOFError, ValueError, TypeError, IndexError):
