@@ -14,15 +14,14 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from inspector import __version__
+from inspector.compare import derived
 from inspector.engine import (
     ContractError,
     EngineError,
     HierarchyError,
     contract_from_json,
-    recompute,
 )
-from inspector.engine.whatif import derive
-from inspector.resolve import Overrides, resolve_plan
+from inspector.resolve import Overrides
 from inspector.results import RunReadError, read_run
 from inspector.session import Session, compare_reports, score_run
 
@@ -101,34 +100,8 @@ def load_session(path: str, overrides: Overrides | None = None) -> Session:
         strategy = (overrides.strategy or plan.strategy).lower()
         if (k, strategy) != (plan.k, plan.strategy):
             try:
-                derivation = derive(
-                    run.tasks,
-                    source_k=plan.k,
-                    source_strategy=plan.strategy,
-                    k=k,
-                    strategy=strategy,
-                    primary_id=plan.contract.primary_id,
-                    primary_kind=plan.contract.primary.kind,
-                )
-                derived_plan = resolve_plan(
-                    run.run_info,
-                    run.params,
-                    run.stored_metrics,
-                    derivation.tasks,
-                    Overrides(
-                        k=k,
-                        strategy=strategy,
-                        aggregation=base.aggregation,
-                        hierarchy=base.hierarchy,
-                        contract=plan.contract,
-                        benchmark_id=base.benchmark_id,
-                    ),
-                )
-                from dataclasses import replace
-
-                derived_plan = replace(derived_plan, derived=derivation.description)
-                session.recomputation = recompute(
-                    derivation.tasks, derived_plan, stored_metrics=run.stored_metrics
+                session.recomputation, derivation = derived(
+                    session.recomputation, k=k, strategy=strategy, stored_metrics=run.stored_metrics
                 )
             except EngineError as exc:
                 raise Unusable(f"{path}: cannot score as {strategy}@{k}: {exc}") from None
