@@ -41,7 +41,7 @@ def trajectory_duration(payload: Mapping[str, Any] | None) -> str | None:
         seconds = (
             datetime.fromisoformat(finished) - datetime.fromisoformat(started)
         ).total_seconds()
-    except ValueError:
+    except (ValueError, TypeError, OverflowError):  # bad text; naive minus aware
         return None
     return f"{seconds:.1f} s"
 
@@ -88,66 +88,86 @@ A missing attempt says whether the pass early stop forgave it.
     ) -> None:
         """Fill the card; ``payload`` is the attempt's result.json once it is loaded."""
         self.set_class(attempt is None, "-missing")
-        grid = Table.grid(padding=(0, 1))
-        grid.add_column(style="bold", no_wrap=True)
-        grid.add_column(overflow="fold")
-        if attempt is None:
-            if early_stopped:
-                grid.add_row("status", Text("not run: the pass strategy stopped early", "dim"))
-            else:
-                grid.add_row("status", Text("missing: no result", "bold red"))
-            if retries:
-                grid.add_row("retries", Text(f"{retries} (retry-only attempt)"))
-            self.update(grid)
-            return
-        grid.add_row("status", one_line(attempt.status))
-        grid.add_row("retries", Text(str(retries)))
-        metrics = Text()
-        for name, value in attempt.metrics.items():
-            metrics.append_text(one_line(name))
-            metrics.append(f" = {json_scalar(value)}\n")
-        metrics.rstrip()
-        grid.add_row("metrics", metrics if attempt.metrics else Text("none observed", "dim"))
-        issues = Text()
-        for issue in attempt.issues:
-            issues.append(issue.severity.upper(), SEVERITY_STYLES.get(issue.severity, ""))
-            issues.append(" ")
-            issues.append_text(one_line(f"{issue.phase}/{issue.code}"))
-            issues.append("\n  ")
-            issues.append_text(literal(issue.message, max_chars=MESSAGE_CHARS))
-            issues.append("\n")
-        issues.rstrip()
-        grid.add_row("issues", issues if attempt.issues else Text("none", "dim"))
-        if payload_error:
-            grid.add_row("payload", literal(payload_error, multiline=True, max_chars=400))
-        elif payload is None:
-            grid.add_row("payload", Text("loading…", "dim"))
-        else:
-            self._payload_rows(grid, payload)
-        self.update(grid)
+        self.update(
+            attempt_table(
+                attempt,
+                retries=retries,
+                payload=payload,
+                payload_error=payload_error,
+                early_stopped=early_stopped,
+            )
+        )
 
-    def _payload_rows(self, grid: Table, payload: Mapping[str, Any]) -> None:
-        duration = trajectory_duration(payload)
-        if duration:
-            grid.add_row("duration", Text(duration))
-        meta = payload.get("meta")
-        harness = meta.get("harness") if isinstance(meta, Mapping) else None
-        telemetry = harness.get("telemetry") if isinstance(harness, Mapping) else None
-        if isinstance(telemetry, Mapping) and telemetry:
-            lines = Text()
-            for key, value in list(telemetry.items())[:12]:
-                lines.append_text(one_line(key))
-                lines.append(" = ")
-                lines.append_text(one_line(json_scalar(value), max_chars=60))
-                lines.append("\n")
-            if len(telemetry) > 12:
-                lines.append(f"… {len(telemetry) - 12} more\n", "dim")
-            lines.rstrip()
-            grid.add_row("telemetry", lines)
-        answer = payload.get("final_answer")
-        shown = answer if isinstance(answer, str) else json_scalar(answer)
-        grid.add_row("answer", literal(shown, multiline=True, max_chars=ANSWER_CHARS))
-        trajectory = payload.get("trajectory")
-        steps = trajectory.get("steps") if isinstance(trajectory, Mapping) else None
-        if isinstance(steps, list):
-            grid.add_row("steps", Text(str(len(steps))))
+
+def attempt_table(
+    attempt: Attempt | None,
+    *,
+    retries: int,
+    payload: Mapping[str, Any] | None,
+    payload_error: str | None = None,
+    early_stopped: bool = False,
+) -> Table:
+    """What an :class:`AttemptCard` shows, as a Rich table (every result string literal)."""
+    grid = Table.grid(padding=(0, 1))
+    grid.add_column(style="bold", no_wrap=True)
+    grid.add_column(overflow="fold")
+    if attempt is None:
+        if early_stopped:
+            grid.add_row("status", Text("not run: the pass strategy stopped early", "dim"))
+        else:
+            grid.add_row("status", Text("missing: no result", "bold red"))
+        if retries:
+            grid.add_row("retries", Text(f"{retries} (retry-only attempt)"))
+        return grid
+    grid.add_row("status", one_line(attempt.status))
+    grid.add_row("retries", Text(str(retries)))
+    metrics = Text()
+    for name, value in attempt.metrics.items():
+        metrics.append_text(one_line(name))
+        metrics.append(f" = {json_scalar(value)}\n")
+    metrics.rstrip()
+    grid.add_row("metrics", metrics if attempt.metrics else Text("none observed", "dim"))
+    issues = Text()
+    for issue in attempt.issues:
+        issues.append(issue.severity.upper(), SEVERITY_STYLES.get(issue.severity, ""))
+        issues.append(" ")
+        issues.append_text(one_line(f"{issue.phase}/{issue.code}"))
+        issues.append("\n  ")
+        issues.append_text(literal(issue.message, max_chars=MESSAGE_CHARS))
+        issues.append("\n")
+    issues.rstrip()
+    grid.add_row("issues", issues if attempt.issues else Text("none", "dim"))
+    if payload_error:
+        grid.add_row("payload", literal(payload_error, multiline=True, max_chars=400))
+    elif payload is None:
+        grid.add_row("payload", Text("loading…", "dim"))
+    else:
+        _payload_rows(grid, payload)
+    return grid
+
+
+def _payload_rows(grid: Table, payload: Mapping[str, Any]) -> None:
+    duration = trajectory_duration(payload)
+    if duration:
+        grid.add_row("duration", Text(duration))
+    meta = payload.get("meta")
+    harness = meta.get("harness") if isinstance(meta, Mapping) else None
+    telemetry = harness.get("telemetry") if isinstance(harness, Mapping) else None
+    if isinstance(telemetry, Mapping) and telemetry:
+        lines = Text()
+        for key, value in list(telemetry.items())[:12]:
+            lines.append_text(one_line(key))
+            lines.append(" = ")
+            lines.append_text(one_line(json_scalar(value), max_chars=60))
+            lines.append("\n")
+        if len(telemetry) > 12:
+            lines.append(f"… {len(telemetry) - 12} more\n", "dim")
+        lines.rstrip()
+        grid.add_row("telemetry", lines)
+    answer = payload.get("final_answer")
+    shown = answer if isinstance(answer, str) else json_scalar(answer)
+    grid.add_row("answer", literal(shown, multiline=True, max_chars=ANSWER_CHARS))
+    trajectory = payload.get("trajectory")
+    steps = trajectory.get("steps") if isinstance(trajectory, Mapping) else None
+    if isinstance(steps, list):
+        grid.add_row("steps", Text(str(len(steps))))
