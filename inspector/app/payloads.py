@@ -27,16 +27,18 @@ class PayloadTooLarge(ResultFileError):
     """A JSON file larger than the screens parse; ``problem.path`` names it."""
 
     def __init__(self, path: str, size: int, limit: int) -> None:
-        super().__init__(LoadProblem(path, too_large_message(size, limit), RULE_JSON, False))
+        message = (
+            f"{too_large_message(size, limit)}: the raw file is paged from disk;"
+            " o opens it in $PAGER"
+        )
+        super().__init__(LoadProblem(path, message, RULE_JSON, False))
         self.size = size
+        self.limit = limit
 
 
 def too_large_message(size: int, limit: int) -> str:
-    """What the user reads about a file too large to parse here (one line)."""
-    return (
-        f"{_size(size)}, more than the {_size(limit)} the inspector parses for display: "
-        "the raw file is paged from disk (diagnostics), o opens it in $PAGER"
-    )
+    """``"203.9 MiB, more than the 32.0 MiB the inspector parses for display"``."""
+    return f"{_size(size)}, more than the {_size(limit)} the inspector parses for display"
 
 
 def _size(count: int) -> str:

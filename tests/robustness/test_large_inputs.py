@@ -101,7 +101,7 @@ async def test_screens_page_a_too_large_result_raw(
         await settle(pilot)
         card = " ".join(static_text(task.query_one("#attempt-1")).split())
         assert "status completed" in card
-        assert "KiB, more than the 1.0 KiB the inspector parses" in card
+        assert "KiB, more than the 1.0 KiB the inspector parses for display; d pages" in card
 
         await pilot.press("d")
         await settle(pilot)

@@ -113,7 +113,7 @@ class TestHostileDiagnosticsScreen:
         """You should see, with the parse limit lowered to 1 KiB, the diagnostics of
         "ansi␛[2Jclear" open on "result.json (raw file)", first in the list, with the notice
         "result.json: 3.2 KiB, more than the 1.0 KiB the inspector parses for display: the
-        raw file is paged from disk (diagnostics), o opens it in $PAGER" above the pager."""
+        raw file is paged from disk; o opens it in $PAGER" above the pager."""
         monkeypatch.setattr(payloads, "PARSE_LIMIT", 1024)
         assert snap_compare(
             make_app("hostile"), terminal_size=LARGE, run_before=steps(open_diagnostics_of(ANSI))

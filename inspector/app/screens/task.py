@@ -14,7 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from inspector.app.messages import PayloadsLoaded
-from inspector.app.payloads import PayloadTooLarge, read_payload
+from inspector.app.payloads import PayloadTooLarge, read_payload, too_large_message
 from inspector.engine import TaskRecord, TaskReduction
 from inspector.engine.render import format_value
 from inspector.results import ResultFileError
@@ -159,7 +159,8 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
                 try:
                     payloads[index] = read_payload(run, entry, index)
                 except PayloadTooLarge as exc:
-                    errors[index] = f"result.json: {exc.problem.message}"
+                    size = too_large_message(exc.size, exc.limit)
+                    errors[index] = f"result.json: {size}; d pages the raw file from disk"
                 except ResultFileError as exc:
                     errors[index] = exc.problem.line()
                 except Exception as exc:
