@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import ClassVar
 
@@ -27,6 +29,17 @@ from inspector.compare import compare_plans
 from inspector.engine import EngineError, Recomputation
 from inspector.results.discover import is_run
 from inspector.session import Session
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker while stderr is still the process's own.
+
+    The reader's worker processes (:mod:`inspector.results.parallel`) need the tracker, and
+    the tracker is spawned with ``sys.stderr.fileno()``; inside the app Textual's print
+    capture answers -1 there, and the spawn fails ("bad value(s) in fds_to_keep").
+    """
+    with contextlib.suppress(OSError, ValueError):  # no subprocesses here: read in-process
+        resource_tracker.ensure_running()
 
 
 class InspectorApp(App[None]):
@@ -64,6 +77,7 @@ class InspectorApp(App[None]):
         self, paths: list[Path] | None = None, *, settings: Settings | None = None
     ) -> None:
         super().__init__()
+        start_resource_tracker()
         self.settings = settings or Settings()
         self.paths = [Path(p) for p in paths or []]
         self.session: Session | None = None
