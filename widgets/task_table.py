@@ -1,4 +1,8 @@
-"""TaskTable: one row per task for one series; sorting by any column."""
+"""TaskTable: one row per task for one series; sorting by any column.
+
+A :class:`~widgets.virtual_table.VirtualTable`: it holds the screen's list of rows and draws
+only the ones on screen, so 50,000 tasks are shown, re-sorted and re-filtered as fast as 50.
+"""
 
 from __future__ import annotations
 
@@ -6,14 +10,17 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
+from rich.cells import cell_len
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import DataTable
 
 from inspector.app.model import TaskRow
-from widgets._table import refresh_header
 from widgets.literal import one_line
+from widgets.virtual_table import Column, VirtualTable
+
+TASK_CHARS = 80
+CATEGORY_CHARS = 40
 
 COLUMNS: tuple[tuple[str, str], ...] = (
     ("task", "Task"),
@@ -25,6 +32,7 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("severity", "Severity"),
     ("retries", "Retries"),
 )
+RIGHT = frozenset({"value", "attempts", "retries"})
 
 STATE_STYLES = {
     "evaluated": "green",
@@ -34,8 +42,38 @@ STATE_STYLES = {
 }
 SEVERITY_STYLES = {"fatal": "bold magenta", "error": "red", "warning": "yellow"}
 
+FormatValue = Callable[[float | None], str]
 
-class TaskTable(DataTable[Text]):
+
+def shown_width(text: str, max_chars: int) -> int:
+    """Cells ``one_line(text, max_chars=...)`` takes (plain ASCII is measured without it)."""
+    if text.isascii() and text.isprintable() and len(text) <= max_chars:
+        return len(text)
+    return one_line(text, max_chars=max_chars).cell_len
+
+
+def task_columns(rows: Sequence[TaskRow], format_value: FormatValue) -> tuple[Column, ...]:
+    """Columns wide enough for every row of ``rows`` (call from a worker for large runs).
+
+    Measured over all the rows of a series, so the columns keep their widths while the rows
+    are filtered and sorted.
+    """
+    widths = dict.fromkeys((key for key, _ in COLUMNS), 0)
+    widths["task"] = max((shown_width(row.task_id, TASK_CHARS) for row in rows), default=0)
+    widths["category"] = max((shown_width(row.category, CATEGORY_CHARS) for row in rows), default=0)
+    widths["state"] = max((len(row.state) for row in rows), default=0)
+    widths["value"] = max((cell_len(format_value(row.value)) for row in rows), default=0)
+    widths["error"] = 3 if any(row.has_error for row in rows) else 0
+    widths["attempts"] = max((len(row.attempts_text) for row in rows), default=0)
+    widths["severity"] = max((len(row.severity or "") for row in rows), default=0)
+    widths["retries"] = max((len(str(row.retries)) for row in rows if row.retries), default=0)
+    return tuple(
+        Column(key, label, widths[key], "right" if key in RIGHT else "left")
+        for key, label in COLUMNS
+    )
+
+
+class TaskTable(VirtualTable[TaskRow]):
     """Tasks of a run (virtualised: only the visible rows are rendered).
 
     **enter** opens a task; **s** sorts by the column under the cursor (again: reverse).
@@ -74,59 +112,69 @@ the most severe issue of any attempt, and retries.
         column: str
 
     def __init__(self, *, id: str | None = None) -> None:
-        super().__init__(id=id, cursor_type="cell", zebra_stripes=True)
-        self._task_ids: list[str] = []
-
-    def on_mount(self) -> None:
-        for key, label in COLUMNS:
-            self.add_column(label, key=key)
+        super().__init__(
+            [Column(key, label, 0) for key, label in COLUMNS],
+            cursor_type="cell",
+            zebra_stripes=True,
+            id=id,
+        )
+        self._format_value: FormatValue = lambda value: "-" if value is None else str(value)
 
     @property
     def task_id(self) -> str | None:
         """The task under the cursor."""
-        if not self._task_ids:
+        if not self.rows:
             return None
-        return self._task_ids[min(self.cursor_row, len(self._task_ids) - 1)]
+        return self.rows[min(self.cursor_row, len(self.rows) - 1)].task_id
+
+    def task_id_at(self, row: int) -> str:
+        """The task shown on ``row`` (display order)."""
+        return self.rows[row].task_id
 
     @property
     def task_ids(self) -> list[str]:
         """The task ids shown, in display order."""
-        return list(self._task_ids)
+        return [row.task_id for row in self.rows]
 
-    def show(self, rows: Sequence[TaskRow], format_value: Callable[[float | None], str]) -> None:
-        """Replace the rows, keeping the cursor column."""
-        column = self.cursor_column
-        self.clear()
-        self._task_ids = [row.task_id for row in rows]
-        self.add_rows(
-            (
-                one_line(row.task_id, max_chars=80),
-                one_line(row.category, max_chars=40),
-                Text(row.state, STATE_STYLES.get(row.state, "")),
-                Text(format_value(row.value), justify="right"),
-                Text("yes" if row.has_error else "", "red"),
-                Text(row.attempts_text, justify="right"),
-                Text(row.severity or "", SEVERITY_STYLES.get(row.severity or "", "")),
-                Text(str(row.retries) if row.retries else "", justify="right"),
-            )
-            for row in rows
+    def show(
+        self,
+        rows: Sequence[TaskRow],
+        format_value: FormatValue,
+        columns: Sequence[Column] | None = None,
+    ) -> None:
+        """Replace the rows, keeping the cursor column.
+
+        ``columns`` (from :func:`task_columns` over every row of the series) keeps the widths
+        steady across filters; without it they are measured on ``rows``.
+        """
+        self._format_value = format_value
+        self.set_columns(columns if columns is not None else task_columns(rows, format_value))
+        self.set_rows(rows, self._cells)
+
+    def _cells(self, row: TaskRow) -> tuple[Text, ...]:
+        return (
+            one_line(row.task_id, max_chars=TASK_CHARS),
+            one_line(row.category, max_chars=CATEGORY_CHARS),
+            Text(row.state, STATE_STYLES.get(row.state, "")),
+            Text(self._format_value(row.value)),
+            Text("yes" if row.has_error else "", "red"),
+            Text(row.attempts_text),
+            Text(row.severity or "", SEVERITY_STYLES.get(row.severity or "", "")),
+            Text(str(row.retries) if row.retries else ""),
         )
-        refresh_header(self)
-        if rows:
-            self.move_cursor(row=0, column=column)
 
     def action_open_task(self) -> None:
         task_id = self.task_id
         if task_id is not None:
             self.post_message(self.TaskChosen(self, task_id))
 
-    def on_data_table_cell_selected(self, event: DataTable.CellSelected) -> None:
+    def on_virtual_table_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
         self.action_open_task()
 
     def action_sort_column(self) -> None:
         self.post_message(self.SortRequested(self, COLUMNS[self.cursor_column][0]))
 
-    def on_data_table_header_selected(self, event: DataTable.HeaderSelected) -> None:
+    def on_virtual_table_header_selected(self, event: VirtualTable.HeaderSelected) -> None:
         event.stop()
-        self.post_message(self.SortRequested(self, COLUMNS[event.column_index][0]))
+        self.post_message(self.SortRequested(self, COLUMNS[event.column][0]))

@@ -24,6 +24,7 @@ from inspector.app.screens.ledger import TaskChosen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.settings import Settings
+from inspector.app.task_index import TaskIndexes
 from inspector.audit import SERIES_SCOPE, Scope
 from inspector.compare import compare_plans
 from inspector.engine import EngineError, Recomputation
@@ -83,6 +84,14 @@ class InspectorApp(App[None]):
         self.session: Session | None = None
         """The session of the run open in the overview."""
         self._watch_timer: Timer | None = None
+        self._task_indexes: TaskIndexes | None = None
+
+    def task_indexes(self, recomputation: Recomputation) -> TaskIndexes:
+        """The task rows of ``recomputation`` by series, built once (the last run asked for)."""
+        indexes = self._task_indexes
+        if indexes is None or indexes.recomputation is not recomputation:
+            indexes = self._task_indexes = TaskIndexes(recomputation)
+        return indexes
 
     def on_mount(self) -> None:
         self.push_screen(self.first_screen())

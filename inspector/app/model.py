@@ -131,6 +131,9 @@ def highest_severity(task: TaskRecord) -> str | None:
     return best
 
 
+NO_ISSUES: frozenset[tuple[str, str, str]] = frozenset()
+
+
 def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
     """One row per recomputed task for ``series_id``, in the engine's task order.
 
@@ -143,6 +146,11 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
     rows = []
     for index, entry in enumerate(audit.scoped_tasks(recomputation, series_id)):
         task = tasks[index]
+        issue_keys = [
+            (issue.severity, issue.phase, issue.code)
+            for attempt in task.attempts.values()
+            for issue in attempt.issues
+        ]
         rows.append(
             TaskRow(
                 index=index,
@@ -153,13 +161,9 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
                 has_error=entry.has_error,
                 attempts=len(task.attempts),
                 k=k,
-                severity=highest_severity(task),
+                severity=highest_severity(task) if issue_keys else None,
                 retries=task.retry_count,
-                issue_keys=frozenset(
-                    (issue.severity, issue.phase, issue.code)
-                    for attempt in task.attempts.values()
-                    for issue in attempt.issues
-                ),
+                issue_keys=frozenset(issue_keys) if issue_keys else NO_ISSUES,
                 reduction=entry.reduction,
             )
         )

@@ -16,6 +16,7 @@ from textual.worker import get_current_worker
 
 from inspector.app.messages import LoadFailed, LoadProgress, SessionLoaded
 from inspector.app.model import COUNTS_NOTE, PlanChoice, TaskFilter, plan_choices, series_values
+from inspector.app.task_index import TaskIndexes
 from inspector.audit import SERIES_SCOPE, Scope
 from inspector.engine import Recomputation
 from inspector.resolve import Overrides
@@ -202,6 +203,15 @@ issues and retries.
         self._show_series(self.series_table.series_id or ids[0])
         self.series_table.focus()
         app.session_changed(replaced, session)
+        self._prepare_tasks(
+            app.task_indexes(recomputation), recomputation.report.summary_series.series_id
+        )
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="task-index",
+          description="task rows")  # fmt: skip
+    def _prepare_tasks(self, indexes: TaskIndexes, series_id: str) -> None:
+        """Build the summary series' task rows ahead of the tasks screen (``t``)."""
+        indexes.build(series_id)
 
     def _show_banners(self, session: Session) -> None:
         refusal = []

@@ -1,0 +1,121 @@
+"""The rows of one series, ready to filter and sort tens of thousands of tasks per keystroke.
+
+A :class:`TaskIndex` is built once per series (in a worker: about half a second for 50,000
+tasks) and then answers :meth:`TaskIndex.select` with exactly what
+``sort_rows(filter_rows(rows, task_filter), column, reverse)`` of :mod:`inspector.app.model`
+returns, in a few milliseconds: the order of each sort column is computed once (by
+``sort_rows`` itself), each state / count filter once as a mask, and a filter is then a pass
+over precomputed lists. Sorting is stable, so a filtered subsequence of the sorted rows is the
+sorted filtered rows. Pure: imports neither textual nor rich.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+
+from inspector.app.model import TaskFilter, TaskRow, in_count, sort_rows, task_rows
+from inspector.engine import Recomputation
+
+
+class TaskIndex:
+    """The rows of one series with what filtering and sorting them needs."""
+
+    def __init__(self, series_id: str, rows: Sequence[TaskRow]) -> None:
+        self.series_id = series_id
+        self.rows: tuple[TaskRow, ...] = tuple(rows)
+        self._ids = [row.task_id.casefold() for row in self.rows]
+        self._categories = [row.category.casefold() for row in self.rows]
+        self._orders: dict[tuple[str, bool], list[int]] = {}
+        self._states: dict[str, list[bool]] = {}
+
+    @classmethod
+    def build(cls, recomputation: Recomputation, series_id: str) -> TaskIndex:
+        return cls(series_id, task_rows(recomputation, series_id))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    def order(self, column: str | None, reverse: bool = False) -> list[int]:
+        """Row positions sorted by ``column`` as :func:`sort_rows` sorts (None: engine order)."""
+        if column is None:
+            return list(range(len(self.rows)))
+        key = (column, reverse)
+        if key not in self._orders:
+            position = {id(row): i for i, row in enumerate(self.rows)}
+            self._orders[key] = [position[id(row)] for row in sort_rows(self.rows, column, reverse)]
+        return self._orders[key]
+
+    def _state_mask(self, token: str) -> list[bool]:
+        if token not in self._states:
+            self._states[token] = [in_count(row, token) for row in self.rows]
+        return self._states[token]
+
+    def masks(self, task_filter: TaskFilter) -> list[Sequence[bool]]:
+        """One mask per active part of ``task_filter`` (rows pass where every mask is True)."""
+        rows = self.rows
+        out: list[Sequence[bool]] = []
+        if task_filter.state not in (None, "", "count:total"):
+            out.append(self._state_mask(task_filter.state))  # type: ignore[arg-type]
+        if task_filter.categories is not None:
+            categories = task_filter.categories
+            out.append([row.category in categories for row in rows])
+        if task_filter.task_ids is not None:
+            task_ids = task_filter.task_ids
+            out.append([row.task_id in task_ids for row in rows])
+        severity, phase, code = task_filter.severity, task_filter.phase, task_filter.code
+        if severity or phase or code:
+            out.append(
+                [
+                    any(
+                        (not severity or s == severity)
+                        and (not phase or p == phase)
+                        and (not code or c == code)
+                        for s, p, c in row.issue_keys
+                    )
+                    for row in rows
+                ]
+            )
+        if task_filter.text:
+            needle = task_filter.text.casefold()
+            out.append(
+                [
+                    needle in i or needle in c
+                    for i, c in zip(self._ids, self._categories, strict=True)
+                ]
+            )
+        return out
+
+    def select(
+        self, task_filter: TaskFilter, column: str | None = None, reverse: bool = False
+    ) -> list[TaskRow]:
+        """The rows passing ``task_filter``, sorted by ``column`` (None: engine order)."""
+        positions = self.order(column, reverse)
+        for mask in self.masks(task_filter):
+            positions = [i for i in positions if mask[i]]
+        rows = self.rows
+        return [rows[i] for i in positions]
+
+
+class TaskIndexes:
+    """The task indexes of one recomputation, one per series, each built once.
+
+    :meth:`build` may be called from several worker threads; a series is built by the first
+    caller and the others wait for it.
+    """
+
+    def __init__(self, recomputation: Recomputation) -> None:
+        self.recomputation = recomputation
+        self._indexes: dict[str, TaskIndex] = {}
+        self._lock = threading.Lock()
+
+    def get(self, series_id: str) -> TaskIndex | None:
+        return self._indexes.get(series_id)
+
+    def build(self, series_id: str) -> TaskIndex:
+        with self._lock:
+            index = self._indexes.get(series_id)
+            if index is None:
+                index = TaskIndex.build(self.recomputation, series_id)
+                self._indexes[series_id] = index
+            return index

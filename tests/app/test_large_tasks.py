@@ -1,0 +1,197 @@
+"""A 3,000-task run (fixtures/make_large_run.py): the tasks table sorts, filters and scrolls
+exactly as the model says, drawn by the virtual table; the index agrees with the model.
+
+Functional, not timed: benchmarks/bench_app.py times the same steps on 50,000 tasks.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from inspector.app import InspectorApp
+from inspector.app.model import STATE_FILTERS, TaskFilter, filter_rows, sort_rows, task_rows
+from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.tasks import TasksScreen
+from inspector.app.task_index import TaskIndex
+from inspector.session import open_run
+from tests.conftest import ROOT
+from widgets.task_table import COLUMNS, TaskTable
+
+from .helpers import capture, cell_text, pilot_test, settle
+
+SIZE = (140, 45)
+TASKS = 3000
+
+
+@pytest.fixture(scope="module")
+def large_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """3,000 tasks at k=3 with small trajectories, error, fatal and missing attempts."""
+    out = tmp_path_factory.mktemp("large") / "large" / "run_3000"
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "fixtures" / "make_large_run.py"),
+            "--out",
+            str(out),
+            "--tasks",
+            str(TASKS),
+            "--k",
+            "3",
+            "--trajectory-kb",
+            "0.5",
+            "--fatal-rate",
+            "0.02",
+            "--seed",
+            "3",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    return out
+
+
+def _expected(rows, task_filter: TaskFilter, column: str | None = None, reverse: bool = False):  # type: ignore[no-untyped-def]
+    shown = filter_rows(rows, task_filter)
+    return sort_rows(shown, column, reverse) if column else shown
+
+
+def _ids(rows) -> list[str]:  # type: ignore[no-untyped-def]
+    return [row.task_id for row in rows]
+
+
+def test_index_selects_what_the_model_selects(large_run: Path) -> None:
+    rec = open_run(large_run).recomputation
+    assert rec is not None
+    series_id = rec.report.summary_series.series_id
+    rows = task_rows(rec, series_id)
+    index = TaskIndex(series_id, rows)
+    assert len(index) == TASKS
+    severities = sorted({key[0] for row in rows for key in row.issue_keys})
+    filters = [TaskFilter(series_id)]
+    filters += [TaskFilter(series_id, state=token) for token, _ in STATE_FILTERS]
+    filters += [
+        TaskFilter(series_id, text="Q0001"),
+        TaskFilter(series_id, text="cat_003/", state="count:error"),
+        TaskFilter(series_id, categories=frozenset({"cat_001", "cat_007"}), category_label="x"),
+        TaskFilter(series_id, task_ids=frozenset(row.task_id for row in rows[::7])),
+        TaskFilter(series_id, code="model_timeout"),
+        TaskFilter(series_id, severity=severities[0], phase="run"),
+    ]
+    for task_filter in filters:
+        assert _ids(index.select(task_filter)) == _ids(_expected(rows, task_filter))
+        for column, _ in COLUMNS:
+            for reverse in (False, True):
+                assert _ids(index.select(task_filter, column, reverse)) == _ids(
+                    _expected(rows, task_filter, column, reverse)
+                ), (task_filter, column, reverse)
+
+
+async def _tasks(pilot, task_filter: TaskFilter | None = None) -> TasksScreen:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    overview = pilot.app.screen
+    assert isinstance(overview, OverviewScreen)
+    assert overview.series_table.row_count > 0, "the large run was not read"
+    overview.open_tasks(task_filter or TaskFilter(overview.selected_series or ""))
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, TasksScreen)
+    return screen
+
+
+def _visible_ids(table: TaskTable) -> list[str]:
+    top = table.scroll_offset.y
+    height = table.scrollable_content_region.height - table.header_height
+    return [table.task_id_at(row) for row in range(top, min(top + height, table.row_count))]
+
+
+@pilot_test
+async def test_sort_keys_follow_the_model(large_run: Path) -> None:
+    app = InspectorApp([large_run])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _tasks(pilot)
+        table = screen.task_table
+        rows = task_rows(screen.session.recomputation, screen.task_filter.series_id)  # type: ignore[arg-type]
+        assert table.row_count == TASKS and _ids(table.rows) == _ids(rows)
+        sorts = capture(table, TaskTable.SortRequested)
+        for column in ("state", "value", "severity", "retries"):
+            table.move_cursor(column=table.get_column_index(column))
+            for reverse in (False, True):
+                await pilot.press("s")
+                await settle(pilot)
+                expected = sort_rows(rows, column, reverse)
+                assert (screen.sort_column, screen.sort_reverse) == (column, reverse)
+                assert table.task_ids == _ids(expected)
+                # What is drawn is the sorted rows from the top.
+                assert _visible_ids(table) == _ids(expected)[: len(_visible_ids(table))]
+                assert cell_text(table, 0, "task") == expected[0].task_id
+        assert [m.column for m in sorts] == ["state", "state", "value", "value", "severity",
+                                            "severity", "retries", "retries"]  # fmt: skip
+
+
+@pilot_test
+async def test_text_and_state_filters_follow_the_model(large_run: Path) -> None:
+    app = InspectorApp([large_run])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _tasks(pilot)
+        table = screen.task_table
+        rows = task_rows(screen.session.recomputation, screen.task_filter.series_id)  # type: ignore[arg-type]
+        screen.filter_bar.query_one("#text").focus()
+        for typed in ("q", "q0", "q00", "q001"):
+            await pilot.press(typed[-1])
+            await settle(pilot)
+            expected = filter_rows(rows, screen.task_filter)
+            assert screen.task_filter.text == typed
+            assert table.task_ids == _ids(expected) and table.row_count == len(expected)
+        state = screen.filter_bar.query_one("#state")
+        for token, _ in STATE_FILTERS:
+            state.value = token  # type: ignore[attr-defined]
+            await settle(pilot)
+            expected = filter_rows(rows, TaskFilter(screen.task_filter.series_id, state=token,
+                                                    text="q001"))  # fmt: skip
+            assert table.task_ids == _ids(expected), token
+        note = str(screen.note.content)
+        assert note.startswith(f"{table.row_count} of {TASKS} tasks")
+
+
+@pilot_test
+async def test_scrolling_draws_the_rows_under_the_cursor(large_run: Path) -> None:
+    app = InspectorApp([large_run])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _tasks(pilot)
+        table = screen.task_table
+        table.focus()
+        page = table.scrollable_content_region.height - table.header_height
+        await pilot.press("pagedown")
+        assert table.cursor_row == page
+        await pilot.press("ctrl+end")
+        await settle(pilot)
+        assert table.cursor_row == TASKS - 1
+        visible = _visible_ids(table)
+        assert visible[-1] == table.task_ids[-1] and len(visible) == page
+        # The last line on screen is the last task, as drawn.
+        last = table.render_line(table.scrollable_content_region.height - 1).text
+        assert table.task_ids[-1] in last
+        await pilot.press("up", "pageup", "ctrl+home")
+        await settle(pilot)
+        assert table.cursor_row == 0 and table.scroll_offset.y == 0
+        assert table.task_ids[0] in table.render_line(1).text
+        opened = capture(table, TaskTable.TaskChosen)
+        await pilot.press("down", "enter")
+        assert [m.task_id for m in opened] == [table.task_ids[1]]
+
+
+@pilot_test
+async def test_header_click_sorts(large_run: Path) -> None:
+    app = InspectorApp([large_run])
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _tasks(pilot)
+        table = screen.task_table
+        sorts = capture(table, TaskTable.SortRequested)
+        x = sum(column.render_width for column in table.columns[:2]) + 1  # the State header
+        await pilot.click(TaskTable, offset=(x, 0))
+        await settle(pilot)
+        assert [m.column for m in sorts] == ["state"] and screen.sort_column == "state"
