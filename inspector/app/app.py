@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
+from inspector.app import heap
 from inspector.app.commands import InspectorCommands
 from inspector.app.messages import ComparisonFailed, ComparisonReady
 from inspector.app.model import TaskFilter
@@ -95,6 +96,10 @@ class InspectorApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.first_screen())
+
+    def on_unmount(self) -> None:
+        """Hand the run's objects back to the garbage collector (see :mod:`inspector.app.heap`)."""
+        heap.release()
         if self.settings.watch:
             self.action_toggle_watch()
 

@@ -6,6 +6,7 @@ Functional, not timed: benchmarks/bench_app.py times the same steps on 50,000 ta
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -195,3 +196,14 @@ async def test_header_click_sorts(large_run: Path) -> None:
         await pilot.click(TaskTable, offset=(x, 0))
         await settle(pilot)
         assert [m.column for m in sorts] == ["state"] and screen.sort_column == "state"
+
+
+@pilot_test
+async def test_the_run_s_objects_are_kept_from_full_collections(large_run: Path) -> None:
+    """Loading freezes the run's objects (no half-second collections while typing); the app
+    hands them back when it exits."""
+    app = InspectorApp([large_run])
+    async with app.run_test(size=SIZE) as pilot:
+        await _tasks(pilot)
+        assert gc.get_freeze_count() > 0
+    assert gc.get_freeze_count() == 0

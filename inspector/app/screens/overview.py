@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 from textual.worker import get_current_worker
 
+from inspector.app import heap
 from inspector.app.messages import LoadFailed, LoadProgress, SessionLoaded
 from inspector.app.model import COUNTS_NOTE, PlanChoice, TaskFilter, plan_choices, series_values
 from inspector.app.task_index import TaskIndexes
@@ -145,8 +146,10 @@ issues and retries.
             if not worker.is_cancelled:
                 self.post_message(LoadProgress(done, total))
 
+        heap.release()
         try:
-            session = open_run(self.path, self.overrides, progress=progress)
+            with heap.paused():
+                session = open_run(self.path, self.overrides, progress=progress)
         except RunReadError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
@@ -211,7 +214,8 @@ issues and retries.
           description="task rows")  # fmt: skip
     def _prepare_tasks(self, indexes: TaskIndexes, series_id: str) -> None:
         """Build the summary series' task rows ahead of the tasks screen (``t``)."""
-        indexes.build(series_id)
+        with heap.paused():
+            indexes.build(series_id)
 
     def _show_banners(self, session: Session) -> None:
         refusal = []

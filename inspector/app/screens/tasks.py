@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
+from inspector.app import heap
 from inspector.app.model import (
     COUNT_MEANINGS,
     COUNTS_NOTE,
@@ -131,7 +132,8 @@ list; opening a count from the overview lands here filtered to exactly its tasks
     @work(thread=True, exclusive=True, exit_on_error=False, group="task-index",
           description="task rows")  # fmt: skip
     def _build(self, series_id: str) -> None:
-        index = self.indexes.build(series_id)
+        with heap.paused():
+            index = self.indexes.build(series_id)
         columns = task_columns(index.rows, self.format_value())
         if not get_current_worker().is_cancelled:
             self.post_message(self.IndexReady(series_id, index, columns))
