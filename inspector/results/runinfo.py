@@ -19,17 +19,47 @@ PLANS_KEY = b'\n  "resolved_execution_plans": '
 MIN_SIZE = 1 << 20  # below 1 MiB parsing everything is cheap enough
 
 
-def plans_span(data: bytes) -> tuple[int, int] | None:
-    """``(start, end)`` of the ``resolved_execution_plans`` member (with its newline and comma)."""
+def member_span(data: bytes, key: bytes = PLANS_KEY) -> tuple[int, int] | None:
+    """``(start, end)`` of one top-level member of an indent-2 JSON object (with its newline
+    and trailing comma), or None when the file is small or not laid out that way."""
     if len(data) < MIN_SIZE:
         return None
-    start = data.find(PLANS_KEY)
-    if start < 0 or data.find(PLANS_KEY, start + 1) >= 0:
+    start = data.find(key)
+    if start < 0 or data.find(key, start + 1) >= 0:
         return None
     end = data.find(b'\n  "', start + 1)
     if end < 0:
         return None  # the last member: keep the simple path
     return start, end
+
+
+def plans_span(data: bytes) -> tuple[int, int] | None:
+    """``(start, end)`` of the ``resolved_execution_plans`` member."""
+    return member_span(data, PLANS_KEY)
+
+
+TRAJECTORY_KEY = b'\n  "trajectory": '
+
+
+def parse_result_without_trajectory(data: bytes) -> Any:
+    """A large ``result.json`` parsed without its trajectory (replaced by ``{}``).
+
+    Scoring never reads the trajectory, which is most of a large attempt file; skipping it
+    keeps a 200 MB file from becoming gigabytes of Python objects. Only an object-valued
+    trajectory is skipped (anything else is left for validation to refuse). Raises what
+    orjson raises; returns None when the file does not have the expected layout.
+    """
+    span = member_span(data, TRAJECTORY_KEY)
+    if span is None:
+        return None
+    start, end = span
+    if data[start + len(TRAJECTORY_KEY) : start + len(TRAJECTORY_KEY) + 1] != b"{":
+        return None
+    value = orjson.loads(data[:start] + data[end:])
+    if not isinstance(value, dict) or "trajectory" in value:
+        return None
+    value["trajectory"] = {}
+    return value
 
 
 def parse_without_plans(data: bytes) -> tuple[Any, tuple[int, int] | None]:

@@ -17,6 +17,7 @@ from inspector.results.layout import (
     PREVIOUS_TASK_SCHEMA,
     SHARED_TASK_KEYS,
     TASK_SCHEMAS,
+    JsonError,
     RunFiles,
     is_canonical_attempt_key,
     parse_json,
@@ -26,6 +27,7 @@ from inspector.results.layout import (
 from inspector.results.legacy import LegacyConversionError, convert_legacy_attempt
 from inspector.results.problems import (
     RULE_DETAIL,
+    RULE_JSON,
     RULE_LEGACY,
     RULE_NOT_A_TASK,
     RULE_ONE_FOLDER,
@@ -35,6 +37,7 @@ from inspector.results.problems import (
     RULE_TASK_NAME,
     LoadProblem,
 )
+from inspector.results.runinfo import MIN_SIZE, parse_result_without_trajectory
 from inspector.results.validate import (
     DetailError,
     check_index_attempts,
@@ -151,7 +154,13 @@ def _read_index(files: RunFiles, entry: TaskEntry) -> dict[str, Any]:
     if isinstance(plan, dict) and type(plan.get("k")) is float and abs(plan["k"]) >= _BIG:
         data = _exact(files, task_file, data)
     if not isinstance(data, dict):
-        raise _Refused(_blocking(task_file, f"task.json must be an object, got {type(data).__name__}", RULE_TASK_INDEX))
+        raise _Refused(
+            _blocking(
+                task_file,
+                f"task.json must be an object, got {type(data).__name__}",
+                RULE_TASK_INDEX,
+            )
+        )
     entry.schema_version = _text(data.get("schema_version"))
     task_id = data.get("task_id")
     entry.task_id = task_id if isinstance(task_id, str) else None
@@ -282,10 +291,26 @@ def _assemble(
 
 
 def _read_result(files: RunFiles, result_file: str) -> dict[str, Any]:
-    """One result.json with a valid ``retry_count`` (spec §1.6)."""
-    payload, _, problem = files.read_json(result_file, strict=True, blocking=True)
+    """One result.json with a valid ``retry_count`` (spec §1.6).
+
+    Files over 1 MiB are parsed without their trajectory (never needed for scoring).
+    """
+    data, problem = files.read_bytes(result_file, strict=True, blocking=True)
     if problem is not None:
         raise _Refused(problem)
+    payload: Any = None
+    if data is not None:
+        if len(data) >= MIN_SIZE:
+            try:
+                payload = parse_result_without_trajectory(data)
+            except ValueError:
+                payload = None  # not JSON: parse_json below says why
+        if payload is None:
+            try:
+                payload = parse_json(data)
+            except JsonError as exc:
+                raise _Refused(_blocking(result_file, str(exc), RULE_JSON)) from None
+        del data
     if not isinstance(payload, dict):
         message = f"result.json must be an object, got {type(payload).__name__}"
         raise _Refused(_blocking(result_file, message, RULE_RETRY_COUNT))
