@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from inspector.app import InspectorApp
@@ -160,3 +162,36 @@ async def test_filter_bar_is_compact_below_120_columns(run_path) -> None:  # typ
         await pilot.resize_terminal(140, 45)
         await settle(pilot)
         assert not bar.has_class("-narrow") and bar.size.height == 3
+
+
+@pilot_test
+async def test_rows_built_in_a_worker_then_the_table_takes_the_focus(run_path) -> None:  # type: ignore[no-untyped-def]
+    """A series whose rows are not built yet: the table loads (and cannot take the focus),
+    then shows them and takes the focus."""
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen) and overview.recomputation is not None
+        rec = overview.recomputation
+        other = next(s.series_id for s in rec.report.series if s is not rec.report.summary_series)
+        indexes = app.task_indexes(rec)
+        assert indexes.get(other) is None
+        release = threading.Event()
+        build = indexes.build
+
+        def slow_build(series_id: str):  # type: ignore[no-untyped-def]
+            release.wait(10)
+            return build(series_id)
+
+        indexes.build = slow_build  # type: ignore[method-assign]
+        overview.open_tasks(TaskFilter(other))
+        for _ in range(3):
+            await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, TasksScreen)
+        assert screen.task_table.loading and app.focused is None
+        release.set()
+        await settle(pilot)
+        assert not screen.task_table.loading and app.focused is screen.task_table
+        assert screen.task_table.task_ids == [row.task_id for row in task_rows(rec, other)]

@@ -51,6 +51,9 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         Binding("ctrl+f", "focus_filters", "Filters", tooltip="Move to the filter bar"),
     ]
 
+    AUTO_FOCUS = "TaskTable"
+    """The table, once its rows are built (nothing else meanwhile: see ``_index_ready``)."""
+
     @dataclass
     class IndexReady(Message):
         """The rows of a series were built (in a worker), with column widths for all of them."""
@@ -143,6 +146,8 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         self._columns[message.series_id] = message.columns
         if message.series_id == self.task_filter.series_id:
             self.refresh_rows()
+            if self.focused is None:  # a loading table cannot take the focus on mount
+                self.task_table.focus()
 
     def _show_note(self) -> None:
         task_filter = self.task_filter
