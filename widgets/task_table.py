@@ -17,6 +17,7 @@ from textual.message import Message
 
 from inspector.app.model import TaskRow
 from widgets.literal import one_line
+from widgets.record_table import shown_width
 from widgets.virtual_table import Column, VirtualTable
 
 TASK_CHARS = 80
@@ -43,13 +44,6 @@ STATE_STYLES = {
 SEVERITY_STYLES = {"fatal": "bold magenta", "error": "red", "warning": "yellow"}
 
 FormatValue = Callable[[float | None], str]
-
-
-def shown_width(text: str, max_chars: int) -> int:
-    """Cells ``one_line(text, max_chars=...)`` takes (plain ASCII is measured without it)."""
-    if text.isascii() and text.isprintable() and len(text) <= max_chars:
-        return len(text)
-    return one_line(text, max_chars=max_chars).cell_len
 
 
 def task_columns(rows: Sequence[TaskRow], format_value: FormatValue) -> tuple[Column, ...]:

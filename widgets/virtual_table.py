@@ -122,6 +122,10 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
         row: int
         column: int
 
+        @property
+        def control(self) -> VirtualTable[object]:
+            return self.table
+
     @dataclass
     class Selected(Message):
         """The user pressed enter on (or clicked) the cursor's cell."""
@@ -130,12 +134,20 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
         row: int
         column: int
 
+        @property
+        def control(self) -> VirtualTable[object]:
+            return self.table
+
     @dataclass
     class HeaderSelected(Message):
         """The user clicked a column header."""
 
         table: VirtualTable[object]
         column: int
+
+        @property
+        def control(self) -> VirtualTable[object]:
+            return self.table
 
     def __init__(
         self,
@@ -382,10 +394,15 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
             meta = Style.from_meta({"row": row, "column": index})
             justify = "left" if row < 0 else column.justify  # headers read left, as in DataTable
             segments.extend(_cell_segments(cell, column, justify, cell_style + meta, post, console))
-        # Past the last column the row's colour fades into the background, as in DataTable.
+        # Past the last column, as in DataTable: a table with a row cursor runs each row's
+        # colour (and the cursor's) on to the edge; with a cell cursor the colour fades.
         remaining = self.size.width - sum(column.render_width for column in self._columns)
         if remaining > 0:
-            segments.append(Segment(" " * remaining, self._extend_style(style)))
+            if self.cursor_type == "row":
+                extend = style + cursor_style if on_cursor else style
+            else:
+                extend = self._extend_style(style)
+            segments.append(Segment(" " * remaining, extend))
         strip = Strip(segments).simplify()
         self._lines[key] = strip
         return strip

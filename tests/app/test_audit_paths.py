@@ -27,7 +27,8 @@ async def _overview(pilot) -> OverviewScreen:  # type: ignore[no-untyped-def]
 
 
 def _keys(table) -> list[str]:  # type: ignore[no-untyped-def]
-    return [row.value for row in table.rows]
+    """Task ids of the ledger's (virtual) table."""
+    return [row.task_id for row in table.rows]
 
 
 @pilot_test

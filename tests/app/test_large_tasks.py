@@ -1,5 +1,6 @@
 """A 3,000-task run (fixtures/make_large_run.py): the tasks table sorts, filters and scrolls
-exactly as the model says, drawn by the virtual table; the index agrees with the model.
+exactly as the model says, drawn by the virtual table; the index agrees with the model; the
+count ledger and "explain" hold every task.
 
 Functional, not timed: benchmarks/bench_app.py times the same steps on 50,000 tasks.
 """
@@ -15,14 +16,18 @@ import pytest
 
 from inspector.app import InspectorApp
 from inspector.app.model import STATE_FILTERS, TaskFilter, filter_rows, sort_rows, task_rows
+from inspector.app.screens.ledger import ExplainScreen, LedgerScreen
 from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
 from inspector.app.task_index import TaskIndex
+from inspector.audit import tasks_behind
+from inspector.explain import explain
 from inspector.session import open_run
 from tests.conftest import ROOT
 from widgets.task_table import COLUMNS, TaskTable
 
-from .helpers import capture, cell_text, pilot_test, settle
+from .helpers import capture, cell_text, pilot_test, settle, static_text
 
 SIZE = (140, 45)
 TASKS = 3000
@@ -207,3 +212,41 @@ async def test_the_run_s_objects_are_kept_from_full_collections(large_run: Path)
         await _tasks(pilot)
         assert gc.get_freeze_count() > 0
     assert gc.get_freeze_count() == 0
+
+
+@pilot_test
+async def test_ledger_and_explain_list_every_task(large_run: Path) -> None:
+    """The count ledger and "explain" of 3,000 tasks: virtual tables holding every task."""
+    app = InspectorApp([large_run])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen) and overview.recomputation is not None
+        rec, series_id = overview.recomputation, overview.selected_series or ""
+        overview.open_ledger(series_id, "total")
+        await settle(pilot)
+        ledger = app.screen
+        assert isinstance(ledger, LedgerScreen)
+        expected = tasks_behind(rec, series_id, "total").task_ids
+        assert len(expected) == TASKS
+        assert [task.task_id for task in ledger.task_table.rows] == list(expected)
+        ledger.task_table.focus()
+        await pilot.press("ctrl+end")
+        await settle(pilot)
+        assert static_text(ledger.reasons).startswith(expected[-1])
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, TaskScreen) and app.screen.task_id == expected[-1]
+        await pilot.press("escape", "escape")
+        await settle(pilot)
+        overview.open_explain(series_id)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, ExplainScreen)
+        explanation = explain(rec, series_id)
+        assert [term.label for term in screen.term_table.rows] == [
+            term.label for term in explanation.terms
+        ]
+        assert [task.task_id for task in screen.task_table.rows] == [
+            task.task_id for task in explanation.tasks
+        ]

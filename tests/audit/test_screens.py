@@ -10,6 +10,7 @@ from inspector.app.screens.compare import CompareScreen, TaskPairChosen
 from inspector.app.screens.ledger import ExplainScreen, LedgerScreen, TaskChosen
 from inspector.audit import Scope
 from inspector.compare import compare, compare_plans
+from widgets.record_table import RecordTable
 
 from .helpers import CONFORMANCE, attempt, issue, pilot_test, rescore, session, task
 
@@ -32,7 +33,10 @@ class Host(App[None]):
         self.chosen.append(message)
 
 
-def _keys(table: DataTable) -> list[str]:
+def _keys(table: DataTable | RecordTable) -> list[str]:
+    """Row keys of a DataTable, task ids of a virtual table of tasks."""
+    if isinstance(table, RecordTable):
+        return [row.task_id for row in table.rows]
     return [row.value for row in table.rows]
 
 
@@ -62,7 +66,7 @@ async def test_ledger_shows_control_characters_literally(tmp_path) -> None:
     screen = LedgerScreen(rec, None, "error")
     async with Host(screen).run_test(size=(120, 30)) as pilot:
         await pilot.pause()
-        cell = screen.task_table.get_row_at(0)[0]
+        cell = screen.task_table.get_cell_at((0, 0))
         assert cell.plain == "evil␛[2J"
         reasons = screen.reasons.render()
         assert "[bold]boom␇" in str(reasons)
@@ -75,7 +79,10 @@ async def test_explain_drills_down_from_root_to_node() -> None:
     app = Host(screen)
     async with app.run_test(size=(120, 40)) as pilot:
         await pilot.pause()
-        assert _keys(screen.term_table) == ["0", "1", "2"]
+        assert [term.label for term in screen.term_table.rows] == [
+            term.label for term in screen.explanation.terms
+        ]
+        assert screen.term_table.row_count == 3
         assert "weighted" in str(screen.summary.render())
         await pilot.press("enter")  # the first child: apps
         await pilot.pause()

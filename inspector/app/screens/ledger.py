@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import Footer, Header, Static
 
 from inspector.audit import (
     COUNTS,
@@ -28,11 +28,13 @@ from inspector.audit import (
     task_filter,
     tasks_behind,
 )
-from inspector.engine import Recomputation
+from inspector.engine import MetricSeries, Recomputation
 from inspector.engine.render import format_value
-from inspector.explain import Explanation, explain
+from inspector.explain import Explanation, Term, explain
 from inspector.session import Session
 from widgets.literal import literal, one_line
+from widgets.record_table import Field, RecordTable
+from widgets.virtual_table import VirtualTable
 
 
 @dataclass
@@ -45,6 +47,37 @@ class TaskChosen(Message):
 
 def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.6g}"
+
+
+def ledger_fields(series: MetricSeries) -> tuple[Field[LedgerTask], ...]:
+    """The ledger's columns: task, category, state, error, value (as the series shows it),
+    the first reason."""
+    return (
+        Field("task", "task", lambda t: t.task_id),
+        Field("category", "category", lambda t: t.category),
+        Field("state", "state", lambda t: t.state),
+        Field("error", "error", lambda t: "yes" if t.has_error else ""),
+        Field(
+            "value",
+            "value",
+            lambda t: format_value(t.value, series) if t.value is not None else "—",
+        ),
+        Field("reason", "reason", lambda t: t.reasons[0].text if t.reasons else "", 120),
+    )
+
+
+TERM_FIELDS: tuple[Field[Term], ...] = (
+    Field("input", "input", lambda term: term.label),
+    Field("value", "value", lambda term: _number(term.value)),
+    Field("weight", "weight", lambda term: _number(term.weight)),
+    Field("detail", "detail", lambda term: term.detail),
+)
+
+TASK_FIELDS: tuple[Field[LedgerTask], ...] = (
+    Field("task", "task", lambda task: task.task_id),
+    Field("category", "category", lambda task: task.category),
+    Field("value", "value", lambda task: _number(task.value)),
+)
 
 
 class LedgerScreen(Screen[None]):
@@ -84,8 +117,8 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         return self.query_one("#ledger-title", Static)
 
     @property
-    def task_table(self) -> DataTable[Text | str]:
-        return self.query_one("#ledger-tasks", DataTable)
+    def task_table(self) -> RecordTable[LedgerTask]:
+        return self.query_one("#ledger-tasks", RecordTable)
 
     @property
     def reasons(self) -> Static:
@@ -94,9 +127,8 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="ledger-title")
-        table: DataTable[Text | str] = DataTable(id="ledger-tasks", cursor_type="row")
-        table.add_columns("task", "category", "state", "error", "value", "reason")
-        yield table
+        yield RecordTable(ledger_fields(series_of(self.recomputation, self.series_id)),
+                          id="ledger-tasks")  # fmt: skip
         yield Static(id="ledger-reasons")
         yield Footer()
 
@@ -131,19 +163,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
             title.append("\nderived plan: ")
             title.append_text(one_line(rec.plan.derived))
         self.title_bar.update(title)
-        table = self.task_table
-        table.clear()
-        for task in self.tasks:
-            first = task.reasons[0].text if task.reasons else ""
-            table.add_row(
-                one_line(task.task_id),
-                one_line(task.category),
-                task.state,
-                "yes" if task.has_error else "",
-                format_value(task.value, series) if task.value is not None else "—",
-                one_line(first, 120),
-                key=task.task_id,
-            )
+        self.task_table.show(self.tasks, ledger_fields(series))
         self._show_reasons(self.tasks[0] if self.tasks else None)
 
     def _show_reasons(self, task: LedgerTask | None) -> None:
@@ -160,17 +180,13 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
             text.append("\n  evaluated, no error")
         self.reasons.update(text)
 
-    def _ledger_task(self, key: str | None) -> LedgerTask | None:
-        return next((t for t in self.tasks if t.task_id == key), None)
+    @on(VirtualTable.CursorMoved, "#ledger-tasks")
+    def _highlighted(self, event: VirtualTable.CursorMoved) -> None:
+        self._show_reasons(self.tasks[event.row] if event.row < len(self.tasks) else None)
 
-    @on(DataTable.RowHighlighted, "#ledger-tasks")
-    def _highlighted(self, event: DataTable.RowHighlighted) -> None:
-        self._show_reasons(self._ledger_task(event.row_key.value))
-
-    @on(DataTable.RowSelected, "#ledger-tasks")
-    def _selected(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value is not None:
-            self.post_message(TaskChosen(event.row_key.value, self.series_id))
+    @on(VirtualTable.Selected, "#ledger-tasks")
+    def _selected(self, event: VirtualTable.Selected) -> None:
+        self.post_message(TaskChosen(self.tasks[event.row].task_id, self.series_id))
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -229,22 +245,18 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         return self.query_one("#explain-summary", Static)
 
     @property
-    def term_table(self) -> DataTable[Text | str]:
-        return self.query_one("#explain-terms", DataTable)
+    def term_table(self) -> RecordTable[Term]:
+        return self.query_one("#explain-terms", RecordTable)
 
     @property
-    def task_table(self) -> DataTable[Text | str]:
-        return self.query_one("#explain-tasks", DataTable)
+    def task_table(self) -> RecordTable[LedgerTask]:
+        return self.query_one("#explain-tasks", RecordTable)
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="explain-summary")
-        terms: DataTable[Text | str] = DataTable(id="explain-terms", cursor_type="row")
-        terms.add_columns("input", "value", "weight", "detail")
-        yield terms
-        tasks: DataTable[Text | str] = DataTable(id="explain-tasks", cursor_type="row")
-        tasks.add_columns("task", "category", "value")
-        yield tasks
+        yield RecordTable(TERM_FIELDS, id="explain-terms")
+        yield RecordTable(TASK_FIELDS, id="explain-tasks")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -273,36 +285,20 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         if not e.agrees:
             text.append(f"\nthe inputs re-combine to {_number(e.check)}, not the value", "bold red")
         self.summary.update(text)
-        self.term_table.clear()
-        self.task_table.clear()
-        for index, term in enumerate(e.terms):
-            self.term_table.add_row(
-                one_line(term.label),
-                _number(term.value),
-                _number(term.weight),
-                one_line(term.detail),
-                key=str(index),
-            )
-        for task in e.tasks:
-            self.task_table.add_row(
-                one_line(task.task_id),
-                one_line(task.category),
-                _number(task.value),
-                key=task.task_id,
-            )
+        self.term_table.show(e.terms)
+        self.task_table.show(e.tasks)
 
-    @on(DataTable.RowSelected, "#explain-terms")
-    def _term_selected(self, event: DataTable.RowSelected) -> None:
-        term = self.explanation.terms[int(event.row_key.value or 0)]
+    @on(VirtualTable.Selected, "#explain-terms")
+    def _term_selected(self, event: VirtualTable.Selected) -> None:
+        term = self.explanation.terms[event.row]
         if term.scope is not None:
             self.app.push_screen(ExplainScreen(self.recomputation, self.series_id, term.scope))
         elif term.kind == "task":
             self.post_message(TaskChosen(term.label, self.series_id))
 
-    @on(DataTable.RowSelected, "#explain-tasks")
-    def _task_selected(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value is not None:
-            self.post_message(TaskChosen(event.row_key.value, self.series_id))
+    @on(VirtualTable.Selected, "#explain-tasks")
+    def _task_selected(self, event: VirtualTable.Selected) -> None:
+        self.post_message(TaskChosen(self.explanation.tasks[event.row].task_id, self.series_id))
 
     def action_back(self) -> None:
         self.app.pop_screen()
