@@ -215,35 +215,38 @@ def filter_rows(rows: Iterable[TaskRow], task_filter: TaskFilter) -> list[TaskRo
 _STATE_ORDER = {EVALUATED: 0, UNAVAILABLE: 1, ERROR: 2, INVALIDATED: 3}
 
 
+def sort_value(row: TaskRow, column: str) -> object:
+    """What ``column`` sorts ``row`` by (None: a missing value)."""
+    if column == "task":
+        return row.task_id
+    if column == "category":
+        return row.category
+    if column == "state":
+        return _STATE_ORDER.get(row.state, 9)
+    if column == "value":
+        return row.value
+    if column == "error":
+        return row.has_error
+    if column == "attempts":
+        return row.attempts
+    if column == "severity":
+        return SEVERITY_RANK.get(row.severity or "", 0)
+    if column == "retries":
+        return row.retries
+    return row.index
+
+
+def sorted_positions(values: Sequence[object], reverse: bool = False) -> list[int]:
+    """Positions of ``values`` in sorted order: missing (None) last, ties in their order."""
+    present = [i for i, value in enumerate(values) if value is not None]
+    present.sort(key=values.__getitem__, reverse=reverse)  # type: ignore[arg-type]
+    return present + [i for i, value in enumerate(values) if value is None]
+
+
 def sort_rows(rows: Sequence[TaskRow], column: str, reverse: bool = False) -> list[TaskRow]:
     """Rows sorted by a column; missing values always last."""
-
-    def key(row: TaskRow) -> tuple[int, object]:
-        value: object
-        if column == "task":
-            value = row.task_id
-        elif column == "category":
-            value = row.category
-        elif column == "state":
-            value = _STATE_ORDER.get(row.state, 9)
-        elif column == "value":
-            value = row.value
-        elif column == "error":
-            value = row.has_error
-        elif column == "attempts":
-            value = row.attempts
-        elif column == "severity":
-            value = SEVERITY_RANK.get(row.severity or "", 0)
-        elif column == "retries":
-            value = row.retries
-        else:
-            value = row.index
-        return (1, 0) if value is None else (0, value)
-
-    present = [row for row in rows if key(row)[0] == 0]
-    missing = [row for row in rows if key(row)[0] == 1]
-    present.sort(key=key, reverse=reverse)
-    return present + missing
+    values = [sort_value(row, column) for row in rows]
+    return [rows[i] for i in sorted_positions(values, reverse)]
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,10 @@
 A :class:`TaskIndex` is built once per series (in a worker: about half a second for 50,000
 tasks) and then answers :meth:`TaskIndex.select` with exactly what
 ``sort_rows(filter_rows(rows, task_filter), column, reverse)`` of :mod:`inspector.app.model`
-returns, in a few milliseconds: the order of each sort column is computed once (by
-``sort_rows`` itself), each state / count filter once as a mask, and a filter is then a pass
-over precomputed lists. Sorting is stable, so a filtered subsequence of the sorted rows is the
+returns, in a few milliseconds: each column's sort values (``sort_value``) and each state /
+count filter's mask are worked out once, in the worker (:meth:`TaskIndex.prepare`), each order
+once (``sorted_positions``, as ``sort_rows`` sorts), and a filter is then a pass over
+precomputed lists. Sorting is stable, so a filtered subsequence of the sorted rows is the
 sorted filtered rows. Pure: imports neither textual nor rich.
 """
 
@@ -14,8 +15,19 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from inspector.app.model import TaskFilter, TaskRow, in_count, sort_rows, task_rows
+from inspector.app.model import (
+    STATE_FILTERS,
+    TaskFilter,
+    TaskRow,
+    in_count,
+    sort_value,
+    sorted_positions,
+    task_rows,
+)
 from inspector.engine import Recomputation
+
+SORT_COLUMNS = ("task", "category", "state", "value", "error", "attempts", "severity", "retries")
+"""The columns of the tasks table (what :func:`sort_value` knows)."""
 
 
 class TaskIndex:
@@ -26,6 +38,7 @@ class TaskIndex:
         self.rows: tuple[TaskRow, ...] = tuple(rows)
         self._ids = [row.task_id.casefold() for row in self.rows]
         self._categories = [row.category.casefold() for row in self.rows]
+        self._sort_values: dict[str, list[object]] = {}
         self._orders: dict[tuple[str, bool], list[int]] = {}
         self._states: dict[str, list[bool]] = {}
 
@@ -36,14 +49,26 @@ class TaskIndex:
     def __len__(self) -> int:
         return len(self.rows)
 
+    def prepare(self) -> None:
+        """Work out every sort column's values and every state filter's mask now (in the
+        worker), so that no first sort or first state filter has to."""
+        for column in SORT_COLUMNS:
+            self._values(column)
+        for token, _ in STATE_FILTERS:
+            self._state_mask(token)
+
+    def _values(self, column: str) -> list[object]:
+        if column not in self._sort_values:
+            self._sort_values[column] = [sort_value(row, column) for row in self.rows]
+        return self._sort_values[column]
+
     def order(self, column: str | None, reverse: bool = False) -> list[int]:
         """Row positions sorted by ``column`` as :func:`sort_rows` sorts (None: engine order)."""
         if column is None:
             return list(range(len(self.rows)))
         key = (column, reverse)
         if key not in self._orders:
-            position = {id(row): i for i, row in enumerate(self.rows)}
-            self._orders[key] = [position[id(row)] for row in sort_rows(self.rows, column, reverse)]
+            self._orders[key] = sorted_positions(self._values(column), reverse)
         return self._orders[key]
 
     def _state_mask(self, token: str) -> list[bool]:
@@ -117,5 +142,6 @@ class TaskIndexes:
             index = self._indexes.get(series_id)
             if index is None:
                 index = TaskIndex.build(self.recomputation, series_id)
+                index.prepare()
                 self._indexes[series_id] = index
             return index
