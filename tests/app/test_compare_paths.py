@@ -24,7 +24,8 @@ def _number(value: float | None) -> str:
 
 
 def _keys(table) -> list[str]:  # type: ignore[no-untyped-def]
-    return [row.value for row in table.rows]
+    """Task ids of the compare screen's (virtual) task table."""
+    return [row.task_id for row in table.rows]
 
 
 @pilot_test

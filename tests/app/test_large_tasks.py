@@ -16,6 +16,7 @@ import pytest
 
 from inspector.app import InspectorApp
 from inspector.app.model import STATE_FILTERS, TaskFilter, filter_rows, sort_rows, task_rows
+from inspector.app.screens.compare import CompareScreen, TaskPairChosen
 from inspector.app.screens.ledger import ExplainScreen, LedgerScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
@@ -250,3 +251,25 @@ async def test_ledger_and_explain_list_every_task(large_run: Path) -> None:
         assert [task.task_id for task in screen.task_table.rows] == [
             task.task_id for task in explanation.tasks
         ]
+
+
+@pilot_test
+async def test_compare_lists_every_aligned_task(large_run: Path) -> None:
+    """A what-if (k=1 beside avg@3) of 3,000 tasks: the task table holds every aligned task."""
+    app = InspectorApp([large_run])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.session is not None
+        app.compare_plan(app.session, 1, "avg")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        screen.task_filter = "all"
+        await settle(pilot)
+        expected = [change.task_id for change in screen.comparison.tasks(screen.pair)]
+        assert len(expected) == TASKS
+        assert [change.task_id for change in screen.task_table.rows] == expected
+        opened = capture(screen, TaskPairChosen)
+        screen.task_table.focus()
+        await pilot.press("ctrl+end", "enter")
+        assert [m.task_id for m in opened] == [expected[-1]]

@@ -23,6 +23,8 @@ from inspector.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskCh
 from inspector.engine import MetricSeries
 from inspector.session import Session
 from widgets.literal import literal, one_line
+from widgets.record_table import Field, RecordTable
+from widgets.virtual_table import VirtualTable
 
 FILTERS = ("changes", "flips", "states", "all")
 """Task filters: flips or state changes (default), flips only, state changes only, every task."""
@@ -65,6 +67,16 @@ def _counts(series: MetricSeries | None) -> str:
         return "—"
     n = series.counts
     return f"{n.total}/{n.evaluated}/{n.error}/{n.unavailable}/{n.invalidated}"
+
+
+CHANGE_FIELDS: tuple[Field[TaskChange], ...] = (
+    Field("task", "task", lambda change: change.task_id),
+    Field("change", "change", lambda change: change.kind),
+    Field("state_a", "A state", lambda change: change.state_a or "—"),
+    Field("value_a", "A value", lambda change: _number(change.value_a)),
+    Field("state_b", "B state", lambda change: change.state_b or "—"),
+    Field("value_b", "B value", lambda change: _number(change.value_b)),
+)
 
 
 def _keep(change: TaskChange, task_filter: str) -> bool:
@@ -132,8 +144,8 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         return self.query_one("#compare-stats", Static)
 
     @property
-    def task_table(self) -> DataTable[Text | str]:
-        return self.query_one("#compare-tasks", DataTable)
+    def task_table(self) -> RecordTable[TaskChange]:
+        return self.query_one("#compare-tasks", RecordTable)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -143,9 +155,7 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         series.add_columns("series", a, b, "B − A", "A counts", "B counts")
         yield series
         yield Static(id="compare-stats")
-        tasks: DataTable[Text | str] = DataTable(id="compare-tasks", cursor_type="row")
-        tasks.add_columns("task", "change", "A state", "A value", "B state", "B value")
-        yield tasks
+        yield RecordTable(CHANGE_FIELDS, id="compare-tasks")
         yield Footer()
 
     def _side_label(self, side: str) -> Text:
@@ -199,18 +209,7 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         self.shown = tuple(
             ch for ch in self.comparison.tasks(self.pair) if _keep(ch, self.task_filter)
         )
-        table = self.task_table
-        table.clear()
-        for change in self.shown:
-            table.add_row(
-                one_line(change.task_id),
-                change.kind,
-                change.state_a or "—",
-                _number(change.value_a),
-                change.state_b or "—",
-                _number(change.value_b),
-                key=change.task_id,
-            )
+        self.task_table.show(self.shown)
         self._show_stats()
         self.refresh_bindings()
 
@@ -256,19 +255,17 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
             self.pair = pair
             self.show_tasks()
 
-    @on(DataTable.RowSelected, "#compare-tasks")
-    def _task_selected(self, event: DataTable.RowSelected) -> None:
-        if event.row_key.value is not None:
-            self._choose(event.row_key.value, "a")
+    @on(VirtualTable.Selected, "#compare-tasks")
+    def _task_selected(self, event: VirtualTable.Selected) -> None:
+        self._choose(self.shown[event.row], "a")
 
-    def _choose(self, task_id: str, side: str) -> None:
+    def _choose(self, change: TaskChange, side: str) -> None:
         pair = self.pair
-        change = next((c for c in self.shown if c.task_id == task_id), None)
-        if change is not None and (change.a if side == "a" else change.b) is None:
+        if (change.a if side == "a" else change.b) is None:
             side = "b" if side == "a" else "a"  # the task exists on the other side only
         self.post_message(
             TaskPairChosen(
-                task_id,
+                change.task_id,
                 pair.a.series_id if pair.a else None,
                 pair.b.series_id if pair.b else None,
                 side,
@@ -287,7 +284,7 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         if not self.shown:
             return
         row = min(table.cursor_row, len(self.shown) - 1)
-        self._choose(self.shown[row].task_id, "b")
+        self._choose(self.shown[row], "b")
 
     def action_what_if(self) -> None:
         from inspector.app.app import InspectorApp
