@@ -40,19 +40,28 @@ def _keys(table: DataTable | RecordTable) -> list[str]:
     return [row.value for row in table.rows]
 
 
+async def settled(pilot) -> None:  # type: ignore[no-untyped-def]
+    """Let the screens' workers (ledger tasks, explanations) finish and post their results."""
+    for _ in range(2):
+        await pilot.app.workers.wait_for_complete()
+        await pilot.pause()
+
+
 @pilot_test
 async def test_ledger_lists_the_tasks_behind_a_count_and_cycles_counts() -> None:
     rec = session(CONFORMANCE / "syn_k1_binary_aux_micro").recomputation
     screen = LedgerScreen(rec, None, "unavailable")
     app = Host(screen)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         assert _keys(screen.task_table) == ["gamma-1", "gamma-2", "beta-2"]
         title = str(screen.title_bar.render())
         assert "count unavailable = 3" in title and "1 in state error plus 2" in title
         await pilot.press("c")  # unavailable → invalidated
+        await settled(pilot)
         assert screen.count == "invalidated" and _keys(screen.task_table) == []
         await pilot.press("c", "c")  # → total → evaluated
+        await settled(pilot)
         assert screen.count == "evaluated" and len(screen.task_table.rows) == 7
         await pilot.press("enter")
         assert [m.task_id for m in app.chosen] == [_keys(screen.task_table)[0]]
@@ -65,7 +74,7 @@ async def test_ledger_shows_control_characters_literally(tmp_path) -> None:
     )
     screen = LedgerScreen(rec, None, "error")
     async with Host(screen).run_test(size=(120, 30)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         cell = screen.task_table.get_cell_at((0, 0))
         assert cell.plain == "evil␛[2J"
         reasons = screen.reasons.render()
@@ -78,18 +87,19 @@ async def test_explain_drills_down_from_root_to_node() -> None:
     screen = ExplainScreen(rec)
     app = Host(screen)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
+        assert screen.explanation is not None
         assert [term.label for term in screen.term_table.rows] == [
             term.label for term in screen.explanation.terms
         ]
         assert screen.term_table.row_count == 3
         assert "weighted" in str(screen.summary.render())
         await pilot.press("enter")  # the first child: apps
-        await pilot.pause()
+        await settled(pilot)
         top = app.screen
         assert isinstance(top, ExplainScreen) and top.scope == Scope(node="overall/apps")
         await pilot.press("l")
-        await pilot.pause()
+        await settled(pilot)
         assert isinstance(app.screen, LedgerScreen) and app.screen.scope == Scope(
             node="overall/apps"
         )

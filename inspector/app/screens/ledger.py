@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
@@ -22,6 +22,7 @@ from inspector.audit import (
     COUNTS,
     SERIES_SCOPE,
     AuditError,
+    CountLedger,
     LedgerTask,
     Scope,
     series_of,
@@ -33,8 +34,8 @@ from inspector.engine.render import format_value
 from inspector.explain import Explanation, Term, explain
 from inspector.session import Session
 from widgets.literal import literal, one_line
-from widgets.record_table import Field, RecordTable
-from widgets.virtual_table import VirtualTable
+from widgets.record_table import Field, RecordTable, field_columns
+from widgets.virtual_table import Column, VirtualTable
 
 
 @dataclass
@@ -43,6 +44,34 @@ class TaskChosen(Message):
 
     task_id: str
     series_id: str
+
+
+@dataclass
+class Listed(Message):
+    """The tasks behind a count were picked (in a worker), with the columns they need."""
+
+    asked: tuple[object, ...]
+    tasks: tuple[LedgerTask, ...]
+    entry: CountLedger | None
+    fields: tuple[Field[LedgerTask], ...]
+    columns: tuple[Column, ...]
+
+
+@dataclass
+class Explained(Message):
+    """A value was explained (in a worker), with the columns of its terms and tasks."""
+
+    recomputation: Recomputation
+    explanation: Explanation
+    term_columns: tuple[Column, ...]
+    task_columns: tuple[Column, ...]
+
+
+@dataclass
+class NotExplained(Message):
+    """The value cannot be explained on this recomputation (it is not in the report)."""
+
+    error: str
 
 
 def _number(value: float | None) -> str:
@@ -96,6 +125,9 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         Binding("e", "explain", "Explain", tooltip="How the value of this scope is made"),
     ]
 
+    AUTO_FOCUS = "#ledger-tasks"
+    """The table, once its tasks are listed (nothing meanwhile)."""
+
     def __init__(
         self,
         recomputation: Recomputation,
@@ -135,22 +167,53 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
     def on_mount(self) -> None:
         self.sub_title = "count ledger"
         self.show()
-        self.task_table.focus()
+
+    def _asked(self) -> tuple[object, ...]:
+        return (self.recomputation, self.series_id, self.count, self.scope, self.state)
 
     def show(self) -> None:
-        """Fill the title and the table for the current count, scope and state."""
+        """List the tasks behind the current count, scope and state (picked in a worker)."""
+        self.task_table.loading = True
+        self._list(*self._asked())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="ledger",
+          description="count ledger")  # fmt: skip
+    def _list(
+        self,
+        rec: Recomputation,
+        series_id: str,
+        count: str | None,
+        scope: Scope,
+        state: str | None,
+    ) -> None:
+        tasks = task_filter(rec, series_id, count=count, state=state, scope=scope)
+        entry = tasks_behind(rec, series_id, count, scope) if count else None
+        fields = ledger_fields(series_of(rec, series_id))
+        columns = field_columns(fields, tasks)
+        asked = (rec, series_id, count, scope, state)
+        self.post_message(Listed(asked, tasks, entry, fields, columns))
+
+    @on(Listed)
+    def _listed(self, message: Listed) -> None:
+        if message.asked != self._asked():
+            return  # an earlier count, still on its way
+        self.tasks = message.tasks
+        self._show_title(message.entry)
+        table = self.task_table
+        table.loading = False
+        table.show(self.tasks, message.fields, message.columns)
+        if self.focused is None:
+            table.focus()
+        self._show_reasons(self.tasks[0] if self.tasks else None)
+
+    def _show_title(self, entry: CountLedger | None) -> None:
         rec = self.recomputation
-        series = series_of(rec, self.series_id)
-        self.tasks = task_filter(
-            rec, self.series_id, count=self.count, state=self.state, scope=self.scope
-        )
         title = Text()
         title.append_text(one_line(self.series_id))
         if self.scope != SERIES_SCOPE:
             title.append(" · ")
             title.append_text(one_line(self.scope.label))
-        if self.count:
-            entry = tasks_behind(rec, self.series_id, self.count, self.scope)
+        if self.count and entry is not None:
             title.append(f" · count {self.count} = {entry.reported}", "bold")
             title.append(f" · {len(self.tasks)} tasks listed")
             title.append("\n")
@@ -163,8 +226,6 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
             title.append("\nderived plan: ")
             title.append_text(one_line(rec.plan.derived))
         self.title_bar.update(title)
-        self.task_table.show(self.tasks, ledger_fields(series))
-        self._show_reasons(self.tasks[0] if self.tasks else None)
 
     def _show_reasons(self, task: LedgerTask | None) -> None:
         if task is None:
@@ -228,6 +289,9 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         Binding("l", "ledger", "Ledger", tooltip="The tasks behind the counts of this scope"),
     ]
 
+    AUTO_FOCUS = "#explain-terms"
+    """The inputs, once the value is explained (nothing meanwhile)."""
+
     def __init__(
         self,
         recomputation: Recomputation,
@@ -238,7 +302,8 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         self.recomputation = recomputation
         self.series_id = series_of(recomputation, series_id).series_id
         self.scope = scope
-        self.explanation: Explanation = explain(recomputation, self.series_id, scope)
+        self.explanation: Explanation | None = None
+        """Worked out in a worker once the screen is up."""
 
     @property
     def summary(self) -> Static:
@@ -261,12 +326,43 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
 
     def on_mount(self) -> None:
         self.sub_title = "explain"
-        self.show()
-        self.term_table.focus()
+        self.term_table.loading = self.task_table.loading = True
+        self._explain(self.recomputation)
 
-    def show(self) -> None:
+    @work(thread=True, exclusive=True, exit_on_error=False, group="explain",
+          description="explain")  # fmt: skip
+    def _explain(self, rec: Recomputation) -> None:
+        try:
+            e = explain(rec, self.series_id, self.scope)
+        except AuditError as exc:
+            self.post_message(NotExplained(str(exc)))
+            return
+        terms, tasks = field_columns(TERM_FIELDS, e.terms), field_columns(TASK_FIELDS, e.tasks)
+        self.post_message(Explained(rec, e, terms, tasks))
+
+    @on(Explained)
+    def _explained(self, message: Explained) -> None:
+        self.recomputation = message.recomputation
+        self.explanation = message.explanation
+        self.show(message.term_columns, message.task_columns)
+        self.term_table.loading = self.task_table.loading = False
+        if self.focused is None:
+            self.term_table.focus()
+
+    @on(NotExplained)
+    def _not_explained(self, message: NotExplained) -> None:
+        self.term_table.loading = self.task_table.loading = False
+        self.notify(message.error, title="Cannot explain this value", severity="warning")
+
+    def show(
+        self,
+        term_columns: tuple[Column, ...] | None = None,
+        task_columns: tuple[Column, ...] | None = None,
+    ) -> None:
         """Fill the summary and both tables from the explanation."""
         e = self.explanation
+        if e is None:
+            return
         series = series_of(self.recomputation, self.series_id)
         text = Text()
         text.append_text(one_line(self.series_id))
@@ -285,11 +381,13 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         if not e.agrees:
             text.append(f"\nthe inputs re-combine to {_number(e.check)}, not the value", "bold red")
         self.summary.update(text)
-        self.term_table.show(e.terms)
-        self.task_table.show(e.tasks)
+        self.term_table.show(e.terms, columns=term_columns)
+        self.task_table.show(e.tasks, columns=task_columns)
 
     @on(VirtualTable.Selected, "#explain-terms")
     def _term_selected(self, event: VirtualTable.Selected) -> None:
+        if self.explanation is None:
+            return
         term = self.explanation.terms[event.row]
         if term.scope is not None:
             self.app.push_screen(ExplainScreen(self.recomputation, self.series_id, term.scope))
@@ -298,7 +396,9 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
 
     @on(VirtualTable.Selected, "#explain-tasks")
     def _task_selected(self, event: VirtualTable.Selected) -> None:
-        self.post_message(TaskChosen(self.explanation.tasks[event.row].task_id, self.series_id))
+        if self.explanation is not None:
+            task_id = self.explanation.tasks[event.row].task_id
+            self.post_message(TaskChosen(task_id, self.series_id))
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -309,12 +409,5 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
     def refresh_session(self, session: Session) -> None:
         """The run was reloaded: explain the same value of the new recomputation."""
         rec = session.recomputation
-        if rec is None:
-            return
-        try:
-            self.explanation = explain(rec, self.series_id, self.scope)
-        except AuditError:
-            self.notify("This value is no longer in the reloaded run.", severity="warning")
-            return
-        self.recomputation = rec
-        self.show()
+        if rec is not None:
+            self._explain(rec)  # a value no longer in the run: NotExplained, the old one stays
