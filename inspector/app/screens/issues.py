@@ -7,12 +7,14 @@ scopes, patterns) go through :mod:`widgets.literal`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
@@ -45,6 +47,16 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 
+@dataclass
+class Attributed(Message):
+    """The issues of a series were attributed (in a worker), with the retry counts."""
+
+    recomputation: Recomputation
+    series_id: str
+    issues: tuple[IssueRow, ...]
+    retries: RetrySummary
+
+
 class IssuesScreen(Screen[None]):
     """Which issues the scored attempts carry, which counts they pushed tasks into, and retries."""
 
@@ -65,13 +77,17 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         ),
     ]
 
+    AUTO_FOCUS = "#issues"
+    """The issue table, once the issues are attributed (nothing meanwhile)."""
+
     def __init__(self, session: Session, series_id: str | None = None) -> None:
         super().__init__()
         assert session.recomputation is not None
         self.session = session
         self.series_id = series_id or self.recomputation.report.summary_series.series_id
         self.issues: tuple[IssueRow, ...] = ()
-        self.retries: RetrySummary = retry_summary(self.recomputation.tasks)
+        self.retries = RetrySummary(0, (), (), (), records_read=False, notes=())
+        """Retry counts, then (once a worker has read the retry records) their patterns."""
 
     @property
     def recomputation(self) -> Recomputation:
@@ -118,15 +134,36 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
 
     def on_mount(self) -> None:
         self.sub_title = "issues"
-        self.show_issues()
-        self.show_retries()
-        self.issue_table.focus()
+        self.attribute()
         self._read_retries()
 
+    def attribute(self) -> None:
+        """Attribute the issues to the current series (in a worker), then show them."""
+        self.issue_table.loading = True
+        self._attribute(self.recomputation, self.series_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="issues",
+          description="attribute issues")  # fmt: skip
+    def _attribute(self, rec: Recomputation, series_id: str) -> None:
+        issues = issue_table(rec, series_id)
+        self.post_message(Attributed(rec, series_id, issues, retry_summary(rec.tasks)))
+
+    @on(Attributed)
+    def _attributed(self, message: Attributed) -> None:
+        if (message.recomputation, message.series_id) != (self.recomputation, self.series_id):
+            return  # an earlier series or run, still on its way
+        self.issues = message.issues
+        if not self.retries.records_read:
+            self.retries = message.retries
+        self.issue_table.loading = False
+        self.show_issues()
+        self.show_retries()
+        if self.focused is None:
+            self.issue_table.focus()
+
     def show_issues(self) -> None:
-        """Fill the issue table for the current series."""
+        """Fill the issue table from the attributed issues of the current series."""
         rec = self.recomputation
-        self.issues = issue_table(rec, self.series_id)
         attempts = sum(len(row.attempts) for row in self.issues)
         title = Text()
         title.append("issues attributed to ")
@@ -248,7 +285,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
     def action_next_series(self) -> None:
         ids = [s.series_id for s in self.recomputation.report.series]
         self.series_id = ids[(ids.index(self.series_id) + 1) % len(ids)]
-        self.show_issues()
+        self.attribute()
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -260,7 +297,6 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         self.session = session
         if self.series_id not in {s.series_id for s in session.recomputation.report.series}:
             self.series_id = session.recomputation.report.summary_series.series_id
-        self.retries = retry_summary(session.recomputation.tasks)
-        self.show_issues()
-        self.show_retries()
+        self.retries = RetrySummary(0, (), (), (), records_read=False, notes=())
+        self.attribute()
         self._read_retries()
