@@ -114,7 +114,7 @@ async def test_compare_shows_k1_beside_avg3_and_filters_tasks() -> None:
     screen = CompareScreen(comparison)
     app = Host(screen)
     async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         assert len(screen.series_table.rows) == 2
         row = screen.series_table.get_row_at(0)
         assert str(row[0]) == "correct.avg@3 ↔ correct.native@1"
@@ -122,6 +122,7 @@ async def test_compare_shows_k1_beside_avg3_and_filters_tasks() -> None:
         # default filter: flips and state changes — avg@3 values against 0/1 are neither
         assert _keys(screen.task_table) == []
         await pilot.press("f", "f", "f")  # changes → flips → states → all
+        await settled(pilot)
         assert screen.task_filter == "all" and len(screen.task_table.rows) == 10
         await app.workers.wait_for_complete()
         await pilot.pause()
@@ -137,9 +138,10 @@ async def test_compare_two_runs_lists_the_flips(tmp_path) -> None:
     screen = CompareScreen(compare(a, b, label_a="A", label_b="B"))
     app = Host(screen)
     async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
+        await settled(pilot)
         assert _keys(screen.task_table) == ["code_v1_4", "math_v1_1", "math_v1_2", "_v1_9"]
         await pilot.press("f")  # flips only
+        await settled(pilot)
         assert _keys(screen.task_table) == ["code_v1_4", "math_v1_1"]
         screen.task_table.focus()
         await pilot.press("enter")

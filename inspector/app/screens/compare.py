@@ -23,8 +23,8 @@ from inspector.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskCh
 from inspector.engine import MetricSeries
 from inspector.session import Session
 from widgets.literal import literal, one_line
-from widgets.record_table import Field, RecordTable
-from widgets.virtual_table import VirtualTable
+from widgets.record_table import Field, RecordTable, field_columns
+from widgets.virtual_table import Column, VirtualTable
 
 FILTERS = ("changes", "flips", "states", "all")
 """Task filters: flips or state changes (default), flips only, state changes only, every task."""
@@ -56,6 +56,17 @@ class StatsReady(Message):
 
     label: str
     stats: PairedStats
+
+
+@dataclass
+class ChangesListed(Message):
+    """The aligned tasks of a series pair passing a filter (picked in a worker), with the
+    columns they need."""
+
+    pair: SeriesPair
+    task_filter: str
+    changes: tuple[TaskChange, ...]
+    columns: tuple[Column, ...]
 
 
 def _number(value: float | None) -> str:
@@ -205,11 +216,25 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         self.series_table.focus()
 
     def show_tasks(self) -> None:
-        """List the aligned tasks of the current series pair that pass the filter."""
-        self.shown = tuple(
-            ch for ch in self.comparison.tasks(self.pair) if _keep(ch, self.task_filter)
-        )
-        self.task_table.show(self.shown)
+        """List the aligned tasks of the current series pair that pass the filter (picked in
+        a worker: a comparison aligns every task of both sides)."""
+        self.task_table.loading = True
+        self._list_changes(self.pair, self.task_filter)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-tasks",
+          description="aligned tasks")  # fmt: skip
+    def _list_changes(self, pair: SeriesPair, task_filter: str) -> None:
+        changes = tuple(ch for ch in self.comparison.tasks(pair) if _keep(ch, task_filter))
+        columns = field_columns(CHANGE_FIELDS, changes)
+        self.post_message(ChangesListed(pair, task_filter, changes, columns))
+
+    @on(ChangesListed)
+    def _changes_listed(self, message: ChangesListed) -> None:
+        if message.pair is not self.pair or message.task_filter != self.task_filter:
+            return  # an earlier pair or filter, still on its way
+        self.shown = message.changes
+        self.task_table.loading = False
+        self.task_table.show(self.shown, columns=message.columns)
         self._show_stats()
         self.refresh_bindings()
 
