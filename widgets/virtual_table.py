@@ -201,9 +201,6 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
         self._changed()
         self.scroll_to(y=0, animate=False)
 
-    def row_at(self, index: int) -> RowT:
-        return self._rows[index]
-
     def get_column_index(self, key: str) -> int:
         for index, column in enumerate(self._columns):
             if column.key == key:

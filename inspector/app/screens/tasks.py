@@ -124,7 +124,7 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         if index is None or columns is None:
             self.task_table.loading = True
             self.note.update(Text(f"Reading the tasks of {series_id}…", "dim"))
-            self._build(series_id)
+            self._build(self.indexes, series_id, self.format_value())
             return
         self.task_table.loading = False
         self.total = len(index)
@@ -134,10 +134,10 @@ list; opening a count from the overview lands here filtered to exactly its tasks
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="task-index",
           description="task rows")  # fmt: skip
-    def _build(self, series_id: str) -> None:
+    def _build(self, indexes: TaskIndexes, series_id: str, format_value: FormatValue) -> None:
         with heap.paused():
-            index = self.indexes.build(series_id)
-        columns = task_columns(index.rows, self.format_value())
+            index = indexes.build(series_id)
+        columns = task_columns(index.rows, format_value)
         if not get_current_worker().is_cancelled:
             self.post_message(self.IndexReady(series_id, index, columns))
 
