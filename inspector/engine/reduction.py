@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from inspector.engine.contract import MetricContract
 from inspector.engine.errors import ObservationError
 from inspector.engine.model import STATUSES, Attempt, Issue, TaskRecord
-from inspector.engine.reducers import ReducerContext, resolve_metric_reducer
+from inspector.engine.reducers import MetricReducer, ReducerContext, resolve_metric_reducer
 from inspector.engine.strategies import SeriesPlan, attempt_completed, resolve_attempt_strategy
 
 EVALUATED = "evaluated"
@@ -102,20 +102,27 @@ def validate_task(task: TaskRecord, contract: MetricContract, k: int) -> None:
             raise ObservationError(
                 f"attempt {index} is outside 1..{k}", task_id=task.task_id, source=task.source
             )
-        source = attempt_file(task, index)
         if attempt.status not in STATUSES:
             raise ObservationError(
                 f"attempt {index} has unknown status {attempt.status!r}",
                 task_id=task.task_id,
-                source=source,
+                source=attempt_file(task, index),
             )
-        contract.validate_observations(attempt.metrics, task_id=task.task_id, source=source)
+        try:
+            contract.validate_observations(attempt.metrics, task_id=task.task_id)
+        except ObservationError as exc:
+            # The file is named only when needed: this runs for every attempt of a run.
+            exc.source = attempt_file(task, index)
+            raise
 
 
 def _facts(task: TaskRecord, contract: MetricContract, k: int) -> _TaskFacts:
     ordered = tuple(task.attempts[i] for i in sorted(task.attempts))
-    error_attempts = tuple(a for a in ordered if a.has_error_issue)
-    fatal_attempts = tuple(a for a in ordered if a.has_fatal)
+    if any(a.issues for a in ordered):
+        error_attempts = tuple(a for a in ordered if a.has_error_issue)
+        fatal_attempts = tuple(a for a in ordered if a.has_fatal)
+    else:
+        error_attempts = fatal_attempts = ()
     missing = k - len(ordered)
     early_stopped = False
     gap_or_unstopped = False
@@ -195,15 +202,27 @@ def reduce_task(
     k: int,
 ) -> list[TaskReduction]:
     """Reduce one task for every series of a plan, in the order given."""
+    return _reduce_task(
+        task, [(plan, resolve_metric_reducer(plan.reducer)) for plan in series], contract, k
+    )
+
+
+def _reduce_task(
+    task: TaskRecord,
+    series: Sequence[tuple[SeriesPlan, MetricReducer]],
+    contract: MetricContract,
+    k: int,
+) -> list[TaskReduction]:
     validate_task(task, contract, k)
     facts = _facts(task, contract, k)
     invalidated = bool(facts.fatal_attempts)
     error_count = len(facts.error_attempts)
+    recorded = len(facts.ordered)
     out = []
-    for plan in series:
-        values = [a.metrics[plan.metric_id] for a in facts.ordered if plan.metric_id in a.metrics]
-        coverage = Coverage(k, len(facts.ordered), len(values), error_count)
-        reducer = resolve_metric_reducer(plan.reducer)
+    for plan, reducer in series:
+        metric_id = plan.metric_id
+        values = [a.metrics[metric_id] for a in facts.ordered if metric_id in a.metrics]
+        coverage = Coverage(k, recorded, len(values), error_count)
         value = reducer.reduce(ReducerContext(plan.kind, values, k, len(values)))
         if invalidated:
             state, value = INVALIDATED, None
@@ -264,8 +283,10 @@ def reduce_tasks(
 ) -> dict[str, list[TaskReduction]]:
     """Reductions of every task, per series id, aligned with ``tasks``."""
     by_series: dict[str, list[TaskReduction]] = {plan.series_id: [] for plan in series}
+    # Resolved once per series, not once per task.
+    resolved = [(plan, resolve_metric_reducer(plan.reducer)) for plan in series]
     for task in tasks:
-        for reduction in reduce_task(task, series, contract, k):
+        for reduction in _reduce_task(task, resolved, contract, k):
             by_series[reduction.series_id].append(reduction)
     return by_series
 

@@ -56,6 +56,15 @@ def signature(root: str, rels: list[str]) -> Signature | None:
     return tuple(out)
 
 
+def known_signature(stats: dict[str, tuple[int, int, int]], rels: list[str]) -> Signature | None:
+    """The signature of ``rels`` from what the reader saw as it read them (the folder's
+    lstat and each file's fstat), or None when one of them was not seen."""
+    try:
+        return tuple((rel, *stats[rel]) for rel in rels)
+    except KeyError:
+        return None
+
+
 def encode_entry(entry: Any) -> tuple[Any, ...]:
     """A TaskEntry as plain data (tuples, dicts, str, int, float, bool, None)."""
     record = entry.record
@@ -167,12 +176,19 @@ class TaskCache:
         self.fresh[folder] = cached
         return decode_entry(data)
 
-    def put(self, entry: Any, first_location: str) -> None:
+    def put(self, entry: Any, first_location: str, seen: Signature | None = None) -> None:
         """Remember an entry that was just read."""
-        self.put_encoded(entry, encode_entry(entry), first_location)
+        self.put_encoded(entry, encode_entry(entry), first_location, seen)
 
-    def put_encoded(self, entry: Any, data: tuple[Any, ...], first_location: str) -> None:
-        sig = signature(self.root, entry_files(entry))
+    def put_encoded(
+        self,
+        entry: Any,
+        data: tuple[Any, ...],
+        first_location: str,
+        seen: Signature | None = None,
+    ) -> None:
+        """``seen``: the signature the reader took while reading; else stat the files now."""
+        sig = seen if seen is not None else signature(self.root, entry_files(entry))
         if sig is not None:
             self.fresh[entry.folder] = (sig, first_location, data)
 

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import re
+import stat as stat_module
 from pathlib import Path
 from typing import Any
 
@@ -118,7 +119,7 @@ def parse_json(data: bytes, *, exact: bool = False) -> Any:
 
 def relpath(*parts: str) -> str:
     """Join POSIX path parts, dropping empty ones."""
-    return "/".join(part for part in parts if part)
+    return "/".join([part for part in parts if part])
 
 
 class RunFiles:
@@ -134,6 +135,13 @@ class RunFiles:
         self._root_text = str(root)
         self._real_root_text = str(self.real_root)
         self._checked: dict[tuple[str, bool], tuple[str, str] | None] = {}
+        # Fast path for one task folder at a time (issue 6): what one directory scan and
+        # the files opened so far told us, so the usual case costs no extra stat calls.
+        # Reset by prime_folder.
+        self._local_clean: set[str] = set()  # not symbolic links, parents checked
+        self._kinds: dict[str, bool] = {}  # rel -> is a regular file (not a link)
+        self._prefetched: dict[str, bytes] = {}
+        self.stats: dict[str, tuple[int, int, int]] = {}  # rel -> (mode, size, mtime_ns)
 
     def path(self, rel: str) -> Path:
         """The absolute path of ``rel`` (no checks)."""
@@ -151,7 +159,7 @@ class RunFiles:
         ``contained`` rule for result paths); otherwise only links that resolve outside
         the run directory are refused.
         """
-        if not rel:
+        if not rel or rel in self._local_clean:
             return None
         key = (rel, strict)
         if key in self._checked:
@@ -169,6 +177,80 @@ class RunFiles:
         self._checked[key] = found
         return found
 
+    def prime_folder(self, folder: str) -> None:
+        """Learn a task folder's entries from one directory scan (no stat per entry).
+
+        Entries that are not symbolic links are marked as checked, and their kind (file or
+        not) is remembered for :meth:`is_file`; anything unusual is left to the usual
+        checks. The folder's own ``(mode, size, mtime_ns)`` goes to :attr:`stats`.
+        """
+        self._local_clean = set()
+        self._kinds = {}
+        self._prefetched = {}
+        self.stats = {}
+        parent = folder.rpartition("/")[0]
+        if self.link_problem(parent, strict=True) is not None:
+            return
+        try:
+            info = os.lstat(self._full(folder))
+            if not stat_module.S_ISDIR(info.st_mode):
+                return
+            self.stats[folder] = (info.st_mode, info.st_size, info.st_mtime_ns)
+            self._local_clean.add(folder)
+            with os.scandir(self._full(folder)) as entries:
+                for entry in entries:
+                    if entry.is_symlink():
+                        continue
+                    rel = f"{folder}/{entry.name}"
+                    self._local_clean.add(rel)
+                    self._kinds[rel] = entry.is_file(follow_symlinks=False)
+        except OSError:
+            return
+
+    def probe_file(self, rel: str) -> None:
+        """Open ``rel`` if it is a plain file in a checked folder, and keep its bytes for
+        the next :meth:`read_bytes` (one open instead of lstat + stat + open)."""
+        if rel in self._prefetched or rel in self._kinds:
+            return
+        if rel.rpartition("/")[0] not in self._local_clean:
+            return
+        data = self._read_plain(rel)
+        if data is not None:
+            self._prefetched[rel] = data
+            self._kinds[rel] = True
+            self._local_clean.add(rel)
+
+    def forget_prefetched(self) -> None:
+        """Drop bytes probed but never read (a task refused half way)."""
+        self._prefetched.clear()
+
+    def _read_plain(self, rel: str, max_bytes: int | None = None) -> bytes | None:
+        """The bytes of a plain file opened without following a final link, else None
+        (a link, a folder, an error, too large: the caller takes the careful path)."""
+        try:
+            fd = os.open(self._full(rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat_module.S_ISREG(info.st_mode):
+                return None
+            if max_bytes is not None and info.st_size > max_bytes:
+                return None
+            size = info.st_size
+            data = os.read(fd, size + 1)
+            if len(data) > size:  # the file grew while we read it
+                chunks = [data]
+                while chunk := os.read(fd, 1 << 20):
+                    chunks.append(chunk)
+                data = b"".join(chunks)
+            self.stats[rel] = (info.st_mode, info.st_size, info.st_mtime_ns)
+            return data
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+
     def link_load_problem(self, rel: str, *, strict: bool, blocking: bool) -> LoadProblem | None:
         """The problem of reading ``rel`` through a refused symbolic link, if any."""
         found = self.link_problem(rel, strict=strict)
@@ -181,6 +263,13 @@ class RunFiles:
         self, rel: str, *, strict: bool, blocking: bool, max_bytes: int | None = None
     ) -> tuple[bytes | None, LoadProblem | None]:
         """The bytes of ``rel``, or None and the problem (None, None when it is absent)."""
+        prefetched = self._prefetched.pop(rel, None)
+        if prefetched is not None:
+            return prefetched, None
+        if self._kinds.get(rel):
+            data = self._read_plain(rel, max_bytes)
+            if data is not None:
+                return data, None
         refused = self.link_load_problem(rel, strict=strict, blocking=blocking)
         if refused is not None:
             return None, refused
@@ -266,6 +355,9 @@ class RunFiles:
 
     def is_file(self, rel: str) -> bool:
         """True when ``rel`` is a file (following links)."""
+        known = self._kinds.get(rel)
+        if known is not None:
+            return known
         return os.path.isfile(self._full(rel))
 
 

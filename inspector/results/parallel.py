@@ -12,6 +12,7 @@ from __future__ import annotations
 import gc
 import multiprocessing
 import os
+import threading
 from collections.abc import Callable, Collection, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -39,15 +40,34 @@ def workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+def _read_one(
+    files: RunFiles, folder: str, state: StateName, first: str, strategies: Collection[str]
+) -> tuple[TaskEntry, task_cache.Signature | None]:
+    """One folder, and the signature of its files as they were read (for the cache)."""
+    entry = load_published(files, folder, state, first, strategies)
+    return entry, task_cache.known_signature(files.stats, task_cache.entry_files(entry))
+
+
 def _read_chunk(
     root: str, items: list[tuple[str, StateName, str]], strategies: tuple[str, ...]
-) -> list[tuple[Any, ...]]:
+) -> list[tuple[tuple[Any, ...], task_cache.Signature | None]]:
     """Worker: read folders and return them as plain data (cheap to send back)."""
     files = RunFiles(Path(root))
-    return [
-        task_cache.encode_entry(load_published(files, folder, state, first, strategies))
-        for folder, state, first in items
-    ]
+    out = []
+    for folder, state, first in items:
+        entry, seen = _read_one(files, folder, state, first, strategies)
+        out.append((task_cache.encode_entry(entry), seen))
+    return out
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """``fork`` when this process has one thread (the CLI: no start-up cost, nothing to
+    re-import), else ``forkserver`` (the app: forking a threaded process is unsafe)."""
+    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload([__name__])
+    return context
 
 
 def load_entries(
@@ -111,10 +131,10 @@ def _load_entries(
             done = len(candidates) - len(missing)
     if not read_in_pool:
         for position, (folder, state, first) in zip(missing, items, strict=True):
-            entry = load_published(files, folder, state, first, strategies)
+            entry, seen = _read_one(files, folder, state, first, strategies)
             entries[position] = entry
             if cache is not None:
-                cache.put(entry, first)
+                cache.put(entry, first, seen)
             done += 1
             if progress is not None:
                 progress(done, total)
@@ -135,23 +155,52 @@ def _read_in_pool(
     done: int,
     total: int,
 ) -> int:
+    """Read ``items`` with worker processes.
+
+    A single-threaded caller (the CLI) forks its workers and reads too: it takes chunks
+    from the end while the workers take them from the front, so one core is not spent
+    waiting. A threaded caller (the app) leaves all reading to the workers.
+    """
     chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    decoded: list[TaskEntry] = []
+    context = _context()
+    helps = context.get_start_method() == "fork"
+    if helps:
+        pool_size = max(1, pool_size - 1)
+    results: list[list[tuple[TaskEntry, task_cache.Signature | None, Any]] | None]
+    results = [None] * len(chunks)
     with ProcessPoolExecutor(max_workers=pool_size, mp_context=context) as pool:
         futures = [pool.submit(_read_chunk, str(files.root), c, tuple(strategies)) for c in chunks]
-        cursor = 0
-        for chunk, future in zip(chunks, futures, strict=True):
-            for data in future.result():
-                entry = task_cache.decode_entry(data)
-                decoded.append(entry)
-                if cache is not None:
-                    cache.put_encoded(entry, data, items[cursor][2])
-                cursor += 1
-            done += len(chunk)
+        if helps:
+            for number in range(len(chunks) - 1, -1, -1):
+                if not futures[number].cancel():
+                    break  # the workers have reached it: they do the rest
+                read = []
+                for folder, state, first in chunks[number]:
+                    entry, seen = _read_one(files, folder, state, first, strategies)
+                    read.append((entry, seen, None))
+                results[number] = read
+                done += len(chunks[number])
+                if progress is not None:
+                    progress(done, total)
+        for number, future in enumerate(futures):
+            if results[number] is not None:
+                continue
+            results[number] = [
+                (task_cache.decode_entry(data), seen, data) for data, seen in future.result()
+            ]
+            done += len(chunks[number])
             if progress is not None:
                 progress(done, total)
-    for position, entry in zip(missing, decoded, strict=True):
-        entries[position] = entry
+    cursor = 0
+    for chunk_results in results:
+        assert chunk_results is not None
+        for entry, seen, data in chunk_results:
+            entries[missing[cursor]] = entry
+            if cache is not None:
+                first = items[cursor][2]
+                if data is None:
+                    cache.put(entry, first, seen)
+                else:
+                    cache.put_encoded(entry, data, first, seen)
+            cursor += 1
     return done

@@ -66,7 +66,7 @@ class TaskEntry:
     @property
     def task_file(self) -> str:
         """The relative path of the task index."""
-        return relpath(self.folder, "task.json")
+        return f"{self.folder}/task.json" if self.folder else "task.json"
 
     @property
     def name(self) -> str:
@@ -105,6 +105,7 @@ def load_published(
         strategies: Registered attempt strategy ids.
     """
     entry = TaskEntry(task_id=None, folder=folder, state=state)
+    files.prime_folder(folder)
     try:
         index = _read_index(files, entry)
         attempts = _check_publication(files, entry, index, first_location)
@@ -112,6 +113,8 @@ def load_published(
         entry.record = _assemble(files, entry, index, attempts, strategies)
     except _Refused as refused:
         entry.problems.append(refused.problem)
+    finally:
+        files.forget_prefetched()
     return entry
 
 
@@ -208,6 +211,7 @@ def _check_publication(
         raise _Refused(_blocking(task_file, str(exc), exc.rule)) from exc
     for token in tokens.values():
         result_file = relpath(entry.folder, token, "result.json")
+        files.probe_file(result_file)
         link = files.link_load_problem(result_file, strict=True, blocking=True)
         if link is not None:
             raise _Refused(link)

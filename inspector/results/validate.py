@@ -68,8 +68,11 @@ def shape_attempt(payload: Mapping[str, Any], key: str) -> Attempt:
     where = f"attempts.{key}"
     if not is_canonical_attempt_key(key):
         raise DetailError(f"invalid attempt key {key!r}; expected a positive integer string", RULE_ATTEMPT)
-    fields = set(payload)
-    unknown, missing = fields - ATTEMPT_FIELDS, ATTEMPT_FIELDS - fields
+    if payload.keys() == ATTEMPT_FIELDS:
+        unknown = missing = set()
+    else:
+        fields = set(payload)
+        unknown, missing = fields - ATTEMPT_FIELDS, ATTEMPT_FIELDS - fields
     if unknown or missing:
         parts = []
         if unknown:
@@ -82,7 +85,7 @@ def shape_attempt(payload: Mapping[str, Any], key: str) -> Attempt:
     status = _status(payload["status"], where)
     issues = _issues(payload["issues"], where)
     for name in ("trajectory", "artifacts", "analysis_result"):
-        _optional_mapping(payload[name], f"{where}.{name}")
+        _optional_mapping(payload[name], where, name)
     _meta(payload["meta"], where)
     artifacts = payload["artifacts"]
     scoring_artifacts = (
@@ -148,7 +151,7 @@ def task_category(raw: Any) -> Any:
 
 
 def _metrics(value: Any, where: str) -> dict[str, bool | int | float]:
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise DetailError(f"{where} must be a mapping", RULE_METRICS)
     metrics: dict[str, bool | int | float] = {}
     for name, item in value.items():
@@ -209,15 +212,24 @@ def _issues(value: Any, where: str) -> tuple[Issue, ...]:
     return tuple(issues)
 
 
-def _optional_mapping(value: Any, where: str) -> None:
-    if not is_empty_optional(value) and not isinstance(value, Mapping):
-        raise DetailError(f"{where} must be a mapping", RULE_ATTEMPT)
+def _optional_mapping(value: Any, where: str, name: str) -> None:
+    # type() first: this runs for every attempt of a large run, and nearly always on a dict.
+    if type(value) is dict or is_empty_optional(value) or isinstance(value, Mapping):
+        return
+    raise DetailError(f"{where}.{name} must be a mapping", RULE_ATTEMPT)
+
+
+_META_ORDER = tuple((namespace, f"meta.{namespace}") for namespace in sorted(META_NAMESPACES))
 
 
 def _meta(value: Any, where: str) -> None:
-    if not isinstance(value, Mapping):
+    if type(value) is not dict and not isinstance(value, Mapping):
         raise DetailError(f"{where}.meta must be a mapping", RULE_ATTEMPT)
-    unknown, missing = set(value) - META_NAMESPACES, META_NAMESPACES - set(value)
+    keys = value.keys()
+    if keys == META_NAMESPACES:
+        unknown = missing = set()
+    else:
+        unknown, missing = set(value) - META_NAMESPACES, META_NAMESPACES - set(value)
     if unknown or missing:
         parts = []
         if unknown:
@@ -225,5 +237,5 @@ def _meta(value: Any, where: str) -> None:
         if missing:
             parts.append(f"missing namespaces: {', '.join(sorted(missing))}")
         raise DetailError(f"{where}.meta has {'; '.join(parts)}", RULE_ATTEMPT)
-    for namespace in sorted(META_NAMESPACES):
-        _optional_mapping(value[namespace], f"{where}.meta.{namespace}")
+    for namespace, name in _META_ORDER:
+        _optional_mapping(value[namespace], where, name)

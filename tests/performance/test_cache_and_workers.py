@@ -42,10 +42,14 @@ def small_parallel_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECTOR_WORKERS", "2")
 
 
+@pytest.mark.parametrize("threaded", [False, True], ids=["cli-fork", "app-forkserver"])
 @pytest.mark.parametrize("run", RUNS, ids=[p.name for p in RUNS])
 def test_same_result_with_cache_and_workers(
-    run: Path, monkeypatch: pytest.MonkeyPatch, small_parallel_threshold: None
+    run: Path, threaded: bool, monkeypatch: pytest.MonkeyPatch, small_parallel_threshold: None
 ) -> None:
+    # A single-threaded caller forks readers and reads too; a threaded one (the app) uses
+    # a forkserver and leaves the reading to the workers. Both must read the same.
+    monkeypatch.setattr(parallel.threading, "active_count", lambda: 2 if threaded else 1)
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     monkeypatch.setenv("INSPECTOR_WORKERS", "1")
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 10**9)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import os
 from pathlib import Path
 
 import pytest
@@ -99,7 +100,15 @@ def test_permission_denied_even_as_root(copy_run, monkeypatch: pytest.MonkeyPatc
             raise PermissionError(13, "Permission denied", str(file))
         return builtins.open(file, *args, **kwargs)
 
+    real_os_open = os.open
+
+    def guarded_os_open(file, *args, **kwargs):
+        if str(file) == str(target):
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_os_open(file, *args, **kwargs)
+
     monkeypatch.setattr(results_layout, "open", guarded_open, raising=False)
+    monkeypatch.setattr(os, "open", guarded_os_open)
     run = read_run(run_dir)
     assert [(p.path, p.blocking, p.message) for p in run.problems] == [
         (target.relative_to(run_dir).as_posix(), True, "permission denied")
