@@ -10,20 +10,19 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import astuple, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from inspector import __version__
-from inspector.compare import derived
-from inspector.engine import (
-    ContractError,
-    EngineError,
-    HierarchyError,
-    contract_from_json,
-)
-from inspector.resolve import Overrides
+from inspector import __version__, report_cache
+from inspector.engine.errors import ContractError, EngineError, HierarchyError
+from inspector.overrides import Overrides
 from inspector.results import RunReadError, read_run
-from inspector.session import Session, compare_reports, score_run
+from inspector.results.layout import parse_json
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.session import Session
 
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
 
@@ -43,6 +42,8 @@ def _read_json_file(path: str, what: str) -> object:
 def _overrides(args: argparse.Namespace) -> Overrides:
     contract = None
     if getattr(args, "contract", None):
+        from inspector.engine.contract import contract_from_json
+
         try:
             contract = contract_from_json(
                 _read_json_file(args.contract, "the contract file"),
@@ -65,22 +66,28 @@ def _overrides(args: argparse.Namespace) -> Overrides:
     )
 
 
-def load_session(path: str, overrides: Overrides | None = None) -> Session:
+def _stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def load_session(
+    path: str, overrides: Overrides | None = None, *, say: Callable[[str], None] = _stderr
+) -> Session:
     """Read, resolve and recompute; raise :class:`Unusable` where AgentCompass would refuse.
 
     A plan that differs from the run's (``--k`` / ``--strategy``) is applied as a derived
-    plan: the attempts are restricted or replayed (``inspector.engine.whatif``).
+    plan: the attempts are restricted or replayed (``inspector.engine.whatif``). Warnings
+    and notes for stderr go to ``say``.
     """
+    from inspector.session import score_run  # the engine: loaded when a run is scored
+
     try:
         run = read_run(path)
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
     for problem in run.problems:
         if not problem.blocking:
-            print(
-                f"inspector: warning: {Path(path) / problem.path}: {problem.message}",
-                file=sys.stderr,
-            )
+            say(f"inspector: warning: {Path(path) / problem.path}: {problem.message}")
     base = Overrides(
         aggregation=overrides.aggregation if overrides else None,
         hierarchy=overrides.hierarchy if overrides else None,
@@ -99,6 +106,8 @@ def load_session(path: str, overrides: Overrides | None = None) -> Session:
         k = overrides.k if overrides.k is not None else plan.k
         strategy = (overrides.strategy or plan.strategy).lower()
         if (k, strategy) != (plan.k, plan.strategy):
+            from inspector.compare import derived
+
             try:
                 session.recomputation, derivation = derived(
                     session.recomputation, k=k, strategy=strategy, stored_metrics=run.stored_metrics
@@ -106,15 +115,57 @@ def load_session(path: str, overrides: Overrides | None = None) -> Session:
             except EngineError as exc:
                 raise Unusable(f"{path}: cannot score as {strategy}@{k}: {exc}") from None
             for note in derivation.notes:
-                print(f"inspector: note: {derivation.description}: {note}", file=sys.stderr)
+                say(f"inspector: note: {derivation.description}: {note}")
             session.differences = []
     return session
 
 
+@dataclass(frozen=True)
+class Outputs:
+    """What ``report`` and ``check`` print for a run (kept by :mod:`inspector.report_cache`)."""
+
+    messages: tuple[str, ...]  # warnings and notes, for stderr
+    metrics_json: str
+    summary_markdown: str
+    stored_metrics_text: str | None  # the stored metrics.json when it is a readable object
+    tasks: int
+
+
+def load_outputs(path: str, overrides: Overrides) -> Outputs:
+    """:func:`load_session`'s results as text; from the cache when the run is unchanged."""
+    key = report_cache.key_for(overrides, "outputs")
+    hit = report_cache.lookup(Path(path), key)
+    if hit is not None:
+        try:
+            outputs = Outputs(*hit)
+        except TypeError:
+            outputs = None
+        if outputs is not None:
+            for line in outputs.messages:
+                _stderr(line)
+            return outputs
+    messages: list[str] = []
+
+    def say(line: str) -> None:
+        messages.append(line)
+        _stderr(line)
+
+    session = load_session(path, overrides, say=say)
+    run = session.run
+    outputs = Outputs(
+        messages=tuple(messages),
+        metrics_json=session.metrics_json(),
+        summary_markdown=session.summary_markdown(),
+        stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
+        tasks=len(run.tasks),
+    )
+    report_cache.store(run, key, tuple(astuple(outputs)))
+    return outputs
+
+
 def cmd_report(args: argparse.Namespace) -> int:
-    session = load_session(args.path, _overrides(args))
-    text = session.summary_markdown() if args.markdown else session.metrics_json()
-    write_utf8(text)
+    outputs = load_outputs(args.path, _overrides(args))
+    write_utf8(outputs.summary_markdown if args.markdown else outputs.metrics_json)
     return EXIT_OK
 
 
@@ -130,15 +181,18 @@ def write_utf8(text: str) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    session = load_session(args.path, _overrides(args))
-    run = session.run
-    if run.stored_metrics is None:
+    outputs = load_outputs(args.path, _overrides(args))
+    if outputs.stored_metrics_text is None:
         raise Unusable(
             f"{Path(args.path) / 'metrics.json'}: no readable stored metrics.json to check"
         )
-    differences = compare_reports(run.stored_metrics, json.loads(session.metrics_json()))
+    # Parsed as the reader parses it (orjson, then the standard library).
+    from inspector.session import compare_reports
+
+    stored = parse_json(outputs.stored_metrics_text.encode("utf-8"))
+    differences = compare_reports(stored, json.loads(outputs.metrics_json))
     if not differences:
-        print(f"ok: the stored metrics.json equals the recomputation ({len(run.tasks)} tasks)")
+        print(f"ok: the stored metrics.json equals the recomputation ({outputs.tasks} tasks)")
         return EXIT_OK
     print(f"metrics.json differs from the recomputation in {len(differences)} places:")
     for difference in differences:
@@ -184,7 +238,9 @@ def _add_plan_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
+    """The ``inspector`` parser; ``audit_commands=False`` leaves out ``tasks`` and ``diff``
+    (their module loads the audit code: ``report`` and ``check`` start faster without)."""
     parser = argparse.ArgumentParser(
         prog="inspector",
         description="Recompute, audit and browse AgentCompass evaluation runs.",
@@ -220,18 +276,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000)
     serve.set_defaults(func=cmd_serve)
 
-    try:
+    if audit_commands:
         from inspector import cli_audit
-    except ImportError:  # pragma: no cover - while the audit commands are being built
-        cli_audit = None  # type: ignore[assignment]
-    if cli_audit is not None:
+
         cli_audit.register(sub)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser()
+    parser = build_parser(audit_commands=not argv or argv[0] not in ("report", "check", "serve"))
     commands = {"report", "check", "serve", "tasks", "diff", "-h", "--help", "--version"}
     if not argv or argv[0] not in commands:
         args = argparse.Namespace(paths=argv, func=cmd_app)

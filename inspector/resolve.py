@@ -8,7 +8,6 @@ part came from.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from inspector.engine import (
@@ -24,18 +23,7 @@ from inspector.engine import (
 )
 from inspector.engine.contract import PRIMARY_IDS, default_label
 from inspector.engine.errors import ContractError, PlanError
-
-
-@dataclass(frozen=True, slots=True)
-class Overrides:
-    """What the user set on the command line or in the app."""
-
-    k: int | None = None
-    strategy: str | None = None
-    aggregation: str | None = None
-    hierarchy: Mapping[str, Any] | None = None
-    contract: MetricContract | None = None
-    benchmark_id: str | None = None
+from inspector.overrides import Overrides
 
 
 def _get(data: Any, *path: str) -> Any:

@@ -18,7 +18,6 @@ from inspector.engine import (
     Recomputation,
     dumps_metrics_json,
     recompute,
-    render_summary_markdown,
 )
 from inspector.resolve import Overrides, resolve_plan
 from inspector.results import LoadProblem, Run, read_run
@@ -61,6 +60,8 @@ class Session:
 
     def summary_markdown(self) -> str:
         assert self.recomputation is not None
+        from inspector.engine.render import render_summary_markdown  # tabulate: load on use
+
         plan = self.recomputation.plan
         return render_summary_markdown(plan.model_id, plan.benchmark_id, self.recomputation.report)
 

@@ -56,6 +56,22 @@ def signature(root: str, rels: list[str]) -> Signature | None:
     return tuple(out)
 
 
+ABSENT = (0, 0, 0)
+"""The ``(mode, size, mtime_ns)`` recorded for a file that does not exist."""
+
+
+def stat_or_absent(path: str) -> tuple[int, int, int] | None:
+    """``(mode, size, mtime_ns)`` of ``path`` (not following a final link), :data:`ABSENT`
+    when it does not exist, None when it cannot be stat'ed."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return ABSENT
+    except OSError:
+        return None
+    return (info.st_mode, info.st_size, info.st_mtime_ns)
+
+
 def known_signature(stats: dict[str, tuple[int, int, int]], rels: list[str]) -> Signature | None:
     """The signature of ``rels`` from what the reader saw as it read them (the folder's
     lstat and each file's fstat), or None when one of them was not seen."""

@@ -151,6 +151,8 @@ class RunFiles:
         # Plain strings: pathlib costs more than the reading itself on large runs.
         return f"{self._root_text}/{rel}" if rel else self._root_text
 
+    full_path = _full
+
     def link_problem(self, rel: str, *, strict: bool) -> tuple[str, str] | None:
         """``(link, reason)`` when ``rel`` may not be read through a symbolic link, else None.
 

@@ -10,12 +10,9 @@ entries, in the same order, whichever path produced it — tests compare them.
 from __future__ import annotations
 
 import gc
-import multiprocessing
 import os
 import threading
 from collections.abc import Callable, Collection, Sequence
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any
 
@@ -60,9 +57,11 @@ def _read_chunk(
     return out
 
 
-def _context() -> multiprocessing.context.BaseContext:
+def _context() -> Any:
     """``fork`` when this process has one thread (the CLI: no start-up cost, nothing to
     re-import), else ``forkserver`` (the app: forking a threaded process is unsafe)."""
+    import multiprocessing  # only large runs need it: load on use
+
     if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
@@ -77,8 +76,12 @@ def load_entries(
     strategies: Collection[str],
     progress: Progress | None,
     total: int,
+    seen: dict[str, tuple[int, int, int] | None] | None = None,
 ) -> list[TaskEntry]:
     """Every candidate folder as a TaskEntry, in candidate order.
+
+    ``seen`` (with the cache on) receives ``(mode, size, mtime_ns)`` of every file each
+    entry was read from, as the reader saw it (:mod:`inspector.results.snapshot`).
 
     The cyclic garbage collector is paused meanwhile: reading builds hundreds of thousands
     of small acyclic objects, and collecting them as they are made costs more than the
@@ -87,10 +90,32 @@ def load_entries(
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _load_entries(files, candidates, first_location, strategies, progress, total)
+        entries, cache = _load_entries(
+            files, candidates, first_location, strategies, progress, total
+        )
     finally:
         if enabled:
             gc.enable()
+    if seen is not None and cache is not None:
+        for entry in entries:
+            _record_seen(files, entry, cache, seen)
+    return entries
+
+
+def _record_seen(
+    files: RunFiles,
+    entry: TaskEntry,
+    cache: task_cache.TaskCache,
+    seen: dict[str, tuple[int, int, int] | None],
+) -> None:
+    cached = cache.fresh.get(entry.folder)
+    if cached is not None:
+        for rel, mode, size, mtime in cached[0]:
+            seen[rel] = (mode, size, mtime)
+        return
+    # Not cacheable (a file is missing: a task not yet published): stat what is there.
+    for rel in task_cache.entry_files(entry):
+        seen[rel] = task_cache.stat_or_absent(files.full_path(rel))
 
 
 def _load_entries(
@@ -100,7 +125,7 @@ def _load_entries(
     strategies: Collection[str],
     progress: Progress | None,
     total: int,
-) -> list[TaskEntry]:
+) -> tuple[list[TaskEntry], task_cache.TaskCache | None]:
     cache = task_cache.TaskCache(files.root) if task_cache.enabled() else None
     entries: list[TaskEntry | None] = [None] * len(candidates)
     missing: list[int] = []
@@ -121,12 +146,13 @@ def _load_entries(
     pool_size = min(workers(), max(1, len(items) // CHUNK))
     read_in_pool = False
     if len(items) >= PARALLEL_MIN and pool_size > 1:
+        from concurrent.futures.process import BrokenProcessPool
         try:
             done = _read_in_pool(
                 files, items, missing, entries, strategies, cache, pool_size, progress, done, total
             )
             read_in_pool = True
-        except (BrokenProcessPool, OSError, RuntimeError):
+        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
             # No worker processes here (a sandbox, an odd __main__): read in-process.
             done = len(candidates) - len(missing)
     if not read_in_pool:
@@ -140,7 +166,7 @@ def _load_entries(
                 progress(done, total)
     if cache is not None:
         cache.save()
-    return [entry for entry in entries if entry is not None]
+    return [entry for entry in entries if entry is not None], cache
 
 
 def _read_in_pool(
@@ -168,6 +194,8 @@ def _read_in_pool(
         pool_size = max(1, pool_size - 1)
     results: list[list[tuple[TaskEntry, task_cache.Signature | None, Any]] | None]
     results = [None] * len(chunks)
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=pool_size, mp_context=context) as pool:
         futures = [pool.submit(_read_chunk, str(files.root), c, tuple(strategies)) for c in chunks]
         if helps:

@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 from inspector.engine.model import TaskRecord
+from inspector.results import cache as task_cache
 from inspector.results.layout import (
     FINAL_STATES,
     PREVIOUS_RUN_INFO_SCHEMA,
@@ -60,6 +61,10 @@ class Run:
     tasks: list[TaskRecord] = field(default_factory=list)
     entries: list[TaskEntry] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
+    # With the cache on: (mode, size, mtime_ns) of every file the report depends on, as
+    # seen when it was read, and the task folder listing (inspector.results.snapshot).
+    seen: dict[str, tuple[int, int, int] | None] | None = field(default=None, repr=False)
+    listing: tuple[Any, ...] | None = field(default=None, repr=False)
 
     @property
     def blocking_problems(self) -> list[LoadProblem]:
@@ -111,6 +116,9 @@ def read_run(
         raise RunReadError(str(path), f"cannot be listed: {exc.strerror or exc}") from exc
     files = RunFiles(root)
     run = Run(path=root)
+    if task_cache.enabled():
+        # Before reading: a file changed while we read it then differs next time.
+        run.seen = {rel: task_cache.stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
     _read_run_files(files, run)
     _read_tasks(files, run, strategies, progress)
     return run
@@ -201,11 +209,15 @@ def _read_tasks(
     files: RunFiles, run: Run, strategies: Collection[str], progress: Progress | None
 ) -> None:
     """Every task folder; ``run.tasks`` gets the published ones in ``RunStore`` order."""
+    before = len(run.problems)
     candidates, running = _task_folders(files, run.problems)
+    run.listing = listing_key(candidates, running, run.problems[before:])
     first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
     total = len(candidates) + len(running)
     seen: set[str] = set()
-    loaded = load_entries(files, candidates, first_location, strategies, progress, total)
+    loaded = load_entries(
+        files, candidates, first_location, strategies, progress, total, seen=run.seen
+    )
     for entry in loaded:
         if entry.record is not None:
             if entry.record.task_id in seen:
@@ -216,10 +228,40 @@ def _read_tasks(
                 run.tasks.append(entry.record)
         run.entries.append(entry)
     for done, folder in enumerate(running, start=len(candidates) + 1):
+        if run.seen is not None:
+            for rel in running_files(folder):
+                run.seen[rel] = task_cache.stat_or_absent(files.full_path(rel))
         run.entries.append(load_running(files, folder))
         if progress is not None:
             progress(done, total)
     run.problems.extend(problem for entry in run.entries for problem in entry.problems)
+
+
+RUN_FILES = ("run_info.json", "params.json", "metrics.json", "summary.md")
+"""The run-level files a report depends on."""
+
+
+def running_files(folder: str) -> list[str]:
+    """What an unpublished ``running/`` entry is read from (for its problems)."""
+    return [folder, f"{folder}/task.json"]
+
+
+def listing_key(
+    candidates: list[tuple[str, StateName]], running: list[str], problems: list[LoadProblem]
+) -> tuple[Any, ...]:
+    """The task folder listing as comparable data."""
+    return (
+        tuple(candidates),
+        tuple(running),
+        tuple((p.path, p.message, p.rule, p.blocking) for p in problems),
+    )
+
+
+def list_task_folders(root: Path) -> tuple[Any, ...]:
+    """:func:`listing_key` of a run directory as it is now."""
+    problems: list[LoadProblem] = []
+    candidates, running = _task_folders(RunFiles(root), problems)
+    return listing_key(candidates, running, problems)
 
 
 def _task_folders(

@@ -1,0 +1,111 @@
+"""Reports of unchanged runs, kept in the user's cache directory (issue 6).
+
+Reopening an unchanged run should not read and score it again. After a run is scored, what
+the command printed (the report as metrics.json and summary.md, the warnings) is stored
+beside the task cache, keyed by the run's real path, with the run's
+:class:`~inspector.results.snapshot.Snapshot` and a signature of the inspector's own code.
+A lookup returns it only when the snapshot still matches the files (one listing and one
+``lstat`` per file) and the code is the same; anything else is a miss and the run is read
+as usual. Plans given as files (``--hierarchy``, ``--contract``) are never cached.
+``INSPECTOR_CACHE=0`` disables this with the task cache. Nothing is ever written under a run.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import marshal
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import inspector
+from inspector.overrides import Overrides
+from inspector.results import cache as task_cache
+from inspector.results import snapshot as snapshots
+from inspector.results.reader import Run
+
+FORMAT = 1
+
+
+@functools.cache
+def code_signature() -> str:
+    """The inspector's version and the size and modification time of its source files:
+    a report computed by other code is never reused."""
+    package = os.path.dirname(os.path.abspath(inspector.__file__))
+    parts = [inspector.__version__, str(FORMAT)]
+    for folder, dirs, names in os.walk(package):
+        dirs.sort()
+        for name in sorted(names):
+            if name.endswith(".py"):
+                info = os.stat(os.path.join(folder, name))
+                parts.append(f"{os.path.relpath(folder, package)}/{name}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def key_for(overrides: Overrides | None, command: str) -> str | None:
+    """The cache key of one command and plan, or None when it cannot be cached."""
+    if overrides is None:
+        overrides = Overrides()
+    if overrides.hierarchy is not None or overrides.contract is not None:
+        return None
+    plan = [overrides.k, overrides.strategy, overrides.aggregation, overrides.benchmark_id]
+    return json.dumps([command, plan])
+
+
+def cache_file(run_root: Path) -> Path:
+    return task_cache.cache_file(run_root).with_suffix(".report.marshal")
+
+
+def _load(run_root: Path) -> tuple[snapshots.Snapshot, dict[str, Any]] | None:
+    try:
+        with open(cache_file(run_root), "rb") as handle:
+            data = marshal.loads(handle.read())
+        version, root, code, snap, outputs = data
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+    if (version, root, code) != (FORMAT, os.path.realpath(run_root), code_signature()):
+        return None
+    snapshot = snapshots.Snapshot.from_data(snap)
+    if snapshot is None or not isinstance(outputs, dict):
+        return None
+    return snapshot, outputs
+
+
+def lookup(run_root: Path, key: str | None) -> Any | None:
+    """What was stored under ``key`` for this run, if the run has not changed since."""
+    if key is None or not task_cache.enabled():
+        return None
+    loaded = _load(run_root)
+    if loaded is None:
+        return None
+    snapshot, outputs = loaded
+    if key not in outputs or not snapshots.unchanged(run_root, snapshot):
+        return None
+    return outputs[key]
+
+
+def store(run: Run, key: str | None, value: Any) -> None:
+    """Remember ``value`` (plain data) under ``key`` for the run as it was read."""
+    if key is None or not task_cache.enabled():
+        return
+    snapshot = snapshots.take(run)
+    if snapshot is None:
+        return
+    loaded = _load(run.path)
+    outputs = loaded[1] if loaded is not None and loaded[0] == snapshot else {}
+    outputs[key] = value
+    path = cache_file(run.path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            marshal.dump(
+                (FORMAT, os.path.realpath(run.path), code_signature(), snapshot.as_data(), outputs),
+                handle,
+            )
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        pass

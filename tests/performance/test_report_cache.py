@@ -1,0 +1,212 @@
+"""The report cache: an unchanged run is answered from the cache, a changed one never is.
+
+``inspector report`` / ``check`` must print the same bytes (stdout and stderr) and exit
+with the same code whether the answer comes from the cache or from reading the run; any
+change to a file the report depends on, or to the inspector's code, is a miss.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from inspector import cli, report_cache
+from inspector.results import snapshot
+from tests.conftest import FIXTURE_RUNS, conformance_runs
+
+RUNS = [
+    p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()
+] + conformance_runs()
+COMMANDS = [["report", "--json"], ["report", "--markdown"], ["check"], ["report", "--k", "1"]]
+
+
+def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+class Counter:
+    """Counts how often a run is really read and scored."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        original = cli.load_session
+
+        def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
+            self.calls += 1
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(cli, "load_session", counting)
+
+
+def _copy(run: Path, tmp_path: Path) -> Path:
+    target = tmp_path / run.name
+    shutil.copytree(run, target, symlinks=True)
+    return target
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[p.name for p in RUNS])
+def test_cached_answers_are_identical(
+    run: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    expected = {tuple(c): run_cli([c[0], str(run), *c[1:]], capsys) for c in COMMANDS}
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    counter = Counter(monkeypatch)
+    for command in COMMANDS:
+        argv = [command[0], str(run), *command[1:]]
+        assert run_cli(argv, capsys) == expected[tuple(command)]  # fills the cache
+        before = counter.calls
+        assert run_cli(argv, capsys) == expected[tuple(command)]  # from the cache
+        if expected[tuple(command)][0] != 2:  # a refused run is not cached
+            assert counter.calls == before, f"{command}: the unchanged run was read again"
+
+
+def test_warnings_are_repeated_from_the_cache(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = FIXTURE_RUNS / "load_problems"
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    first = run_cli(["report", str(run)], capsys)
+    assert "warning" in first[2]
+    counter = Counter(monkeypatch)
+    assert run_cli(["report", str(run)], capsys) == first
+    assert counter.calls == 0
+
+
+def _source() -> Path:
+    found = [p for p in conformance_runs() if p.name == "e2e_k1_micro"]
+    return found[0] if found else FIXTURE_RUNS / "k1_micro"
+
+
+def _bump(path: Path) -> None:
+    info = path.stat()
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))
+
+
+def _flip_first_result(run: Path) -> None:
+    result = sorted(run.glob("details/normal/*/attempt-1/result.json"))[0]
+    payload = json.loads(result.read_text(encoding="utf-8"))
+    metric = next(iter(payload["metrics"]))
+    payload["metrics"][metric] = not payload["metrics"][metric]
+    result.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    _bump(result)
+
+
+def _remove_a_task(run: Path) -> None:
+    shutil.rmtree(sorted(run.glob("details/*/*/task.json"))[-1].parent)
+
+
+def _touch_metrics(run: Path) -> None:
+    path = run / "metrics.json"
+    path.write_text(
+        path.read_text(encoding="utf-8").replace('"k": 1', '"k": 2', 1), encoding="utf-8"
+    )
+    _bump(path)
+
+
+def _add_running_task(run: Path) -> None:
+    folder = run / "details" / "running" / ("late--" + "1" * 64)
+    folder.mkdir(parents=True)
+    (folder / "task.json").write_text("{not json", encoding="utf-8")
+
+
+def _same_size_rewrite(run: Path) -> None:
+    # Same bytes, new modification time: a rewrite AgentCompass could make is never trusted.
+    result = sorted(run.glob("details/*/*/attempt-1/result.json"))[0]
+    result.write_bytes(result.read_bytes())
+    _bump(result)
+
+
+@pytest.mark.parametrize(
+    "change",
+    [_flip_first_result, _remove_a_task, _touch_metrics, _add_running_task, _same_size_rewrite],
+)
+def test_any_change_is_a_miss(
+    change, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _copy(_source(), tmp_path)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    for command in (["report", str(run)], ["check", str(run)]):
+        run_cli(command, capsys)
+    change(run)
+    counter = Counter(monkeypatch)
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    expected = [run_cli(c, capsys) for c in (["report", str(run)], ["check", str(run)])]
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    calls = counter.calls
+    got = [run_cli(c, capsys) for c in (["report", str(run)], ["check", str(run)])]
+    assert got == expected
+    # report and check share one entry: the first reads the changed run, the second reuses it.
+    assert counter.calls - calls == 1, "a changed run was answered from the cache"
+
+
+def test_other_code_is_a_miss(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _copy(_source(), tmp_path)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    first = run_cli(["report", str(run)], capsys)
+    monkeypatch.setattr(report_cache, "code_signature", lambda: "another version")
+    counter = Counter(monkeypatch)
+    assert run_cli(["report", str(run)], capsys) == first
+    assert counter.calls == 1
+
+
+def test_plan_files_are_never_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A --hierarchy file lives outside the run: its changes would not be seen."""
+    run = _copy(FIXTURE_RUNS / "k3_avg_hierarchy", tmp_path)
+    hierarchy = tmp_path / "hierarchy.json"
+    hierarchy.write_text(json.dumps({"overall": {}}), encoding="utf-8")
+    assert (
+        report_cache.key_for(
+            cli._overrides(
+                cli.build_parser().parse_args(["report", str(run), "--hierarchy", str(hierarchy)])
+            ),
+            "outputs",
+        )
+        is None
+    )
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    counter = Counter(monkeypatch)
+    argv = ["report", str(run), "--hierarchy", str(hierarchy)]
+    first = run_cli(argv, capsys)
+    assert run_cli(argv, capsys) == first
+    assert counter.calls == 2
+
+
+def test_snapshot_checked_in_two_processes_agrees(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Above FORK_MIN files half are checked in a forked child: a change in either half
+    is seen."""
+    monkeypatch.setattr(snapshot, "FORK_MIN", 2)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    for position in (0, -1):
+        run = _copy(_source(), tmp_path / str(position))
+        run_cli(["report", str(run)], capsys)
+        loaded = report_cache._load(run)
+        assert loaded is not None and snapshot.unchanged(run, loaded[0])
+        rel = [r for r in loaded[0].rels if r.endswith("result.json")][position]
+        _bump(run / rel)
+        assert not snapshot.unchanged(run, loaded[0]), f"change to {rel} not seen"
+
+
+def test_report_cache_lives_outside_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _copy(_source(), tmp_path)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    before = sorted(p.relative_to(run) for p in run.rglob("*"))
+    run_cli(["report", str(run)], capsys)
+    path = report_cache.cache_file(run)
+    assert path.exists()
+    assert str(path).startswith(os.environ["XDG_CACHE_HOME"])
+    assert sorted(p.relative_to(run) for p in run.rglob("*")) == before
