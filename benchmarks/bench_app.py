@@ -54,6 +54,15 @@ from pathlib import Path  # noqa: E402
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+EARLY = None
+if __name__ == "__main__" and "--one" in sys.argv:
+    # As `inspector RUN` does (inspector.cli.cmd_app): before textual is imported, the
+    # run's cached report is looked up, else its reader processes are started.
+    from inspector.early import prepare
+
+    EARLY = prepare(Path(sys.argv[1]))
+EARLY_DONE = time.perf_counter()
+
 if __name__ == "__main__":
     # Not when the reader processes import this script as __mp_main__ (forkserver): the
     # inspector's own command costs them only inspector.cli.
@@ -248,7 +257,9 @@ async def bench(run: Path, repeat: int, size: tuple[int, int], phases: bool = Fa
     memory = TreeMemory()
     memory.start()
     collections = Collections()
-    app = InspectorApp([run])
+    from inspector.app import Settings
+
+    app = InspectorApp([run], settings=Settings(early=EARLY))
     app.animation_level = "none"
     marks: dict[str, float] = {}
     async with app.run_test(size=size) as pilot:
@@ -281,6 +292,19 @@ async def bench(run: Path, repeat: int, size: tuple[int, int], phases: bool = Fa
             )
         rec = screen.recomputation
         assert rec is not None
+
+        # Reopen the run, as from the runs screen: a new overview of the same run.
+        reopened = OverviewScreen(run)
+        start = time.perf_counter()
+        await app.push_screen(reopened)
+        await until(lambda: reopened.series_table.row_count > 0, "reopen")
+        compose_frame(pilot)
+        seconds = time.perf_counter() - start
+        await until(lambda: reopened.session is not None, "reopen loaded")
+        loaded = time.perf_counter() - start
+        print(f"  {'reopen':<8} {seconds:7.2f} s to the series, {loaded:.2f} s to the whole run")
+        app.pop_screen()
+        await pilot.pause()
 
         start = time.perf_counter()
         key(pilot, "t", "t")
@@ -380,6 +404,9 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     width, height = (int(part) for part in args.size.split("x"))
     if args.one:
+        if EARLY is not None:
+            what = "cached report" if EARLY.preview is not None else "reader processes started"
+            print(f"  {'early':<8} {EARLY_DONE - STARTED:7.2f} s ({what})")
         print(f"  {'imports':<8} {IMPORTED - STARTED:7.2f} s")
         asyncio.run(bench(args.runs[0], args.repeat, (width, height), args.phases))
         return

@@ -11,13 +11,13 @@ import json
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector import __version__, report_cache
 from inspector.engine.errors import ContractError, EngineError, HierarchyError
 from inspector.overrides import Overrides
+from inspector.report_cache import NOTE_PREFIX, WARNING_PREFIX, Outputs, outputs_of
 from inspector.results import RunReadError, read_run
 from inspector.results.layout import parse_json
 
@@ -87,7 +87,7 @@ def load_session(
         raise Unusable(str(exc)) from None
     for problem in run.problems:
         if not problem.blocking:
-            say(f"inspector: warning: {Path(path) / problem.path}: {problem.message}")
+            say(f"{WARNING_PREFIX}{Path(path) / problem.path}: {problem.message}")
     base = Overrides(
         aggregation=overrides.aggregation if overrides else None,
         hierarchy=overrides.hierarchy if overrides else None,
@@ -115,51 +115,31 @@ def load_session(
             except EngineError as exc:
                 raise Unusable(f"{path}: cannot score as {strategy}@{k}: {exc}") from None
             for note in derivation.notes:
-                say(f"inspector: note: {derivation.description}: {note}")
+                say(f"{NOTE_PREFIX}{derivation.description}: {note}")
             session.differences = []
     return session
 
 
-@dataclass(frozen=True)
-class Outputs:
-    """What ``report`` and ``check`` print for a run (kept by :mod:`inspector.report_cache`)."""
-
-    messages: tuple[str, ...]  # warnings and notes, for stderr
-    metrics_json: str
-    summary_markdown: str
-    stored_metrics_text: str | None  # the stored metrics.json when it is a readable object
-    tasks: int
-
-
 def load_outputs(path: str, overrides: Overrides) -> Outputs:
-    """:func:`load_session`'s results as text; from the cache when the run is unchanged."""
+    """:func:`load_session`'s results as text; from the cache when the run is unchanged.
+
+    Warnings and notes go to stderr either way, with ``path`` as given.
+    """
     key = report_cache.key_for(overrides, "outputs")
-    hit = report_cache.lookup(Path(path), key)
-    if hit is not None:
+    outputs = Outputs.from_data(report_cache.lookup(Path(path), key))
+    if outputs is None:
+        lines: list[str] = []
         try:
-            outputs = Outputs(*hit)
-        except TypeError:
-            outputs = None
-        if outputs is not None:
-            for line in outputs.messages:
+            session = load_session(path, overrides, say=lines.append)
+        except Unusable:
+            for line in lines:
                 _stderr(line)
-            return outputs
-    messages: list[str] = []
-
-    def say(line: str) -> None:
-        messages.append(line)
+            raise
+        notes = [line for line in lines if line.startswith(NOTE_PREFIX)]
+        outputs = outputs_of(session, notes)
+        report_cache.store(session.run, key, outputs.as_data())
+    for line in outputs.stderr_lines(path):
         _stderr(line)
-
-    session = load_session(path, overrides, say=say)
-    run = session.run
-    outputs = Outputs(
-        messages=tuple(messages),
-        metrics_json=session.metrics_json(),
-        summary_markdown=session.summary_markdown(),
-        stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
-        tasks=len(run.tasks),
-    )
-    report_cache.store(run, key, tuple(astuple(outputs)))
     return outputs
 
 
@@ -201,7 +181,9 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
-    from inspector.app import InspectorApp, Settings
+    # Before textual is imported (and starts threads): the run's cached report, or its
+    # reader processes already at work (inspector.early).
+    from inspector.early import prepare
 
     parser = argparse.ArgumentParser(prog="inspector", description="Open the app.")
     parser.add_argument("paths", nargs="*", help="run directories or results roots")
@@ -213,7 +195,12 @@ def cmd_app(args: argparse.Namespace) -> int:
     )
     options = parser.parse_args(args.paths)
     paths = [Path(p) for p in options.paths]
-    settings = Settings(watch=options.watch is not None, watch_seconds=options.watch or 5.0)
+    early = prepare(paths[0]) if len(paths) == 1 else None
+    from inspector.app import InspectorApp, Settings
+
+    settings = Settings(
+        watch=options.watch is not None, watch_seconds=options.watch or 5.0, early=early
+    )
     app = InspectorApp(paths, settings=settings)
     app.run()
     return int(app.return_code or 0)

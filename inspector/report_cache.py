@@ -18,8 +18,9 @@ import json
 import marshal
 import os
 import tempfile
+from dataclasses import astuple, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import inspector
 from inspector.overrides import Overrides
@@ -27,7 +28,58 @@ from inspector.results import cache as task_cache
 from inspector.results import snapshot as snapshots
 from inspector.results.reader import Run
 
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.session import Session
+
 FORMAT = 1
+WARNING_PREFIX = "inspector: warning: "
+NOTE_PREFIX = "inspector: note: "
+
+
+@dataclass(frozen=True)
+class Outputs:
+    """What ``report`` and ``check`` print for a run.
+
+    ``warnings`` are ``(relative path, message)`` (printed under the path the user gave),
+    ``notes`` whole lines; both go to stderr, warnings first.
+    """
+
+    warnings: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...]
+    metrics_json: str
+    summary_markdown: str
+    stored_metrics_text: str | None  # the stored metrics.json when it is a readable object
+    tasks: int
+
+    def stderr_lines(self, path: str | Path) -> list[str]:
+        lines = [f"{WARNING_PREFIX}{Path(path) / rel}: {message}" for rel, message in self.warnings]
+        return lines + list(self.notes)
+
+    def as_data(self) -> tuple[Any, ...]:
+        return astuple(self)
+
+    @classmethod
+    def from_data(cls, data: Any) -> Outputs | None:
+        try:
+            outputs = cls(*data)
+        except TypeError:
+            return None
+        if not isinstance(outputs.metrics_json, str) or not isinstance(outputs.warnings, tuple):
+            return None
+        return outputs
+
+
+def outputs_of(session: Session, notes: list[str]) -> Outputs:
+    """The outputs of a scored session (``notes``: the derived-plan notes printed)."""
+    run = session.run
+    return Outputs(
+        warnings=tuple((p.path, p.message) for p in run.problems if not p.blocking),
+        notes=tuple(notes),
+        metrics_json=session.metrics_json(),
+        summary_markdown=session.summary_markdown(),
+        stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
+        tasks=len(run.tasks),
+    )
 
 
 @functools.cache

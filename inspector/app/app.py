@@ -6,7 +6,7 @@ import contextlib
 import os
 from multiprocessing import resource_tracker
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
 from textual.app import App
@@ -31,6 +31,9 @@ from inspector.compare import compare_plans
 from inspector.engine import EngineError, Recomputation
 from inspector.results.discover import is_run
 from inspector.session import Session
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.early import EarlyOpen
 
 
 def start_resource_tracker() -> None:
@@ -86,6 +89,15 @@ class InspectorApp(App[None]):
         """The session of the run open in the overview."""
         self._watch_timer: Timer | None = None
         self._task_indexes: TaskIndexes | None = None
+        self._early = self.settings.early
+
+    def take_early(self, path: Path) -> EarlyOpen | None:
+        """What was done for ``path`` before the app started (once; then None)."""
+        early = self._early
+        if early is None or not early.matches(path):
+            return None
+        self._early = None
+        return early
 
     def task_indexes(self, recomputation: Recomputation) -> TaskIndexes:
         """The task rows of ``recomputation`` by series, built once (the last run asked for)."""
@@ -100,6 +112,8 @@ class InspectorApp(App[None]):
     def on_unmount(self) -> None:
         """Hand the run's objects back to the garbage collector (see :mod:`inspector.app.heap`)."""
         heap.release()
+        if self._early is not None and self._early.pending is not None:
+            self._early.pending.cancel()
         if self.settings.watch:
             self.action_toggle_watch()
 

@@ -9,6 +9,7 @@ from textual.message import Message
 
 from inspector.attribution import RetrySummary
 from inspector.compare import Comparison
+from inspector.report_cache import Outputs
 from inspector.results import RunSummary
 from inspector.session import Session
 
@@ -26,6 +27,14 @@ class SessionLoaded(Message):
     """A run was read and recomputed (or refused: see ``session.refusal``)."""
 
     session: Session
+
+
+@dataclass
+class ReportPreview(Message):
+    """The report cache holds the run's report and its files are unchanged (shown while
+    the tasks are read)."""
+
+    outputs: Outputs
 
 
 @dataclass

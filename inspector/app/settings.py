@@ -4,8 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspector.resolve import Overrides
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.early import EarlyOpen
 
 SAMPLE_RUN = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "k3_avg_hierarchy"
 """The bundled sample run opened when nothing else is found."""
@@ -21,6 +25,7 @@ class Settings:
         cwd: The folder searched for runs when no path is given (None: the process's).
         watch_seconds: Reload interval of watch mode (``a``), for a run that is still going.
         watch: Start in watch mode.
+        early: The run opened before the app started (:mod:`inspector.early`).
     """
 
     overrides: Overrides | None = None
@@ -28,3 +33,4 @@ class Settings:
     cwd: Path | None = None
     watch_seconds: float = 5.0
     watch: bool = False
+    early: EarlyOpen | None = None

@@ -5,6 +5,10 @@ read by a pool of worker processes (one per core); small runs are read in-proces
 starting workers would cost more than it saves. Folders whose files are unchanged since the
 last read come from :mod:`inspector.results.cache`. The result is the same list of
 entries, in the same order, whichever path produced it — tests compare them.
+
+Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`)
+separately, so the app can start its reader processes before it starts any thread and
+collect their work later.
 """
 
 from __future__ import annotations
@@ -57,49 +61,196 @@ def _read_chunk(
     return out
 
 
+def single_threaded() -> bool:
+    return threading.active_count() == 1
+
+
 def _context() -> Any:
-    """``fork`` when this process has one thread (the CLI: no start-up cost, nothing to
-    re-import), else ``forkserver`` (the app: forking a threaded process is unsafe)."""
+    """``fork`` when this process has one thread (no start-up cost, nothing to re-import),
+    else ``forkserver`` (forking a threaded process is unsafe)."""
     import multiprocessing  # only large runs need it: load on use
 
-    if threading.active_count() == 1 and "fork" in multiprocessing.get_all_start_methods():
+    if single_threaded() and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload([__name__])
     return context
 
 
-def load_entries(
-    files: RunFiles,
-    candidates: Sequence[tuple[str, StateName]],
-    first_location: dict[str, str],
-    strategies: Collection[str],
-    progress: Progress | None,
-    total: int,
-    seen: dict[str, tuple[int, int, int] | None] | None = None,
-) -> list[TaskEntry]:
-    """Every candidate folder as a TaskEntry, in candidate order.
+class EntryLoad:
+    """The task folders of one run, being read.
 
-    ``seen`` (with the cache on) receives ``(mode, size, mtime_ns)`` of every file each
-    entry was read from, as the reader saw it (:mod:`inspector.results.snapshot`).
+    Creating it looks every folder up in the cache and, for a large run, hands the rest to
+    worker processes at once; :meth:`collect` gathers the entries in candidate order.
 
-    The cyclic garbage collector is paused meanwhile: reading builds hundreds of thousands
-    of small acyclic objects, and collecting them as they are made costs more than the
-    reading itself on large runs.
+    Args:
+        files: The run's files.
+        candidates: ``(folder, state)`` in ``RunStore`` order.
+        first_location: For each folder name, where AgentCompass finds it first.
+        strategies: Registered attempt strategy ids.
+        helps: Whether :meth:`collect` reads chunks itself while the workers read (the
+            command line; not the app, whose thread would take the interface's time).
+            Default: when this process has one thread.
     """
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        entries, cache = _load_entries(
-            files, candidates, first_location, strategies, progress, total
-        )
-    finally:
-        if enabled:
-            gc.enable()
-    if seen is not None and cache is not None:
-        for entry in entries:
-            _record_seen(files, entry, cache, seen)
-    return entries
+
+    def __init__(
+        self,
+        files: RunFiles,
+        candidates: Sequence[tuple[str, StateName]],
+        first_location: dict[str, str],
+        strategies: Collection[str],
+        *,
+        helps: bool | None = None,
+    ) -> None:
+        self.files = files
+        self.strategies = tuple(strategies)
+        self.cache = task_cache.TaskCache(files.root) if task_cache.enabled() else None
+        self.entries: list[TaskEntry | None] = [None] * len(candidates)
+        self.missing: list[int] = []
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            for position, (folder, state) in enumerate(candidates):
+                first = first_location[folder.rpartition("/")[2]]
+                hit = self.cache.get(folder, state, first) if self.cache is not None else None
+                if hit is not None:
+                    self.entries[position] = hit
+                else:
+                    self.missing.append(position)
+        finally:
+            if enabled:
+                gc.enable()
+        self.items = [
+            (
+                candidates[p][0],
+                candidates[p][1],
+                first_location[candidates[p][0].rpartition("/")[2]],
+            )
+            for p in self.missing
+        ]
+        self.chunks = [self.items[i : i + CHUNK] for i in range(0, len(self.items), CHUNK)]
+        self.pool: Any = None
+        self.futures: list[Any] = []
+        self.helps = False
+        pool_size = min(workers(), max(1, len(self.items) // CHUNK))
+        if len(self.items) >= PARALLEL_MIN and pool_size > 1:
+            self._start_pool(pool_size, single_threaded() if helps is None else helps)
+
+    def _start_pool(self, pool_size: int, helps: bool) -> None:
+        from concurrent.futures import ProcessPoolExecutor
+
+        try:
+            context = _context()
+            self.helps = helps and context.get_start_method() == "fork"
+            if self.helps:
+                pool_size = max(1, pool_size - 1)
+            self.pool = ProcessPoolExecutor(max_workers=pool_size, mp_context=context)
+            root = str(self.files.root)
+            self.futures = [
+                self.pool.submit(_read_chunk, root, chunk, self.strategies) for chunk in self.chunks
+            ]
+        except (OSError, RuntimeError, ValueError):
+            # No worker processes here (a sandbox, an odd __main__): read in-process.
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Stop the workers (what they have not started is dropped)."""
+        if self.pool is not None:
+            self.pool.shutdown(wait=False, cancel_futures=True)
+        self.pool, self.futures, self.helps = None, [], False
+
+    def collect(
+        self,
+        progress: Progress | None = None,
+        total: int | None = None,
+        seen: dict[str, tuple[int, int, int] | None] | None = None,
+    ) -> list[TaskEntry]:
+        """Every candidate as a TaskEntry, in candidate order.
+
+        ``seen`` (with the cache on) receives ``(mode, size, mtime_ns)`` of every file each
+        entry was read from, as the reader saw it (:mod:`inspector.results.snapshot`).
+
+        The cyclic garbage collector is paused meanwhile: reading builds hundreds of
+        thousands of small acyclic objects, and collecting them as they are made costs more
+        than the reading itself on large runs.
+        """
+        total = len(self.entries) if total is None else total
+        enabled = gc.isenabled()
+        gc.disable()
+        try:
+            self._collect(progress, total)
+        finally:
+            if enabled:
+                gc.enable()
+        cache = self.cache
+        entries = [entry for entry in self.entries if entry is not None]
+        if cache is not None:
+            cache.save()
+            if seen is not None:
+                for entry in entries:
+                    _record_seen(self.files, entry, cache, seen)
+        return entries
+
+    def _collect(self, progress: Progress | None, total: int) -> None:
+        done = len(self.entries) - len(self.missing)
+        if progress is not None and done:
+            progress(done, total)
+        results: list[list[tuple[TaskEntry, Any, Any]] | None] = [None] * len(self.chunks)
+        try:
+            if self.helps:
+                # Take chunks from the end while the workers take them from the front.
+                for number in range(len(self.chunks) - 1, -1, -1):
+                    if not self.futures[number].cancel():
+                        break  # the workers have reached it: they do the rest
+                    results[number] = self._read_here(self.chunks[number])
+                    done += len(self.chunks[number])
+                    if progress is not None:
+                        progress(done, total)
+            for number, chunk in enumerate(self.chunks):
+                if results[number] is not None:
+                    continue
+                results[number] = self._result(number)
+                done += len(chunk)
+                if progress is not None:
+                    progress(done, total)
+        finally:
+            if self.pool is not None:
+                self.pool.shutdown(wait=True, cancel_futures=True)
+                self.pool = None
+        cursor = 0
+        cache = self.cache
+        for chunk_results in results:
+            assert chunk_results is not None
+            for entry, seen, data in chunk_results:
+                self.entries[self.missing[cursor]] = entry
+                if cache is not None:
+                    first = self.items[cursor][2]
+                    if data is None:
+                        cache.put(entry, first, seen)
+                    else:
+                        cache.put_encoded(entry, data, first, seen)
+                cursor += 1
+
+    def _read_here(
+        self, chunk: list[tuple[str, StateName, str]]
+    ) -> list[tuple[TaskEntry, Any, Any]]:
+        out = []
+        for folder, state, first in chunk:
+            entry, seen = _read_one(self.files, folder, state, first, self.strategies)
+            out.append((entry, seen, None))
+        return out
+
+    def _result(self, number: int) -> list[tuple[TaskEntry, Any, Any]]:
+        """A worker's chunk, decoded; read here when there is no worker or it failed."""
+        if not self.futures:
+            return self._read_here(self.chunks[number])
+        from concurrent.futures.process import BrokenProcessPool
+
+        try:
+            data = self.futures[number].result()
+        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+            return self._read_here(self.chunks[number])
+        return [(task_cache.decode_entry(encoded), seen, encoded) for encoded, seen in data]
 
 
 def _record_seen(
@@ -116,119 +267,3 @@ def _record_seen(
     # Not cacheable (a file is missing: a task not yet published): stat what is there.
     for rel in task_cache.entry_files(entry):
         seen[rel] = task_cache.stat_or_absent(files.full_path(rel))
-
-
-def _load_entries(
-    files: RunFiles,
-    candidates: Sequence[tuple[str, StateName]],
-    first_location: dict[str, str],
-    strategies: Collection[str],
-    progress: Progress | None,
-    total: int,
-) -> tuple[list[TaskEntry], task_cache.TaskCache | None]:
-    cache = task_cache.TaskCache(files.root) if task_cache.enabled() else None
-    entries: list[TaskEntry | None] = [None] * len(candidates)
-    missing: list[int] = []
-    for position, (folder, state) in enumerate(candidates):
-        first = first_location[folder.rpartition("/")[2]]
-        hit = cache.get(folder, state, first) if cache is not None else None
-        if hit is not None:
-            entries[position] = hit
-        else:
-            missing.append(position)
-    done = len(candidates) - len(missing)
-    if progress is not None and done:
-        progress(done, total)
-    items = [
-        (candidates[p][0], candidates[p][1], first_location[candidates[p][0].rpartition("/")[2]])
-        for p in missing
-    ]
-    pool_size = min(workers(), max(1, len(items) // CHUNK))
-    read_in_pool = False
-    if len(items) >= PARALLEL_MIN and pool_size > 1:
-        from concurrent.futures.process import BrokenProcessPool
-        try:
-            done = _read_in_pool(
-                files, items, missing, entries, strategies, cache, pool_size, progress, done, total
-            )
-            read_in_pool = True
-        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
-            # No worker processes here (a sandbox, an odd __main__): read in-process.
-            done = len(candidates) - len(missing)
-    if not read_in_pool:
-        for position, (folder, state, first) in zip(missing, items, strict=True):
-            entry, seen = _read_one(files, folder, state, first, strategies)
-            entries[position] = entry
-            if cache is not None:
-                cache.put(entry, first, seen)
-            done += 1
-            if progress is not None:
-                progress(done, total)
-    if cache is not None:
-        cache.save()
-    return [entry for entry in entries if entry is not None], cache
-
-
-def _read_in_pool(
-    files: RunFiles,
-    items: list[tuple[str, StateName, str]],
-    missing: list[int],
-    entries: list[TaskEntry | None],
-    strategies: Collection[str],
-    cache: task_cache.TaskCache | None,
-    pool_size: int,
-    progress: Progress | None,
-    done: int,
-    total: int,
-) -> int:
-    """Read ``items`` with worker processes.
-
-    A single-threaded caller (the CLI) forks its workers and reads too: it takes chunks
-    from the end while the workers take them from the front, so one core is not spent
-    waiting. A threaded caller (the app) leaves all reading to the workers.
-    """
-    chunks = [items[i : i + CHUNK] for i in range(0, len(items), CHUNK)]
-    context = _context()
-    helps = context.get_start_method() == "fork"
-    if helps:
-        pool_size = max(1, pool_size - 1)
-    results: list[list[tuple[TaskEntry, task_cache.Signature | None, Any]] | None]
-    results = [None] * len(chunks)
-    from concurrent.futures import ProcessPoolExecutor
-
-    with ProcessPoolExecutor(max_workers=pool_size, mp_context=context) as pool:
-        futures = [pool.submit(_read_chunk, str(files.root), c, tuple(strategies)) for c in chunks]
-        if helps:
-            for number in range(len(chunks) - 1, -1, -1):
-                if not futures[number].cancel():
-                    break  # the workers have reached it: they do the rest
-                read = []
-                for folder, state, first in chunks[number]:
-                    entry, seen = _read_one(files, folder, state, first, strategies)
-                    read.append((entry, seen, None))
-                results[number] = read
-                done += len(chunks[number])
-                if progress is not None:
-                    progress(done, total)
-        for number, future in enumerate(futures):
-            if results[number] is not None:
-                continue
-            results[number] = [
-                (task_cache.decode_entry(data), seen, data) for data, seen in future.result()
-            ]
-            done += len(chunks[number])
-            if progress is not None:
-                progress(done, total)
-    cursor = 0
-    for chunk_results in results:
-        assert chunk_results is not None
-        for entry, seen, data in chunk_results:
-            entries[missing[cursor]] = entry
-            if cache is not None:
-                first = items[cursor][2]
-                if data is None:
-                    cache.put(entry, first, seen)
-                else:
-                    cache.put_encoded(entry, data, first, seen)
-            cursor += 1
-    return done

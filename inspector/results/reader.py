@@ -28,7 +28,7 @@ from inspector.results.layout import (
     parse_json,
     relpath,
 )
-from inspector.results.parallel import load_entries
+from inspector.results.parallel import EntryLoad
 from inspector.results.problems import (
     RULE_DUPLICATE_ID,
     RULE_JSON,
@@ -86,7 +86,10 @@ class Run:
     def entry_for(self, task_id: str) -> TaskEntry | None:
         """The entry whose record AgentCompass scores for ``task_id``, else the first with that id."""
         matches = [entry for entry in self.entries if entry.task_id == task_id]
-        return next((entry for entry in matches if entry.record is not None), matches[0] if matches else None)
+        return next(
+            (entry for entry in matches if entry.record is not None),
+            matches[0] if matches else None,
+        )
 
 
 def read_run(
@@ -105,6 +108,69 @@ def read_run(
     Raises:
         RunReadError: ``path`` does not exist, is not a directory, or cannot be listed.
     """
+    return begin_read(path, strategies=strategies).finish(progress)
+
+
+class PendingRead:
+    """A run whose run-level files and folder listing are read and whose task folders are
+    being read (by worker processes, for a large run). :meth:`finish` completes it."""
+
+    def __init__(self, run: Run, files: RunFiles, load: EntryLoad, running: list[str]) -> None:
+        self.run = run
+        self.files = files
+        self.load = load
+        self.running = running
+
+    @property
+    def path(self) -> Path:
+        return self.run.path
+
+    def finish(self, progress: Progress | None = None) -> Run:
+        """Collect every task folder; the run as :func:`read_run` returns it."""
+        run, files = self.run, self.files
+        candidates = len(self.load.entries)
+        total = candidates + len(self.running)
+        seen: set[str] = set()
+        for entry in self.load.collect(progress, total, run.seen):
+            if entry.record is not None:
+                if entry.record.task_id in seen:
+                    message = (
+                        f"task_id {entry.record.task_id!r} was already loaded; the first one wins"
+                    )
+                    entry.problems.append(
+                        LoadProblem(entry.task_file, message, RULE_DUPLICATE_ID, False)
+                    )
+                else:
+                    seen.add(entry.record.task_id)
+                    run.tasks.append(entry.record)
+            run.entries.append(entry)
+        for done, folder in enumerate(self.running, start=candidates + 1):
+            if run.seen is not None:
+                for rel in running_files(folder):
+                    run.seen[rel] = task_cache.stat_or_absent(files.full_path(rel))
+            run.entries.append(load_running(files, folder))
+            if progress is not None:
+                progress(done, total)
+        run.problems.extend(problem for entry in run.entries for problem in entry.problems)
+        return run
+
+    def cancel(self) -> None:
+        """Give up: stop the reader processes."""
+        self.load.cancel()
+
+
+def begin_read(
+    path: Path | str,
+    *,
+    strategies: Collection[str] = BUILTIN_STRATEGIES,
+    helps: bool | None = None,
+) -> PendingRead:
+    """Start reading a run: run-level files and the folder listing now, task folders from
+    the cache or by worker processes started now (see :class:`EntryLoad` for ``helps``).
+
+    Raises:
+        RunReadError: as :func:`read_run`.
+    """
     root = Path(os.path.abspath(path))
     if not root.exists():
         raise RunReadError(str(path), "no such directory")
@@ -120,8 +186,12 @@ def read_run(
         # Before reading: a file changed while we read it then differs next time.
         run.seen = {rel: task_cache.stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
     _read_run_files(files, run)
-    _read_tasks(files, run, strategies, progress)
-    return run
+    before = len(run.problems)
+    candidates, running = _task_folders(files, run.problems)
+    run.listing = listing_key(candidates, running, run.problems[before:])
+    first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
+    load = EntryLoad(files, candidates, first_location, strategies, helps=helps)
+    return PendingRead(run, files, load, running)
 
 
 def _read_run_files(files: RunFiles, run: Run) -> None:
@@ -161,7 +231,9 @@ def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | 
         problems.append(problem)
         return None
     if not found:
-        problems.append(LoadProblem(rel, "missing: AgentCompass requires run_info.json", RULE_RUN_INFO, True))
+        problems.append(
+            LoadProblem(rel, "missing: AgentCompass requires run_info.json", RULE_RUN_INFO, True)
+        )
         return None
     if not isinstance(value, dict) or not value:
         message = f"must be a non-empty JSON object, got {'{}' if isinstance(value, dict) else _kind(value)}"
@@ -170,14 +242,22 @@ def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | 
     schema = value.get("schema_version")
     if schema not in (RUN_INFO_SCHEMA, PREVIOUS_RUN_INFO_SCHEMA):
         found_text = repr(schema) if schema is not None else "missing"
-        message = f"unsupported run_info schema: expected {RUN_INFO_SCHEMA!r} (or v2), found {found_text}"
+        message = (
+            f"unsupported run_info schema: expected {RUN_INFO_SCHEMA!r} (or v2), found {found_text}"
+        )
         problems.append(LoadProblem(rel, message, RULE_RUN_INFO, True))
     elif type(value.get("run_id")) is not str or not value["run_id"].strip():
-        problems.append(LoadProblem(rel, "run_info.json requires a non-empty run_id", RULE_RUN_INFO, True))
+        problems.append(
+            LoadProblem(rel, "run_info.json requires a non-empty run_id", RULE_RUN_INFO, True)
+        )
     elif not isinstance(value.get("request"), dict):
-        problems.append(LoadProblem(rel, "run_info.json requires a request object", RULE_RUN_INFO, True))
+        problems.append(
+            LoadProblem(rel, "run_info.json requires a request object", RULE_RUN_INFO, True)
+        )
     elif schema == PREVIOUS_RUN_INFO_SCHEMA:
-        message = "run_info schema v2: loadable, but `agentcompass summary` and `analysis` require v3"
+        message = (
+            "run_info schema v2: loadable, but `agentcompass summary` and `analysis` require v3"
+        )
         problems.append(LoadProblem(rel, message, RULE_RUN_INFO_V2, False))
     return value
 
@@ -188,12 +268,16 @@ def _json_object(files: RunFiles, rel: str, problems: list[LoadProblem]) -> dict
         problems.append(problem)
         return None
     if found and not isinstance(value, dict):
-        problems.append(LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", RULE_RUN_FILE, False))
+        problems.append(
+            LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", RULE_RUN_FILE, False)
+        )
         return None
     return value
 
 
-def _parse_object(text: str, rel: str, rule: str, problems: list[LoadProblem]) -> dict[str, Any] | None:
+def _parse_object(
+    text: str, rel: str, rule: str, problems: list[LoadProblem]
+) -> dict[str, Any] | None:
     try:
         value = parse_json(text.encode("utf-8"))
     except ValueError as exc:
@@ -203,38 +287,6 @@ def _parse_object(text: str, rel: str, rule: str, problems: list[LoadProblem]) -
         problems.append(LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", rule, False))
         return None
     return value
-
-
-def _read_tasks(
-    files: RunFiles, run: Run, strategies: Collection[str], progress: Progress | None
-) -> None:
-    """Every task folder; ``run.tasks`` gets the published ones in ``RunStore`` order."""
-    before = len(run.problems)
-    candidates, running = _task_folders(files, run.problems)
-    run.listing = listing_key(candidates, running, run.problems[before:])
-    first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
-    total = len(candidates) + len(running)
-    seen: set[str] = set()
-    loaded = load_entries(
-        files, candidates, first_location, strategies, progress, total, seen=run.seen
-    )
-    for entry in loaded:
-        if entry.record is not None:
-            if entry.record.task_id in seen:
-                message = f"task_id {entry.record.task_id!r} was already loaded; the first one wins"
-                entry.problems.append(LoadProblem(entry.task_file, message, RULE_DUPLICATE_ID, False))
-            else:
-                seen.add(entry.record.task_id)
-                run.tasks.append(entry.record)
-        run.entries.append(entry)
-    for done, folder in enumerate(running, start=len(candidates) + 1):
-        if run.seen is not None:
-            for rel in running_files(folder):
-                run.seen[rel] = task_cache.stat_or_absent(files.full_path(rel))
-        run.entries.append(load_running(files, folder))
-        if progress is not None:
-            progress(done, total)
-    run.problems.extend(problem for entry in run.entries for problem in entry.problems)
 
 
 RUN_FILES = ("run_info.json", "params.json", "metrics.json", "summary.md")
@@ -323,7 +375,6 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-
 def read_resolved_plans(run: Run) -> dict[str, Any] | None:
     """``run_info.json``'s ``resolved_execution_plans`` (read on demand; None when absent)."""
     files = RunFiles(run.path)
@@ -332,7 +383,9 @@ def read_resolved_plans(run: Run) -> dict[str, Any] | None:
         return None
     try:
         value, span = parse_without_plans(data)
-        plans = parse_plans(data, span) if span is not None else value.get("resolved_execution_plans")
+        plans = (
+            parse_plans(data, span) if span is not None else value.get("resolved_execution_plans")
+        )
     except (ValueError, AttributeError, KeyError):
         return None
     return plans if isinstance(plans, dict) else None

@@ -58,14 +58,14 @@ def test_same_result_with_cache_and_workers(
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
     monkeypatch.setenv("INSPECTOR_WORKERS", "2")
     pooled: list[int] = []
-    original = parallel._read_in_pool
+    original = parallel.EntryLoad._start_pool
 
-    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
-        done = original(*args, **kwargs)
-        pooled.append(done)
-        return done
+    def spy(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        original(self, *args, **kwargs)
+        if self.futures:
+            pooled.append(len(self.futures))
 
-    monkeypatch.setattr(parallel, "_read_in_pool", spy)
+    monkeypatch.setattr(parallel.EntryLoad, "_start_pool", spy)
     assert entries_view(run) == baseline_entries
     assert report(run) == baseline_report
     if sum(1 for p in run.glob("details/*/*/task.json")) >= 4:
@@ -133,3 +133,28 @@ def test_broken_cache_file_is_a_miss(monkeypatch: pytest.MonkeyPatch) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"not a marshal document")
     assert report(run) == expected
+
+
+def test_read_started_early_and_finished_in_a_thread(
+    monkeypatch: pytest.MonkeyPatch, small_parallel_threshold: None
+) -> None:
+    """The app starts the reader processes before its threads and collects in a worker
+    thread later (without reading there itself): the same entries."""
+    import threading
+
+    from inspector.results.reader import begin_read
+
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    run = max(RUNS, key=lambda p: sum(1 for _ in p.glob("details/*/*/task.json")))
+    expected = entries_view(run)
+    pending = begin_read(run, helps=False)
+    assert pending.load.futures, "no worker processes were started"
+    assert not pending.load.helps
+    box: list = []
+    thread = threading.Thread(target=lambda: box.append(pending.finish()))
+    thread.start()
+    thread.join()
+    finished = box[0]
+    assert [task_cache.encode_entry(e) for e in finished.entries] + [
+        tuple((p.path, p.message, p.blocking) for p in finished.problems)
+    ] == expected

@@ -210,3 +210,18 @@ def test_report_cache_lives_outside_the_run(
     assert path.exists()
     assert str(path).startswith(os.environ["XDG_CACHE_HOME"])
     assert sorted(p.relative_to(run) for p in run.rglob("*")) == before
+
+
+def test_cached_warnings_name_the_path_as_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = _copy(FIXTURE_RUNS / "load_problems", tmp_path)
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    monkeypatch.chdir(tmp_path)
+    expected = run_cli(["report", run.name], capsys)
+    assert f"warning: {run.name}/" in expected[2]
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    run_cli(["report", str(run)], capsys)  # cached under the absolute spelling
+    counter = Counter(monkeypatch)
+    assert run_cli(["report", run.name], capsys) == expected
+    assert counter.calls == 0

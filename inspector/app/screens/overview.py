@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -14,15 +15,21 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 from textual.worker import get_current_worker
 
+from inspector import report_cache
 from inspector.app import heap
-from inspector.app.messages import LoadFailed, LoadProgress, SessionLoaded
+from inspector.app.messages import LoadFailed, LoadProgress, ReportPreview, SessionLoaded
 from inspector.app.model import COUNTS_NOTE, PlanChoice, TaskFilter, plan_choices, series_values
 from inspector.app.task_index import TaskIndexes
 from inspector.audit import SERIES_SCOPE, Scope
+from inspector.early import preview_key
 from inspector.engine import Recomputation
+from inspector.engine.serialize import report_from_json
+from inspector.report_cache import Outputs, outputs_of
 from inspector.resolve import Overrides
 from inspector.results import RunReadError
-from inspector.session import Session, open_run
+from inspector.results.layout import parse_json
+from inspector.results.reader import PendingRead
+from inspector.session import Difference, Session, compare_reports, open_run, score_run
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree
 from widgets.distribution import Distribution
@@ -33,6 +40,9 @@ from widgets.series_table import SeriesTable
 
 if TYPE_CHECKING:
     from inspector.app.app import InspectorApp
+
+
+LOADING = "Reading and recomputing the run…"
 
 
 def run_label(path: Path) -> str:
@@ -113,7 +123,7 @@ issues and retries.
         yield Banner(id="failed", classes="-info")
         yield Banner(id="differences")
         with Horizontal(id="loading"):
-            yield Static("Reading and recomputing the run…", id="loading-label")
+            yield Static(LOADING, id="loading-label")
             yield ProgressBar(id="load-progress", show_eta=False)
         yield SeriesTable()
         yield Static(Text(COUNTS_NOTE, "dim"), id="counts-note")
@@ -130,26 +140,48 @@ issues and retries.
 
     def on_mount(self) -> None:
         self.sub_title = run_label(self.path)
+        app: InspectorApp = self.app  # type: ignore[assignment]
+        early = app.take_early(self.path)
+        self._pending = early.pending if early is not None else None
+        self._previewed = False
+        if early is not None and early.preview is not None:
+            self._preview(ReportPreview(early.preview))
         self.reload()
 
     def reload(self) -> None:
         """Read and recompute the run again (in a worker)."""
         self.set_class(True, "-loading")
         self.progress_bar.update(total=None, progress=0)
-        self._load()
+        if not self._previewed:
+            self.query_one("#loading-label", Static).update(LOADING)
+        pending, self._pending = self._pending, None
+        self._load(pending, preview=self.session is None and not self._previewed)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load", description="read run")
-    def _load(self) -> None:
+    def _load(self, pending: PendingRead | None, *, preview: bool) -> None:
+        """Read and score the run. First, when nothing is on screen yet, the report cache
+        may already hold this run's numbers (its files unchanged): they are shown at once.
+        ``pending``: the read started before the app (:mod:`inspector.early`)."""
         worker = get_current_worker()
 
         def progress(done: int, total: int) -> None:
             if not worker.is_cancelled:
                 self.post_message(LoadProgress(done, total))
 
+        key = preview_key(self.overrides)
         heap.release()
         try:
+            if preview and pending is None:
+                outputs = Outputs.from_data(report_cache.lookup(self.path, key))
+                if outputs is not None and not worker.is_cancelled:
+                    self.post_message(ReportPreview(outputs))
             with heap.paused():
-                session = open_run(self.path, self.overrides, progress=progress)
+                if pending is not None:
+                    session = score_run(pending.finish(progress), self.overrides)
+                else:
+                    session = open_run(self.path, self.overrides, progress=progress)
+                if session.recomputation is not None and key is not None:
+                    report_cache.store(session.run, key, outputs_of(session, []).as_data())
         except RunReadError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
@@ -158,6 +190,31 @@ issues and retries.
             return
         if not worker.is_cancelled:
             self.post_message(SessionLoaded(session))
+
+    @on(ReportPreview)
+    def _preview(self, message: ReportPreview) -> None:
+        """The cached report of the unchanged run: the series table, before the tasks load."""
+        if self.session is not None:
+            return
+        outputs = message.outputs
+        try:
+            report = report_from_json(json.loads(outputs.metrics_json))
+            stored = (
+                parse_json(outputs.stored_metrics_text.encode("utf-8"))
+                if outputs.stored_metrics_text is not None
+                else None
+            )
+        except (ValueError, KeyError, TypeError):
+            return
+        self._previewed = True
+        self.series_table.show(report)
+        self.series_table.focus()
+        if stored is not None:
+            self._show_differences(compare_reports(stored, json.loads(outputs.metrics_json)))
+        self.query_one("#loading-label", Static).update(
+            "Unchanged since last opened: the numbers above are its cached report. "
+            "Reading the tasks…"
+        )
 
     @on(LoadProgress)
     def _progress(self, message: LoadProgress) -> None:
@@ -173,6 +230,7 @@ issues and retries.
     @on(SessionLoaded)
     def _loaded(self, message: SessionLoaded) -> None:
         self.set_class(False, "-loading")
+        self._previewed = False
         session = message.session
         self.session = session
         app: InspectorApp = self.app  # type: ignore[assignment]
@@ -238,7 +296,9 @@ issues and retries.
         if rec is not None and rec.plan.derived:
             failed.append(Text("Derived plan: ", "bold") + one_line(rec.plan.derived))
         self.banner("failed").show(failed)
-        differences = session.differences
+        self._show_differences(session.differences)
+
+    def _show_differences(self, differences: list[Difference]) -> None:
         lines = []
         if differences:
             lines.append(

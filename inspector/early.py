@@ -1,0 +1,53 @@
+"""Opening a run before the app is up (issue 6).
+
+``inspector RUN`` spends about half a second importing and starting the interface. Before
+that, while the process still has one thread, :func:`prepare` either finds the run's report
+in the report cache (the run is unchanged: the overview shows its numbers at once) or starts
+the reader processes on it, so the task folders are read while the interface starts.
+Nothing here imports textual.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from inspector import report_cache
+from inspector.overrides import Overrides
+from inspector.report_cache import Outputs
+from inspector.results.problems import RunReadError
+from inspector.results.reader import PendingRead, begin_read
+
+
+@dataclass
+class EarlyOpen:
+    """What was done for one run before the app started."""
+
+    path: Path
+    preview: Outputs | None = None
+    pending: PendingRead | None = None
+
+    def matches(self, path: Path) -> bool:
+        return os.path.abspath(path) == os.path.abspath(self.path)
+
+
+def preview_key(overrides: Overrides | None) -> str | None:
+    """The report cache key the app may show early (the run's own plan only)."""
+    if overrides not in (None, Overrides()):
+        return None
+    return report_cache.key_for(None, "outputs")
+
+
+def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
+    """Look the run up in the report cache, else start reading it (worker processes)."""
+    if not ((path / "run_info.json").exists() or (path / "details").is_dir()):
+        return None
+    early = EarlyOpen(path)
+    early.preview = Outputs.from_data(report_cache.lookup(path, preview_key(overrides)))
+    if early.preview is None:
+        try:
+            early.pending = begin_read(path, helps=False)
+        except RunReadError:
+            return None
+    return early
