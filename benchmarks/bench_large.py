@@ -4,11 +4,13 @@
         [--trajectory-kb 8] [--workdir /tmp/inspector-bench]
 
 For each size it generates a run once (fixtures/make_large_run.py; kept in --workdir and
-reused), then times in fresh processes:
+reused), then times in fresh processes, in --repeat interleaved rounds:
   floor   walk the tree and parse every task.json and result.json with orjson;
   cold    `inspector report RUN --json` with the cache disabled;
-  cached  the same with the cache enabled, after one warming run.
-and prints wall time, CPU time, peak RSS and the ratios to the floor. Nothing is timed
+  cached  the same with the cache enabled (an unchanged run reopened), after one warming run.
+and prints the median wall time and CPU time (of the process and its reader processes), the
+largest peak RSS of any one process, the ratio of the median to the floor's median, and the
+spread of the wall times. Nothing is timed
 inside the test suite; these figures go in the issue notes.
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -59,12 +62,16 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000, 50000])
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--trajectory-kb", type=int, default=8)
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (median)")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "inspector-bench"))
     args = parser.parse_args()
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
     inspector = [sys.executable, "-m", "inspector"]
-    print(f"{'tasks':>7} {'what':>8} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'x floor':>8}")
+    print(
+        f"{'tasks':>7} {'what':>8} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'x floor':>8}"
+        f"   wall min-max ({args.repeat} rounds; medians)"
+    )
     for size in args.sizes:
         run = workdir / f"run_{size}_k{args.k}_{args.trajectory_kb}kb"
         if not (run / "run_info.json").exists():
@@ -87,15 +94,32 @@ def main() -> None:
             )
         cache_dir = workdir / "cache"
         env = dict(os.environ, XDG_CACHE_HOME=str(cache_dir), INSPECTOR_CACHE="0")
-        floor = peak_rss([sys.executable, "-c", FLOOR, str(run)], env)
-        cold = peak_rss([*inspector, "report", str(run), "--json"], env)
         cached_env = dict(env, INSPECTOR_CACHE="1")
-        peak_rss([*inspector, "report", str(run), "--json"], cached_env)  # warm the cache
-        cached = peak_rss([*inspector, "report", str(run), "--json"], cached_env)
-        for what, (wall, cpu, rss, code) in (("floor", floor), ("cold", cold), ("cached", cached)):
-            if code != 0:
-                sys.exit(f"{what} exited {code}")
-            print(f"{size:>7} {what:>8} {wall:>8.2f} {cpu:>8.2f} {rss:>8.0f} {wall / floor[0]:>8.2f}")
+        report = [*inspector, "report", str(run), "--json"]
+        peak_rss(report, cached_env)  # warm the cache (and the page cache)
+        rounds: dict[str, list[tuple[float, float, float, int]]] = {
+            "floor": [],
+            "cold": [],
+            "cached": [],
+        }
+        # Interleaved rounds: a noisy neighbour slows all three alike, not one of them.
+        for _ in range(args.repeat):
+            rounds["floor"].append(peak_rss([sys.executable, "-c", FLOOR, str(run)], env))
+            rounds["cold"].append(peak_rss(report, env))
+            rounds["cached"].append(peak_rss(report, cached_env))
+        floor_wall = statistics.median(r[0] for r in rounds["floor"])
+        for what, results in rounds.items():
+            codes = {r[3] for r in results}
+            if codes != {0}:
+                sys.exit(f"{what} exited {codes}")
+            wall = statistics.median(r[0] for r in results)
+            cpu = statistics.median(r[1] for r in results)
+            rss = max(r[2] for r in results)
+            spread = f"{min(r[0] for r in results):.2f}-{max(r[0] for r in results):.2f}"
+            print(
+                f"{size:>7} {what:>8} {wall:>8.2f} {cpu:>8.2f} {rss:>8.0f} "
+                f"{wall / floor_wall:>8.2f}   {spread}"
+            )
 
 
 if __name__ == "__main__":

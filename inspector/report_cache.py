@@ -26,9 +26,9 @@ import inspector
 from inspector.overrides import Overrides
 from inspector.results import cache as task_cache
 from inspector.results import snapshot as snapshots
-from inspector.results.reader import Run
 
 if TYPE_CHECKING:  # pragma: no cover
+    from inspector.results.reader import Run
     from inspector.session import Session
 
 FORMAT = 1

@@ -19,8 +19,10 @@ from inspector.engine import (
     dumps_metrics_json,
     recompute,
 )
+from inspector.engine.reduction import ReductionStream
 from inspector.resolve import Overrides, resolve_plan
 from inspector.results import LoadProblem, Run, read_run
+from inspector.results.reader import PendingRead
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,35 @@ def open_run(
     return score_run(run, overrides)
 
 
-def score_run(run: Run, overrides: Overrides | None = None) -> Session:
+def finish_and_score(
+    pending: PendingRead,
+    overrides: Overrides | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> Session:
+    """Finish a read started earlier and score it, reducing the tasks while the rest are
+    still read (the app: its reader processes read, this thread reduces)."""
+    stream = _stream(pending.run, overrides)
+    run = pending.finish(progress, on_tasks=stream.add if stream is not None else None)
+    return score_run(run, overrides, stream=stream)
+
+
+def _stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:
+    """A reduction stream for the plan the run-level files give, if they give one without
+    the tasks (the usual case; otherwise the tasks are reduced after reading)."""
+    if run.blocking_problems:
+        return None
+    try:
+        plan = resolve_plan(run.run_info, run.params, run.stored_metrics, (), overrides)
+    except (EngineError, KeyError, TypeError, ValueError):
+        return None
+    return ReductionStream(plan.contract, plan.k, plan.strategy)
+
+
+def score_run(
+    run: Run, overrides: Overrides | None = None, *, stream: ReductionStream | None = None
+) -> Session:
+    """Resolve the plan and recompute (``stream``: reductions made while reading)."""
     session = Session(run=run)
     blocking = run.blocking_problems
     if blocking:
@@ -86,7 +116,9 @@ def score_run(run: Run, overrides: Overrides | None = None) -> Session:
         return session
     try:
         plan = resolve_plan(run.run_info, run.params, run.stored_metrics, run.tasks, overrides)
-        session.recomputation = recompute(run.tasks, plan, stored_metrics=run.stored_metrics)
+        session.recomputation = recompute(
+            run.tasks, plan, stored_metrics=run.stored_metrics, stream=stream
+        )
     except ObservationError as exc:
         session.refusal = f"{exc.task_id + ': ' if exc.task_id else ''}{exc}"
         session.refusal_path = exc.source or "details"

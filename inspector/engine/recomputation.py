@@ -18,6 +18,7 @@ from inspector.engine.reduction import (
     EVALUATED,
     INVALIDATED,
     Reason,
+    ReductionStream,
     TaskReduction,
     reduce_tasks,
 )
@@ -80,12 +81,14 @@ def recompute(
     plan: Plan,
     *,
     stored_metrics: Mapping[str, Any] | None = None,
+    stream: ReductionStream | None = None,
 ) -> Recomputation:
     """Score ``tasks`` under ``plan`` the way AgentCompass 1.0.1 does.
 
     ``stored_metrics`` (the parsed metrics.json) is used only to carry over series that
     cannot be recomputed (frontier_engineering's rank tables); never for a number the
-    engine can compute.
+    engine can compute. ``stream`` holds reductions already made while the tasks were read
+    (used when it matches this plan and these tasks).
     """
     tasks = tuple(tasks)
     root = parse_hierarchy(plan.hierarchy)
@@ -93,7 +96,9 @@ def recompute(
     strategy = resolve_attempt_strategy(plan.strategy)
     strategy_plan = strategy.resolve(plan.contract, plan.k)
     _check_plans(tasks, plan)
-    reductions = reduce_tasks(tasks, strategy_plan.series, plan.contract, plan.k)
+    reductions = stream.result(tasks, plan.contract, plan.k, strategy.id) if stream else None
+    if reductions is None:
+        reductions = reduce_tasks(tasks, strategy_plan.series, plan.contract, plan.k)
     keys = tuple(category_key(t.category) for t in tasks)
     series = [
         aggregate_series(

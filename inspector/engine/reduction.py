@@ -275,6 +275,52 @@ def _reasons(
     return reasons
 
 
+class ReductionStream:
+    """Task reductions computed as the tasks arrive, while the rest of a run is still read.
+
+    :func:`~inspector.engine.recomputation.recompute` uses them only when its plan has the
+    same ``k``, strategy and contract and its tasks are exactly the ones added, in order;
+    anything that goes wrong here (a task AgentCompass would refuse) just leaves the work to
+    ``recompute``, which reports it in its own order.
+    """
+
+    def __init__(self, contract: MetricContract, k: int, strategy: str) -> None:
+        self.key = (contract, k, strategy)
+        self.tasks: list[TaskRecord] = []
+        self.failed = False
+        try:
+            series = resolve_attempt_strategy(strategy).resolve(contract, k).series
+        except Exception:  # recompute raises it properly
+            self.failed = True
+            series = ()
+        self.series = [(plan, resolve_metric_reducer(plan.reducer)) for plan in series]
+        self.by_series: dict[str, list[TaskReduction]] = {p.series_id: [] for p, _ in self.series}
+
+    def add(self, tasks: Sequence[TaskRecord]) -> None:
+        if self.failed:
+            return
+        contract, k, _ = self.key
+        try:
+            for task in tasks:
+                for reduction in _reduce_task(task, self.series, contract, k):
+                    self.by_series[reduction.series_id].append(reduction)
+                self.tasks.append(task)
+        except Exception:  # recompute raises it properly
+            self.failed = True
+            self.by_series = {}
+            self.tasks = []
+
+    def result(
+        self, tasks: Sequence[TaskRecord], contract: MetricContract, k: int, strategy: str
+    ) -> dict[str, list[TaskReduction]] | None:
+        """The reductions of ``tasks`` under this plan, if exactly these were added."""
+        if self.failed or self.key != (contract, k, strategy) or len(tasks) != len(self.tasks):
+            return None
+        if any(a is not b for a, b in zip(tasks, self.tasks, strict=True)):
+            return None
+        return self.by_series
+
+
 def reduce_tasks(
     tasks: Sequence[TaskRecord],
     series: Sequence[SeriesPlan],

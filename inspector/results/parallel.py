@@ -132,6 +132,8 @@ class EntryLoad:
         self.pool: Any = None
         self.futures: list[Any] = []
         self.helps = False
+        self._emitted = 0
+        self._on_entries: Callable[[list[TaskEntry]], None] | None = None
         pool_size = min(workers(), max(1, len(self.items) // CHUNK))
         if len(self.items) >= PARALLEL_MIN and pool_size > 1:
             self._start_pool(pool_size, single_threaded() if helps is None else helps)
@@ -164,17 +166,22 @@ class EntryLoad:
         progress: Progress | None = None,
         total: int | None = None,
         seen: dict[str, tuple[int, int, int] | None] | None = None,
+        on_entries: Callable[[list[TaskEntry]], None] | None = None,
     ) -> list[TaskEntry]:
         """Every candidate as a TaskEntry, in candidate order.
 
         ``seen`` (with the cache on) receives ``(mode, size, mtime_ns)`` of every file each
         entry was read from, as the reader saw it (:mod:`inspector.results.snapshot`).
+        ``on_entries`` is called with the entries in candidate order as soon as they and
+        all before them are read (so work on them can start while the rest is read).
 
         The cyclic garbage collector is paused meanwhile: reading builds hundreds of
         thousands of small acyclic objects, and collecting them as they are made costs more
         than the reading itself on large runs.
         """
         total = len(self.entries) if total is None else total
+        self._emitted = 0
+        self._on_entries = on_entries
         enabled = gc.isenabled()
         gc.disable()
         try:
@@ -195,21 +202,23 @@ class EntryLoad:
         done = len(self.entries) - len(self.missing)
         if progress is not None and done:
             progress(done, total)
-        results: list[list[tuple[TaskEntry, Any, Any]] | None] = [None] * len(self.chunks)
+        self._emit()
+        placed = [False] * len(self.chunks)
         try:
             if self.helps:
                 # Take chunks from the end while the workers take them from the front.
                 for number in range(len(self.chunks) - 1, -1, -1):
                     if not self.futures[number].cancel():
                         break  # the workers have reached it: they do the rest
-                    results[number] = self._read_here(self.chunks[number])
+                    self._place(number, self._read_here(self.chunks[number]))
+                    placed[number] = True
                     done += len(self.chunks[number])
                     if progress is not None:
                         progress(done, total)
             for number, chunk in enumerate(self.chunks):
-                if results[number] is not None:
+                if placed[number]:
                     continue
-                results[number] = self._result(number)
+                self._place(number, self._result(number))
                 done += len(chunk)
                 if progress is not None:
                     progress(done, total)
@@ -217,19 +226,32 @@ class EntryLoad:
             if self.pool is not None:
                 self.pool.shutdown(wait=True, cancel_futures=True)
                 self.pool = None
-        cursor = 0
+
+    def _place(self, number: int, results: list[tuple[TaskEntry, Any, Any]]) -> None:
+        """Put one chunk's entries in place (and in the cache), then pass on what is ready."""
+        cursor = number * CHUNK
         cache = self.cache
-        for chunk_results in results:
-            assert chunk_results is not None
-            for entry, seen, data in chunk_results:
-                self.entries[self.missing[cursor]] = entry
-                if cache is not None:
-                    first = self.items[cursor][2]
-                    if data is None:
-                        cache.put(entry, first, seen)
-                    else:
-                        cache.put_encoded(entry, data, first, seen)
-                cursor += 1
+        for entry, seen, data in results:
+            self.entries[self.missing[cursor]] = entry
+            if cache is not None:
+                first = self.items[cursor][2]
+                if data is None:
+                    cache.put(entry, first, seen)
+                else:
+                    cache.put_encoded(entry, data, first, seen)
+            cursor += 1
+        self._emit()
+
+    def _emit(self) -> None:
+        if self._on_entries is None:
+            return
+        start = end = self._emitted
+        entries = self.entries
+        while end < len(entries) and entries[end] is not None:
+            end += 1
+        if end > start:
+            self._emitted = end
+            self._on_entries(entries[start:end])  # type: ignore[arg-type]
 
     def _read_here(
         self, chunk: list[tuple[str, StateName, str]]

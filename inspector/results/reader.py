@@ -19,20 +19,22 @@ import orjson
 from inspector.engine.model import TaskRecord
 from inspector.results import cache as task_cache
 from inspector.results.layout import (
-    FINAL_STATES,
     PREVIOUS_RUN_INFO_SCHEMA,
     RUN_INFO_SCHEMA,
-    RUNNING,
     TASK_STATES,
     RunFiles,
     parse_json,
-    relpath,
+)
+from inspector.results.listing import (
+    RUN_FILES,
+    listing_key,
+    running_files,
+    task_folders,
 )
 from inspector.results.parallel import EntryLoad
 from inspector.results.problems import (
     RULE_DUPLICATE_ID,
     RULE_JSON,
-    RULE_OLD_FLAT,
     RULE_RUN_FILE,
     RULE_RUN_INFO,
     RULE_RUN_INFO_V2,
@@ -41,7 +43,7 @@ from inspector.results.problems import (
     RunReadError,
 )
 from inspector.results.runinfo import parse_plans, parse_without_plans
-from inspector.results.tasks import StateName, TaskEntry, load_running
+from inspector.results.tasks import TaskEntry, load_running
 from inspector.results.validate import BUILTIN_STRATEGIES
 
 Progress = Callable[[int, int], None]
@@ -125,25 +127,39 @@ class PendingRead:
     def path(self) -> Path:
         return self.run.path
 
-    def finish(self, progress: Progress | None = None) -> Run:
-        """Collect every task folder; the run as :func:`read_run` returns it."""
+    def finish(
+        self,
+        progress: Progress | None = None,
+        on_tasks: Callable[[list[TaskRecord]], None] | None = None,
+    ) -> Run:
+        """Collect every task folder; the run as :func:`read_run` returns it.
+
+        ``on_tasks`` receives the published tasks (``Run.tasks``, in order) as they come in,
+        while the rest are still being read.
+        """
         run, files = self.run, self.files
         candidates = len(self.load.entries)
         total = candidates + len(self.running)
         seen: set[str] = set()
-        for entry in self.load.collect(progress, total, run.seen):
-            if entry.record is not None:
-                if entry.record.task_id in seen:
-                    message = (
-                        f"task_id {entry.record.task_id!r} was already loaded; the first one wins"
-                    )
-                    entry.problems.append(
-                        LoadProblem(entry.task_file, message, RULE_DUPLICATE_ID, False)
-                    )
-                else:
-                    seen.add(entry.record.task_id)
-                    run.tasks.append(entry.record)
-            run.entries.append(entry)
+
+        def take(entries: list[TaskEntry]) -> None:
+            start = len(run.tasks)
+            for entry in entries:
+                if entry.record is not None:
+                    task_id = entry.record.task_id
+                    if task_id in seen:
+                        message = f"task_id {task_id!r} was already loaded; the first one wins"
+                        entry.problems.append(
+                            LoadProblem(entry.task_file, message, RULE_DUPLICATE_ID, False)
+                        )
+                    else:
+                        seen.add(task_id)
+                        run.tasks.append(entry.record)
+                run.entries.append(entry)
+            if on_tasks is not None and len(run.tasks) > start:
+                on_tasks(run.tasks[start:])
+
+        self.load.collect(progress, total, run.seen, on_entries=take)
         for done, folder in enumerate(self.running, start=candidates + 1):
             if run.seen is not None:
                 for rel in running_files(folder):
@@ -187,7 +203,7 @@ def begin_read(
         run.seen = {rel: task_cache.stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
     _read_run_files(files, run)
     before = len(run.problems)
-    candidates, running = _task_folders(files, run.problems)
+    candidates, running = task_folders(files, run.problems)
     run.listing = listing_key(candidates, running, run.problems[before:])
     first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
     load = EntryLoad(files, candidates, first_location, strategies, helps=helps)
@@ -287,74 +303,6 @@ def _parse_object(
         problems.append(LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", rule, False))
         return None
     return value
-
-
-RUN_FILES = ("run_info.json", "params.json", "metrics.json", "summary.md")
-"""The run-level files a report depends on."""
-
-
-def running_files(folder: str) -> list[str]:
-    """What an unpublished ``running/`` entry is read from (for its problems)."""
-    return [folder, f"{folder}/task.json"]
-
-
-def listing_key(
-    candidates: list[tuple[str, StateName]], running: list[str], problems: list[LoadProblem]
-) -> tuple[Any, ...]:
-    """The task folder listing as comparable data."""
-    return (
-        tuple(candidates),
-        tuple(running),
-        tuple((p.path, p.message, p.rule, p.blocking) for p in problems),
-    )
-
-
-def list_task_folders(root: Path) -> tuple[Any, ...]:
-    """:func:`listing_key` of a run directory as it is now."""
-    problems: list[LoadProblem] = []
-    candidates, running = _task_folders(RunFiles(root), problems)
-    return listing_key(candidates, running, problems)
-
-
-def _task_folders(
-    files: RunFiles, problems: list[LoadProblem]
-) -> tuple[list[tuple[str, StateName]], list[str]]:
-    """Candidates in ``layout.result_files`` order (normal, error, fatal, v2) and running folders."""
-    details = "details"
-    refused = files.link_load_problem(details, strict=True, blocking=True)
-    if refused is not None:
-        problems.append(refused)
-        return [], []
-    names, problem = files.subdirs(details)
-    if problem is not None:
-        problems.append(problem)
-    candidates: list[tuple[str, StateName]] = []
-    running: list[str] = []
-    # Final states first and running/ last: a task published while we list is then
-    # missed (until the next read) rather than seen twice.
-    for state in (*FINAL_STATES, RUNNING):
-        if state not in names:
-            continue
-        folder = relpath(details, state)
-        refused = files.link_load_problem(folder, strict=True, blocking=True)
-        if refused is not None:
-            problems.append(refused)
-            continue
-        children, problem = files.subdirs(folder)
-        if problem is not None:
-            problems.append(problem)
-        if state == RUNNING:
-            running = [relpath(folder, child) for child in children]
-        else:
-            candidates.extend((relpath(folder, child), state) for child in children)
-    for name in names:
-        if name not in TASK_STATES or files.is_file(relpath(details, name, "task.json")):
-            candidates.append((relpath(details, name), "v2"))
-    flat = files.files(details, ".json")
-    if flat:
-        message = f"holds {len(flat)} older flat detail file(s) (*.json); AgentCompass 1.0.1 does not read them"
-        problems.append(LoadProblem(details, message, RULE_OLD_FLAT, False))
-    return candidates, running
 
 
 def _first_locations(folders: list[str]) -> dict[str, str]:

@@ -14,10 +14,13 @@ import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.results.cache import ABSENT, entry_files
-from inspector.results.reader import RUN_FILES, Run, list_task_folders, running_files
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.results.reader import Run
+from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
 Stat = tuple[int, int, int]
 

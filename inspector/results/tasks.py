@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from inspector.engine.model import Attempt, TaskRecord
 from inspector.results.layout import (
@@ -25,6 +25,7 @@ from inspector.results.layout import (
     task_directory_name,
 )
 from inspector.results.legacy import LegacyConversionError, convert_legacy_attempt
+from inspector.results.listing import StateName
 from inspector.results.problems import (
     RULE_DETAIL,
     RULE_JSON,
@@ -46,7 +47,6 @@ from inspector.results.validate import (
     task_category,
 )
 
-StateName = Literal["normal", "error", "fatal", "running", "v2"]
 _BIG = float(2**63)  # orjson turns integers beyond 64 bits into floats of at least this size
 
 

@@ -158,3 +158,36 @@ def test_read_started_early_and_finished_in_a_thread(
     assert [task_cache.encode_entry(e) for e in finished.entries] + [
         tuple((p.path, p.message, p.blocking) for p in finished.problems)
     ] == expected
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[p.name for p in RUNS])
+def test_reductions_made_while_reading_are_the_same(
+    run: Path, monkeypatch: pytest.MonkeyPatch, small_parallel_threshold: None
+) -> None:
+    """The app reduces tasks as their chunks arrive (ReductionStream): the recomputation
+    is the same as scoring after reading, and the stream is really used when it can be."""
+    from inspector.engine import recomputation as recomputation_module
+    from inspector.results.reader import begin_read
+    from inspector.session import finish_and_score
+
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    expected = score_run(read_run(run))
+    used: list[bool] = []
+    original = recomputation_module.reduce_tasks
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        used.append(False)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(recomputation_module, "reduce_tasks", spy)
+    session = finish_and_score(begin_read(run, helps=False))
+    assert session.refusal == expected.refusal
+    if expected.recomputation is None:
+        assert session.recomputation is None
+        return
+    assert session.recomputation is not None
+    assert session.metrics_json() == expected.metrics_json()
+    assert session.recomputation.reductions == expected.recomputation.reductions
+    assert session.differences == expected.differences
+    if expected.recomputation.plan.sources.get("contract", "").startswith("built-in"):
+        assert not used, "the reductions were made again after reading"

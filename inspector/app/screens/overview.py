@@ -29,7 +29,13 @@ from inspector.resolve import Overrides
 from inspector.results import RunReadError
 from inspector.results.layout import parse_json
 from inspector.results.reader import PendingRead
-from inspector.session import Difference, Session, compare_reports, open_run, score_run
+from inspector.session import (
+    Difference,
+    Session,
+    compare_reports,
+    finish_and_score,
+    open_run,
+)
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree
 from widgets.distribution import Distribution
@@ -177,7 +183,7 @@ issues and retries.
                     self.post_message(ReportPreview(outputs))
             with heap.paused():
                 if pending is not None:
-                    session = score_run(pending.finish(progress), self.overrides)
+                    session = finish_and_score(pending, self.overrides, progress=progress)
                 else:
                     session = open_run(self.path, self.overrides, progress=progress)
                 if session.recomputation is not None and key is not None:
