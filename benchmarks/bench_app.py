@@ -8,7 +8,9 @@ Each run is opened in a fresh process: the app is started headless with
   overview   the overview screen is up (its progress bar shows);
   progress   the progress bar shows the first task folders read;
   series     the series table has rows: the headline series is on screen;
-  tree       the category tree follows the headline series;
+  early      (before textual is imported, as `inspector RUN` does) the run's cached report
+             found, or its reader processes started;
+  tree       the category tree follows the headline series (the whole run is loaded);
 then, on the tasks screen (key ``t``):
   tasks      the tasks table has its rows;
   sort       ``s`` on the State column (again: reversed) until the table shows that order;
@@ -18,7 +20,9 @@ then, on the tasks screen (key ``t``):
   scroll     page down, page down, ctrl+end, page up, ctrl+home, until the cursor row is drawn;
 each repeated (median and max), then the cyclic garbage collector's full collections and the
 peak memory: of the app process (``resource.getrusage``) and of the app with its reader
-processes (sampled from /proc every 250 ms).
+processes (sampled from /proc every 250 ms); last,
+  reopen     a new overview of the same run (as from the runs screen): seconds until its series
+             table has rows, and until the whole run is loaded again.
 
 A step is done when the screen has taken the change and its table holds what
 :mod:`inspector.app.model` says it should (computed beforehand, outside the timing), and one
@@ -26,7 +30,9 @@ frame has been composed. Keys go straight to the driver, as a terminal sends the
 (``Pilot.press`` also waits for idleness, at least 40 ms, which would swamp the figures).
 ``--phases`` also prints when reading started inside the app and how long reading and scoring
 took (inspector.session's read_run and score_run, wrapped by this script). ``--floor`` first times the bare floor of benchmarks/bench_large.py (walk + orjson-parse every
-task file) in a fresh process, for the target "headline series within the floor + 1 s".
+task file) in a fresh process, for the target "headline series within the floor + 1 s";
+``--rounds N`` alternates the floor and the app N times and prints the medians (the machine's
+speed drifts; a round compares the two under the same conditions).
 
 The cache follows the environment (``INSPECTOR_CACHE=0`` disables it, ``INSPECTOR_WORKERS=N``
 sets the reader processes); ``BENCH_GC=1`` also lists when each full collection ran. Nothing
@@ -296,19 +302,6 @@ async def bench(run: Path, repeat: int, size: tuple[int, int], phases: bool = Fa
         rec = screen.recomputation
         assert rec is not None
 
-        # Reopen the run, as from the runs screen: a new overview of the same run.
-        reopened = OverviewScreen(run)
-        start = time.perf_counter()
-        await app.push_screen(reopened)
-        await until(lambda: reopened.series_table.row_count > 0, "reopen")
-        compose_frame(pilot)
-        seconds = time.perf_counter() - start
-        await until(lambda: reopened.session is not None, "reopen loaded")
-        loaded = time.perf_counter() - start
-        print(f"  {'reopen':<8} {seconds:7.2f} s to the series, {loaded:.2f} s to the whole run")
-        app.pop_screen()
-        await pilot.pause()
-
         start = time.perf_counter()
         key(pilot, "t", "t")
         await until(
@@ -377,9 +370,23 @@ async def bench(run: Path, repeat: int, size: tuple[int, int], phases: bool = Fa
 
                 scrolls.append(await timed(pilot, lambda n=name: key(pilot, n), moved))
         print(summary("scroll", scrolls))
-    print(collections.report())
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"  {'memory':<8} peak {own:.0f} MB (app process), {memory.stop():.0f} MB (with readers)")
+        print(collections.report())
+        own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        print(
+            f"  {'memory':<8} peak {own:.0f} MB (app process), {memory.stop():.0f} MB (with readers)"
+        )
+        app.pop_screen()  # back to the overview
+        await pilot.pause()
+        # Reopen the run, as from the runs screen: a new overview of the same run.
+        reopened = OverviewScreen(run)
+        start = time.perf_counter()
+        await app.push_screen(reopened)
+        await until(lambda: reopened.series_table.row_count > 0, "reopen")
+        compose_frame(pilot)
+        seconds = time.perf_counter() - start
+        await until(lambda: reopened.session is not None, "reopen loaded")
+        loaded = time.perf_counter() - start
+        print(f"  {'reopen':<8} {seconds:7.2f} s to the series, {loaded:.2f} s to the whole run")
 
 
 def floor(run: Path) -> float:
@@ -401,6 +408,12 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--size", default="140x45")
     parser.add_argument("--floor", action="store_true", help="time the bare floor first")
     parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="interleaved floor/app rounds (medians); implies --floor",
+    )
+    parser.add_argument(
         "--phases", action="store_true", help="also time reading and scoring inside the app"
     )
     parser.add_argument("--one", action="store_true", help=argparse.SUPPRESS)
@@ -418,11 +431,31 @@ def main(argv: list[str] | None = None) -> None:
     print(f"cache {cache}, reader processes: {workers}, terminal {width}x{height}")
     for run in args.runs:
         print(run)
-        if args.floor:
-            print(f"  {'floor':<8} {floor(run):7.2f} s (walk + orjson-parse every task file)")
         command = [sys.executable, __file__, str(run), "--one", "--repeat", str(args.repeat)]
         command += ["--size", args.size, *(["--phases"] if args.phases else [])]
-        subprocess.run(command, check=True)
+        if args.rounds <= 1:
+            if args.floor:
+                print(f"  {'floor':<8} {floor(run):7.2f} s (walk + orjson-parse every task file)")
+            subprocess.run(command, check=True)
+            continue
+        # Interleaved rounds (floor, then the app, in fresh processes): the medians, and the
+        # headline series against the floor of the same round.
+        floors, series = [], []
+        for number in range(1, args.rounds + 1):
+            floors.append(floor(run))
+            output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+            if number == args.rounds:
+                print(output, end="")
+            series.append(float(output.split("  series")[1].split()[0]))
+            print(
+                f"  round {number}: floor {floors[-1]:.2f} s, series {series[-1]:.2f} s "
+                f"(floor {series[-1] - floors[-1]:+.2f} s)"
+            )
+        median_floor, median_series = statistics.median(floors), statistics.median(series)
+        print(
+            f"  median of {args.rounds} rounds: floor {median_floor:.2f} s, series "
+            f"{median_series:.2f} s (floor {median_series - median_floor:+.2f} s)"
+        )
 
 
 if __name__ == "__main__":

@@ -54,8 +54,13 @@ def task_directory_name(task_id: str) -> str:
     return f"{readable}--{hashlib.sha256(task_id.encode()).hexdigest()}"
 
 
+_COMMON_KEYS = frozenset(str(number) for number in range(1, 65))
+
+
 def is_canonical_attempt_key(key: object) -> bool:
     """``"1"``, ``"2"``, …: a positive integer string as AgentCompass writes it."""
+    if type(key) is str and key in _COMMON_KEYS:
+        return True
     return (
         isinstance(key, str)
         and key.isascii()

@@ -201,12 +201,15 @@ def begin_read(
     if task_cache.enabled():
         # Before reading: a file changed while we read it then differs next time.
         run.seen = {rel: task_cache.stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
-    _read_run_files(files, run)
-    before = len(run.problems)
-    candidates, running = task_folders(files, run.problems)
-    run.listing = listing_key(candidates, running, run.problems[before:])
+    # The task folders first: their reader processes start while the run-level files
+    # (run_info.json can be hundreds of megabytes) are read here.
+    listing_problems: list[LoadProblem] = []
+    candidates, running = task_folders(files, listing_problems)
+    run.listing = listing_key(candidates, running, listing_problems)
     first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
     load = EntryLoad(files, candidates, first_location, strategies, helps=helps)
+    _read_run_files(files, run)
+    run.problems.extend(listing_problems)
     return PendingRead(run, files, load, running)
 
 

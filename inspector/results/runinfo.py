@@ -25,9 +25,21 @@ def member_span(data: bytes, key: bytes = PLANS_KEY) -> tuple[int, int] | None:
     if len(data) < MIN_SIZE:
         return None
     start = data.find(key)
-    if start < 0 or data.find(key, start + 1) >= 0:
+    if start < 0:
         return None
-    end = data.find(b'\n  "', start + 1)
+    # The member is large and the ones after it are small: find the next top-level line by
+    # walking back from the end instead of scanning the member. A line starting with
+    # exactly two spaces and a quote is a top-level key (a raw newline never occurs in a
+    # JSON string; nested keys are indented further).
+    end = -1
+    cursor = len(data)
+    while True:
+        line = data.rfind(b'\n  "', start + 1, cursor)
+        if line < 0:
+            break
+        if data.startswith(key, line):
+            return None  # the key twice: not the layout we expect
+        end, cursor = line, line
     if end < 0:
         return None  # the last member: keep the simple path
     return start, end

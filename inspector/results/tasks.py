@@ -206,11 +206,14 @@ def _check_publication(
             raise _Refused(_blocking(task_file, message, RULE_ONE_FOLDER))
     try:
         tokens = check_index_attempts(tokens_from, entry.task_id or "")
-        attempts = check_index_attempts(index, entry.task_id or "")
+        attempts = (
+            tokens if tokens_from is index else check_index_attempts(index, entry.task_id or "")
+        )
     except DetailError as exc:
         raise _Refused(_blocking(task_file, str(exc), exc.rule)) from exc
     for token in tokens.values():
-        result_file = relpath(entry.folder, token, "result.json")
+        # Checked above: token is "attempt-<n>", the folder a non-empty relative path.
+        result_file = f"{entry.folder}/{token}/result.json"
         files.probe_file(result_file)
         link = files.link_load_problem(result_file, strict=True, blocking=True)
         if link is not None:
@@ -245,7 +248,7 @@ def _assemble(
     recorded: list[int] = []
     invalid: LoadProblem | None = None
     for number, token in tokens.items():
-        result_file = relpath(entry.folder, token, "result.json")
+        result_file = f"{entry.folder}/{token}/result.json"
         payload = _read_result(files, result_file)
         count = payload.pop("retry_count")
         if count:
