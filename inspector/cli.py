@@ -18,7 +18,7 @@ from inspector import __version__, report_cache
 from inspector.engine.errors import ContractError, EngineError, HierarchyError
 from inspector.overrides import Overrides
 from inspector.report_cache import NOTE_PREFIX, WARNING_PREFIX, Outputs, outputs_of
-from inspector.results import RunReadError, read_run
+from inspector.results import RunReadError
 from inspector.results.layout import parse_json
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -79,15 +79,10 @@ def load_session(
     plan: the attempts are restricted or replayed (``inspector.engine.whatif``). Warnings
     and notes for stderr go to ``say``.
     """
-    from inspector.session import score_run  # the engine: loaded when a run is scored
+    # The reader and the engine: loaded when a run is read and scored.
+    from inspector.results.reader import begin_read
+    from inspector.session import reduction_stream, score_run
 
-    try:
-        run = read_run(path)
-    except RunReadError as exc:
-        raise Unusable(str(exc)) from None
-    for problem in run.problems:
-        if not problem.blocking:
-            say(f"{WARNING_PREFIX}{Path(path) / problem.path}: {problem.message}")
     base = Overrides(
         aggregation=overrides.aggregation if overrides else None,
         hierarchy=overrides.hierarchy if overrides else None,
@@ -97,7 +92,18 @@ def load_session(
     wants_other_plan = overrides is not None and (
         overrides.k is not None or overrides.strategy is not None
     )
-    session = score_run(run, base if wants_other_plan else overrides)
+    scored_as = base if wants_other_plan else overrides
+    try:
+        pending = begin_read(path)
+    except RunReadError as exc:
+        raise Unusable(str(exc)) from None
+    # The worker processes read; this process reduces each task as it arrives.
+    stream = reduction_stream(pending.run, scored_as)
+    run = pending.finish(on_tasks=stream.add if stream is not None else None)
+    for problem in run.problems:
+        if not problem.blocking:
+            say(f"{WARNING_PREFIX}{Path(path) / problem.path}: {problem.message}")
+    session = score_run(run, scored_as, stream=stream)
     if session.refusal is not None:
         raise Unusable(f"{Path(path) / session.refusal_path}: {session.refusal}")
     assert session.recomputation is not None

@@ -47,7 +47,7 @@ def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
     early.preview = Outputs.from_data(report_cache.lookup(path, preview_key(overrides)))
     if early.preview is None:
         try:
-            early.pending = begin_read(path, helps=False)
+            early.pending = begin_read(path)
         except RunReadError:
             return None
     return early

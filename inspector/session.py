@@ -87,12 +87,12 @@ def finish_and_score(
 ) -> Session:
     """Finish a read started earlier and score it, reducing the tasks while the rest are
     still read (the app: its reader processes read, this thread reduces)."""
-    stream = _stream(pending.run, overrides)
+    stream = reduction_stream(pending.run, overrides)
     run = pending.finish(progress, on_tasks=stream.add if stream is not None else None)
     return score_run(run, overrides, stream=stream)
 
 
-def _stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:
+def reduction_stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:
     """A reduction stream for the plan the run-level files give, if they give one without
     the tasks (the usual case; otherwise the tasks are reduced after reading)."""
     if run.blocking_problems:

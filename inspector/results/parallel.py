@@ -88,9 +88,9 @@ class EntryLoad:
         candidates: ``(folder, state)`` in ``RunStore`` order.
         first_location: For each folder name, where AgentCompass finds it first.
         strategies: Registered attempt strategy ids.
-        helps: Whether :meth:`collect` reads chunks itself while the workers read (the
-            command line; not the app, whose thread would take the interface's time).
-            Default: when this process has one thread.
+
+    The collecting thread does not read chunks itself: it decodes the workers' entries and
+    passes them on (``on_entries``), so the tasks can be reduced while the rest is read.
     """
 
     def __init__(
@@ -99,8 +99,6 @@ class EntryLoad:
         candidates: Sequence[tuple[str, StateName]],
         first_location: dict[str, str],
         strategies: Collection[str],
-        *,
-        helps: bool | None = None,
     ) -> None:
         self.files = files
         self.strategies = tuple(strategies)
@@ -131,21 +129,17 @@ class EntryLoad:
         self.chunks = [self.items[i : i + CHUNK] for i in range(0, len(self.items), CHUNK)]
         self.pool: Any = None
         self.futures: list[Any] = []
-        self.helps = False
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], None] | None = None
         pool_size = min(workers(), max(1, len(self.items) // CHUNK))
         if len(self.items) >= PARALLEL_MIN and pool_size > 1:
-            self._start_pool(pool_size, single_threaded() if helps is None else helps)
+            self._start_pool(pool_size)
 
-    def _start_pool(self, pool_size: int, helps: bool) -> None:
+    def _start_pool(self, pool_size: int) -> None:
         from concurrent.futures import ProcessPoolExecutor
 
         try:
             context = _context()
-            self.helps = helps and context.get_start_method() == "fork"
-            if self.helps:
-                pool_size = max(1, pool_size - 1)
             self.pool = ProcessPoolExecutor(max_workers=pool_size, mp_context=context)
             root = str(self.files.root)
             self.futures = [
@@ -159,7 +153,7 @@ class EntryLoad:
         """Stop the workers (what they have not started is dropped)."""
         if self.pool is not None:
             self.pool.shutdown(wait=False, cancel_futures=True)
-        self.pool, self.futures, self.helps = None, [], False
+        self.pool, self.futures = None, []
 
     def collect(
         self,
@@ -188,6 +182,10 @@ class EntryLoad:
             self._collect(progress, total)
         finally:
             if enabled:
+                # What was built is old now: without this the first collection after
+                # re-enabling walks all of it at once (half a second at 50,000 tasks).
+                gc.freeze()
+                gc.unfreeze()
                 gc.enable()
         cache = self.cache
         entries = [entry for entry in self.entries if entry is not None]
@@ -203,21 +201,8 @@ class EntryLoad:
         if progress is not None and done:
             progress(done, total)
         self._emit()
-        placed = [False] * len(self.chunks)
         try:
-            if self.helps:
-                # Take chunks from the end while the workers take them from the front.
-                for number in range(len(self.chunks) - 1, -1, -1):
-                    if not self.futures[number].cancel():
-                        break  # the workers have reached it: they do the rest
-                    self._place(number, self._read_here(self.chunks[number]))
-                    placed[number] = True
-                    done += len(self.chunks[number])
-                    if progress is not None:
-                        progress(done, total)
             for number, chunk in enumerate(self.chunks):
-                if placed[number]:
-                    continue
                 self._place(number, self._result(number))
                 done += len(chunk)
                 if progress is not None:

@@ -179,10 +179,9 @@ def begin_read(
     path: Path | str,
     *,
     strategies: Collection[str] = BUILTIN_STRATEGIES,
-    helps: bool | None = None,
 ) -> PendingRead:
     """Start reading a run: run-level files and the folder listing now, task folders from
-    the cache or by worker processes started now (see :class:`EntryLoad` for ``helps``).
+    the cache or by worker processes started now (:class:`EntryLoad`).
 
     Raises:
         RunReadError: as :func:`read_run`.
@@ -207,7 +206,7 @@ def begin_read(
     candidates, running = task_folders(files, listing_problems)
     run.listing = listing_key(candidates, running, listing_problems)
     first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
-    load = EntryLoad(files, candidates, first_location, strategies, helps=helps)
+    load = EntryLoad(files, candidates, first_location, strategies)
     _read_run_files(files, run)
     run.problems.extend(listing_problems)
     return PendingRead(run, files, load, running)

@@ -147,9 +147,8 @@ def test_read_started_early_and_finished_in_a_thread(
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     run = max(RUNS, key=lambda p: sum(1 for _ in p.glob("details/*/*/task.json")))
     expected = entries_view(run)
-    pending = begin_read(run, helps=False)
+    pending = begin_read(run)
     assert pending.load.futures, "no worker processes were started"
-    assert not pending.load.helps
     box: list = []
     thread = threading.Thread(target=lambda: box.append(pending.finish()))
     thread.start()
@@ -180,7 +179,7 @@ def test_reductions_made_while_reading_are_the_same(
         return original(*args, **kwargs)
 
     monkeypatch.setattr(recomputation_module, "reduce_tasks", spy)
-    session = finish_and_score(begin_read(run, helps=False))
+    session = finish_and_score(begin_read(run))
     assert session.refusal == expected.refusal
     if expected.recomputation is None:
         assert session.recomputation is None
@@ -191,3 +190,26 @@ def test_reductions_made_while_reading_are_the_same(
     assert session.differences == expected.differences
     if expected.recomputation.plan.sources.get("contract", "").startswith("built-in"):
         assert not used, "the reductions were made again after reading"
+
+
+def test_the_command_line_reduces_while_reading(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`inspector report` feeds each task to the engine as it is read; the bytes are still
+    AgentCompass's."""
+    from inspector import cli
+    from inspector.engine import recomputation as recomputation_module
+
+    run = FIXTURE_RUNS / "k3_avg_hierarchy"
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    calls: list[int] = []
+    original = recomputation_module.reduce_tasks
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(recomputation_module, "reduce_tasks", spy)
+    assert cli.main(["report", str(run), "--json"]) == 0
+    assert capsys.readouterr().out == (run / "metrics.json").read_text(encoding="utf-8")
+    assert not calls, "the tasks were reduced again after reading"
