@@ -129,6 +129,7 @@ class EntryLoad:
         self.chunks = [self.items[i : i + CHUNK] for i in range(0, len(self.items), CHUNK)]
         self.pool: Any = None
         self.futures: list[Any] = []
+        self.signatures: dict[str, task_cache.Signature] = {}
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], None] | None = None
         pool_size = min(workers(), max(1, len(self.items) // CHUNK))
@@ -159,15 +160,15 @@ class EntryLoad:
         self,
         progress: Progress | None = None,
         total: int | None = None,
-        seen: dict[str, tuple[int, int, int] | None] | None = None,
         on_entries: Callable[[list[TaskEntry]], None] | None = None,
     ) -> list[TaskEntry]:
         """Every candidate as a TaskEntry, in candidate order.
 
-        ``seen`` (with the cache on) receives ``(mode, size, mtime_ns)`` of every file each
-        entry was read from, as the reader saw it (:mod:`inspector.results.snapshot`).
         ``on_entries`` is called with the entries in candidate order as soon as they and
         all before them are read (so work on them can start while the rest is read).
+        With the cache on, :attr:`signatures` then holds, per folder, the signature of the
+        files each entry was read from, as the reader saw them (for
+        :mod:`inspector.results.snapshot`).
 
         The cyclic garbage collector is paused meanwhile: reading builds hundreds of
         thousands of small acyclic objects, and collecting them as they are made costs more
@@ -187,13 +188,22 @@ class EntryLoad:
                 gc.freeze()
                 gc.unfreeze()
                 gc.enable()
-        cache = self.cache
         entries = [entry for entry in self.entries if entry is not None]
+        cache = self.cache
         if cache is not None:
             cache.save()
-            if seen is not None:
-                for entry in entries:
-                    _record_seen(self.files, entry, cache, seen)
+            for entry in entries:
+                cached = cache.fresh.get(entry.folder)
+                if cached is not None:
+                    self.signatures[entry.folder] = cached[0]
+                else:  # not cacheable (a file is missing: a task not yet published)
+                    rels = task_cache.entry_files(entry)
+                    stats = [task_cache.stat_or_absent(self.files.full_path(r)) for r in rels]
+                    if all(stat is not None for stat in stats):
+                        self.signatures[entry.folder] = tuple(
+                            (rel, *stat)
+                            for rel, stat in zip(rels, stats, strict=True)  # type: ignore[misc]
+                        )
         return entries
 
     def _collect(self, progress: Progress | None, total: int) -> None:
@@ -258,19 +268,3 @@ class EntryLoad:
         except (BrokenProcessPool, OSError, RuntimeError, ValueError):
             return self._read_here(self.chunks[number])
         return [(task_cache.decode_entry(encoded), seen, encoded) for encoded, seen in data]
-
-
-def _record_seen(
-    files: RunFiles,
-    entry: TaskEntry,
-    cache: task_cache.TaskCache,
-    seen: dict[str, tuple[int, int, int] | None],
-) -> None:
-    cached = cache.fresh.get(entry.folder)
-    if cached is not None:
-        for rel, mode, size, mtime in cached[0]:
-            seen[rel] = (mode, size, mtime)
-        return
-    # Not cacheable (a file is missing: a task not yet published): stat what is there.
-    for rel in task_cache.entry_files(entry):
-        seen[rel] = task_cache.stat_or_absent(files.full_path(rel))

@@ -63,9 +63,11 @@ class Run:
     tasks: list[TaskRecord] = field(default_factory=list)
     entries: list[TaskEntry] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
-    # With the cache on: (mode, size, mtime_ns) of every file the report depends on, as
-    # seen when it was read, and the task folder listing (inspector.results.snapshot).
+    # With the cache on, what inspector.results.snapshot needs: (mode, size, mtime_ns) of
+    # the run-level files and running/ folders as seen when read, each task folder's file
+    # signature (inspector.results.cache), and the task folder listing.
     seen: dict[str, tuple[int, int, int] | None] | None = field(default=None, repr=False)
+    signatures: dict[str, Any] = field(default_factory=dict, repr=False)
     listing: tuple[Any, ...] | None = field(default=None, repr=False)
 
     @property
@@ -159,7 +161,8 @@ class PendingRead:
             if on_tasks is not None and len(run.tasks) > start:
                 on_tasks(run.tasks[start:])
 
-        self.load.collect(progress, total, run.seen, on_entries=take)
+        self.load.collect(progress, total, on_entries=take)
+        run.signatures = self.load.signatures
         for done, folder in enumerate(self.running, start=candidates + 1):
             if run.seen is not None:
                 for rel in running_files(folder):

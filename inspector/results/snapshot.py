@@ -1,51 +1,78 @@
 """Has a run changed since it was read? A cheap check for reopening it (issue 6).
 
-A :class:`Snapshot` names every file a run's report depends on — the run-level files, each
+A :class:`Snapshot` covers every file a run's report depends on — the run-level files, each
 task folder, its ``task.json`` and its attempts' ``result.json`` (and the task folders under
 ``running/``) — with ``(mode, size, mtime_ns)`` as the reader saw them while reading, plus
 the task folder listing. Checking it again costs one listing and one ``lstat`` per file and
 parses nothing. AgentCompass replaces every file it writes (temp file + ``os.replace``), so
 a rewritten file has a new modification time; so does a file edited in place.
+
+It is stored compactly (a few bytes per file): a digest of the listing, each entry's
+attempt numbers (from which the paths follow) and the stats as one flat tuple of integers.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.results.cache import ABSENT, entry_files
+from inspector.results.cache import ABSENT
+from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
-from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
 Stat = tuple[int, int, int]
+RUNNING_ENTRY = -1
+"""In :attr:`Snapshot.attempts`: the entry is a ``running/`` folder."""
 
 
 @dataclass(frozen=True)
 class Snapshot:
     """The files a report was computed from, and what they looked like."""
 
-    listing: tuple[Any, ...]
-    rels: tuple[str, ...]
-    stats: tuple[Stat, ...]
+    listing: bytes  # digest of the task folder listing
+    attempts: tuple[Any, ...]  # per entry: its attempt numbers, or RUNNING_ENTRY
+    stats: tuple[int, ...]  # (mode, size, mtime_ns) of every file, in rels() order
 
     def as_data(self) -> tuple[Any, ...]:
         """Plain data (for :mod:`marshal`)."""
-        return (self.listing, self.rels, self.stats)
+        return (self.listing, self.attempts, self.stats)
 
     @classmethod
     def from_data(cls, data: Any) -> Snapshot | None:
         try:
-            listing, rels, stats = data
+            listing, attempts, stats = data
         except (TypeError, ValueError):
             return None
-        if not (isinstance(rels, tuple) and isinstance(stats, tuple) and len(rels) == len(stats)):
+        if not (isinstance(listing, bytes) and isinstance(attempts, tuple)):
             return None
-        return cls(listing, rels, stats)
+        if not isinstance(stats, tuple):
+            return None
+        return cls(listing, attempts, stats)
+
+    def rels(self, listing: tuple[Any, ...]) -> list[str] | None:
+        """Every file of the snapshot, given the run's current (same) listing."""
+        candidates, running, _ = listing
+        folders = [folder for folder, _ in candidates] + list(running)
+        if len(folders) != len(self.attempts):
+            return None
+        rels = list(RUN_FILES)
+        for folder, numbers in zip(folders, self.attempts, strict=True):
+            rels.append(folder)
+            rels.append(f"{folder}/task.json")
+            if numbers != RUNNING_ENTRY:
+                rels += [f"{folder}/attempt-{number}/result.json" for number in numbers]
+        return rels
+
+
+def listing_digest(listing: tuple[Any, ...]) -> bytes:
+    # repr, not marshal: marshal's bytes depend on how objects are shared, not only on values.
+    return hashlib.sha256(repr(listing).encode("utf-8", "surrogateescape")).digest()
 
 
 def take(run: Run) -> Snapshot | None:
@@ -53,16 +80,30 @@ def take(run: Run) -> Snapshot | None:
     not be stat'ed (then nothing is cached)."""
     if run.seen is None or run.listing is None:
         return None
-    rels = list(RUN_FILES)
-    for entry in run.entries:
-        rels += running_files(entry.folder) if entry.state == "running" else entry_files(entry)
-    stats = []
-    for rel in rels:
-        stat = run.seen.get(rel)
-        if stat is None:
-            return None
-        stats.append(stat)
-    return Snapshot(run.listing, tuple(rels), tuple(stats))
+    stats: list[int] = []
+    attempts: list[Any] = []
+    try:
+        for rel in RUN_FILES:
+            stats.extend(run.seen[rel])  # type: ignore[arg-type]
+        for entry in run.entries:
+            if entry.state == "running":
+                attempts.append(RUNNING_ENTRY)
+                for rel in running_files(entry.folder):
+                    stats.extend(run.seen[rel])  # type: ignore[arg-type]
+                continue
+            numbers = tuple(sorted(entry.attempt_dirs))
+            attempts.append(numbers)
+            signature = run.signatures[entry.folder]
+            folder = entry.folder
+            expected = [folder, f"{folder}/task.json"]
+            expected += [f"{folder}/attempt-{number}/result.json" for number in numbers]
+            if [item[0] for item in signature] != expected:
+                return None  # not the files rels() will check
+            for _, mode, size, mtime in signature:
+                stats += (mode, size, mtime)
+    except (KeyError, TypeError):
+        return None
+    return Snapshot(listing_digest(run.listing), tuple(attempts), tuple(stats))
 
 
 # From this many files on, a single-threaded caller checks half of them in a forked child.
@@ -73,35 +114,42 @@ def unchanged(root: Path, snapshot: Snapshot) -> bool:
     """True when the run directory still lists the same task folders and every file of
     the snapshot has the same ``(mode, size, mtime_ns)`` (or is still absent)."""
     base = os.path.abspath(root)
-    if list_task_folders(Path(base)) != snapshot.listing:
+    listing = list_task_folders(Path(base))
+    if listing_digest(listing) != snapshot.listing:
         return False
-    pairs = list(zip(snapshot.rels, snapshot.stats, strict=True))
-    if len(pairs) < FORK_MIN or threading.active_count() != 1 or not hasattr(os, "fork"):
-        return _same(base, pairs)
+    rels = snapshot.rels(listing)
+    if rels is None or 3 * len(rels) != len(snapshot.stats):
+        return False
+    stats = snapshot.stats
+    if len(rels) < FORK_MIN or threading.active_count() != 1 or not hasattr(os, "fork"):
+        return _same(base, rels, stats, 0, len(rels))
     # lstat costs a few microseconds in the kernel; two cores halve it. Forking is safe
     # here only because this process has one thread (the command line, not the app).
-    half = len(pairs) // 2
+    half = len(rels) // 2
     try:
         pid = os.fork()
     except OSError:
-        return _same(base, pairs)
+        return _same(base, rels, stats, 0, len(rels))
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         try:
-            os._exit(0 if _same(base, pairs[half:]) else 1)
+            os._exit(0 if _same(base, rels, stats, half, len(rels)) else 1)
         finally:
             os._exit(2)
-    mine = _same(base, pairs[:half])
+    mine = _same(base, rels, stats, 0, half)
     _, status = os.waitpid(pid, 0)
     return mine and os.waitstatus_to_exitcode(status) == 0
 
 
-def _same(base: str, pairs: list[tuple[str, Stat]]) -> bool:
+def _same(base: str, rels: list[str], stats: tuple[int, ...], start: int, end: int) -> bool:
     lstat = os.lstat
-    for rel, expected in pairs:
+    absent = ABSENT
+    for index in range(start, end):
+        at = 3 * index
+        expected = stats[at : at + 3]
         try:
-            info = lstat(f"{base}/{rel}")
+            info = lstat(f"{base}/{rels[index]}")
         except FileNotFoundError:
-            if expected != ABSENT:
+            if expected != absent:
                 return False
             continue
         except OSError:
