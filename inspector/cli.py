@@ -190,6 +190,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     # Before textual is imported (and starts threads): the run's cached report, or its
     # reader processes already at work (inspector.early).
     from inspector.early import prepare
+    from inspector.results.parallel import start_forkserver
 
     parser = argparse.ArgumentParser(prog="inspector", description="Open the app.")
     parser.add_argument("paths", nargs="*", help="run directories or results roots")
@@ -202,6 +203,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     options = parser.parse_args(args.paths)
     paths = [Path(p) for p in options.paths]
     early = prepare(paths[0]) if len(paths) == 1 else None
+    start_forkserver()  # later reader processes start in milliseconds
     from inspector.app import InspectorApp, Settings
 
     settings = Settings(

@@ -139,6 +139,26 @@ def lookup(run_root: Path, key: str | None) -> Any | None:
     return outputs[key]
 
 
+def lookup_in_worker(run_root: Path, key: str | None) -> Any | None:
+    """:func:`lookup` done by one of the app's reader processes: the check (a listing and
+    one ``lstat`` per file, split with a forked child there) then does not compete with
+    the interface thread for the interpreter."""
+    if key is None or not task_cache.enabled():
+        return None
+    from concurrent.futures.process import BrokenProcessPool
+
+    from inspector.results.parallel import drop_shared_pool, shared_pool
+
+    pool = None
+    try:
+        pool = shared_pool()
+        return pool.submit(lookup, Path(run_root), key).result()
+    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+        if pool is not None:
+            drop_shared_pool(pool)
+        return lookup(run_root, key)
+
+
 def store(run: Run, key: str | None, value: Any) -> None:
     """Remember ``value`` (plain data) under ``key`` for the run as it was read."""
     if key is None or not task_cache.enabled():

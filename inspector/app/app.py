@@ -30,6 +30,7 @@ from inspector.audit import SERIES_SCOPE, Scope
 from inspector.compare import compare_plans
 from inspector.engine import EngineError, Recomputation
 from inspector.results.discover import is_run
+from inspector.results.parallel import shared_pool, shutdown_shared_pool, workers
 from inspector.session import Session
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -108,12 +109,24 @@ class InspectorApp(App[None]):
 
     def on_mount(self) -> None:
         self.push_screen(self.first_screen())
+        self._warm_readers()
+
+    @work(thread=True, exit_on_error=False, group="warm", description="start reader processes")
+    def _warm_readers(self) -> None:
+        """Start the shared reader processes now, so that opening another run, a reload or
+        a report-cache check does not wait for them."""
+        from inspector import report_cache
+
+        pool = shared_pool()
+        for future in [pool.submit(report_cache.code_signature) for _ in range(workers())]:
+            future.result()
 
     def on_unmount(self) -> None:
         """Hand the run's objects back to the garbage collector (see :mod:`inspector.app.heap`)."""
         heap.release()
         if self._early is not None and self._early.pending is not None:
             self._early.pending.cancel()
+        shutdown_shared_pool()
         if self.settings.watch:
             self.action_toggle_watch()
 

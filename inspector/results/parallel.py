@@ -13,6 +13,7 @@ collect their work later.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import os
 import threading
@@ -61,20 +62,81 @@ def _read_chunk(
     return out
 
 
+PRELOAD = [__name__, "inspector.results.snapshot", "inspector.report_cache"]
+"""What the fork server imports once for every reader process it starts."""
+
+
 def single_threaded() -> bool:
     return threading.active_count() == 1
+
+
+def start_forkserver() -> None:
+    """Start the fork server now, in the background (the app calls this before it imports
+    textual): later worker processes then start in milliseconds, with the readers loaded."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    from multiprocessing import forkserver
+
+    with contextlib.suppress(OSError, ValueError):
+        forkserver.ensure_running()
+
+
+def _forkserver() -> Any:
+    import multiprocessing  # only large runs need it: load on use
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(PRELOAD)
+    return context
 
 
 def _context() -> Any:
     """``fork`` when this process has one thread (no start-up cost, nothing to re-import),
     else ``forkserver`` (forking a threaded process is unsafe)."""
-    import multiprocessing  # only large runs need it: load on use
+    import multiprocessing
 
     if single_threaded() and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload([__name__])
-    return context
+    return _forkserver()
+
+
+_shared: Any = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> Any:
+    """The reader processes of a threaded process (the app), started once and kept: a
+    reload, another run or a cache check then costs no process start-up."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            import atexit
+            from concurrent.futures import ProcessPoolExecutor
+
+            _shared = ProcessPoolExecutor(max_workers=workers(), mp_context=_forkserver())
+            atexit.register(shutdown_shared_pool)  # before the interpreter tears modules down
+        return _shared
+
+
+def shutdown_shared_pool() -> None:
+    """Stop the shared reader processes (the app, as it exits)."""
+    global _shared
+    with _shared_lock:
+        pool, _shared = _shared, None
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def drop_shared_pool(pool: Any) -> None:
+    """Forget a shared pool that broke (the next call starts a new one)."""
+    global _shared
+    with _shared_lock:
+        if _shared is pool:
+            _shared = None
+    pool.shutdown(wait=False, cancel_futures=True)
 
 
 class EntryLoad:
@@ -128,6 +190,7 @@ class EntryLoad:
         ]
         self.chunks = [self.items[i : i + CHUNK] for i in range(0, len(self.items), CHUNK)]
         self.pool: Any = None
+        self.owned = False
         self.futures: list[Any] = []
         self.signatures: dict[str, task_cache.Signature] = {}
         self._emitted = 0
@@ -140,8 +203,12 @@ class EntryLoad:
         from concurrent.futures import ProcessPoolExecutor
 
         try:
-            context = _context()
-            self.pool = ProcessPoolExecutor(max_workers=pool_size, mp_context=context)
+            if single_threaded():
+                # Forked now, while this process has one thread; shut down after collect.
+                self.pool = ProcessPoolExecutor(max_workers=pool_size, mp_context=_context())
+                self.owned = True
+            else:
+                self.pool, self.owned = shared_pool(), False
             root = str(self.files.root)
             self.futures = [
                 self.pool.submit(_read_chunk, root, chunk, self.strategies) for chunk in self.chunks
@@ -152,7 +219,9 @@ class EntryLoad:
 
     def cancel(self) -> None:
         """Stop the workers (what they have not started is dropped)."""
-        if self.pool is not None:
+        for future in self.futures:
+            future.cancel()
+        if self.pool is not None and self.owned:
             self.pool.shutdown(wait=False, cancel_futures=True)
         self.pool, self.futures = None, []
 
@@ -218,9 +287,11 @@ class EntryLoad:
                 if progress is not None:
                     progress(done, total)
         finally:
-            if self.pool is not None:
+            for future in self.futures:
+                future.cancel()
+            if self.pool is not None and self.owned:
                 self.pool.shutdown(wait=True, cancel_futures=True)
-                self.pool = None
+            self.pool = None
 
     def _place(self, number: int, results: list[tuple[TaskEntry, Any, Any]]) -> None:
         """Put one chunk's entries in place (and in the cache), then pass on what is ready."""
@@ -265,6 +336,8 @@ class EntryLoad:
 
         try:
             data = self.futures[number].result()
-        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+        except (BrokenProcessPool, OSError, RuntimeError, ValueError) as exc:
+            if isinstance(exc, BrokenProcessPool) and self.pool is not None and not self.owned:
+                drop_shared_pool(self.pool)
             return self._read_here(self.chunks[number])
         return [(task_cache.decode_entry(encoded), seen, encoded) for encoded, seen in data]

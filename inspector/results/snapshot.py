@@ -121,8 +121,10 @@ def unchanged(root: Path, snapshot: Snapshot) -> bool:
     if rels is None or 3 * len(rels) != len(snapshot.stats):
         return False
     stats = snapshot.stats
-    if len(rels) < FORK_MIN or threading.active_count() != 1 or not hasattr(os, "fork"):
+    if len(rels) < FORK_MIN or not hasattr(os, "fork"):
         return _same(base, rels, stats, 0, len(rels))
+    if threading.active_count() != 1:
+        return _same_in_workers(base, rels, stats)
     # lstat costs a few microseconds in the kernel; two cores halve it. Forking is safe
     # here only because this process has one thread (the command line, not the app).
     half = len(rels) // 2
@@ -138,6 +140,28 @@ def unchanged(root: Path, snapshot: Snapshot) -> bool:
     mine = _same(base, rels, stats, 0, half)
     _, status = os.waitpid(pid, 0)
     return mine and os.waitstatus_to_exitcode(status) == 0
+
+
+def _same_in_workers(base: str, rels: list[str], stats: tuple[int, ...]) -> bool:
+    """The check split between the app's reader processes (a threaded caller: its
+    interface thread would otherwise share the interpreter with the check)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    from inspector.results.parallel import drop_shared_pool, shared_pool
+
+    half = len(rels) // 2
+    pool = None
+    try:
+        pool = shared_pool()
+        parts = [
+            pool.submit(_same, base, rels[:half], stats[: 3 * half], 0, half),
+            pool.submit(_same, base, rels[half:], stats[3 * half :], 0, len(rels) - half),
+        ]
+        return all(part.result() for part in parts)
+    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+        if pool is not None:
+            drop_shared_pool(pool)
+        return _same(base, rels, stats, 0, len(rels))
 
 
 def _same(base: str, rels: list[str], stats: tuple[int, ...], start: int, end: int) -> bool:

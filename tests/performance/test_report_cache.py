@@ -182,12 +182,18 @@ def test_plan_files_are_never_cached(
     assert counter.calls == 2
 
 
+@pytest.mark.parametrize("threaded", [False, True], ids=["forked-child", "reader-processes"])
 def test_snapshot_checked_in_two_processes_agrees(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    threaded: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Above FORK_MIN files half are checked in a forked child: a change in either half
-    is seen."""
+    """Above FORK_MIN files half are checked in a forked child (the command line) or by
+    the app's reader processes (a threaded caller): a change in either half is seen."""
     monkeypatch.setattr(snapshot, "FORK_MIN", 2)
+    if threaded:
+        monkeypatch.setattr(snapshot.threading, "active_count", lambda: 2)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     for position in (0, -1):
         run = _copy(_source(), tmp_path / str(position))

@@ -178,7 +178,7 @@ issues and retries.
         heap.release()
         try:
             if preview and pending is None:
-                outputs = Outputs.from_data(report_cache.lookup(self.path, key))
+                outputs = Outputs.from_data(report_cache.lookup_in_worker(self.path, key))
                 if outputs is not None and not worker.is_cancelled:
                     self.post_message(ReportPreview(outputs))
             with heap.paused():
