@@ -20,6 +20,7 @@ from inspector.overrides import Overrides
 from inspector.report_cache import NOTE_PREFIX, WARNING_PREFIX, Outputs, outputs_of
 from inspector.results import RunReadError
 from inspector.results.layout import parse_json
+from inspector.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
@@ -67,7 +68,8 @@ def _overrides(args: argparse.Namespace) -> Overrides:
 
 
 def _stderr(line: str) -> None:
-    print(line, file=sys.stderr)
+    """One line for the terminal: names and messages from result files made visible."""
+    print(visible(line, one_line=True), file=sys.stderr)
 
 
 def load_session(
@@ -182,7 +184,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         return EXIT_OK
     print(f"metrics.json differs from the recomputation in {len(differences)} places:")
     for difference in differences:
-        print(f"  {difference.line()}")
+        print(f"  {visible(difference.line(), one_line=True)}")
     return EXIT_DIFFERS
 
 
@@ -292,17 +294,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(args.func(args))
     except Unusable as exc:
-        print(f"inspector: {exc}", file=sys.stderr)
+        _stderr(f"inspector: {exc}")
         return EXIT_UNUSABLE
     except BrokenPipeError:
         return EXIT_OK
     except (EngineError, HierarchyError) as exc:
-        print(f"inspector: {getattr(args, 'path', '')}: {exc}", file=sys.stderr)
+        _stderr(f"inspector: {getattr(args, 'path', '')}: {exc}")
         return EXIT_UNUSABLE
     except Exception as exc:  # never a traceback for bad data
         if os.environ.get("INSPECTOR_DEBUG"):
             raise
-        print(
-            f"inspector: {getattr(args, 'path', '')}: {type(exc).__name__}: {exc}", file=sys.stderr
-        )
+        _stderr(f"inspector: {getattr(args, 'path', '')}: {type(exc).__name__}: {exc}")
         return EXIT_UNUSABLE

@@ -12,7 +12,6 @@ import argparse
 import csv
 import json
 import sys
-import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
@@ -28,6 +27,7 @@ from inspector.audit import (
 )
 from inspector.compare import Comparison, SeriesPair, TaskChange, compare
 from inspector.engine import MetricSeries, Reason, Recomputation, SeriesCounts
+from inspector.visible import visible
 
 EXIT_OK, EXIT_DIFFERS = 0, 1
 ALL_SERIES = "all"
@@ -362,22 +362,7 @@ def _number(value: float | None) -> str:
 
 def _visible(text: str) -> str:
     """Make control and invisible characters visible (as ``widgets.literal`` does)."""
-    if text.isprintable() or all(ch.isprintable() or ch == "\n" for ch in text):
-        return text
-    out = []
-    for ch in text:
-        code = ord(ch)
-        if ch == "\n" or ch.isprintable():
-            out.append(ch)
-        elif code < 0x20:
-            out.append(chr(0x2400 + code))
-        elif code == 0x7F:
-            out.append("␡")
-        elif unicodedata.category(ch) == "Zs":
-            out.append(ch)
-        else:
-            out.append(f"<U+{code:04X}>")
-    return "".join(out)
+    return visible(text)
 
 
 def _cell(value: Any, markdown: bool) -> str:

@@ -72,6 +72,11 @@ def stat_or_absent(path: str) -> tuple[int, int, int] | None:
     return (info.st_mode, info.st_size, info.st_mtime_ns)
 
 
+def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
+    """For each signature, whether its files still have it (a worker process's share)."""
+    return [signature(root, [item[0] for item in sig]) == sig for sig in signatures]
+
+
 def known_signature(stats: dict[str, tuple[int, int, int]], rels: list[str]) -> Signature | None:
     """The signature of ``rels`` from what the reader saw as it read them (the folder's
     lstat and each file's fstat), or None when one of them was not seen."""
@@ -180,17 +185,28 @@ class TaskCache:
         ``first_location`` (where AgentCompass finds this folder name first) is part of
         the key: a same-named folder appearing in another state folder changes the entry.
         """
+        sig = self.candidate(folder, state, first_location)
+        if sig is None or signature(self.root, [item[0] for item in sig]) != sig:
+            return None
+        return self.accept(folder)
+
+    def candidate(self, folder: str, state: str, first_location: str) -> Signature | None:
+        """The signature to check before the cached entry of ``folder`` may be used (None:
+        nothing usable is cached). :func:`unchanged` checks it, maybe in another process."""
         cached = self.entries.get(folder)
         if cached is None:
             return None
         sig, first, data = cached
         if first != first_location or data[2] != state:
             return None
-        if signature(self.root, [item[0] for item in sig]) != sig:
-            return None
+        return sig
+
+    def accept(self, folder: str) -> Any:
+        """The cached entry of ``folder``, whose signature was just found unchanged."""
+        cached = self.entries[folder]
         self.hits += 1
         self.fresh[folder] = cached
-        return decode_entry(data)
+        return decode_entry(cached[2])
 
     def put(self, entry: Any, first_location: str, seen: Signature | None = None) -> None:
         """Remember an entry that was just read."""

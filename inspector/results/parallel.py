@@ -170,13 +170,7 @@ class EntryLoad:
         enabled = gc.isenabled()
         gc.disable()
         try:
-            for position, (folder, state) in enumerate(candidates):
-                first = first_location[folder.rpartition("/")[2]]
-                hit = self.cache.get(folder, state, first) if self.cache is not None else None
-                if hit is not None:
-                    self.entries[position] = hit
-                else:
-                    self.missing.append(position)
+            self._look_up(candidates, first_location)
         finally:
             if enabled:
                 gc.enable()
@@ -198,6 +192,62 @@ class EntryLoad:
         pool_size = min(workers(), max(1, len(self.items) // CHUNK))
         if len(self.items) >= PARALLEL_MIN and pool_size > 1:
             self._start_pool(pool_size)
+
+    def _look_up(
+        self, candidates: Sequence[tuple[str, StateName]], first_location: dict[str, str]
+    ) -> None:
+        """Cache hits go to :attr:`entries`, the rest to :attr:`missing`.
+
+        Each hit's files are stat'ed first; for a large run in a threaded process (the app)
+        the shared reader processes do that, so the interface keeps the interpreter.
+        """
+        cache = self.cache
+        if cache is None:
+            self.missing = list(range(len(candidates)))
+            return
+        signatures = [
+            cache.candidate(folder, state, first_location[folder.rpartition("/")[2]])
+            for folder, state in candidates
+        ]
+        checked = [position for position, sig in enumerate(signatures) if sig is not None]
+        valid: dict[int, bool] = {}
+        if len(checked) >= PARALLEL_MIN and not single_threaded():
+            valid = self._check_in_pool(str(self.files.root), checked, signatures)
+        for position, (folder, _) in enumerate(candidates):
+            sig = signatures[position]
+            if sig is None:
+                self.missing.append(position)
+                continue
+            ok = valid.get(position)
+            if ok is None:
+                ok = task_cache.signature(cache.root, [item[0] for item in sig]) == sig
+            if ok:
+                self.entries[position] = cache.accept(folder)
+            else:
+                self.missing.append(position)
+
+    def _check_in_pool(
+        self, root: str, checked: list[int], signatures: list[Any]
+    ) -> dict[int, bool]:
+        from concurrent.futures.process import BrokenProcessPool
+
+        step = max(CHUNK, len(checked) // (4 * workers()) + 1)
+        parts = [checked[i : i + step] for i in range(0, len(checked), step)]
+        pool = None
+        try:
+            pool = shared_pool()
+            futures = [
+                pool.submit(task_cache.unchanged, root, [signatures[p] for p in part])
+                for part in parts
+            ]
+            valid: dict[int, bool] = {}
+            for part, future in zip(parts, futures, strict=True):
+                valid.update(zip(part, future.result(), strict=True))
+            return valid
+        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+            if pool is not None:
+                drop_shared_pool(pool)
+            return {}  # checked here instead
 
     def _start_pool(self, pool_size: int) -> None:
         from concurrent.futures import ProcessPoolExecutor

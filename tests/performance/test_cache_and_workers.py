@@ -95,8 +95,16 @@ def _copy(run: Path, tmp_path: Path) -> Path:
     return target
 
 
-def test_cache_is_invalidated_by_changes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A live run: rewritten results, a new published task and a removed one are seen."""
+@pytest.mark.parametrize("threaded", [False, True], ids=["here", "checked-by-workers"])
+def test_cache_is_invalidated_by_changes(
+    threaded: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A live run: rewritten results, a new published task and a removed one are seen
+    (also when the app's reader processes check the cached folders)."""
+    if threaded:
+        monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
+        monkeypatch.setattr(parallel, "CHUNK", 2)
+        monkeypatch.setattr(parallel.threading, "active_count", lambda: 2)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     source = next(p for p in conformance_runs() if p.name == "e2e_k1_micro")
     run = _copy(source, tmp_path)

@@ -1,0 +1,36 @@
+"""Text from result files made safe for a terminal, as plain text (the command line).
+
+Control characters, bidirectional overrides and invisible characters are shown as visible
+stand-ins (``␛`` for ESC, ``<U+202E>``), so a folder name or an issue message can never move
+the cursor, recolour the terminal or reorder what is printed. The app does the same with
+styling (``widgets.literal``).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+
+def visible(text: str, *, one_line: bool = False) -> str:
+    """``text`` with control and invisible characters made visible.
+
+    ``one_line`` also shows line breaks (``␊``), for messages that must stay on one line.
+    """
+    if text.isprintable() or (
+        not one_line and all(ch.isprintable() or ch == "\n" for ch in text)
+    ):
+        return text
+    out = []
+    for ch in text:
+        code = ord(ch)
+        if ch.isprintable() or (ch == "\n" and not one_line):
+            out.append(ch)
+        elif code < 0x20:
+            out.append(chr(0x2400 + code))
+        elif code == 0x7F:
+            out.append("␡")
+        elif unicodedata.category(ch) == "Zs":
+            out.append(ch)
+        else:
+            out.append(f"<U+{code:04X}>")
+    return "".join(out)
