@@ -182,7 +182,11 @@ class EntryLoad:
             )
             for p in self.missing
         ]
-        self.chunks = [self.items[i : i + CHUNK] for i in range(0, len(self.items), CHUNK)]
+        # About sixteen chunks per reader process (no fewer than CHUNK folders each): fewer
+        # round trips on large runs, and still a steady flow of entries to reduce.
+        size = max(CHUNK, len(self.items) // (16 * workers()) + 1)
+        self.chunks = [self.items[i : i + size] for i in range(0, len(self.items), size)]
+        self.chunk_size = size
         self.pool: Any = None
         self.owned = False
         self.futures: list[Any] = []
@@ -345,7 +349,7 @@ class EntryLoad:
 
     def _place(self, number: int, results: list[tuple[TaskEntry, Any, Any]]) -> None:
         """Put one chunk's entries in place (and in the cache), then pass on what is ready."""
-        cursor = number * CHUNK
+        cursor = number * self.chunk_size
         cache = self.cache
         for entry, seen, data in results:
             self.entries[self.missing[cursor]] = entry

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -169,9 +170,14 @@ issues and retries.
         may already hold this run's numbers (its files unchanged): they are shown at once.
         ``pending``: the read started before the app (:mod:`inspector.early`)."""
         worker = get_current_worker()
+        last = [0.0]
 
         def progress(done: int, total: int) -> None:
-            if not worker.is_cancelled:
+            # At most ten updates a second: each one repaints, and the interface shares
+            # the cores with the reader processes.
+            now = time.monotonic()
+            if not worker.is_cancelled and (done >= total or now - last[0] >= 0.1):
+                last[0] = now
                 self.post_message(LoadProgress(done, total))
 
         key = preview_key(self.overrides)
