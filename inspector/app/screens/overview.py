@@ -187,6 +187,9 @@ issues and retries.
                 outputs = Outputs.from_data(report_cache.lookup_in_worker(self.path, key))
                 if outputs is not None and not worker.is_cancelled:
                     self.post_message(ReportPreview(outputs))
+                    # Let the interface thread put the numbers on screen before reading
+                    # the tasks takes the interpreter.
+                    time.sleep(0.05)
             with heap.paused():
                 if pending is not None:
                     session = finish_and_score(pending, self.overrides, progress=progress)
@@ -243,6 +246,7 @@ issues and retries.
     def _loaded(self, message: SessionLoaded) -> None:
         self.set_class(False, "-loading")
         self._previewed = False
+        self.query_one("#loading-label", Static).update(LOADING)
         session = message.session
         self.session = session
         app: InspectorApp = self.app  # type: ignore[assignment]

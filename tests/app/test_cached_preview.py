@@ -1,0 +1,162 @@
+"""Reopening a run: an unchanged run's cached report is on screen before its tasks are
+read; a changed run's never is.
+
+The full read is held back (an event the test releases), so what the overview shows in
+between is exactly what came from the report cache.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+from pathlib import Path
+
+import pytest
+
+import inspector.app.screens.overview as overview_module
+from inspector.app import InspectorApp, Settings
+from inspector.app.screens.overview import OverviewScreen
+from inspector.early import prepare
+
+from .helpers import cell_text, pilot_test, settle, static_text
+
+SIZE = (140, 45)
+
+
+def _copy(run: Path, tmp_path: Path) -> Path:
+    target = tmp_path / "results" / "ns" / run.name
+    shutil.copytree(run, target)
+    return target
+
+
+class HeldRead:
+    """Makes the overview's full read wait until released."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.release = threading.Event()
+        original = overview_module.open_run
+
+        def held(*args, **kwargs):  # type: ignore[no-untyped-def]
+            self.release.wait(timeout=30)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(overview_module, "open_run", held)
+
+
+async def _wait_for(pilot, condition, rounds: int = 400) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(rounds):
+        if condition():
+            return
+        await pilot.pause(0.01)
+    raise AssertionError("condition not reached")
+
+
+@pilot_test
+async def _fill_cache(run: Path) -> None:
+    app = InspectorApp([run])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen) and app.screen.session is not None
+
+
+def test_unchanged_run_shows_its_cached_report_first(
+    run_path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    run = _copy(run_path("k3_avg_hierarchy"), tmp_path)
+    _fill_cache(run)
+    stored = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    held = HeldRead(monkeypatch)
+
+    @pilot_test
+    async def reopen() -> None:
+        app = InspectorApp([run])
+        async with app.run_test(size=SIZE) as pilot:
+            await _wait_for(pilot, lambda: isinstance(app.screen, OverviewScreen))
+            screen = app.screen
+            assert isinstance(screen, OverviewScreen)
+            await _wait_for(pilot, lambda: screen.series_table.row_count > 0)
+            assert screen.session is None, "the full read was not held back"
+            for row, series in enumerate(stored["series"]):
+                assert cell_text(screen.series_table, row, "series") == series["series_id"]
+                assert cell_text(screen.series_table, row, "total") == str(
+                    series["counts"]["total"]
+                )
+            label = static_text(screen.query_one("#loading-label"))
+            assert "cached report" in label
+            held.release.set()
+            await settle(pilot)
+            assert screen.session is not None
+            assert "cached report" not in static_text(screen.query_one("#loading-label"))
+
+    reopen()
+
+
+def test_changed_run_shows_nothing_until_read(
+    run_path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    run = _copy(run_path("k3_avg_hierarchy"), tmp_path)
+    _fill_cache(run)
+    result = sorted(run.glob("details/normal/*/attempt-1/result.json"))[0]
+    payload = json.loads(result.read_text(encoding="utf-8"))
+    payload["metrics"]["correct"] = not payload["metrics"]["correct"]
+    result.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    info = result.stat()
+    os.utime(result, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))
+    held = HeldRead(monkeypatch)
+
+    @pilot_test
+    async def reopen() -> None:
+        app = InspectorApp([run])
+        async with app.run_test(size=SIZE) as pilot:
+            await _wait_for(pilot, lambda: isinstance(app.screen, OverviewScreen))
+            screen = app.screen
+            assert isinstance(screen, OverviewScreen)
+            for _ in range(30):  # the lookup has long finished by now
+                await pilot.pause(0.02)
+            assert screen.series_table.row_count == 0, "stale numbers were shown"
+            held.release.set()
+            await settle(pilot)
+            assert screen.session is not None and screen.series_table.row_count > 0
+
+    reopen()
+
+
+def test_prepared_before_the_app(
+    run_path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """`inspector RUN` looks the run up before textual starts: the overview shows the
+    cached numbers as it mounts; a run not in the cache gets its reading started."""
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    run = _copy(run_path("k3_avg_hierarchy"), tmp_path)
+    early = prepare(run)
+    assert early is not None and early.preview is None and early.pending is not None
+    early.pending.cancel()
+    _fill_cache(run)
+    early = prepare(run)
+    assert early is not None and early.preview is not None and early.pending is None
+    held = HeldRead(monkeypatch)
+
+    @pilot_test
+    async def open_early() -> None:
+        app = InspectorApp([run], settings=Settings(early=early))
+        async with app.run_test(size=SIZE) as pilot:
+            await _wait_for(pilot, lambda: isinstance(app.screen, OverviewScreen))
+            screen = app.screen
+            assert isinstance(screen, OverviewScreen)
+            await _wait_for(pilot, lambda: screen.series_table.row_count == 2)
+            assert screen.session is None
+            held.release.set()
+            await settle(pilot)
+            assert screen.session is not None
+
+    open_early()
