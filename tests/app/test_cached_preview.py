@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-import inspector.app.screens.overview as overview_module
+import inspector.app.loading as loading_module
 from inspector.app import InspectorApp, Settings
 from inspector.app.screens.overview import OverviewScreen
 from inspector.early import prepare
@@ -36,13 +36,13 @@ class HeldRead:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.release = threading.Event()
-        original = overview_module.open_run
+        original = loading_module.open_run
 
         def held(*args, **kwargs):  # type: ignore[no-untyped-def]
             self.release.wait(timeout=30)
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(overview_module, "open_run", held)
+        monkeypatch.setattr(loading_module, "open_run", held)
 
 
 async def _wait_for(pilot, condition, rounds: int = 400) -> None:  # type: ignore[no-untyped-def]

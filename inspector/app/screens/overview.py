@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -16,27 +14,19 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector import report_cache
 from inspector.app import heap
+from inspector.app.banners import difference_lines, failed_lines, refusal_lines
+from inspector.app.loading import preview_of, read_and_score, throttled
 from inspector.app.messages import LoadFailed, LoadProgress, ReportPreview, SessionLoaded
 from inspector.app.model import COUNTS_NOTE, PlanChoice, TaskFilter, plan_choices, series_values
 from inspector.app.task_index import TaskIndexes
 from inspector.audit import SERIES_SCOPE, Scope
-from inspector.early import preview_key
 from inspector.engine import Recomputation
-from inspector.engine.serialize import report_from_json
-from inspector.report_cache import Outputs, outputs_of
+from inspector.report_cache import Outputs
 from inspector.resolve import Overrides
 from inspector.results import RunReadError
-from inspector.results.layout import parse_json
 from inspector.results.reader import PendingRead
-from inspector.session import (
-    Difference,
-    Session,
-    compare_reports,
-    finish_and_score,
-    open_run,
-)
+from inspector.session import Difference, Session
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree
 from widgets.distribution import Distribution
@@ -170,33 +160,24 @@ issues and retries.
         may already hold this run's numbers (its files unchanged): they are shown at once.
         ``pending``: the read started before the app (:mod:`inspector.early`)."""
         worker = get_current_worker()
-        last = [0.0]
+        progress = throttled(
+            lambda done, total: self.post_message(LoadProgress(done, total)),
+            lambda: worker.is_cancelled,
+        )
 
-        def progress(done: int, total: int) -> None:
-            # At most ten updates a second: each one repaints, and the interface shares
-            # the cores with the reader processes.
-            now = time.monotonic()
-            if not worker.is_cancelled and (done >= total or now - last[0] >= 0.1):
-                last[0] = now
-                self.post_message(LoadProgress(done, total))
+        def on_preview(outputs: Outputs) -> None:
+            if not worker.is_cancelled:
+                self.post_message(ReportPreview(outputs))
 
-        key = preview_key(self.overrides)
-        heap.release()
         try:
-            if preview and pending is None:
-                outputs = Outputs.from_data(report_cache.lookup_in_worker(self.path, key))
-                if outputs is not None and not worker.is_cancelled:
-                    self.post_message(ReportPreview(outputs))
-                    # Let the interface thread put the numbers on screen before reading
-                    # the tasks takes the interpreter.
-                    time.sleep(0.05)
-            with heap.paused():
-                if pending is not None:
-                    session = finish_and_score(pending, self.overrides, progress=progress)
-                else:
-                    session = open_run(self.path, self.overrides, progress=progress)
-                if session.recomputation is not None and key is not None:
-                    report_cache.store(session.run, key, outputs_of(session, []).as_data())
+            session = read_and_score(
+                self.path,
+                self.overrides,
+                pending,
+                preview=preview,
+                on_preview=on_preview,
+                progress=progress,
+            )
         except RunReadError as exc:
             self.post_message(LoadFailed(str(exc)))
             return
@@ -211,21 +192,14 @@ issues and retries.
         """The cached report of the unchanged run: the series table, before the tasks load."""
         if self.session is not None:
             return
-        outputs = message.outputs
-        try:
-            report = report_from_json(json.loads(outputs.metrics_json))
-            stored = (
-                parse_json(outputs.stored_metrics_text.encode("utf-8"))
-                if outputs.stored_metrics_text is not None
-                else None
-            )
-        except (ValueError, KeyError, TypeError):
+        preview = preview_of(message.outputs)
+        if preview is None:
             return
         self._previewed = True
-        self.series_table.show(report)
+        self.series_table.show(preview.report)
         self.series_table.focus()
-        if stored is not None:
-            self._show_differences(compare_reports(stored, json.loads(outputs.metrics_json)))
+        if preview.differences is not None:
+            self._show_differences(preview.differences)
         self.query_one("#loading-label", Static).update(
             "Unchanged since last opened: the numbers above are its cached report. "
             "Reading the tasks…"
@@ -292,43 +266,12 @@ issues and retries.
             indexes.build(series_id)
 
     def _show_banners(self, session: Session) -> None:
-        refusal = []
-        if session.refusal:
-            refusal.append(
-                Text("AgentCompass would refuse this run: ", "bold")
-                + one_line(f"{session.refusal_path}: {session.refusal}", max_chars=400)
-            )
-        self.banner("refusal").show(refusal)
-        failed = []
-        rec = session.recomputation
-        if rec is not None and rec.report.evaluation_failed:
-            failed.append(
-                Text(
-                    "Evaluation failed: no official score. Values marked (reference) exclude every "
-                    "invalidated task (a FATAL issue in some attempt).",
-                    "bold",
-                )
-            )
-        if rec is not None and rec.plan.derived:
-            failed.append(Text("Derived plan: ", "bold") + one_line(rec.plan.derived))
-        self.banner("failed").show(failed)
+        self.banner("refusal").show(refusal_lines(session))
+        self.banner("failed").show(failed_lines(session))
         self._show_differences(session.differences)
 
     def _show_differences(self, differences: list[Difference]) -> None:
-        lines = []
-        if differences:
-            lines.append(
-                Text(
-                    f"The stored metrics.json disagrees with the recomputation in {len(differences)} "
-                    f"place{'s' if len(differences) != 1 else ''}:",
-                    "bold",
-                )
-            )
-            for difference in differences[:5]:
-                lines.append(Text("  ") + one_line(difference.line(), max_chars=200))
-            if len(differences) > 5:
-                lines.append(Text(f"  … and {len(differences) - 5} more", "dim"))
-        self.banner("differences").show(lines)
+        self.banner("differences").show(difference_lines(differences))
 
     @on(SeriesTable.SeriesHighlighted)
     def _series_highlighted(self, message: SeriesTable.SeriesHighlighted) -> None:
