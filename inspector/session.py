@@ -84,11 +84,15 @@ def finish_and_score(
     overrides: Overrides | None = None,
     *,
     progress: Callable[[int, int], None] | None = None,
+    save_cache: bool = True,
 ) -> Session:
     """Finish a read started earlier and score it, reducing the tasks while the rest are
-    still read (the app: its reader processes read, this thread reduces)."""
+    still read (the app: its reader processes read, this thread reduces).
+    ``save_cache=False``: the caller writes the task cache (``pending.save_cache()``)."""
     stream = reduction_stream(pending.run, overrides)
-    run = pending.finish(progress, on_tasks=stream.add if stream is not None else None)
+    run = pending.finish(
+        progress, on_tasks=stream.add if stream is not None else None, save_cache=save_cache
+    )
     return score_run(run, overrides, stream=stream)
 
 

@@ -19,8 +19,8 @@ from inspector.engine.serialize import report_from_json
 from inspector.report_cache import Outputs, outputs_of
 from inspector.resolve import Overrides
 from inspector.results.layout import parse_json
-from inspector.results.reader import PendingRead
-from inspector.session import Difference, Session, compare_reports, finish_and_score, open_run
+from inspector.results.reader import PendingRead, begin_read
+from inspector.session import Difference, Session, compare_reports, finish_and_score
 
 
 @dataclass(frozen=True)
@@ -70,14 +70,17 @@ def read_and_score(
     *,
     preview: bool,
     on_preview: Callable[[Outputs], Any],
+    on_loaded: Callable[[Session], Any],
     progress: Callable[[int, int], None],
-) -> Session:
-    """Read and score the run at ``path``.
+) -> None:
+    """Read and score the run at ``path``; the session goes to ``on_loaded``.
 
     With ``preview`` (nothing on screen yet) and no read started before the app
     (``pending``, :mod:`inspector.early`), the report cache is checked first: an unchanged
-    run's outputs go to ``on_preview`` before its tasks are read. The scored run's outputs
-    are stored for next time (its own plan only).
+    run's outputs go to ``on_preview`` before its tasks are read. The tasks are reduced as
+    the reader processes deliver them. Only after ``on_loaded`` are the task cache and the
+    run's report written for next time (its own plan only), so a large run is on screen
+    before its cache files are.
 
     Raises:
         RunReadError: the run directory cannot be read.
@@ -92,10 +95,13 @@ def read_and_score(
             # interpreter.
             time.sleep(0.05)
     with heap.paused():
-        if pending is not None:
-            session = finish_and_score(pending, overrides, progress=progress)
-        else:
-            session = open_run(path, overrides, progress=progress)
+        if pending is None:
+            pending = begin_read(path)
+        session = finish_and_score(pending, overrides, progress=progress, save_cache=False)
+    on_loaded(session)
+    try:  # the caches are optional: a failure here never fails the load
+        pending.save_cache()
         if session.recomputation is not None and key is not None:
             report_cache.store(session.run, key, outputs_of(session, []).as_data())
-    return session
+    except Exception:
+        pass

@@ -271,6 +271,11 @@ class EntryLoad:
             # No worker processes here (a sandbox, an odd __main__): read in-process.
             self.cancel()
 
+    def save_cache(self) -> None:
+        """Write the task cache (after ``collect(save=False)``)."""
+        if self.cache is not None:
+            self.cache.save()
+
     def cancel(self) -> None:
         """Stop the workers (what they have not started is dropped)."""
         for future in self.futures:
@@ -284,8 +289,13 @@ class EntryLoad:
         progress: Progress | None = None,
         total: int | None = None,
         on_entries: Callable[[list[TaskEntry]], None] | None = None,
+        *,
+        save: bool = True,
     ) -> list[TaskEntry]:
         """Every candidate as a TaskEntry, in candidate order.
+
+        ``save=False`` leaves writing the cache to the caller (:meth:`save_cache`), so a
+        large run can be shown before its cache file is written.
 
         ``on_entries`` is called with the entries in candidate order as soon as they and
         all before them are read (so work on them can start while the rest is read).
@@ -314,7 +324,8 @@ class EntryLoad:
         entries = [entry for entry in self.entries if entry is not None]
         cache = self.cache
         if cache is not None:
-            cache.save()
+            if save:
+                cache.save()
             for entry in entries:
                 cached = cache.fresh.get(entry.folder)
                 if cached is not None:

@@ -133,11 +133,14 @@ class PendingRead:
         self,
         progress: Progress | None = None,
         on_tasks: Callable[[list[TaskRecord]], None] | None = None,
+        *,
+        save_cache: bool = True,
     ) -> Run:
         """Collect every task folder; the run as :func:`read_run` returns it.
 
         ``on_tasks`` receives the published tasks (``Run.tasks``, in order) as they come in,
-        while the rest are still being read.
+        while the rest are still being read. ``save_cache=False``: the caller writes the
+        task cache later (:meth:`save_cache`).
         """
         run, files = self.run, self.files
         candidates = len(self.load.entries)
@@ -161,7 +164,7 @@ class PendingRead:
             if on_tasks is not None and len(run.tasks) > start:
                 on_tasks(run.tasks[start:])
 
-        self.load.collect(progress, total, on_entries=take)
+        self.load.collect(progress, total, on_entries=take, save=save_cache)
         run.signatures = self.load.signatures
         for done, folder in enumerate(self.running, start=candidates + 1):
             if run.seen is not None:
@@ -172,6 +175,10 @@ class PendingRead:
                 progress(done, total)
         run.problems.extend(problem for entry in run.entries for problem in entry.problems)
         return run
+
+    def save_cache(self) -> None:
+        """Write the task cache (after ``finish(save_cache=False)``)."""
+        self.load.save_cache()
 
     def cancel(self) -> None:
         """Give up: stop the reader processes."""

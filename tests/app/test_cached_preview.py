@@ -36,13 +36,13 @@ class HeldRead:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.release = threading.Event()
-        original = loading_module.open_run
+        original = loading_module.finish_and_score
 
         def held(*args, **kwargs):  # type: ignore[no-untyped-def]
             self.release.wait(timeout=30)
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(loading_module, "open_run", held)
+        monkeypatch.setattr(loading_module, "finish_and_score", held)
 
 
 async def _wait_for(pilot, condition, rounds: int = 400) -> None:  # type: ignore[no-untyped-def]

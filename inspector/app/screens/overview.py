@@ -169,23 +169,24 @@ issues and retries.
             if not worker.is_cancelled:
                 self.post_message(ReportPreview(outputs))
 
+        def on_loaded(session: Session) -> None:
+            if not worker.is_cancelled:
+                self.post_message(SessionLoaded(session))
+
         try:
-            session = read_and_score(
+            read_and_score(
                 self.path,
                 self.overrides,
                 pending,
                 preview=preview,
                 on_preview=on_preview,
+                on_loaded=on_loaded,
                 progress=progress,
             )
         except RunReadError as exc:
             self.post_message(LoadFailed(str(exc)))
-            return
         except Exception as exc:
             self.post_message(LoadFailed(f"{type(exc).__name__}: {exc}"))
-            return
-        if not worker.is_cancelled:
-            self.post_message(SessionLoaded(session))
 
     @on(ReportPreview)
     def _preview(self, message: ReportPreview) -> None:
