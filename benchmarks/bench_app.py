@@ -28,8 +28,9 @@ A step is done when the screen has taken the change and its table holds what
 :mod:`inspector.app.model` says it should (computed beforehand, outside the timing), and one
 frame has been composed. Keys go straight to the driver, as a terminal sends them
 (``Pilot.press`` also waits for idleness, at least 40 ms, which would swamp the figures).
-``--phases`` also prints when reading started inside the app and how long reading and scoring
-took (inspector.session's read_run and score_run, wrapped by this script). ``--floor`` first times the bare floor of benchmarks/bench_large.py (walk + orjson-parse every
+``--phases`` also prints when collecting the read started and ended inside the app and how
+long scoring took after it (PendingRead.finish and inspector.session's score_run, wrapped by
+this script). ``--floor`` first times the bare floor of benchmarks/bench_large.py (walk + orjson-parse every
 task file) in a fresh process, for the target "headline series within the floor + 1 s";
 ``--rounds N`` alternates the floor and the app N times and prints the medians (the machine's
 speed drifts; a round compares the two under the same conditions).
@@ -258,10 +259,9 @@ def time_phases() -> dict[str, float]:
 
     from inspector.results.reader import PendingRead
 
-    session.read_run = timed_call("read", session.read_run)  # type: ignore[assignment]
-    session.score_run = timed_call("score", session.score_run)  # type: ignore[assignment]
-    # A read started before the app (inspector.early) is finished here instead.
+    # Every read, started before the app (inspector.early) or not, is finished here.
     PendingRead.finish = timed_call("read", PendingRead.finish)  # type: ignore[method-assign]
+    session.score_run = timed_call("score", session.score_run)  # type: ignore[assignment]
     return marks
 
 

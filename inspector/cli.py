@@ -83,7 +83,7 @@ def load_session(
     """
     # The reader and the engine: loaded when a run is read and scored.
     from inspector.results.reader import begin_read
-    from inspector.session import reduction_stream, score_run
+    from inspector.session import finish_and_score
 
     base = Overrides(
         aggregation=overrides.aggregation if overrides else None,
@@ -100,12 +100,11 @@ def load_session(
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
     # The worker processes read; this process reduces each task as it arrives.
-    stream = reduction_stream(pending.run, scored_as)
-    run = pending.finish(on_tasks=stream.add if stream is not None else None)
+    session = finish_and_score(pending, scored_as)
+    run = session.run
     for problem in run.problems:
         if not problem.blocking:
             say(f"{WARNING_PREFIX}{Path(path) / problem.path}: {problem.message}")
-    session = score_run(run, scored_as, stream=stream)
     if session.refusal is not None:
         raise Unusable(f"{Path(path) / session.refusal_path}: {session.refusal}")
     assert session.recomputation is not None

@@ -93,7 +93,9 @@ def code_signature() -> str:
         for name in sorted(names):
             if name.endswith(".py"):
                 info = os.stat(os.path.join(folder, name))
-                parts.append(f"{os.path.relpath(folder, package)}/{name}:{info.st_size}:{info.st_mtime_ns}")
+                parts.append(
+                    f"{os.path.relpath(folder, package)}/{name}:{info.st_size}:{info.st_mtime_ns}"
+                )
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -145,18 +147,26 @@ def lookup_in_worker(run_root: Path, key: str | None) -> Any | None:
     the interface thread for the interpreter."""
     if key is None or not task_cache.enabled():
         return None
-    from concurrent.futures.process import BrokenProcessPool
+    from inspector.results.parallel import in_shared_pool
 
-    from inspector.results.parallel import drop_shared_pool, shared_pool
+    # The reader processes were started earlier: give them this process's cache settings.
+    environment = {name: os.environ.get(name) for name in CACHE_ENVIRONMENT}
+    answers = in_shared_pool(_lookup_as, [(environment, Path(run_root), key)])
+    return lookup(run_root, key) if answers is None else answers[0]
 
-    pool = None
-    try:
-        pool = shared_pool()
-        return pool.submit(lookup, Path(run_root), key).result()
-    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
-        if pool is not None:
-            drop_shared_pool(pool)
-        return lookup(run_root, key)
+
+CACHE_ENVIRONMENT = ("INSPECTOR_CACHE", "XDG_CACHE_HOME", "HOME")
+"""The variables that say whether and where the cache is."""
+
+
+def _lookup_as(environment: dict[str, str | None], run_root: Path, key: str) -> Any | None:
+    """:func:`lookup` with the caller's cache settings (in a reader process)."""
+    for name, value in environment.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+    return lookup(run_root, key)
 
 
 def store(run: Run, key: str | None, value: Any) -> None:

@@ -21,8 +21,8 @@ from inspector.engine import (
 )
 from inspector.engine.reduction import ReductionStream
 from inspector.resolve import Overrides, resolve_plan
-from inspector.results import LoadProblem, Run, read_run
-from inspector.results.reader import PendingRead
+from inspector.results import LoadProblem, Run
+from inspector.results.reader import PendingRead, begin_read
 
 
 @dataclass(frozen=True)
@@ -74,9 +74,12 @@ def open_run(
     *,
     progress: Callable[[int, int], None] | None = None,
 ) -> Session:
-    """Read and recompute one run; never raises for bad data inside the run."""
-    run = read_run(path) if progress is None else read_run(path, progress=progress)
-    return score_run(run, overrides)
+    """Read and recompute one run; never raises for bad data inside the run.
+
+    Raises:
+        RunReadError: the run directory cannot be read.
+    """
+    return finish_and_score(begin_read(path), overrides, progress=progress)
 
 
 def finish_and_score(

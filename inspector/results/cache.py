@@ -179,20 +179,13 @@ class TaskCache:
         except (OSError, EOFError, ValueError, TypeError, IndexError):
             self.entries = {}
 
-    def get(self, folder: str, state: str, first_location: str) -> Any | None:
-        """The cached entry of ``folder`` if none of its files changed.
+    def candidate(self, folder: str, state: str, first_location: str) -> Signature | None:
+        """The signature to check before the cached entry of ``folder`` may be used (None:
+        nothing usable is cached). :func:`unchanged` checks it, maybe in another process.
 
         ``first_location`` (where AgentCompass finds this folder name first) is part of
         the key: a same-named folder appearing in another state folder changes the entry.
         """
-        sig = self.candidate(folder, state, first_location)
-        if sig is None or signature(self.root, [item[0] for item in sig]) != sig:
-            return None
-        return self.accept(folder)
-
-    def candidate(self, folder: str, state: str, first_location: str) -> Signature | None:
-        """The signature to check before the cached entry of ``folder`` may be used (None:
-        nothing usable is cached). :func:`unchanged` checks it, maybe in another process."""
         cached = self.entries.get(folder)
         if cached is None:
             return None

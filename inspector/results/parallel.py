@@ -139,6 +139,22 @@ def drop_shared_pool(pool: Any) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
+def in_shared_pool(function: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any] | None:
+    """``function(*args)`` for each ``args`` of ``calls``, done by the shared reader
+    processes; None when they cannot (the caller then does the work itself)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = None
+    try:
+        pool = shared_pool()
+        futures = [pool.submit(function, *args) for args in calls]
+        return [future.result() for future in futures]
+    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+        if pool is not None:
+            drop_shared_pool(pool)
+        return None
+
+
 class EntryLoad:
     """The task folders of one run, being read.
 
@@ -214,44 +230,24 @@ class EntryLoad:
             for folder, state in candidates
         ]
         checked = [position for position, sig in enumerate(signatures) if sig is not None]
-        valid: dict[int, bool] = {}
+        root = str(self.files.root)
+        valid = None
         if len(checked) >= PARALLEL_MIN and not single_threaded():
-            valid = self._check_in_pool(str(self.files.root), checked, signatures)
+            step = max(CHUNK, len(checked) // (4 * workers()) + 1)
+            parts = [checked[i : i + step] for i in range(0, len(checked), step)]
+            answers = in_shared_pool(
+                task_cache.unchanged, [(root, [signatures[p] for p in part]) for part in parts]
+            )
+            if answers is not None:
+                valid = [ok for answer in answers for ok in answer]
+        if valid is None:
+            valid = task_cache.unchanged(root, [signatures[p] for p in checked])
+        hits = {position for position, ok in zip(checked, valid, strict=True) if ok}
         for position, (folder, _) in enumerate(candidates):
-            sig = signatures[position]
-            if sig is None:
-                self.missing.append(position)
-                continue
-            ok = valid.get(position)
-            if ok is None:
-                ok = task_cache.signature(cache.root, [item[0] for item in sig]) == sig
-            if ok:
+            if position in hits:
                 self.entries[position] = cache.accept(folder)
             else:
                 self.missing.append(position)
-
-    def _check_in_pool(
-        self, root: str, checked: list[int], signatures: list[Any]
-    ) -> dict[int, bool]:
-        from concurrent.futures.process import BrokenProcessPool
-
-        step = max(CHUNK, len(checked) // (4 * workers()) + 1)
-        parts = [checked[i : i + step] for i in range(0, len(checked), step)]
-        pool = None
-        try:
-            pool = shared_pool()
-            futures = [
-                pool.submit(task_cache.unchanged, root, [signatures[p] for p in part])
-                for part in parts
-            ]
-            valid: dict[int, bool] = {}
-            for part, future in zip(parts, futures, strict=True):
-                valid.update(zip(part, future.result(), strict=True))
-            return valid
-        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
-            if pool is not None:
-                drop_shared_pool(pool)
-            return {}  # checked here instead
 
     def _start_pool(self, pool_size: int) -> None:
         from concurrent.futures import ProcessPoolExecutor

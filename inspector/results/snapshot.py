@@ -145,23 +145,19 @@ def unchanged(root: Path, snapshot: Snapshot) -> bool:
 def _same_in_workers(base: str, rels: list[str], stats: tuple[int, ...]) -> bool:
     """The check split between the app's reader processes (a threaded caller: its
     interface thread would otherwise share the interpreter with the check)."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    from inspector.results.parallel import drop_shared_pool, shared_pool
+    from inspector.results.parallel import in_shared_pool
 
     half = len(rels) // 2
-    pool = None
-    try:
-        pool = shared_pool()
-        parts = [
-            pool.submit(_same, base, rels[:half], stats[: 3 * half], 0, half),
-            pool.submit(_same, base, rels[half:], stats[3 * half :], 0, len(rels) - half),
-        ]
-        return all(part.result() for part in parts)
-    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
-        if pool is not None:
-            drop_shared_pool(pool)
+    answers = in_shared_pool(
+        _same,
+        [
+            (base, rels[:half], stats[: 3 * half], 0, half),
+            (base, rels[half:], stats[3 * half :], 0, len(rels) - half),
+        ],
+    )
+    if answers is None:
         return _same(base, rels, stats, 0, len(rels))
+    return all(answers)
 
 
 def _same(base: str, rels: list[str], stats: tuple[int, ...], start: int, end: int) -> bool:

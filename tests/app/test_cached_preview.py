@@ -53,6 +53,14 @@ async def _wait_for(pilot, condition, rounds: int = 400) -> None:  # type: ignor
     raise AssertionError("condition not reached")
 
 
+async def _overview(pilot, app: InspectorApp) -> OverviewScreen:  # type: ignore[no-untyped-def]
+    """The overview once it is on screen (its loading may still be held back)."""
+    await _wait_for(pilot, lambda: isinstance(app.screen, OverviewScreen))
+    screen = app.screen
+    assert isinstance(screen, OverviewScreen)
+    return screen
+
+
 @pilot_test
 async def _fill_cache(run: Path) -> None:
     app = InspectorApp([run])
@@ -76,9 +84,7 @@ def test_unchanged_run_shows_its_cached_report_first(
     async def reopen() -> None:
         app = InspectorApp([run])
         async with app.run_test(size=SIZE) as pilot:
-            await _wait_for(pilot, lambda: isinstance(app.screen, OverviewScreen))
-            screen = app.screen
-            assert isinstance(screen, OverviewScreen)
+            screen = await _overview(pilot, app)
             await _wait_for(pilot, lambda: screen.series_table.row_count > 0)
             assert screen.session is None, "the full read was not held back"
             for row, series in enumerate(stored["series"]):
@@ -116,9 +122,7 @@ def test_changed_run_shows_nothing_until_read(
     async def reopen() -> None:
         app = InspectorApp([run])
         async with app.run_test(size=SIZE) as pilot:
-            await _wait_for(pilot, lambda: isinstance(app.screen, OverviewScreen))
-            screen = app.screen
-            assert isinstance(screen, OverviewScreen)
+            screen = await _overview(pilot, app)
             for _ in range(30):  # the lookup has long finished by now
                 await pilot.pause(0.02)
             assert screen.series_table.row_count == 0, "stale numbers were shown"
@@ -150,9 +154,7 @@ def test_prepared_before_the_app(
     async def open_early() -> None:
         app = InspectorApp([run], settings=Settings(early=early))
         async with app.run_test(size=SIZE) as pilot:
-            await _wait_for(pilot, lambda: isinstance(app.screen, OverviewScreen))
-            screen = app.screen
-            assert isinstance(screen, OverviewScreen)
+            screen = await _overview(pilot, app)
             await _wait_for(pilot, lambda: screen.series_table.row_count == 2)
             assert screen.session is None
             held.release.set()

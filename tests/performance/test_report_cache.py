@@ -235,3 +235,21 @@ def test_cached_warnings_name_the_path_as_given(
     counter = Counter(monkeypatch)
     assert run_cli(["report", run.name], capsys) == expected
     assert counter.calls == 0
+
+
+def test_lookup_in_a_reader_process_uses_the_callers_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The app's reader processes start early; a lookup there must use the cache settings
+    the app has now, not those they were started with."""
+    from inspector.results.parallel import shared_pool
+
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    shared_pool().submit(report_cache.code_signature).result()  # started with the cache off
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "elsewhere"))
+    run = _copy(_source(), tmp_path)
+    run_cli(["report", str(run)], capsys)
+    key = report_cache.key_for(None, "outputs")
+    assert report_cache.lookup(run, key) is not None
+    assert report_cache.lookup_in_worker(run, key) == report_cache.lookup(run, key)
