@@ -203,6 +203,7 @@ def resolve_plan(
     if isinstance(aggregation, str) and o.aggregation is not None:
         aggregation = aggregation.strip().lower()
 
+    hierarchy: Mapping[str, Any] | None
     if o.hierarchy is not None:
         hierarchy, sources["hierarchy"] = o.hierarchy, "--hierarchy"
     elif bparams.get("category_hierarchy") is not None:

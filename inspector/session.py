@@ -20,7 +20,8 @@ from inspector.engine import (
     recompute,
 )
 from inspector.engine.reduction import ReductionStream
-from inspector.resolve import Overrides, resolve_plan
+from inspector.overrides import Overrides
+from inspector.resolve import resolve_plan
 from inspector.results import LoadProblem, Run
 from inspector.results.reader import PendingRead, begin_read
 

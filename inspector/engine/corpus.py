@@ -128,13 +128,10 @@ class AggregationContext:
                 else:
                     states[left.task_id] = UNAVAILABLE
                     continue
+                lv, rv = left.value, right.value
+                assert lv is not None and rv is not None  # an evaluated reduction has a value
                 pairs.append(
-                    _Pair(
-                        left.task_id,
-                        self._categories[left.task_id],
-                        float(left.value),
-                        float(right.value),
-                    )  # type: ignore[arg-type]
+                    _Pair(left.task_id, self._categories[left.task_id], float(lv), float(rv))
                 )
             categories = self._ratio_categories(pairs, template, states)
             value, hierarchy = self._ratio_value(pairs, categories, respect_report_aggregation)

@@ -139,14 +139,14 @@ def hierarchy_breakdowns(
         results = [(child, reduce(child)) for child in node.children]
         counts = sum_counts(r.counts for _, r in results)
         weight_total = math.fsum(_count_weight(r) for _, r in results)
-        valid = [(c, r) for c, r in results if r.value is not None]
+        valid = [(c, r, r.value) for c, r in results if r.value is not None]
         value: float | None = None
         if valid and aggregation_override == "sum":
-            value = math.fsum(r.value for _, r in valid)  # type: ignore[misc]
+            value = math.fsum(v for _, _, v in valid)
         elif valid and node.aggregation == "unweighted":
-            value = math.fsum(r.value / len(valid) for _, r in valid)  # type: ignore[operator]
+            value = math.fsum(v / len(valid) for _, _, v in valid)
         elif valid and node.aggregation == "weighted":
-            weights = [c.weight or 0.0 for c, _ in valid]
+            weights = [c.weight or 0.0 for c, _, _ in valid]
             scale = max(weights)
             if scale <= 0:
                 raise AggregationError(
@@ -155,17 +155,17 @@ def hierarchy_breakdowns(
             scaled = [w / scale for w in weights]
             denominator = math.fsum(scaled)
             value = math.fsum(
-                r.value * (w / denominator) for (_, r), w in zip(valid, scaled, strict=True)
-            )  # type: ignore[operator]
+                v * (w / denominator) for (_, _, v), w in zip(valid, scaled, strict=True)
+            )
         elif valid and node.aggregation == "weighted_by_count":
-            weights = [_count_weight(r) for _, r in valid]
+            weights = [_count_weight(r) for _, r, _ in valid]
             denominator = math.fsum(weights)
             if denominator <= 0:
                 value = 0.0
             else:
                 value = math.fsum(
-                    r.value * (w / denominator) for (_, r), w in zip(valid, weights, strict=True)
-                )  # type: ignore[operator]
+                    v * (w / denominator) for (_, _, v), w in zip(valid, weights, strict=True)
+                )
         result = MetricBreakdown(value=value, counts=counts, aggregation_weight=weight_total)
         out[node.path] = result
         return result

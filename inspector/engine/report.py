@@ -11,7 +11,7 @@ import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 from inspector.engine.contract import BINARY, PRIMARY_IDS, MetricDisplay
 from inspector.engine.errors import PlanError, ReportValidationError
@@ -186,10 +186,13 @@ def dumps_metrics_json(report: MetricReport) -> str:
     return json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
 
+_Valued = TypeVar("_Valued", "MetricSeries", "MetricBreakdown")
+
+
 def select_value_role(series: MetricSeries, evaluation_failed: bool) -> MetricSeries:
     """Move values to ``reference_value`` when the evaluation failed (and back otherwise)."""
 
-    def move(part: Any) -> Any:
+    def move(part: _Valued) -> _Valued:
         value = part.shown_value
         if evaluation_failed:
             return replace(part, value=None, reference_value=value)

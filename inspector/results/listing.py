@@ -4,7 +4,7 @@ files a report depends on. Light on purpose: reopening an unchanged run needs on
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from inspector.results.layout import FINAL_STATES, RUNNING, TASK_STATES, RunFiles, relpath
 from inspector.results.problems import RULE_OLD_FLAT, LoadProblem
@@ -69,7 +69,8 @@ def task_folders(
         if state == RUNNING:
             running = [relpath(folder, child) for child in children]
         else:
-            candidates.extend((relpath(folder, child), state) for child in children)
+            final = cast(StateName, state)  # one of FINAL_STATES
+            candidates.extend((relpath(folder, child), final) for child in children)
     for name in names:
         if name not in TASK_STATES or files.is_file(relpath(details, name, "task.json")):
             candidates.append((relpath(details, name), "v2"))

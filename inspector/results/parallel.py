@@ -23,7 +23,8 @@ from typing import Any
 
 from inspector.results import cache as task_cache
 from inspector.results.layout import RunFiles
-from inspector.results.tasks import StateName, TaskEntry, load_published
+from inspector.results.listing import StateName
+from inspector.results.tasks import TaskEntry, load_published
 
 Progress = Callable[[int, int], None]
 # Below this many folders to read, worker start-up costs more than it saves.
@@ -229,19 +230,20 @@ class EntryLoad:
             cache.candidate(folder, state, first_location[folder.rpartition("/")[2]])
             for folder, state in candidates
         ]
-        checked = [position for position, sig in enumerate(signatures) if sig is not None]
+        known = {position: sig for position, sig in enumerate(signatures) if sig is not None}
+        checked = list(known)
         root = str(self.files.root)
         valid = None
         if len(checked) >= PARALLEL_MIN and not single_threaded():
             step = max(CHUNK, len(checked) // (4 * workers()) + 1)
             parts = [checked[i : i + step] for i in range(0, len(checked), step)]
             answers = in_shared_pool(
-                task_cache.unchanged, [(root, [signatures[p] for p in part]) for part in parts]
+                task_cache.unchanged, [(root, [known[p] for p in part]) for part in parts]
             )
             if answers is not None:
                 valid = [ok for answer in answers for ok in answer]
         if valid is None:
-            valid = task_cache.unchanged(root, [signatures[p] for p in checked])
+            valid = task_cache.unchanged(root, [known[p] for p in checked])
         hits = {position for position, ok in zip(checked, valid, strict=True) if ok}
         for position, (folder, _) in enumerate(candidates):
             if position in hits:
@@ -329,10 +331,10 @@ class EntryLoad:
                 else:  # not cacheable (a file is missing: a task not yet published)
                     rels = task_cache.entry_files(entry)
                     stats = [task_cache.stat_or_absent(self.files.full_path(r)) for r in rels]
-                    if all(stat is not None for stat in stats):
+                    present = [stat for stat in stats if stat is not None]
+                    if len(present) == len(stats):
                         self.signatures[entry.folder] = tuple(
-                            (rel, *stat)
-                            for rel, stat in zip(rels, stats, strict=True)  # type: ignore[misc]
+                            (rel, *stat) for rel, stat in zip(rels, present, strict=True)
                         )
         return entries
 

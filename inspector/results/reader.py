@@ -300,7 +300,7 @@ def _json_object(files: RunFiles, rel: str, problems: list[LoadProblem]) -> dict
             LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", RULE_RUN_FILE, False)
         )
         return None
-    return value
+    return value if isinstance(value, dict) else None
 
 
 def _parse_object(

@@ -182,7 +182,7 @@ def _read_index(files: RunFiles, entry: TaskEntry) -> dict[str, Any]:
     if "task_id" not in data:
         raise _Refused(_blocking(task_file, "task.json has no task_id", RULE_TASK_INDEX))
     try:
-        expected = task_directory_name(task_id)
+        expected = task_directory_name(data["task_id"])
     except ValueError as exc:
         raise _Refused(_blocking(task_file, f"{exc} (got {task_id!r})", RULE_TASK_INDEX)) from exc
     if entry.name != expected:
@@ -329,7 +329,8 @@ def _read_result(files: RunFiles, result_file: str) -> dict[str, Any]:
     if type(count) is not int or count < 0:
         message = f"invalid attempt retry_count {count!r}: must be an integer >= 0"
         raise _Refused(_blocking(result_file, message, RULE_RETRY_COUNT))
-    return payload
+    checked: dict[str, Any] = payload  # an object (checked above)
+    return checked
 
 
 def _needs_exact(payload: dict[str, Any]) -> bool:
@@ -340,7 +341,7 @@ def _needs_exact(payload: dict[str, Any]) -> bool:
     return any(type(value) is float and abs(value) >= _BIG for value in values)
 
 
-def _exact(files: RunFiles, rel: str, fallback: Any) -> Any:
+def _exact(files: RunFiles, rel: str, fallback: dict[str, Any]) -> dict[str, Any]:
     data, _ = files.read_bytes(rel, strict=True, blocking=True)
     try:
         return parse_json(data, exact=True) if data is not None else fallback

@@ -68,6 +68,8 @@ def shape_attempt(payload: Mapping[str, Any], key: str) -> Attempt:
     where = f"attempts.{key}"
     if not is_canonical_attempt_key(key):
         raise DetailError(f"invalid attempt key {key!r}; expected a positive integer string", RULE_ATTEMPT)
+    unknown: set[str] | frozenset[str]
+    missing: set[str] | frozenset[str]
     if payload.keys() == ATTEMPT_FIELDS:
         unknown = missing = set()
     else:
@@ -226,6 +228,8 @@ def _meta(value: Any, where: str) -> None:
     if type(value) is not dict and not isinstance(value, Mapping):
         raise DetailError(f"{where}.meta must be a mapping", RULE_ATTEMPT)
     keys = value.keys()
+    unknown: set[str] | frozenset[str]
+    missing: set[str] | frozenset[str]
     if keys == META_NAMESPACES:
         unknown = missing = set()
     else:
