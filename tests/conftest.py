@@ -7,15 +7,30 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CONFORMANCE = (ROOT / ".." / "shared" / "conformance").resolve()
+# Runs written by AgentCompass itself, committed with the repository (fixtures/conformance/README.md).
+CONFORMANCE = ROOT / "fixtures" / "conformance"
+# The workplace's reference folder, when it sits beside the clone: it may only add runs.
+SHARED_CONFORMANCE = (ROOT / ".." / "shared" / "conformance").resolve()
 FIXTURE_RUNS = ROOT / "fixtures" / "runs"
 
 
-def conformance_runs() -> list[Path]:
-    """Every AgentCompass run in ../shared/conformance (empty when the folder is absent)."""
-    if not CONFORMANCE.is_dir():
+def _runs_in(folder: Path) -> list[Path]:
+    if not folder.is_dir():
         return []
-    return sorted(p for p in CONFORMANCE.iterdir() if (p / "metrics.json").is_file())
+    return sorted(p for p in folder.iterdir() if (p / "metrics.json").is_file())
+
+
+def conformance_runs() -> list[Path]:
+    """Every AgentCompass-written run: the repository's, then those only ../shared/conformance has."""
+    runs = {p.name: p for p in _runs_in(CONFORMANCE)}
+    for extra in _runs_in(SHARED_CONFORMANCE):
+        runs.setdefault(extra.name, extra)
+    return [runs[name] for name in sorted(runs)]
+
+
+def conformance_run(name: str) -> Path:
+    """One AgentCompass-written run by folder name (the repository's copy when it has one)."""
+    return next(p for p in conformance_runs() if p.name == name)
 
 
 @pytest.fixture(autouse=True)

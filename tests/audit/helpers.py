@@ -25,15 +25,11 @@ from inspector.engine import (
     recompute,
 )
 from inspector.session import Session
+from tests.conftest import CONFORMANCE as CONFORMANCE
+from tests.conftest import FIXTURE_RUNS as FIXTURE_RUNS
+from tests.conftest import conformance_runs
 
-ROOT = Path(__file__).resolve().parents[2]
-CONFORMANCE = (ROOT / ".." / "shared" / "conformance").resolve()
-FIXTURE_RUNS = ROOT / "fixtures" / "runs"
-RUNS = (
-    sorted(p for p in CONFORMANCE.iterdir() if (p / "metrics.json").is_file())
-    if CONFORMANCE.is_dir()
-    else []
-)
+RUNS = conformance_runs()
 
 BINARY = make_metric_contract("correct", binary=["correct"])
 SCORE = make_metric_contract("score", scalar=["score"])

@@ -57,9 +57,6 @@ def test_k1_of_a_scalar_k3_run_with_missing_attempts(tmp_path: Path) -> None:
     assert compare(what_if, genuine).equal
 
 
-@pytest.mark.skipif(
-    not (FIXTURE_RUNS / "k3_avg_first_attempt").is_dir(), reason="fixtures/runs not generated"
-)
 def test_fixture_k3_avg_as_k1_equals_its_first_attempt_run() -> None:
     code_a, derived_report, _ = run_cli(
         "report", str(FIXTURE_RUNS / "k3_avg_hierarchy"), "--k", "1"
@@ -188,9 +185,6 @@ def test_series_pairing_prefers_ids_then_reducers() -> None:
     ]
 
 
-@pytest.mark.skipif(
-    not (FIXTURE_RUNS / "compare_expected.json").is_file(), reason="fixtures/runs not generated"
-)
 def test_fixture_runs_differ_in_exactly_the_designed_tasks() -> None:
     expected = load(FIXTURE_RUNS / "compare_expected.json")
     a, b = FIXTURE_RUNS / expected["a"], FIXTURE_RUNS / expected["b"]

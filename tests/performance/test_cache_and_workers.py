@@ -17,7 +17,7 @@ import pytest
 from inspector.results import cache as task_cache
 from inspector.results import parallel, read_run
 from inspector.session import score_run
-from tests.conftest import FIXTURE_RUNS, conformance_runs
+from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 
 RUNS = [p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()] + conformance_runs()
 
@@ -106,7 +106,7 @@ def test_cache_is_invalidated_by_changes(
         monkeypatch.setattr(parallel, "CHUNK", 2)
         monkeypatch.setattr(parallel.threading, "active_count", lambda: 2)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    source = next(p for p in conformance_runs() if p.name == "e2e_k1_micro")
+    source = conformance_run("e2e_k1_micro")
     run = _copy(source, tmp_path)
     first = score_run(read_run(run))
     assert first.recomputation is not None

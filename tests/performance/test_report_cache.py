@@ -16,7 +16,7 @@ import pytest
 
 from inspector import cli, report_cache
 from inspector.results import snapshot
-from tests.conftest import FIXTURE_RUNS, conformance_runs
+from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 
 RUNS = [
     p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()
@@ -80,8 +80,7 @@ def test_warnings_are_repeated_from_the_cache(
 
 
 def _source() -> Path:
-    found = [p for p in conformance_runs() if p.name == "e2e_k1_micro"]
-    return found[0] if found else FIXTURE_RUNS / "k1_micro"
+    return conformance_run("e2e_k1_micro")
 
 
 def _bump(path: Path) -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-CONFORMANCE = (Path(__file__).resolve().parents[2] / "../shared/conformance").resolve()
+from tests.conftest import conformance_run
 
 
 @pytest.fixture
@@ -16,7 +16,7 @@ def copy_run(tmp_path: Path):
 
     def copy(name: str = "e2e_k1_micro", where: str = "runs/ns") -> Path:
         target = tmp_path / where / name
-        shutil.copytree(CONFORMANCE / name, target, symlinks=True)
+        shutil.copytree(conformance_run(name), target, symlinks=True)
         return target
 
     return copy

@@ -8,13 +8,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
+from tests.conftest import CONFORMANCE as CONFORMANCE
+from tests.conftest import conformance_run as conformance_run
+from tests.conftest import conformance_runs
 
-REPO = Path(__file__).resolve().parents[2]
-CONFORMANCE = (REPO / "../shared/conformance").resolve()
-RUN_NAMES = sorted(path.name for path in CONFORMANCE.iterdir() if path.is_dir()) if CONFORMANCE.is_dir() else []
-
-needs_conformance = pytest.mark.skipif(not CONFORMANCE.is_dir(), reason=f"{CONFORMANCE} does not exist")
+RUN_NAMES = [path.name for path in conformance_runs()]
 
 
 def task_dirs(run: Path, state: str) -> list[Path]:

@@ -9,22 +9,20 @@ import pytest
 
 from inspector.results import read_run, task_directory_name
 
-from .helpers import CONFORMANCE, RUN_NAMES, load, needs_conformance
-
-pytestmark = needs_conformance
+from .helpers import CONFORMANCE, RUN_NAMES, conformance_run, load
 
 
 @pytest.mark.parametrize("name", RUN_NAMES)
 def test_loads_without_blocking_problems(name: str) -> None:
-    run = read_run(CONFORMANCE / name)
+    run = read_run(conformance_run(name))
     assert run.blocking_problems == []
     assert run.run_info is not None and run.stored_metrics is not None
 
 
 @pytest.mark.parametrize("name", RUN_NAMES)
 def test_task_count_equals_stored_series_totals(name: str) -> None:
-    run = read_run(CONFORMANCE / name)
-    stored = json.loads((CONFORMANCE / name / "metrics.json").read_text(encoding="utf-8"))
+    run = read_run(conformance_run(name))
+    stored = json.loads((conformance_run(name) / "metrics.json").read_text(encoding="utf-8"))
     totals = {series["counts"]["total"] for series in stored["series"]}
     assert totals == {len(run.tasks)}
     assert len({task.task_id for task in run.tasks}) == len(run.tasks)
@@ -32,17 +30,17 @@ def test_task_count_equals_stored_series_totals(name: str) -> None:
 
 @pytest.mark.parametrize("name", RUN_NAMES)
 def test_stored_files_kept_verbatim(name: str) -> None:
-    run = read_run(CONFORMANCE / name)
-    assert run.stored_metrics_text == (CONFORMANCE / name / "metrics.json").read_bytes().decode()
-    assert run.stored_summary == (CONFORMANCE / name / "summary.md").read_bytes().decode()
-    assert run.params == load(CONFORMANCE / name / "params.json")
-    assert run.path == CONFORMANCE / name
+    run = read_run(conformance_run(name))
+    assert run.stored_metrics_text == (conformance_run(name) / "metrics.json").read_bytes().decode()
+    assert run.stored_summary == (conformance_run(name) / "summary.md").read_bytes().decode()
+    assert run.params == load(conformance_run(name) / "params.json")
+    assert run.path == conformance_run(name)
 
 
 @pytest.mark.parametrize("name", RUN_NAMES)
 def test_records_match_an_independent_reading(name: str) -> None:
     """Re-read every task with the standard json module and compare field by field."""
-    root = CONFORMANCE / name
+    root = conformance_run(name)
     details = root / "details"
     folders = [
         folder

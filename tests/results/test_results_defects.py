@@ -11,9 +11,7 @@ import pytest
 
 from inspector.results import read_run
 
-from .helpers import BASE_RUN, BASE_TASKS, DEFECTS, dump, first_task, load, needs_conformance
-
-pytestmark = needs_conformance
+from .helpers import BASE_RUN, BASE_TASKS, DEFECTS, dump, first_task, load
 
 
 @pytest.mark.parametrize("name", sorted(DEFECTS))

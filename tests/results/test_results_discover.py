@@ -9,9 +9,7 @@ import pytest
 
 from inspector.results import RunReadError, find_runs
 
-from .helpers import CONFORMANCE, RUN_NAMES, dump, load, needs_conformance, task_dirs
-
-pytestmark = needs_conformance
+from .helpers import CONFORMANCE, dump, load, task_dirs
 
 
 def set_run_info(run: Path, **changes: object) -> None:
@@ -22,7 +20,7 @@ def set_run_info(run: Path, **changes: object) -> None:
 
 def test_all_conformance_runs_are_found_with_their_stored_headline() -> None:
     runs = find_runs(CONFORMANCE)
-    assert sorted(run.relative for run in runs) == RUN_NAMES
+    assert sorted(run.relative for run in runs) == sorted(p.name for p in CONFORMANCE.iterdir() if p.is_dir())
     for run in runs:
         stored = json.loads((CONFORMANCE / run.relative / "metrics.json").read_text(encoding="utf-8"))
         headline = next(series for series in stored["series"] if series["role"] == "headline")

@@ -15,12 +15,11 @@ from inspector.results import read_attempt_payload, read_run, task_directory_nam
 
 from .helpers import (
     BASE_RUN,
-    CONFORMANCE,
     RUN_NAMES,
+    conformance_run,
     dump,
     first_task,
     load,
-    needs_conformance,
     tree_fingerprint,
 )
 
@@ -59,10 +58,9 @@ def test_task_directory_name_rejects(bad: object) -> None:
         task_directory_name(bad)  # type: ignore[arg-type]
 
 
-@needs_conformance
 @pytest.mark.parametrize("name", RUN_NAMES)
 def test_every_conformance_folder_is_named_by_its_task_id(name: str) -> None:
-    for task_json in (CONFORMANCE / name).glob("details/**/task.json"):
+    for task_json in conformance_run(name).glob("details/**/task.json"):
         assert task_json.parent.name == task_directory_name(load(task_json)["task_id"])
 
 
@@ -76,7 +74,6 @@ def test_package_imports_neither_textual_nor_rich() -> None:
     assert proc.stdout.strip() == ""
 
 
-@needs_conformance
 def test_reading_changes_nothing_under_the_run(copy_run) -> None:
     import inspector.results as results
 
@@ -105,7 +102,6 @@ def test_reading_changes_nothing_under_the_run(copy_run) -> None:
     assert tree_fingerprint(run_dir) == before
 
 
-@needs_conformance
 def test_trajectory_is_not_kept_in_the_record(copy_run) -> None:
     run_dir = copy_run(BASE_RUN)
     path = first_task(run_dir) / "attempt-1" / "result.json"
@@ -129,7 +125,6 @@ def test_trajectory_is_not_kept_in_the_record(copy_run) -> None:
     assert read_attempt_payload(run, entry, 1)["trajectory"]["steps"][0]["observation"] == marker
 
 
-@needs_conformance
 def test_status_is_kept_stripped_and_category_empty_values_become_none(copy_run) -> None:
     run_dir = copy_run(BASE_RUN)
     folder = first_task(run_dir)
@@ -146,7 +141,6 @@ def test_status_is_kept_stripped_and_category_empty_values_become_none(copy_run)
     assert (task.attempts[1].status, task.category, task.plan_strategy) == ("skipped", None, "avg")
 
 
-@needs_conformance
 def test_huge_integer_metric_stays_an_exact_integer(copy_run) -> None:
     run_dir = copy_run(BASE_RUN)
     path = first_task(run_dir) / "attempt-1" / "result.json"

@@ -23,9 +23,7 @@ from inspector.results import (
     read_text_page,
 )
 
-from .helpers import dump, load, needs_conformance
-
-pytestmark = needs_conformance
+from .helpers import dump, load
 
 RETRIED = "chat_v1_8--8a15af6cc3b82ed34069a81787d5429a70f4db78db32a14c1486c5db0ea0cd28"
 

@@ -12,9 +12,7 @@ from inspector.engine.model import Issue
 from inspector.results import layout as results_layout
 from inspector.results import read_run
 
-from .helpers import dump, load, needs_conformance
-
-pytestmark = needs_conformance
+from .helpers import dump, load
 
 LEGACY = "syn_legacy_v2_layout"
 
