@@ -27,6 +27,7 @@ from inspector.engine import (
 from inspector.session import Session
 from tests.conftest import CONFORMANCE as CONFORMANCE
 from tests.conftest import FIXTURE_RUNS as FIXTURE_RUNS
+from tests.conftest import ROOT as ROOT
 from tests.conftest import conformance_runs
 
 RUNS = conformance_runs()
