@@ -218,8 +218,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     from inspector.app import serve
 
-    serve(Path(args.path), host=args.host, port=args.port)
-    return EXIT_OK
+    return serve(Path(args.path), host=args.host, port=args.port, max_sessions=args.max_sessions)
 
 
 def _add_plan_options(parser: argparse.ArgumentParser) -> None:
@@ -269,7 +268,14 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
     serve = sub.add_parser("serve", help="serve the app to a web browser (textual-serve)")
     serve.add_argument("path", nargs="?", default=".", help="a run directory or results root")
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
-    serve.add_argument("--port", type=int, default=8000)
+    serve.add_argument("--port", type=int, default=8000, help="port (0: any free one)")
+    serve.add_argument(
+        "--max-sessions",
+        type=int,
+        default=4,
+        metavar="N",
+        help="browser sessions at once, each a full app (default 4)",
+    )
     serve.set_defaults(func=cmd_serve)
 
     if audit_commands:

@@ -279,6 +279,8 @@ raw files. Text is read a page at a time and shown literally.
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action == "step":
             return self.current_key == "trajectory"
+        if action in ("open_pager", "open_editor"):  # a browser has no terminal to hand over
+            return not self.app.is_web
         return True
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
