@@ -149,7 +149,9 @@ class InspectorServer(Server):
 
     def _set_port(self, port: int) -> None:
         self.port = port
-        self.public_url = f"http://{url_host(self.host)}:{port}"
+        # A wildcard bind is announced under this machine's name (as Jupyter does).
+        name = socket.gethostname() if self.host in WILDCARDS else self.host
+        self.public_url = f"http://{url_host(name)}:{port}"
 
     @property
     def url(self) -> str:
@@ -165,7 +167,7 @@ class InspectorServer(Server):
         except ValueError:
             return False
         name = (parts.hostname or "").lower()
-        if port != self.port or not name:
+        if (port or 80) != self.port or not name:  # browsers leave out port 80
             return False
         if self.host in WILDCARDS:  # any address of this machine, never a DNS name
             return _is_ip_literal(name) or name in {
@@ -203,7 +205,7 @@ class InspectorServer(Server):
     ) -> web.StreamResponse:
         reason = self.refusal(request)
         if reason is not None:
-            log.warning("refused %s %s: %s", request.method, request.path, reason)
+            log.warning("refused a request: %s", reason)
             raise web.HTTPForbidden(text=f"inspector serve: {reason}\n")
         response = await handler(request)
         response.headers.setdefault("Referrer-Policy", "no-referrer")
@@ -232,27 +234,18 @@ class InspectorServer(Server):
             )
         if (reason := self.full()) is not None:
             raise web.HTTPServiceUnavailable(text=f"inspector serve: {reason}\n")
-        static = f"{self.public_url}/static/"
+        # The page's addresses follow the one the browser used (the guard has checked it).
+        static = f"http://{request.host}/static/"
         context = {
             "font_size": to_int(request.query.get("fontsize", "16"), 16),
-            "app_websocket_url": f"ws://{self.public_url.split('://', 1)[1]}/ws/{self.token}",
+            "app_websocket_url": f"ws://{request.host}/ws/{self.token}",
             "config": {"static": {"url": static}},
             "application": {"name": self.title},
         }
         response = aiohttp_jinja2.render_template("app_index.html", request, context)
         response.headers["Cache-Control"] = "no-store"
-        response.headers["Content-Security-Policy"] = self.content_security_policy()
+        response.headers["Content-Security-Policy"] = content_security_policy(request.host)
         return response
-
-    def content_security_policy(self) -> str:
-        """Everything the page loads comes from this server (inline parts are textual-serve's)."""
-        websocket = "ws://" + self.public_url.split("://", 1)[1]
-        return (
-            "default-src 'none'; script-src 'self' 'unsafe-inline'; "
-            "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
-            f"connect-src 'self' {websocket}; base-uri 'none'; form-action 'none'; "
-            "frame-ancestors 'none'"
-        )
 
     async def handle_websocket(self, request: web.Request) -> web.WebSocketResponse:
         if not self.token_ok(request.match_info["token"]):
@@ -315,6 +308,16 @@ class InspectorServer(Server):
             await stop.wait()
         finally:
             await runner.cleanup()
+
+
+def content_security_policy(netloc: str) -> str:
+    """The page loads from this server only (its inline parts are textual-serve's)."""
+    return (
+        "default-src 'none'; script-src 'self' 'unsafe-inline'; "
+        "style-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self'; "
+        f"connect-src 'self' ws://{netloc}; base-uri 'none'; form-action 'none'; "
+        "frame-ancestors 'none'"
+    )
 
 
 def _is_ip_literal(name: str) -> bool:

@@ -44,6 +44,8 @@ def test_only_the_served_address_is_accepted_as_host() -> None:
     anywhere = build_server(None, "0.0.0.0", 8765)  # any address of this machine, no DNS names
     assert anywhere.allows_netloc("192.168.1.5:8765") and anywhere.allows_netloc("[::1]:8765")
     assert not anywhere.allows_netloc("rebind.evil.example:8765")
+    on_80 = build_server(None, "127.0.0.1", 80)  # browsers send no port for 80
+    assert on_80.allows_netloc("127.0.0.1") and not on_80.allows_netloc("127.0.0.1:8080")
 
 
 class _Links(HTMLParser):
@@ -62,6 +64,10 @@ def test_first_stdout_line_is_the_tokened_url_and_the_page_needs_it(run_path) ->
         assert status == 200 and "AgentCompass Inspector" in page
         assert f'data-session-websocket-url="{served.websocket}"' in page
         assert "default-src 'none'" in headers["Content-Security-Policy"]
+        # The page's addresses follow the one the browser used.
+        _, headers, page = get(served.url, {"Host": f"localhost:{served.port}"})
+        assert f'data-session-websocket-url="ws://localhost:{served.port}/ws/' in page
+        assert f"ws://localhost:{served.port}" in headers["Content-Security-Policy"]
         for wrong in (served.base + "/", served.base + "/?token=x" + served.token[1:]):
             status, _, body = get(wrong)
             assert status == 403 and "token" in body, wrong
@@ -168,9 +174,14 @@ def test_a_port_in_use_is_one_line_on_stderr_and_exit_2(run_path) -> None:  # ty
 def test_serve_warns_when_not_loopback(run_path) -> None:  # type: ignore[no-untyped-def]
     process = start(run_path("k1_micro"), "--host", "0.0.0.0", "--port", "0")
     try:
-        assert URL_LINE.match(first_line(process))  # stdout: still the URL first
+        match = URL_LINE.match(first_line(process))  # stdout: still the URL first
+        assert match and match["netloc"].startswith(socket.gethostname() + ":")
         assert process.stderr is not None
         assert "WARNING" in (line := process.stderr.readline()) and "exposes" in line
+        port = match["netloc"].rsplit(":", 1)[1]
+        url = f"http://127.0.0.1:{port}/?token={match['token']}"
+        assert get(url)[0] == 200  # any address of this machine
+        assert get(url, {"Host": f"rebind.evil.example:{port}"})[0] == 403
     finally:
         stop(process)
 
