@@ -46,7 +46,7 @@ def serve(
     *,
     max_sessions: int = DEFAULT_MAX_SESSIONS,
 ) -> int:
-    """Serve the app until SIGINT/SIGTERM; the exit code (2: the address cannot be bound).
+    """Serve the app until SIGINT/SIGTERM; the exit code (2: cannot serve, said in one line).
 
     Args:
         path: A run directory or results root (None: as ``inspector`` with no argument).
@@ -54,18 +54,24 @@ def serve(
         port: The port (0: one the system picks).
         max_sessions: How many browser sessions (each a full app) may run at once.
     """
-    if not is_loopback(host):
+    if max_sessions < 1:
         print(
-            f"WARNING: serving on {host} exposes every run directory this user can read to "
-            "anyone who can reach that address and has the token. Use 127.0.0.1 unless you "
-            "mean it.",
+            f"inspector serve: --max-sessions must be at least 1, not {max_sessions}",
             file=sys.stderr,
         )
+        return 2
     server = build_server(path, host, port, max_sessions=max_sessions)
     logging.basicConfig(level=logging.WARNING, format="inspector serve: %(message)s")
 
     def announce(url: str) -> None:
         print(url, flush=True)
+        if not is_loopback(host):
+            print(
+                f"WARNING: serving on {host} exposes every run directory this user can read "
+                "to anyone who can reach that address and has the token. Use 127.0.0.1 "
+                "unless you mean it.",
+                file=sys.stderr,
+            )
         print(
             f"inspector serve: open the address above in a browser; at most {max_sessions} "
             "sessions at once (Ctrl+C to stop)",

@@ -297,7 +297,7 @@ class InspectorServer(Server):
             await site.start()
         except OSError as exc:
             await runner.cleanup()
-            raise CannotListen(exc.strerror or str(exc)) from None
+            raise CannotListen(_reason(exc)) from None
         self._set_port(int(runner.addresses[0][1]))
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
@@ -318,6 +318,13 @@ def content_security_policy(netloc: str) -> str:
         f"connect-src 'self' ws://{netloc}; base-uri 'none'; form-action 'none'; "
         "frame-ancestors 'none'"
     )
+
+
+def _reason(error: OSError) -> str:
+    """Why a bind failed, in the system's words (asyncio wraps them in a longer sentence)."""
+    if isinstance(error, socket.gaierror) or not error.errno:
+        return error.strerror or str(error)
+    return os.strerror(error.errno)
 
 
 def _is_ip_literal(name: str) -> bool:

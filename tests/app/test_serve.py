@@ -162,13 +162,30 @@ def test_ipv6_loopback_urls_are_bracketed(run_path) -> None:  # type: ignore[no-
         assert status == 101 and len(received) >= 200
 
 
+def _fails(path, *options: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    process = start(path, *options)
+    out, err = process.communicate(timeout=30)
+    return process.returncode, out, err
+
+
 def test_a_port_in_use_is_one_line_on_stderr_and_exit_2(run_path) -> None:  # type: ignore[no-untyped-def]
     with socket.create_server(("127.0.0.1", 0)) as taken:
         port = taken.getsockname()[1]
-        process = start(run_path("k1_micro"), "--host", "127.0.0.1", "--port", str(port))
-        out, err = process.communicate(timeout=30)
-    assert process.returncode == 2 and out == ""
-    assert err.count("\n") == 1 and f"cannot listen on 127.0.0.1:{port}" in err
+        code, out, err = _fails(run_path("k1_micro"), "--host", "127.0.0.1", "--port", str(port))
+    assert code == 2 and out == ""
+    assert err == f"inspector serve: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (("--host", "203.0.113.5"), "cannot listen on 203.0.113.5:0: "),  # not this machine's
+        (("--host", "127.0.0.1", "--max-sessions", "0"), "--max-sessions must be at least 1"),
+    ],
+)
+def test_what_cannot_be_served_is_one_line_and_exit_2(run_path, options, message) -> None:  # type: ignore[no-untyped-def]
+    code, out, err = _fails(run_path("k1_micro"), "--port", "0", *options)
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
 
 
 def test_serve_warns_when_not_loopback(run_path) -> None:  # type: ignore[no-untyped-def]
