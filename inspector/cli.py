@@ -73,13 +73,18 @@ def _stderr(line: str) -> None:
 
 
 def load_session(
-    path: str, overrides: Overrides | None = None, *, say: Callable[[str], None] = _stderr
+    path: str,
+    overrides: Overrides | None = None,
+    *,
+    say: Callable[[str], None] = _stderr,
+    reuse_cache: bool = True,
 ) -> Session:
     """Read, resolve and recompute; raise :class:`Unusable` where AgentCompass would refuse.
 
     A plan that differs from the run's (``--k`` / ``--strategy``) is applied as a derived
     plan: the attempts are restricted or replayed (``inspector.engine.whatif``). Warnings
-    and notes for stderr go to ``say``.
+    and notes for stderr go to ``say``. ``reuse_cache=False`` reads every file (the
+    task cache may not stand in for reading).
     """
     # The reader and the engine: loaded when a run is read and scored.
     from inspector.results.reader import begin_read
@@ -96,7 +101,7 @@ def load_session(
     )
     scored_as = base if wants_other_plan else overrides
     try:
-        pending = begin_read(path)
+        pending = begin_read(path, reuse_cache=reuse_cache)
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
     # The worker processes read; this process reduces each task as it arrives.
@@ -127,17 +132,27 @@ def load_session(
     return session
 
 
-def load_outputs(path: str, overrides: Overrides) -> Outputs:
-    """:func:`load_session`'s results as text; from the cache when the run is unchanged.
+def load_outputs(path: str, overrides: Overrides, *, cached: bool = True) -> Outputs:
+    """:func:`load_session`'s results as text; from the cache when the run is unchanged
+    (``cached=False``: every file is read, nothing is taken from the cache).
 
     Warnings and notes go to stderr either way, with ``path`` as given.
     """
+    outputs, _ = load_outputs_from(path, overrides, cached=cached)
+    return outputs
+
+
+def load_outputs_from(
+    path: str, overrides: Overrides, *, cached: bool = True
+) -> tuple[Outputs, str | None]:
+    """:func:`load_outputs`, and what came from the cache, in words (None: nothing)."""
     key = report_cache.key_for(overrides, "outputs")
-    outputs = Outputs.from_data(report_cache.lookup(Path(path), key))
+    outputs = Outputs.from_data(report_cache.lookup(Path(path), key)) if cached else None
+    source = "the whole answer (the run's files are unchanged)" if outputs is not None else None
     if outputs is None:
         lines: list[str] = []
         try:
-            session = load_session(path, overrides, say=lines.append)
+            session = load_session(path, overrides, say=lines.append, reuse_cache=cached)
         except Unusable:
             for line in lines:
                 _stderr(line)
@@ -145,9 +160,12 @@ def load_outputs(path: str, overrides: Overrides) -> Outputs:
         notes = [line for line in lines if line.startswith(NOTE_PREFIX)]
         outputs = outputs_of(session, notes)
         report_cache.store(session.run, key, outputs.as_data())
+        hits = session.run.cache_hits
+        if hits:
+            source = f"{hits} of {len(session.run.entries)} task folders (their files are unchanged)"
     for line in outputs.stderr_lines(path):
         _stderr(line)
-    return outputs
+    return outputs, source
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -168,7 +186,10 @@ def write_utf8(text: str) -> None:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
-    outputs = load_outputs(args.path, _overrides(args))
+    # check reads what it judges: the cache stands in for reading only with --cached.
+    outputs, source = load_outputs_from(args.path, _overrides(args), cached=args.cached)
+    if args.cached:
+        print(f"--cached: from the cache: {source or 'nothing (every file was read)'}")
     if outputs.stored_metrics_text is None:
         raise Unusable(
             f"{Path(args.path) / 'metrics.json'}: no readable stored metrics.json to check"
@@ -262,6 +283,11 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
         "check", help="exit 0 when the stored metrics.json equals the recomputation"
     )
     check.add_argument("path", help="a run directory")
+    check.add_argument(
+        "--cached",
+        action="store_true",
+        help="let the cache stand in for reading unchanged files (faster; says what it used)",
+    )
     _add_plan_options(check)
     check.set_defaults(func=cmd_check)
 

@@ -15,9 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import marshal
 import os
-import tempfile
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +29,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
     from inspector.session import Session
 
-FORMAT = 1
+FORMAT = 2
 WARNING_PREFIX = "inspector: warning: "
 NOTE_PREFIX = "inspector: note: "
 
@@ -60,11 +58,26 @@ class Outputs:
 
     @classmethod
     def from_data(cls, data: Any) -> Outputs | None:
+        """The outputs in ``data``, or None when it does not have the shape and types
+        :meth:`as_data` gives (a malformed cache entry is a miss, checked before use)."""
         try:
             outputs = cls(*data)
         except TypeError:
             return None
-        if not isinstance(outputs.metrics_json, str) or not isinstance(outputs.warnings, tuple):
+        warnings, notes = outputs.warnings, outputs.notes
+        if not (
+            type(warnings) is tuple
+            and all(
+                type(w) is tuple and len(w) == 2 and all(type(part) is str for part in w)
+                for w in warnings
+            )
+            and type(notes) is tuple
+            and all(type(note) is str for note in notes)
+            and type(outputs.metrics_json) is str
+            and type(outputs.summary_markdown) is str
+            and (outputs.stored_metrics_text is None or type(outputs.stored_metrics_text) is str)
+            and type(outputs.tasks) is int
+        ):
             return None
         return outputs
 
@@ -114,16 +127,14 @@ def cache_file(run_root: Path) -> Path:
 
 
 def _load(run_root: Path) -> tuple[snapshots.Snapshot, dict[str, Any]] | None:
-    try:
-        with open(cache_file(run_root), "rb") as handle:
-            data = marshal.loads(handle.read())
-        version, root, code, snap, outputs = data
-    except (OSError, EOFError, ValueError, TypeError):
+    data = task_cache.load_marshal(cache_file(run_root))
+    if type(data) is not tuple or len(data) != 5:
         return None
+    version, root, code, snap, outputs = data
     if (version, root, code) != (FORMAT, os.path.realpath(run_root), code_signature()):
         return None
     snapshot = snapshots.Snapshot.from_data(snap)
-    if snapshot is None or not isinstance(outputs, dict):
+    if snapshot is None or type(outputs) is not dict:
         return None
     return snapshot, outputs
 
@@ -179,15 +190,7 @@ def store(run: Run, key: str | None, value: Any) -> None:
     loaded = _load(run.path)
     outputs = loaded[1] if loaded is not None and loaded[0] == snapshot else {}
     outputs[key] = value
-    path = cache_file(run.path)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            marshal.dump(
-                (FORMAT, os.path.realpath(run.path), code_signature(), snapshot.as_data(), outputs),
-                handle,
-            )
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        pass
+    task_cache.write_atomically(
+        cache_file(run.path),
+        (FORMAT, os.path.realpath(run.path), code_signature(), snapshot.as_data(), outputs),
+    )

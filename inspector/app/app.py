@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from datetime import datetime
 from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -69,6 +70,13 @@ class InspectorApp(App[None]):
         Binding("escape", "back", "Back", tooltip="Up one level"),
         Binding("r", "reload", "Reload", tooltip="Read and recompute the run again"),
         Binding(
+            "R",
+            "reread",
+            "Re-read all",
+            show=False,
+            tooltip="Read every file of the run again, nothing from the cache",
+        ),
+        Binding(
             "a",
             "toggle_watch",
             "Watch",
@@ -89,6 +97,8 @@ class InspectorApp(App[None]):
         self.session: Session | None = None
         """The session of the run open in the overview."""
         self._watch_timer: Timer | None = None
+        self.last_reload: datetime | None = None
+        """When the open run was last read (shown while watching)."""
         self._task_indexes: TaskIndexes | None = None
         self._early = self.settings.early
 
@@ -110,6 +120,8 @@ class InspectorApp(App[None]):
     def on_mount(self) -> None:
         self.push_screen(self.first_screen())
         self._warm_readers()
+        if self.settings.watch and not self.watching:
+            self.action_toggle_watch()
 
     @work(thread=True, exit_on_error=False, group="warm", description="start reader processes")
     def _warm_readers(self) -> None:
@@ -127,8 +139,13 @@ class InspectorApp(App[None]):
         if self._early is not None and self._early.pending is not None:
             self._early.pending.cancel()
         shutdown_shared_pool()
-        if self.settings.watch:
-            self.action_toggle_watch()
+        if self._watch_timer is not None:
+            self._watch_timer.stop()
+            self._watch_timer = None
+
+    def reloaded(self) -> None:
+        """A run was just read (the time shown while watching)."""
+        self.last_reload = datetime.now()
 
     @property
     def watching(self) -> bool:
@@ -146,10 +163,17 @@ class InspectorApp(App[None]):
             self._watch_timer.stop()
             self._watch_timer = None
             self.notify("Stopped watching", timeout=2)
+            self._show_load_status()
             return
         seconds = self.settings.watch_seconds
         self._watch_timer = self.set_interval(seconds, self._watch_tick)
         self.notify(f"Watching: reloading every {seconds:g} s (a to stop)", timeout=3)
+        self._show_load_status()
+
+    def _show_load_status(self) -> None:
+        overview = self.overview_screen
+        if overview is not None and overview.is_mounted:
+            overview.show_load_status()
 
     def _watch_tick(self) -> None:
         overview = self.overview_screen
@@ -322,6 +346,13 @@ class InspectorApp(App[None]):
     def action_back(self) -> None:
         if len(self.screen_stack) > 2:
             self.pop_screen()
+
+    def action_reread(self) -> None:
+        """Read every file of the open run again: the cache may not stand in."""
+        overview = self.overview_screen
+        if overview is not None:
+            overview.reload(fresh=True)
+            self.notify("Reading every file of the run again (no cache)…", timeout=2)
 
     def action_reload(self) -> None:
         overview = self.overview_screen

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from inspector.results import LoadProblem, ResultFileError
-from inspector.results.layout import RunFiles
+from inspector.results.layout import RunFiles, open_regular
 
 MAX_LINE_CHARS = 2000
 MAX_LINE_BYTES = 8000
@@ -124,7 +124,7 @@ class FileDocument:
         """Scan the file once for line starts (call from a worker)."""
         offsets = array("Q", [0])
         try:
-            with open(self._file, "rb") as stream:
+            with open_regular(self._file) as stream:
                 position = 0
                 line_start = 0
                 while True:
@@ -173,7 +173,7 @@ class FileDocument:
         if start >= stop:
             return []
         begin, end = self._offsets[start], self._offsets[stop]
-        with open(self._file, "rb") as stream:
+        with open_regular(self._file) as stream:
             stream.seek(begin)
             data = stream.read(end - begin)
         out = []
@@ -203,7 +203,7 @@ class FileDocument:
         return None
 
     def head(self, limit: int = COPY_LIMIT) -> str:
-        with open(self._file, "rb") as stream:
+        with open_regular(self._file) as stream:
             return stream.read(limit).decode("utf-8", errors="replace")
 
 

@@ -69,6 +69,7 @@ def read_and_score(
     pending: PendingRead | None,
     *,
     preview: bool,
+    reuse_cache: bool = True,
     on_preview: Callable[[Outputs], Any],
     on_loaded: Callable[[Session], Any],
     progress: Callable[[int, int], None],
@@ -80,7 +81,7 @@ def read_and_score(
     run's outputs go to ``on_preview`` before its tasks are read. The tasks are reduced as
     the reader processes deliver them. Only after ``on_loaded`` are the task cache and the
     run's report written for next time (its own plan only), so a large run is on screen
-    before its cache files are.
+    before its cache files are. ``reuse_cache=False`` reads every file again.
 
     Raises:
         RunReadError: the run directory cannot be read.
@@ -96,7 +97,7 @@ def read_and_score(
             time.sleep(0.05)
     with heap.paused():
         if pending is None:
-            pending = begin_read(path)
+            pending = begin_read(path, reuse_cache=reuse_cache)
         session = finish_and_score(pending, overrides, progress=progress, save_cache=False)
     on_loaded(session)
     try:  # the caches are optional: a failure here never fails the load

@@ -14,37 +14,114 @@ works the same without it.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import marshal
 import os
+import pwd
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 from inspector.engine.model import Attempt, Issue, TaskRecord
+from inspector.results.layout import Stat, stat_key
 from inspector.results.problems import LoadProblem
 
-FORMAT = 2
-Signature = tuple[tuple[str, int, int, int], ...]
+FORMAT = 3
+Signature = tuple[tuple[Any, ...], ...]
+"""Per file ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)`` (:func:`stat_key`)."""
 
 
 def enabled() -> bool:
-    return os.environ.get("INSPECTOR_CACHE", "1").strip().lower() not in ("0", "false", "no", "off")
+    """The cache is on (``INSPECTOR_CACHE`` is not ``0``) and there is a user cache folder."""
+    flag = os.environ.get("INSPECTOR_CACHE", "1").strip().lower()
+    return flag not in ("0", "false", "no", "off") and cache_dir() is not None
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+def cache_dir() -> Path | None:
+    """The user's cache folder for runs: ``$XDG_CACHE_HOME`` (when absolute, as the XDG
+    specification asks), else ``$HOME/.cache``; None when neither names an absolute folder
+    (``HOME=''``): then nothing is cached, rather than written somewhere unexpected."""
+    base = os.environ.get("XDG_CACHE_HOME", "")
+    if not os.path.isabs(base):
+        home = os.environ.get("HOME")
+        if home is None:
+            try:
+                home = pwd.getpwuid(os.getuid()).pw_dir
+            except (KeyError, OSError):
+                return None
+        if not os.path.isabs(home) or os.path.realpath(home) == "/":
+            return None
+        base = os.path.join(home, ".cache")
     return Path(base) / "agentcompass-inspector" / "runs"
 
 
 def cache_file(run_root: Path) -> Path:
+    """Where the task cache of a run is kept (only asked when :func:`enabled`)."""
+    folder = cache_dir()
+    if folder is None:
+        raise OSError("no user cache folder")
     key = hashlib.sha256(os.path.realpath(run_root).encode("utf-8", "surrogateescape")).hexdigest()
-    return cache_dir() / f"{key[:32]}.marshal"
+    return folder / f"{key[:32]}.marshal"
+
+
+def write_atomically(path: Path, data: Any) -> bool:
+    """Write ``data`` (marshal) to ``path`` through a temporary file in the same folder;
+    on any failure (a full disk, a read-only folder) nothing is left behind."""
+    tmp = None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".inspector-", suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            marshal.dump(data, handle)
+        os.replace(tmp, path)
+        return True
+    except (OSError, ValueError):
+        if tmp is not None:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        return False
+
+
+def load_marshal(path: Path) -> Any:
+    """The data in a cache file, or None when it is missing or not marshal data."""
+    try:
+        with open(path, "rb") as handle:
+            return marshal.loads(handle.read())
+    except (OSError, EOFError, ValueError, TypeError):
+        return None
+
+
+ABSENT: Stat = (0, 0, 0, 0, 0, 0)
+"""The :data:`Stat` recorded for a file that does not exist."""
+
+FINE_GRANULARITY_NS = 50_000_000
+"""How far a file's time stamp may lag behind the clock: the kernel stamps files from a
+coarse clock (one tick, 1-10 ms), so a file written just after the reading started can
+carry a stamp a little before it."""
+COARSE_GRANULARITY_NS = 2_000_000_000
+"""Time stamps in whole seconds (FAT keeps two-second stamps, some network file systems
+whole seconds): a file written in the same second as the read looks older than it is."""
+
+
+def is_racy(stat: Stat, fence_ns: int) -> bool:
+    """True when a file's modification or change time is not safely older than
+    ``fence_ns`` (when reading began): it may have been written again in the same time
+    stamp tick, after it was read, without its key changing ("racy git"). Such files are
+    not cached; the next read reads them again."""
+    if stat == ABSENT:
+        return False
+    for stamp in (stat[4], stat[5]):
+        granularity = COARSE_GRANULARITY_NS if stamp % 1_000_000_000 == 0 else FINE_GRANULARITY_NS
+        if stamp >= fence_ns - granularity:
+            return True
+    return False
 
 
 def signature(root: str, rels: list[str]) -> Signature | None:
-    """``(rel, mode, size, mtime_ns)`` of each path (not following a final symbolic link),
-    or None when one cannot be stat'ed."""
+    """``(rel, *stat_key)`` of each path (not following a final symbolic link), or None
+    when one cannot be stat'ed."""
     out = []
     stat = os.lstat
     for rel in rels:
@@ -52,24 +129,20 @@ def signature(root: str, rels: list[str]) -> Signature | None:
             info = stat(f"{root}/{rel}")
         except OSError:
             return None
-        out.append((rel, info.st_mode, info.st_size, info.st_mtime_ns))
+        out.append((rel, *stat_key(info)))
     return tuple(out)
 
 
-ABSENT = (0, 0, 0)
-"""The ``(mode, size, mtime_ns)`` recorded for a file that does not exist."""
-
-
-def stat_or_absent(path: str) -> tuple[int, int, int] | None:
-    """``(mode, size, mtime_ns)`` of ``path`` (not following a final link), :data:`ABSENT`
-    when it does not exist, None when it cannot be stat'ed."""
+def stat_or_absent(path: str) -> Stat | None:
+    """:func:`stat_key` of ``path`` (not following a final link), :data:`ABSENT` when it
+    does not exist, None when it cannot be stat'ed."""
     try:
         info = os.lstat(path)
     except FileNotFoundError:
         return ABSENT
     except OSError:
         return None
-    return (info.st_mode, info.st_size, info.st_mtime_ns)
+    return stat_key(info)
 
 
 def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
@@ -77,13 +150,29 @@ def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
     return [signature(root, [item[0] for item in sig]) == sig for sig in signatures]
 
 
-def known_signature(stats: dict[str, tuple[int, int, int]], rels: list[str]) -> Signature | None:
+def known_signature(stats: dict[str, Stat], rels: list[str]) -> Signature | None:
     """The signature of ``rels`` from what the reader saw as it read them (the folder's
     lstat and each file's fstat), or None when one of them was not seen."""
     try:
         return tuple((rel, *stats[rel]) for rel in rels)
     except KeyError:
         return None
+
+
+def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
+    return any(is_racy(item[1:], fence_ns) for item in sig)
+
+
+def valid_signature(sig: Any) -> bool:
+    """A signature as :func:`signature` makes it (anything else in a cache file is a miss)."""
+    if type(sig) is not tuple:
+        return False
+    for item in sig:
+        if type(item) is not tuple or len(item) != 7 or type(item[0]) is not str:
+            return False
+        if not all(type(value) is int for value in item[1:]):
+            return False
+    return True
 
 
 def encode_entry(entry: Any) -> tuple[Any, ...]:
@@ -122,36 +211,80 @@ def encode_entry(entry: Any) -> tuple[Any, ...]:
     )
 
 
-def decode_entry(data: tuple[Any, ...]) -> Any:
+def decode_entry(data: Any) -> Any:
+    """The TaskEntry :func:`encode_entry` made ``data`` from, or None when ``data`` does not
+    have that shape or those types (a cache file from elsewhere: a miss, never a problem)."""
     from inspector.results.tasks import TaskEntry
 
-    task_id, folder, state, published, rec, dirs, problems, schema = data
-    record = None
-    if rec is not None:
-        tid, category, k, strategy, attempts, retries, truth, source = rec
-        record = TaskRecord(
-            task_id=tid,
-            category=category,
-            plan_k=k,
-            plan_strategy=strategy,
-            attempts={
-                index: Attempt(index, status, metrics, tuple(Issue(*i) for i in issues), artifacts)
-                for index, status, metrics, issues, artifacts in attempts
-            },
-            retry_counts=dict(retries),
-            ground_truth=truth,
-            source=source,
+    try:
+        task_id, folder, state, published, rec, dirs, problems, schema = data
+        record = None if rec is None else _decode_record(rec)
+        attempt_dirs = dict(dirs)
+        load_problems = [LoadProblem(*p) for p in problems]
+    except (TypeError, ValueError):
+        return None
+    if not (
+        _optional_text(task_id)
+        and type(folder) is str
+        and type(state) is str
+        and type(published) is bool
+        and (rec is None or record is not None)
+        and all(type(k) is int and type(v) is str for k, v in attempt_dirs.items())
+        and all(
+            type(p.path) is str and type(p.rule) is str and type(p.blocking) is bool
+            for p in load_problems
         )
+        and _optional_text(schema)
+    ):
+        return None
     return TaskEntry(
         task_id=task_id,
         folder=folder,
         state=state,
         published=published,
         record=record,
-        attempt_dirs=dict(dirs),
-        problems=[LoadProblem(*p) for p in problems],
+        attempt_dirs=attempt_dirs,
+        problems=load_problems,
         schema_version=schema,
     )
+
+
+_OBSERVATIONS = (bool, int, float)
+
+
+def _decode_record(rec: Any) -> TaskRecord | None:
+    tid, category, k, strategy, attempts, retries, truth, source = rec
+    if not (type(tid) is str and type(k) is int and type(strategy) is str and type(source) is str):
+        return None
+    decoded = {}
+    for index, status, metrics, issues, artifacts in attempts:
+        if not (type(index) is int and type(status) is str and type(metrics) is dict):
+            return None
+        if type(artifacts) is not dict or type(issues) is not tuple:
+            return None
+        if not all(type(v) in _OBSERVATIONS and type(n) is str for n, v in metrics.items()):
+            return None
+        shaped = tuple(Issue(*i) for i in issues)
+        if not all(type(getattr(i, f)) is str for i in shaped for f in Issue.__slots__):
+            return None
+        decoded[index] = Attempt(index, status, metrics, shaped, artifacts)
+    retry_counts = dict(retries)
+    if not all(type(a) is int and type(b) is int for a, b in retry_counts.items()):
+        return None
+    return TaskRecord(
+        task_id=tid,
+        category=category,
+        plan_k=k,
+        plan_strategy=strategy,
+        attempts=decoded,
+        retry_counts=retry_counts,
+        ground_truth=truth,
+        source=source,
+    )
+
+
+def _optional_text(value: Any) -> bool:
+    return value is None or type(value) is str
 
 
 def entry_files(entry: Any) -> list[str]:
@@ -163,21 +296,29 @@ def entry_files(entry: Any) -> list[str]:
 
 
 class TaskCache:
-    """Load once, look up folders, save once. Never raises: a broken cache is a miss."""
+    """Load once, look up folders, save once. Never raises: a broken cache is a miss.
 
-    def __init__(self, run_root: Path) -> None:
+    Args:
+        run_root: The run directory.
+        reuse: False reads nothing from the cache (every folder is read again; what is
+            read is still stored for next time).
+    """
+
+    def __init__(self, run_root: Path, *, reuse: bool = True) -> None:
         self.root = str(run_root)
         self.path = cache_file(run_root)
-        self.entries: dict[str, tuple[Signature, str, tuple[Any, ...]]] = {}
+        self.fence = time.time_ns()  # before any task file is read: see is_racy
+        self.entries: dict[str, Any] = {}
         self.fresh: dict[str, tuple[Signature, str, tuple[Any, ...]]] = {}
         self.hits = 0
-        try:
-            with open(self.path, "rb") as handle:
-                data = marshal.loads(handle.read())
-            if isinstance(data, tuple) and data[:2] == (FORMAT, self.root):
-                self.entries = data[2]
-        except (OSError, EOFError, ValueError, TypeError, IndexError):
-            self.entries = {}
+        data = load_marshal(self.path) if reuse else None
+        if (
+            type(data) is tuple
+            and len(data) == 3
+            and data[:2] == (FORMAT, self.root)
+            and type(data[2]) is dict
+        ):
+            self.entries = data[2]
 
     def candidate(self, folder: str, state: str, first_location: str) -> Signature | None:
         """The signature to check before the cached entry of ``folder`` may be used (None:
@@ -187,19 +328,25 @@ class TaskCache:
         the key: a same-named folder appearing in another state folder changes the entry.
         """
         cached = self.entries.get(folder)
-        if cached is None:
+        if type(cached) is not tuple or len(cached) != 3:
             return None
         sig, first, data = cached
-        if first != first_location or data[2] != state:
+        if first != first_location or type(data) is not tuple or len(data) != 8:
             return None
-        return sig
+        if data[2] != state or not valid_signature(sig):
+            return None
+        return sig  # type: ignore[no-any-return]
 
     def accept(self, folder: str) -> Any:
-        """The cached entry of ``folder``, whose signature was just found unchanged."""
+        """The cached entry of ``folder``, whose signature was just found unchanged (None:
+        the entry is malformed, and the folder is read)."""
         cached = self.entries[folder]
+        entry = decode_entry(cached[2])
+        if entry is None or entry.folder != folder:
+            return None
         self.hits += 1
         self.fresh[folder] = cached
-        return decode_entry(cached[2])
+        return entry
 
     def put(self, entry: Any, first_location: str, seen: Signature | None = None) -> None:
         """Remember an entry that was just read."""
@@ -212,20 +359,14 @@ class TaskCache:
         first_location: str,
         seen: Signature | None = None,
     ) -> None:
-        """``seen``: the signature the reader took while reading; else stat the files now."""
+        """``seen``: the signature the reader took while reading; else stat the files now.
+        A folder with a racy file (:func:`is_racy`) is not remembered."""
         sig = seen if seen is not None else signature(self.root, entry_files(entry))
-        if sig is not None:
+        if sig is not None and not signature_is_racy(sig, self.fence):
             self.fresh[entry.folder] = (sig, first_location, data)
 
     def save(self) -> None:
         """Write the entries seen in this read (atomically, in the cache directory)."""
         if self.fresh == self.entries:
             return
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
-            with os.fdopen(fd, "wb") as handle:
-                marshal.dump((FORMAT, self.root, self.fresh), handle)
-            os.replace(tmp, self.path)
-        except (OSError, ValueError):
-            pass
+        write_atomically(self.path, (FORMAT, self.root, self.fresh))

@@ -14,7 +14,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from inspector.results.layout import TASK_STATES, RunFiles, relpath
+from inspector.results.layout import (
+    RUN_FILE_MAX_BYTES,
+    RUN_INFO_MAX_BYTES,
+    TASK_STATES,
+    RunFiles,
+    relpath,
+)
 from inspector.results.problems import LoadProblem, RunReadError
 
 MAX_DEPTH = 16
@@ -179,7 +185,8 @@ def _timestamp(value: str | None) -> float | None:
 
 
 def _object(files: RunFiles, rel: str, problems: list[LoadProblem]) -> dict[str, Any]:
-    value, _, problem = files.read_json(rel, strict=False, blocking=False)
+    limit = RUN_INFO_MAX_BYTES if rel == "run_info.json" else RUN_FILE_MAX_BYTES
+    value, _, problem = files.read_json(rel, strict=False, blocking=False, max_bytes=limit)
     if problem is not None:
         problems.append(problem)
     return value if isinstance(value, dict) else {}

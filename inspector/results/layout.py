@@ -9,17 +9,66 @@ AgentCompass's ``contained`` does), and turns every I/O or decoding failure into
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
 import os
 import re
 import stat as stat_module
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import orjson
 
-from inspector.results.problems import RULE_JSON, RULE_SYMLINK, LoadProblem
+from inspector.results.problems import RULE_JSON, RULE_SPECIAL, RULE_SYMLINK, LoadProblem
+
+Stat = tuple[int, int, int, int, int, int]
+"""``(device, inode, mode, size, mtime_ns, ctime_ns)``: what git's index keeps of a file.
+
+The change time cannot be set back by ``os.utime``, ``cp -p``, ``rsync -a`` or a restore
+from a backup, and a file replaced through a temporary file has a new inode: a file whose
+key is unchanged has not been written since (racy files aside: see
+:mod:`inspector.results.cache`)."""
+
+
+def stat_key(info: os.stat_result) -> Stat:
+    """The :data:`Stat` of a ``stat`` result."""
+    return (
+        info.st_dev,
+        info.st_ino,
+        info.st_mode,
+        info.st_size,
+        info.st_mtime_ns,
+        info.st_ctime_ns,
+    )
+
+
+def file_kind(mode: int) -> str:
+    """What a file that is not a regular file is, in words (\"a FIFO\", \"a socket\"…)."""
+    if stat_module.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat_module.S_ISSOCK(mode):
+        return "a socket"
+    if stat_module.S_ISCHR(mode):
+        return "a character device"
+    if stat_module.S_ISBLK(mode):
+        return "a block device"
+    if stat_module.S_ISDIR(mode):
+        return "a directory"
+    if stat_module.S_ISLNK(mode):
+        return "a symbolic link"
+    return "not a regular file"
+
+
+def not_a_file(rel: str, mode: int, blocking: bool = True) -> LoadProblem:
+    """The problem of a run path that should be a file and is a FIFO, device or socket:
+    refused by its type, never opened for reading (reading it could block or never end)."""
+    name = rel.rpartition("/")[2] or rel
+    return LoadProblem(rel, f"{name} is {file_kind(mode)}, not a file", RULE_SPECIAL, blocking)
+
+
+READ_FLAGS = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC
+"""Opening never blocks (a FIFO without a writer) and leaves nothing to child processes."""
 
 TASK_SCHEMA = "agentcompass.task.v3"
 PREVIOUS_TASK_SCHEMA = "agentcompass.task.v2"
@@ -29,6 +78,10 @@ RUN_INFO_SCHEMA = "agentcompass.run_info.v3"
 PREVIOUS_RUN_INFO_SCHEMA = "agentcompass.run_info.v2"
 CHECKPOINT_SCHEMA = "agentcompass.attempt_checkpoint.v1"
 CHECKPOINT_MAX_BYTES = 32 * 1024**2
+RUN_INFO_MAX_BYTES = 4 * 1024**3
+"""``run_info.json`` grows with the run (about 190 MB at 50,000 tasks × k=3)."""
+RUN_FILE_MAX_BYTES = 256 * 1024**2
+"""The other run-level files (params.json, metrics.json, summary.md, progress.json)."""
 # orjson's nesting limit; Python's json.loads fails near its recursion limit (1000).
 MAX_JSON_DEPTH = 1024
 
@@ -146,7 +199,7 @@ class RunFiles:
         self._local_clean: set[str] = set()  # not symbolic links, parents checked
         self._kinds: dict[str, bool] = {}  # rel -> is a regular file (not a link)
         self._prefetched: dict[str, bytes] = {}
-        self.stats: dict[str, tuple[int, int, int]] = {}  # rel -> (mode, size, mtime_ns)
+        self.stats: dict[str, Stat] = {}  # rel -> its key as read (stat_key)
 
     def path(self, rel: str) -> Path:
         """The absolute path of ``rel`` (no checks)."""
@@ -189,7 +242,7 @@ class RunFiles:
 
         Entries that are not symbolic links are marked as checked, and their kind (file or
         not) is remembered for :meth:`is_file`; anything unusual is left to the usual
-        checks. The folder's own ``(mode, size, mtime_ns)`` goes to :attr:`stats`.
+        checks. The folder's own :func:`stat_key` goes to :attr:`stats`.
         """
         self._local_clean = set()
         self._kinds = {}
@@ -202,7 +255,7 @@ class RunFiles:
             info = os.lstat(self._full(folder))
             if not stat_module.S_ISDIR(info.st_mode):
                 return
-            self.stats[folder] = (info.st_mode, info.st_size, info.st_mtime_ns)
+            self.stats[folder] = stat_key(info)
             self._local_clean.add(folder)
             with os.scandir(self._full(folder)) as entries:
                 for entry in entries:
@@ -233,9 +286,9 @@ class RunFiles:
 
     def _read_plain(self, rel: str, max_bytes: int | None = None) -> bytes | None:
         """The bytes of a plain file opened without following a final link, else None
-        (a link, a folder, an error, too large: the caller takes the careful path)."""
+        (a link, a folder, a FIFO, an error, too large: the caller takes the careful path)."""
         try:
-            fd = os.open(self._full(rel), os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+            fd = os.open(self._full(rel), READ_FLAGS | os.O_NOFOLLOW)
         except OSError:
             return None
         try:
@@ -244,14 +297,10 @@ class RunFiles:
                 return None
             if max_bytes is not None and info.st_size > max_bytes:
                 return None
-            size = info.st_size
-            data = os.read(fd, size + 1)
-            if len(data) > size:  # the file grew while we read it
-                chunks = [data]
-                while chunk := os.read(fd, 1 << 20):
-                    chunks.append(chunk)
-                data = b"".join(chunks)
-            self.stats[rel] = (info.st_mode, info.st_size, info.st_mtime_ns)
+            data = _read_all(fd, info.st_size, max_bytes)
+            if data is None:
+                return None
+            self.stats[rel] = stat_key(info)
             return data
         except OSError:
             return None
@@ -280,21 +329,62 @@ class RunFiles:
         refused = self.link_load_problem(rel, strict=strict, blocking=blocking)
         if refused is not None:
             return None, refused
-        full = self._full(rel)
+        return self._read_checked(rel, strict=strict, blocking=blocking, max_bytes=max_bytes)
+
+    def _read_checked(
+        self, rel: str, *, strict: bool, blocking: bool, max_bytes: int | None
+    ) -> tuple[bytes | None, LoadProblem | None]:
+        """Open without blocking, check the type with ``fstat``, then read at most
+        ``max_bytes``: only a regular file is ever read."""
+        flags = READ_FLAGS | (os.O_NOFOLLOW if strict else 0)
         try:
-            if max_bytes is not None and os.stat(full).st_size > max_bytes:
-                message = f"larger than {max_bytes // 1024**2} MiB; not read"
-                return None, LoadProblem(rel, message, RULE_JSON, blocking)
-            with open(full, "rb") as stream:
-                return stream.read(), None
+            fd = os.open(self._full(rel), flags)
         except FileNotFoundError:
             return None, None
-        except IsADirectoryError:
-            return None, LoadProblem(rel, "is a directory, expected a file", RULE_JSON, blocking)
         except PermissionError:
             return None, LoadProblem(rel, "permission denied", RULE_JSON, blocking)
         except OSError as exc:
+            special = self.special(rel)  # a socket cannot even be opened (ENXIO)
+            if special is not None:
+                return None, special
             return None, LoadProblem(rel, f"cannot be read: {exc.strerror or exc}", RULE_JSON, blocking)
+        try:
+            info = os.fstat(fd)
+            if stat_module.S_ISDIR(info.st_mode):
+                return None, LoadProblem(rel, "is a directory, expected a file", RULE_JSON, blocking)
+            if not stat_module.S_ISREG(info.st_mode):
+                return None, not_a_file(rel, info.st_mode, True)
+            if max_bytes is not None and info.st_size > max_bytes:
+                message = f"larger than {max_bytes // 1024**2} MiB; not read"
+                return None, LoadProblem(rel, message, RULE_JSON, blocking)
+            data = _read_all(fd, info.st_size, max_bytes)
+            self.stats[rel] = stat_key(info)
+            if data is None:
+                message = f"grew beyond {max_bytes // 1024**2} MiB while read; not read"  # type: ignore[operator]
+                return None, LoadProblem(rel, message, RULE_JSON, blocking)
+            return data, None
+        except OSError as exc:
+            return None, LoadProblem(rel, f"cannot be read: {exc.strerror or exc}", RULE_JSON, blocking)
+        finally:
+            os.close(fd)
+
+    def special(self, rel: str) -> LoadProblem | None:
+        """The problem of ``rel`` when it exists but is neither a regular file, a folder
+        nor a symbolic link (a FIFO, a socket, a device): refused by its type."""
+        if self._kinds.get(rel):
+            return None
+        try:
+            mode = os.lstat(self._full(rel)).st_mode
+        except OSError:
+            return None
+        if stat_module.S_ISREG(mode) or stat_module.S_ISDIR(mode) or stat_module.S_ISLNK(mode):
+            return None
+        return not_a_file(rel, mode, True)
+
+    def absent_reason(self, rel: str) -> str | None:
+        """Why ``rel`` could not be found as a file, when it is not simply absent
+        (``"permission denied"``: a folder on the way cannot be entered)."""
+        return absent_reason(self._full(rel))
 
     def read_json(
         self, rel: str, *, strict: bool, blocking: bool, max_bytes: int | None = None
@@ -312,10 +402,10 @@ class RunFiles:
             return None, True, LoadProblem(rel, str(exc), RULE_JSON, blocking)
 
     def read_text(
-        self, rel: str, *, blocking: bool = False
+        self, rel: str, *, blocking: bool = False, max_bytes: int | None = None
     ) -> tuple[str | None, LoadProblem | None]:
         """The exact text of ``rel`` (no newline translation), or None and the problem."""
-        data, problem = self.read_bytes(rel, strict=False, blocking=blocking)
+        data, problem = self.read_bytes(rel, strict=False, blocking=blocking, max_bytes=max_bytes)
         if data is None:
             return None, problem
         try:
@@ -366,6 +456,65 @@ class RunFiles:
         if known is not None:
             return known
         return os.path.isfile(self._full(rel))
+
+
+class NotAFile(OSError):
+    """Raised by :func:`open_regular` for a path that is not a regular file."""
+
+
+def open_regular(path: str | os.PathLike[str], *, follow: bool = True) -> BinaryIO:
+    """Open a regular file for reading without ever blocking (a FIFO) or reading without
+    end (a device): the type is checked with ``fstat`` before anything is read.
+
+    Raises:
+        NotAFile: ``path`` is a FIFO, socket, device or folder (``strerror`` says which).
+        OSError: it cannot be opened.
+    """
+    try:
+        fd = os.open(path, READ_FLAGS | (0 if follow else os.O_NOFOLLOW))
+    except OSError as exc:
+        if exc.errno in (errno.ENXIO, errno.EOPNOTSUPP):  # a socket
+            mode = os.stat(path).st_mode
+            name = os.path.basename(os.fspath(path))
+            raise NotAFile(errno.EINVAL, f"{name} is {file_kind(mode)}, not a file") from None
+        raise
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat_module.S_ISREG(mode):
+            name = os.path.basename(os.fspath(path))
+            raise NotAFile(errno.EINVAL, f"{name} is {file_kind(mode)}, not a file")
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _read_all(fd: int, size: int, max_bytes: int | None) -> bytes | None:
+    """Everything in ``fd`` (``size``: its size at ``fstat``), None when it grows beyond
+    ``max_bytes`` while being read."""
+    data = os.read(fd, size + 1)
+    if len(data) <= size:
+        return data
+    chunks = [data]  # the file grew while we read it
+    total = len(data)
+    while chunk := os.read(fd, 1 << 20):
+        chunks.append(chunk)
+        total += len(chunk)
+        if max_bytes is not None and total > max_bytes:
+            return None
+    return b"".join(chunks)
+
+
+def absent_reason(path: str) -> str | None:
+    """``"permission denied"`` when ``path`` cannot be looked at because a folder on the
+    way cannot be entered; None when it simply does not exist (or can be stat'ed)."""
+    try:
+        os.lstat(path)
+    except PermissionError:
+        return "permission denied"
+    except OSError:
+        return None
+    return None
 
 
 def _is_dir(entry: os.DirEntry[str]) -> bool:

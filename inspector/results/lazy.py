@@ -16,7 +16,9 @@ from inspector.engine.model import PHASES, SEVERITIES, Issue
 from inspector.results.layout import (
     CHECKPOINT_MAX_BYTES,
     CHECKPOINT_SCHEMA,
+    RUN_FILE_MAX_BYTES,
     RunFiles,
+    open_regular,
     parse_json,
     relpath,
 )
@@ -163,7 +165,7 @@ def read_text_page(run: Run, path: str, offset: int = 0, size: int = PAGE_BYTES)
     if refused is not None:
         raise ResultFileError(refused)
     try:
-        with open(files.path(path), "rb") as stream:
+        with open_regular(files.path(path)) as stream:
             total = os.fstat(stream.fileno()).st_size
             stream.seek(max(0, offset))
             data = stream.read(max(1, size))
@@ -176,7 +178,9 @@ def read_text_page(run: Run, path: str, offset: int = 0, size: int = PAGE_BYTES)
 
 def read_progress(run: Run) -> dict[str, Any] | None:
     """``progress.json`` (None when absent)."""
-    value = _json(run, "progress.json", strict=False, missing_ok=True)
+    value = _json(
+        run, "progress.json", strict=False, missing_ok=True, max_bytes=RUN_FILE_MAX_BYTES
+    )
     return value if isinstance(value, dict) else None
 
 
@@ -213,7 +217,7 @@ def _tail_lines(run: Run, rel: str, max_lines: int) -> list[str]:
     if refused is not None:
         raise ResultFileError(refused)
     try:
-        with open(files.path(rel), "rb") as stream:
+        with open_regular(files.path(rel)) as stream:
             total = os.fstat(stream.fileno()).st_size
             start = max(0, total - TAIL_BYTES)
             stream.seek(start)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Literal, cast
 
 from inspector.results.layout import FINAL_STATES, RUNNING, TASK_STATES, RunFiles, relpath
-from inspector.results.problems import RULE_OLD_FLAT, LoadProblem
+from inspector.results.problems import RULE_NO_DETAILS, RULE_OLD_FLAT, LoadProblem
 
 StateName = Literal["normal", "error", "fatal", "running", "v2"]
 
@@ -51,6 +51,12 @@ def task_folders(
     names, problem = files.subdirs(details)
     if problem is not None:
         problems.append(problem)
+    elif not names and not files.exists(details):
+        message = (
+            "missing: the run has no details/ folder, so no task results; AgentCompass"
+            " reports it as an empty run"
+        )
+        problems.append(LoadProblem(details, message, RULE_NO_DETAILS, False))
     candidates: list[tuple[str, StateName]] = []
     running: list[str] = []
     # Final states first and running/ last: a task published while we list is then

@@ -167,6 +167,7 @@ class EntryLoad:
         candidates: ``(folder, state)`` in ``RunStore`` order.
         first_location: For each folder name, where AgentCompass finds it first.
         strategies: Registered attempt strategy ids.
+        reuse: False reads every folder, whatever the cache holds (it is still written).
 
     The collecting thread does not read chunks itself: it decodes the workers' entries and
     passes them on (``on_entries``), so the tasks can be reduced while the rest is read.
@@ -178,10 +179,12 @@ class EntryLoad:
         candidates: Sequence[tuple[str, StateName]],
         first_location: dict[str, str],
         strategies: Collection[str],
+        *,
+        reuse: bool = True,
     ) -> None:
         self.files = files
         self.strategies = tuple(strategies)
-        self.cache = task_cache.TaskCache(files.root) if task_cache.enabled() else None
+        self.cache = task_cache.TaskCache(files.root, reuse=reuse) if task_cache.enabled() else None
         self.entries: list[TaskEntry | None] = [None] * len(candidates)
         self.missing: list[int] = []
         enabled = gc.isenabled()
@@ -246,8 +249,9 @@ class EntryLoad:
             valid = task_cache.unchanged(root, [known[p] for p in checked])
         hits = {position for position, ok in zip(checked, valid, strict=True) if ok}
         for position, (folder, _) in enumerate(candidates):
-            if position in hits:
-                self.entries[position] = cache.accept(folder)
+            entry = cache.accept(folder) if position in hits else None
+            if entry is not None:
+                self.entries[position] = entry
             else:
                 self.missing.append(position)
 

@@ -33,6 +33,8 @@ RULE_NOT_A_TASK = "spec §1.7 step 1 (task candidates)"
 RULE_OLD_FLAT = "spec §9.2 (older flat detail files are not read)"
 RULE_STORED = "spec §8.1 (stored metrics.json)"
 RULE_RUN_FILE = "spec §1.8 (run-level files)"
+RULE_SPECIAL = "spec §1.3 (result files are regular files)"
+RULE_NO_DETAILS = "spec §1.7 step 1 (details/ holds the task folders)"
 
 
 @dataclass(frozen=True)

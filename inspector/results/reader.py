@@ -9,6 +9,7 @@ would refuse are left out with a blocking problem, so the rest can still be show
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,6 +21,8 @@ from inspector.engine.model import TaskRecord
 from inspector.results import cache as task_cache
 from inspector.results.layout import (
     PREVIOUS_RUN_INFO_SCHEMA,
+    RUN_FILE_MAX_BYTES,
+    RUN_INFO_MAX_BYTES,
     RUN_INFO_SCHEMA,
     TASK_STATES,
     RunFiles,
@@ -63,12 +66,16 @@ class Run:
     tasks: list[TaskRecord] = field(default_factory=list)
     entries: list[TaskEntry] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
-    # With the cache on, what inspector.results.snapshot needs: (mode, size, mtime_ns) of
+    # With the cache on, what inspector.results.snapshot needs: the stat_key of
     # the run-level files and running/ folders as seen when read, each task folder's file
     # signature (inspector.results.cache), and the task folder listing.
-    seen: dict[str, tuple[int, int, int] | None] | None = field(default=None, repr=False)
+    seen: dict[str, tuple[int, ...] | None] | None = field(default=None, repr=False)
     signatures: dict[str, Any] = field(default_factory=dict, repr=False)
     listing: tuple[Any, ...] | None = field(default=None, repr=False)
+    # When reading began (time.time_ns()): files stamped after it are racy (not cached).
+    read_started_ns: int = field(default=0, repr=False)
+    # Task folders taken from the cache instead of being read (0: everything was read).
+    cache_hits: int = field(default=0, repr=False)
 
     @property
     def blocking_problems(self) -> list[LoadProblem]:
@@ -166,6 +173,7 @@ class PendingRead:
 
         self.load.collect(progress, total, on_entries=take, save=save_cache)
         run.signatures = self.load.signatures
+        run.cache_hits = self.load.cache.hits if self.load.cache is not None else 0
         for done, folder in enumerate(self.running, start=candidates + 1):
             if run.seen is not None:
                 for rel in running_files(folder):
@@ -189,13 +197,17 @@ def begin_read(
     path: Path | str,
     *,
     strategies: Collection[str] = BUILTIN_STRATEGIES,
+    reuse_cache: bool = True,
 ) -> PendingRead:
     """Start reading a run: run-level files and the folder listing now, task folders from
     the cache or by worker processes started now (:class:`EntryLoad`).
 
+    ``reuse_cache=False`` reads every task folder (what is read is still cached).
+
     Raises:
         RunReadError: as :func:`read_run`.
     """
+    started = time.time_ns()
     root = Path(os.path.abspath(path))
     if not root.exists():
         raise RunReadError(str(path), "no such directory")
@@ -206,7 +218,7 @@ def begin_read(
     except OSError as exc:
         raise RunReadError(str(path), f"cannot be listed: {exc.strerror or exc}") from exc
     files = RunFiles(root)
-    run = Run(path=root)
+    run = Run(path=root, read_started_ns=started)
     if task_cache.enabled():
         # Before reading: a file changed while we read it then differs next time.
         run.seen = {rel: task_cache.stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
@@ -216,7 +228,7 @@ def begin_read(
     candidates, running = task_folders(files, listing_problems)
     run.listing = listing_key(candidates, running, listing_problems)
     first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
-    load = EntryLoad(files, candidates, first_location, strategies)
+    load = EntryLoad(files, candidates, first_location, strategies, reuse=reuse_cache)
     _read_run_files(files, run)
     run.problems.extend(listing_problems)
     return PendingRead(run, files, load, running)
@@ -225,13 +237,13 @@ def begin_read(
 def _read_run_files(files: RunFiles, run: Run) -> None:
     run.run_info = _run_info(files, run.problems)
     run.params = _json_object(files, "params.json", run.problems)
-    text, problem = files.read_text("metrics.json")
+    text, problem = files.read_text("metrics.json", max_bytes=RUN_FILE_MAX_BYTES)
     if problem is not None:
         run.problems.append(problem)
     elif text is not None:
         run.stored_metrics_text = text
         run.stored_metrics = _parse_object(text, "metrics.json", RULE_STORED, run.problems)
-    run.stored_summary, problem = files.read_text("summary.md")
+    run.stored_summary, problem = files.read_text("summary.md", max_bytes=RUN_FILE_MAX_BYTES)
     if problem is not None:
         run.problems.append(problem)
 
@@ -243,7 +255,9 @@ def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | 
     (:mod:`inspector.results.runinfo`); :func:`read_resolved_plans` reads it on demand.
     """
     rel = "run_info.json"
-    data, problem = files.read_bytes(rel, strict=False, blocking=True)
+    data, problem = files.read_bytes(
+        rel, strict=False, blocking=True, max_bytes=RUN_INFO_MAX_BYTES
+    )
     found = data is not None or problem is not None
     value: Any = None
     if data is not None:
@@ -291,7 +305,9 @@ def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | 
 
 
 def _json_object(files: RunFiles, rel: str, problems: list[LoadProblem]) -> dict[str, Any] | None:
-    value, found, problem = files.read_json(rel, strict=False, blocking=False)
+    value, found, problem = files.read_json(
+        rel, strict=False, blocking=False, max_bytes=RUN_FILE_MAX_BYTES
+    )
     if problem is not None:
         problems.append(problem)
         return None
@@ -338,7 +354,9 @@ def _kind(value: Any) -> str:
 def read_resolved_plans(run: Run) -> dict[str, Any] | None:
     """``run_info.json``'s ``resolved_execution_plans`` (read on demand; None when absent)."""
     files = RunFiles(run.path)
-    data, problem = files.read_bytes("run_info.json", strict=False, blocking=False)
+    data, problem = files.read_bytes(
+        "run_info.json", strict=False, blocking=False, max_bytes=RUN_INFO_MAX_BYTES
+    )
     if data is None or problem is not None:
         return None
     try:

@@ -2,10 +2,12 @@
 
 A :class:`Snapshot` covers every file a run's report depends on — the run-level files, each
 task folder, its ``task.json`` and its attempts' ``result.json`` (and the task folders under
-``running/``) — with ``(mode, size, mtime_ns)`` as the reader saw them while reading, plus
-the task folder listing. Checking it again costs one listing and one ``lstat`` per file and
-parses nothing. AgentCompass replaces every file it writes (temp file + ``os.replace``), so
-a rewritten file has a new modification time; so does a file edited in place.
+``running/``) — keyed as git's index keys files (device, inode, mode, size, mtime_ns,
+ctime_ns: :func:`~inspector.results.layout.stat_key`) as the reader saw them while reading,
+plus the task folder listing. Checking it again costs one listing and one ``lstat`` per
+file and parses nothing. A file replaced through a temporary file has a new inode and
+change time, a file edited in place a new change time, whatever its modification time was
+set back to; a run with a file written too recently to tell (racy) is not stored.
 
 It is stored compactly (a few bytes per file): a digest of the listing, each entry's
 attempt numbers (from which the paths follow) and the stats as one flat tuple of integers.
@@ -20,13 +22,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.results.cache import ABSENT
+from inspector.results.cache import ABSENT, is_racy
 from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
 
-Stat = tuple[int, int, int]
+WIDTH = 6
+"""Integers per file in :attr:`Snapshot.stats` (a :data:`~inspector.results.layout.Stat`)."""
 RUNNING_ENTRY = -1
 """In :attr:`Snapshot.attempts`: the entry is a ``running/`` folder."""
 
@@ -37,7 +40,7 @@ class Snapshot:
 
     listing: bytes  # digest of the task folder listing
     attempts: tuple[Any, ...]  # per entry: its attempt numbers, or RUNNING_ENTRY
-    stats: tuple[int, ...]  # (mode, size, mtime_ns) of every file, in rels() order
+    stats: tuple[int, ...]  # the stat_key of every file, flat, in rels() order
 
     def as_data(self) -> tuple[Any, ...]:
         """Plain data (for :mod:`marshal`)."""
@@ -45,13 +48,20 @@ class Snapshot:
 
     @classmethod
     def from_data(cls, data: Any) -> Snapshot | None:
+        """The snapshot in ``data``, or None when it does not have the shape :meth:`as_data`
+        gives (checked before use: a malformed cache entry is a miss)."""
         try:
             listing, attempts, stats = data
         except (TypeError, ValueError):
             return None
-        if not (isinstance(listing, bytes) and isinstance(attempts, tuple)):
+        if type(listing) is not bytes or type(attempts) is not tuple or type(stats) is not tuple:
             return None
-        if not isinstance(stats, tuple):
+        for numbers in attempts:
+            if numbers == RUNNING_ENTRY and type(numbers) is int:
+                continue
+            if type(numbers) is not tuple or not all(type(n) is int for n in numbers):
+                return None
+        if len(stats) % WIDTH:
             return None
         return cls(listing, attempts, stats)
 
@@ -99,10 +109,16 @@ def take(run: Run) -> Snapshot | None:
             expected += [f"{folder}/attempt-{number}/result.json" for number in numbers]
             if [item[0] for item in signature] != expected:
                 return None  # not the files rels() will check
-            for _, mode, size, mtime in signature:
-                stats += (mode, size, mtime)
+            for item in signature:
+                stats += item[1:]
     except (KeyError, TypeError):
         return None
+    fence = run.read_started_ns
+    if any(
+        is_racy(tuple(stats[at : at + WIDTH]), fence)  # type: ignore[arg-type]
+        for at in range(0, len(stats), WIDTH)
+    ):
+        return None  # a file written as it was read: read the run again next time
     return Snapshot(listing_digest(run.listing), tuple(attempts), tuple(stats))
 
 
@@ -112,13 +128,13 @@ FORK_MIN = 20_000
 
 def unchanged(root: Path, snapshot: Snapshot) -> bool:
     """True when the run directory still lists the same task folders and every file of
-    the snapshot has the same ``(mode, size, mtime_ns)`` (or is still absent)."""
+    the snapshot has the same key (or is still absent)."""
     base = os.path.abspath(root)
     listing = list_task_folders(Path(base))
     if listing_digest(listing) != snapshot.listing:
         return False
     rels = snapshot.rels(listing)
-    if rels is None or 3 * len(rels) != len(snapshot.stats):
+    if rels is None or WIDTH * len(rels) != len(snapshot.stats):
         return False
     stats = snapshot.stats
     if len(rels) < FORK_MIN or not hasattr(os, "fork"):
@@ -151,8 +167,8 @@ def _same_in_workers(base: str, rels: list[str], stats: tuple[int, ...]) -> bool
     answers = in_shared_pool(
         _same,
         [
-            (base, rels[:half], stats[: 3 * half], 0, half),
-            (base, rels[half:], stats[3 * half :], 0, len(rels) - half),
+            (base, rels[:half], stats[: WIDTH * half], 0, half),
+            (base, rels[half:], stats[WIDTH * half :], 0, len(rels) - half),
         ],
     )
     if answers is None:
@@ -164,8 +180,8 @@ def _same(base: str, rels: list[str], stats: tuple[int, ...], start: int, end: i
     lstat = os.lstat
     absent = ABSENT
     for index in range(start, end):
-        at = 3 * index
-        expected = stats[at : at + 3]
+        at = WIDTH * index
+        expected = stats[at : at + WIDTH]
         try:
             info = lstat(f"{base}/{rels[index]}")
         except FileNotFoundError:
@@ -174,6 +190,13 @@ def _same(base: str, rels: list[str], stats: tuple[int, ...], start: int, end: i
             continue
         except OSError:
             return False
-        if (info.st_mode, info.st_size, info.st_mtime_ns) != expected:
+        if (
+            info.st_dev,
+            info.st_ino,
+            info.st_mode,
+            info.st_size,
+            info.st_mtime_ns,
+            info.st_ctime_ns,
+        ) != expected:
             return False
     return True

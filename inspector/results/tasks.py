@@ -148,8 +148,7 @@ def _read_index(files: RunFiles, entry: TaskEntry) -> dict[str, Any]:
     if link is not None:
         raise _Refused(link)
     if not files.is_file(task_file):
-        message = "no task.json file in this task folder; AgentCompass ignores the folder"
-        raise _Refused(LoadProblem(entry.folder, message, RULE_NOT_A_TASK, False))
+        raise _Refused(missing_index_problem(files, entry.folder, task_file))
     data, _, problem = files.read_json(task_file, strict=True, blocking=True)
     if problem is not None:
         raise _Refused(problem)
@@ -191,6 +190,20 @@ def _read_index(files: RunFiles, entry: TaskEntry) -> dict[str, Any]:
     return data
 
 
+def missing_index_problem(files: RunFiles, folder: str, task_file: str) -> LoadProblem:
+    """Why a task folder has no readable ``task.json``: it is a FIFO or device (refused by
+    its type), the folder cannot be entered (permission denied: AgentCompass's
+    ``Path.is_file`` raises there, so the run is refused), or there is none (ignored)."""
+    special = files.special(task_file)
+    if special is not None:
+        return special
+    if files.absent_reason(task_file) == "permission denied":
+        message = "permission denied: the task folder cannot be entered"
+        return LoadProblem(folder, message, RULE_JSON, True)
+    message = "no task.json file in this task folder; AgentCompass ignores the folder"
+    return LoadProblem(folder, message, RULE_NOT_A_TASK, False)
+
+
 def _check_publication(
     files: RunFiles, entry: TaskEntry, index: dict[str, Any], first_location: str
 ) -> dict[str, str]:
@@ -219,6 +232,9 @@ def _check_publication(
         if link is not None:
             raise _Refused(link)
         if not files.is_file(result_file):
+            special = files.special(result_file)
+            if special is not None:
+                raise _Refused(special)
             message = (
                 f"not published: the index names {token} but {token}/result.json is missing;"
                 " AgentCompass skips this task"

@@ -10,18 +10,21 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 from pathlib import Path
 
 import pytest
 
 from inspector import cli, report_cache
+from inspector.results import cache as task_cache
 from inspector.results import snapshot
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 
 RUNS = [
     p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()
 ] + conformance_runs()
-COMMANDS = [["report", "--json"], ["report", "--markdown"], ["check"], ["report", "--k", "1"]]
+COMMANDS = [["report", "--json"], ["report", "--markdown"], ["check", "--cached"], ["report", "--k", "1"]]
+CACHED_NOTE = "--cached: from the cache: "
 
 
 def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
@@ -44,9 +47,16 @@ class Counter:
         monkeypatch.setattr(cli, "load_session", counting)
 
 
+def settle_time_stamps() -> None:
+    """Wait until files written just now are no longer racy (their time stamps safely
+    older than the next read): only then may a read of them be cached."""
+    time.sleep(task_cache.FINE_GRANULARITY_NS / 1e9 + 0.01)
+
+
 def _copy(run: Path, tmp_path: Path) -> Path:
     target = tmp_path / run.name
     shutil.copytree(run, target, symlinks=True)
+    settle_time_stamps()
     return target
 
 
@@ -55,16 +65,55 @@ def test_cached_answers_are_identical(
     run: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
-    expected = {tuple(c): run_cli([c[0], str(run), *c[1:]], capsys) for c in COMMANDS}
+    expected = {
+        tuple(c): without_cached_note(run_cli([c[0], str(run), *c[1:]], capsys))
+        for c in COMMANDS
+    }
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     counter = Counter(monkeypatch)
     for command in COMMANDS:
         argv = [command[0], str(run), *command[1:]]
-        assert run_cli(argv, capsys) == expected[tuple(command)]  # fills the cache
+        first = run_cli(argv, capsys)  # fills the cache
+        assert without_cached_note(first) == expected[tuple(command)]
         before = counter.calls
-        assert run_cli(argv, capsys) == expected[tuple(command)]  # from the cache
+        second = run_cli(argv, capsys)  # from the cache
+        assert without_cached_note(second) == expected[tuple(command)]
         if expected[tuple(command)][0] != 2:  # a refused run is not cached
             assert counter.calls == before, f"{command}: the unchanged run was read again"
+            if command[0] == "check":
+                assert second[1].startswith(CACHED_NOTE + "the whole answer")
+
+
+def without_cached_note(result: tuple[int, str, str]) -> tuple[int, str, str]:
+    """``check --cached`` says what came from the cache on its first line."""
+    code, out, err = result
+    lines = out.splitlines(keepends=True)
+    if lines and lines[0].startswith(CACHED_NOTE):
+        out = "".join(lines[1:])
+    return code, out, err
+
+
+@pytest.mark.parametrize("run", RUNS[:3], ids=[p.name for p in RUNS[:3]])
+def test_check_reads_what_it_judges(
+    run: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --cached, check never lets the cache stand in for reading the run."""
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    first = run_cli(["check", str(run)], capsys)
+    counter = Counter(monkeypatch)
+    spy = []
+    from inspector.results import parallel
+
+    original = parallel.EntryLoad.__init__
+
+    def recording(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        original(self, *args, **kwargs)
+        spy.append(self.cache.hits if self.cache is not None else 0)
+
+    monkeypatch.setattr(parallel.EntryLoad, "__init__", recording)
+    assert run_cli(["check", str(run)], capsys) == first
+    assert counter.calls == 1 and spy == [0], "check answered from the cache"
+    assert "cache" not in first[1]
 
 
 def test_warnings_are_repeated_from_the_cache(
@@ -85,7 +134,7 @@ def _source() -> Path:
 
 def _bump(path: Path) -> None:
     info = path.stat()
-    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))
+    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns - 10**9))  # not in the future: racy
 
 
 def _flip_first_result(run: Path) -> None:
@@ -131,17 +180,20 @@ def test_any_change_is_a_miss(
 ) -> None:
     run = _copy(_source(), tmp_path)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    for command in (["report", str(run)], ["check", str(run)]):
+    commands = (["report", str(run)], ["report", str(run), "--markdown"])
+    for command in commands:
         run_cli(command, capsys)
+    settle_time_stamps()
     change(run)
+    settle_time_stamps()
     counter = Counter(monkeypatch)
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
-    expected = [run_cli(c, capsys) for c in (["report", str(run)], ["check", str(run)])]
+    expected = [run_cli(c, capsys) for c in commands]
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     calls = counter.calls
-    got = [run_cli(c, capsys) for c in (["report", str(run)], ["check", str(run)])]
+    got = [run_cli(c, capsys) for c in commands]
     assert got == expected
-    # report and check share one entry: the first reads the changed run, the second reuses it.
+    # Both formats share one entry: the first reads the changed run, the second reuses it.
     assert counter.calls - calls == 1, "a changed run was answered from the cache"
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import os
 import shlex
 import shutil
@@ -24,9 +26,26 @@ from inspector.app.diagnostics import STEP_MARK, Source, attempt_sources
 from inspector.app.documents import Document, FileDocument
 from inspector.app.payloads import read_payload
 from inspector.results import ResultFileError
+from inspector.results.layout import open_regular
 from inspector.session import Session
 from widgets.literal import one_line
 from widgets.text_pager import TextPager
+
+HANDOFF_FILES: set[str] = set()
+"""Temporary copies handed to $PAGER / $EDITOR and not yet removed (removed at exit)."""
+
+
+def remove_handoff_file(path: str) -> None:
+    """Remove a temporary hand-off copy (the program it was handed to has returned)."""
+    HANDOFF_FILES.discard(path)
+    with contextlib.suppress(OSError):
+        os.unlink(path)
+
+
+@atexit.register
+def _remove_handoff_files() -> None:
+    for path in list(HANDOFF_FILES):
+        remove_handoff_file(path)
 
 
 @dataclass
@@ -299,35 +318,41 @@ raw files. Text is read a page at a time and shown literally.
         self.app.pop_screen()
 
     # Hand-offs: $PAGER, $EDITOR, clipboard. The run directory is never written.
-    def _file_for_handoff(self, *, copy: bool) -> str | None:
+    def _file_for_handoff(self, *, copy: bool) -> tuple[str, bool] | None:
+        """The file to hand over, and whether it is a temporary copy (removed afterwards)."""
         document = self.pager.document
         if document is None:
             return None
         if isinstance(document, FileDocument) and not copy:
-            return str(document.full_path)
+            return str(document.full_path), False
         with tempfile.NamedTemporaryFile(
             suffix=".txt", prefix="inspector-", delete=False
         ) as handle:
+            HANDOFF_FILES.add(handle.name)
             if isinstance(document, FileDocument):
-                with open(document.full_path, "rb") as source:
+                with open_regular(document.full_path) as source:
                     shutil.copyfileobj(source, handle)  # a chunk at a time
             else:
                 handle.write(document.head(limit=1 << 62).encode("utf-8", "replace"))
-        return handle.name
+        return handle.name, True
 
     def _run_external(self, variable: str, default: str, *, copy: bool) -> None:
         command = os.environ.get(variable) or default
         if not shutil.which(shlex.split(command)[0] if command.strip() else ""):
             self.notify(f"${variable} ({command}) is not available.", severity="warning")
             return
-        path = self._file_for_handoff(copy=copy)
-        if path is None:
+        handoff = self._file_for_handoff(copy=copy)
+        if handoff is None:
             return
+        path, temporary = handoff
         try:
             with self.app.suspend():
                 subprocess.run([*shlex.split(command), path], check=False)
         except SuspendNotSupported:
             self.notify("This terminal cannot hand over to another program.", severity="warning")
+        finally:
+            if temporary:
+                remove_handoff_file(path)
 
     def action_open_pager(self) -> None:
         self._run_external("PAGER", "less", copy=False)

@@ -122,6 +122,7 @@ issues and retries.
         with Horizontal(id="loading"):
             yield Static(LOADING, id="loading-label")
             yield ProgressBar(id="load-progress", show_eta=False)
+        yield Static(id="load-status")
         yield SeriesTable()
         yield Static(Text(COUNTS_NOTE, "dim"), id="counts-note")
         with Horizontal(id="overview-lower"):
@@ -145,17 +146,41 @@ issues and retries.
             self._preview(ReportPreview(early.preview))
         self.reload()
 
-    def reload(self) -> None:
-        """Read and recompute the run again (in a worker)."""
+    def reload(self, *, fresh: bool = False) -> None:
+        """Read and recompute the run again (in a worker); ``fresh``: read every file,
+        nothing from the cache."""
         self.set_class(True, "-loading")
         self.progress_bar.update(total=None, progress=0)
         if not self._previewed:
             self.query_one("#loading-label", Static).update(LOADING)
         pending, self._pending = self._pending, None
-        self._load(pending, preview=self.session is None and not self._previewed)
+        if fresh and pending is not None:
+            pending.cancel()
+            pending = None
+        self._load(pending, preview=self.session is None and not self._previewed, fresh=fresh)
+
+    def show_load_status(self) -> None:
+        """The lasting line under the progress row: whether the numbers came (partly) from
+        the cache, and whether the run is watched and when it was last reloaded."""
+        app: InspectorApp = self.app  # type: ignore[assignment]
+        parts = []
+        if app.watching:
+            stamp = app.last_reload.strftime("%H:%M:%S") if app.last_reload else "not yet"
+            parts.append(
+                f"Watching: reloads every {app.settings.watch_seconds:g} s · last reloaded "
+                f"{stamp} (a stops)"
+            )
+        run = self.session.run if self.session is not None else None
+        if run is not None and run.cache_hits:
+            parts.append(
+                f"From the cache: {run.cache_hits:,} of {len(run.entries):,} task folders were "
+                "unchanged since last read and not parsed again · R reads every file again"
+            )
+        self.query_one("#load-status", Static).update(Text("\n".join(parts)))
+        self.set_class(bool(parts), "-load-status")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load", description="read run")
-    def _load(self, pending: PendingRead | None, *, preview: bool) -> None:
+    def _load(self, pending: PendingRead | None, *, preview: bool, fresh: bool = False) -> None:
         """Read and score the run. First, when nothing is on screen yet, the report cache
         may already hold this run's numbers (its files unchanged): they are shown at once.
         ``pending``: the read started before the app (:mod:`inspector.early`)."""
@@ -178,7 +203,8 @@ issues and retries.
                 self.path,
                 self.overrides,
                 pending,
-                preview=preview,
+                preview=preview and not fresh,
+                reuse_cache=not fresh,
                 on_preview=on_preview,
                 on_loaded=on_loaded,
                 progress=progress,
@@ -227,6 +253,8 @@ issues and retries.
         app: InspectorApp = self.app  # type: ignore[assignment]
         replaced = app.session
         app.session = session
+        app.reloaded()
+        self.show_load_status()
         self._show_banners(session)
         self.problems_table.show(session.problems)
         self.query_one("#problems-title", Static).update(

@@ -1,0 +1,83 @@
+"""Helpers for the loading tests: copies of runs and rewrites that ordinary tools make."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+
+from inspector import cli
+from inspector.results import cache as task_cache
+from tests.conftest import FIXTURE_RUNS, conformance_runs
+
+
+def source_run() -> Path:
+    """``e2e_k1_micro`` (written by AgentCompass) when ../shared is there, else the
+    bundled k=1 fixture."""
+    found = [p for p in conformance_runs() if p.name == "e2e_k1_micro"]
+    return found[0] if found else FIXTURE_RUNS / "k1_micro"
+
+
+def settle_time_stamps() -> None:
+    """Wait until files written just now are no longer racy (safely older than the next
+    read, see ``is_racy``): only then may a read of them be cached."""
+    time.sleep(getattr(task_cache, "FINE_GRANULARITY_NS", 0) / 1e9 + 0.02)
+
+
+def copy_run(tmp_path: Path, source: Path | None = None) -> Path:
+    run = tmp_path / "run"
+    shutil.copytree(source or source_run(), run, symlinks=True)
+    settle_time_stamps()
+    return run
+
+
+def first_result(run: Path) -> Path:
+    return sorted(run.glob("details/normal/*/attempt-1/result.json"))[0]
+
+
+def flipped_same_size(path: Path) -> bytes:
+    """The bytes of ``path`` with its first boolean metric flipped, padded with trailing
+    spaces to exactly the same size (so size and modification time can both be kept)."""
+    original = path.read_bytes()
+    payload = json.loads(original)
+    name = next(n for n, v in payload["metrics"].items() if isinstance(v, bool))
+    payload["metrics"][name] = not payload["metrics"][name]
+    compact = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    assert len(compact) < len(original)
+    return compact + b" " * (len(original) - len(compact))
+
+
+def replace_keeping_mtime(path: Path, data: bytes) -> None:
+    """AgentCompass's way of writing (temp file + ``os.replace``), then the old
+    modification time put back (``os.utime``, as a restore from a backup does)."""
+    before = path.stat()
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = path.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def copy_preserving(path: Path, data: bytes, scratch: Path) -> None:
+    """``cp -p other path``: the bytes written into the existing file (same inode), then
+    the other file's times copied (here: the old time of ``path``)."""
+    before = path.stat()
+    other = scratch / "other.json"
+    other.write_bytes(data)
+    os.utime(other, ns=(before.st_atime_ns, before.st_mtime_ns))
+    shutil.copy2(other, path)
+    after = path.stat()
+    assert (after.st_ino, after.st_size, after.st_mtime_ns) == (
+        before.st_ino,
+        before.st_size,
+        before.st_mtime_ns,
+    )
+
+
+def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    code = cli.main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err

@@ -1,0 +1,175 @@
+"""Cache files are only ever a faster way to the same answer (issue 11).
+
+A cache entry of another version or shape — valid marshal data holding other structures,
+or records with the wrong types — is a miss, checked before use: never an exception, never
+a made-up task problem. A cache that cannot be written leaves nothing behind, and nothing
+is cached when there is no user cache folder.
+"""
+
+from __future__ import annotations
+
+import errno
+import marshal
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector import report_cache
+from inspector.results import cache as task_cache
+from tests.loading.helpers import copy_run, run_cli
+
+COMMANDS = (["report", "--json"], ["report", "--markdown"], ["check", "--cached"], ["tasks"])
+
+
+def outputs(run: Path, capsys) -> list[tuple[int, str, str]]:  # type: ignore[no-untyped-def]
+    out = []
+    for command in COMMANDS:
+        code, stdout, stderr = run_cli([command[0], str(run), *command[1:]], capsys)
+        if command[-1] == "--cached":
+            stdout = stdout.partition("\n")[2]
+        out.append((code, stdout, stderr))
+    return out
+
+
+def _task_entries(data: Any, change) -> Any:  # type: ignore[no-untyped-def]
+    version, root, entries = data
+    first = sorted(entries)[0]
+    sig, where, entry = entries[first]
+    entries = dict(entries)
+    entries[first] = change(sig, where, list(entry))
+    return (version, root, entries)
+
+
+def _wrong_status_type(sig, where, entry):  # type: ignore[no-untyped-def]
+    record = list(entry[4])
+    attempts = [list(a) for a in record[4]]
+    attempts[0][1] = 7  # status: an int, not a string
+    record[4] = tuple(tuple(a) for a in attempts)
+    entry[4] = tuple(record)
+    return (sig, where, tuple(entry))
+
+
+def _fake_problem(sig, where, entry):  # type: ignore[no-untyped-def]
+    entry[6] = ((1, 2, 3, 4),)  # a "problem" of numbers
+    return (sig, where, tuple(entry))
+
+
+def _short_entry(sig, where, entry):  # type: ignore[no-untyped-def]
+    return (sig, where, tuple(entry[:3]))
+
+
+def _bad_signature(sig, where, entry):  # type: ignore[no-untyped-def]
+    return ((("x", "y"),), where, tuple(entry))
+
+
+TASK_CACHE_DAMAGE = {
+    "another structure": lambda data: [1, 2, 3],
+    "entries not a mapping": lambda data: (data[0], data[1], [("a", "b")]),
+    "wrong types in a record": lambda data: _task_entries(data, _wrong_status_type),
+    "a problem of the wrong types": lambda data: _task_entries(data, _fake_problem),
+    "a short entry": lambda data: _task_entries(data, _short_entry),
+    "a malformed signature": lambda data: _task_entries(data, _bad_signature),
+}
+REPORT_CACHE_DAMAGE = {
+    "another structure": lambda data: {"a": 1},
+    "a snapshot of other shape": lambda data: (*data[:3], (b"x", (1, 2), (1, 2, 3)), data[4]),
+    "attempts of other types": lambda data: (*data[:3], (data[3][0], ("x",) * len(data[3][1]), data[3][2]), data[4]),
+    "outputs of other types": lambda data: (*data[:4], {key: (1, 2, 3, 4, 5, 6) for key in data[4]}),
+    "outputs that are not a mapping": lambda data: (*data[:4], [1]),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(TASK_CACHE_DAMAGE))
+def test_a_malformed_task_cache_is_a_miss(
+    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    run = copy_run(tmp_path)
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    expected = outputs(run, capsys)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    assert outputs(run, capsys) == expected  # fills the caches
+    path = task_cache.cache_file(run)
+    path.write_bytes(marshal.dumps(TASK_CACHE_DAMAGE[damage](marshal.loads(path.read_bytes()))))
+    report_cache.cache_file(run).unlink()  # the task cache is what answers now
+    assert outputs(run, capsys) == expected
+
+
+@pytest.mark.parametrize("damage", sorted(REPORT_CACHE_DAMAGE))
+def test_a_malformed_report_cache_is_a_miss(
+    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    run = copy_run(tmp_path)
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    expected = outputs(run, capsys)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    assert outputs(run, capsys) == expected
+    path = report_cache.cache_file(run)
+    path.write_bytes(marshal.dumps(REPORT_CACHE_DAMAGE[damage](marshal.loads(path.read_bytes()))))
+    assert outputs(run, capsys) == expected
+
+
+def _cache_files(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+def test_a_cache_that_cannot_be_written_leaves_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """A full disk: writing fails half way; the temporary files are removed."""
+    run = copy_run(tmp_path)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+    def full_disk(value: Any, handle: Any) -> None:
+        handle.write(b"partial")
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(task_cache.marshal, "dump", full_disk)
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    expected = outputs(run, capsys)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    assert outputs(run, capsys) == expected
+    assert _cache_files(tmp_path / "cache") == []
+
+
+def test_a_read_only_cache_folder_is_no_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """The cache folder's place is a file: nothing can be created there (also as root)."""
+    run = copy_run(tmp_path)
+    blocker = tmp_path / "cache"
+    blocker.write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    expected = outputs(run, capsys)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    assert outputs(run, capsys) == expected
+    assert blocker.read_text() == "not a folder"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["cache", "run"]
+
+
+@pytest.mark.parametrize("xdg", [None, "", "relative/cache"])
+def test_no_home_means_no_cache(
+    xdg: str | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    """``HOME=''`` and no (absolute) ``XDG_CACHE_HOME``: nothing is cached anywhere,
+    neither under ``/.cache`` nor under the current folder."""
+    run = copy_run(tmp_path)
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("HOME", "")
+    if xdg is None:
+        monkeypatch.delenv("XDG_CACHE_HOME", raising=False)
+    else:
+        monkeypatch.setenv("XDG_CACHE_HOME", xdg)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    root_cache = Path("/.cache/agentcompass-inspector")
+    before = _cache_files(root_cache)
+    first = outputs(run, capsys)
+    assert outputs(run, capsys) == first
+    assert not task_cache.enabled()
+    assert _cache_files(root_cache) == before
+    assert list(work.rglob("*")) == []
