@@ -23,6 +23,7 @@ from inspector.results.layout import parse_json
 from inspector.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
+    from inspector.app import InspectorApp
     from inspector.session import Session
 
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
@@ -209,6 +210,13 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 
 def cmd_app(args: argparse.Namespace) -> int:
+    app = build_app(args.paths)
+    app.run()
+    return int(app.return_code or 0)
+
+
+def build_app(argv: list[str]) -> InspectorApp:
+    """The app for ``inspector [PATH ...] [--watch SECONDS]``."""
     # Before textual is imported (and starts threads): the run's cached report, or its
     # reader processes already at work (inspector.early).
     from inspector.early import prepare
@@ -222,7 +230,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         metavar="SECONDS",
         help="reload every SECONDS (a run that is still going); key a toggles it",
     )
-    options = parser.parse_args(args.paths)
+    options = parser.parse_args(argv)
     paths = [Path(p) for p in options.paths]
     early = prepare(paths[0]) if len(paths) == 1 else None
     start_forkserver()  # later reader processes start in milliseconds
@@ -231,9 +239,7 @@ def cmd_app(args: argparse.Namespace) -> int:
     settings = Settings(
         watch=options.watch is not None, watch_seconds=options.watch or 5.0, early=early
     )
-    app = InspectorApp(paths, settings=settings)
-    app.run()
-    return int(app.return_code or 0)
+    return InspectorApp(paths, settings=settings)
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
