@@ -10,14 +10,12 @@ from pathlib import Path
 
 from inspector import cli
 from inspector.results import cache as task_cache
-from tests.conftest import FIXTURE_RUNS, conformance_runs
+from tests.conftest import conformance_run
 
 
 def source_run() -> Path:
-    """``e2e_k1_micro`` (written by AgentCompass) when ../shared is there, else the
-    bundled k=1 fixture."""
-    found = [p for p in conformance_runs() if p.name == "e2e_k1_micro"]
-    return found[0] if found else FIXTURE_RUNS / "k1_micro"
+    """``e2e_k1_micro``: a small run written by AgentCompass itself."""
+    return conformance_run("e2e_k1_micro")
 
 
 def settle_time_stamps() -> None:
