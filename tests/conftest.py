@@ -35,9 +35,9 @@ def conformance_run(name: str) -> Path:
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """No test reads or writes the user's real cache or config."""
-    home = tmp_path_factory.getbasetemp() / "home"
-    home.mkdir(exist_ok=True)
+    """No test reads or writes the user's real cache or config, nor another test's: what
+    the app shows may depend on its cache (numbers labelled as cached)."""
+    home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))

@@ -226,7 +226,7 @@ def decode_entry(data: Any) -> Any:
     if not (
         _optional_text(task_id)
         and type(folder) is str
-        and type(state) is str
+        and state in STATES
         and type(published) is bool
         and (rec is None or record is not None)
         and all(type(k) is int and type(v) is str for k, v in attempt_dirs.items())
@@ -250,6 +250,7 @@ def decode_entry(data: Any) -> Any:
 
 
 _OBSERVATIONS = (bool, int, float)
+STATES = ("normal", "error", "fatal", "running", "v2")
 
 
 def _decode_record(rec: Any) -> TaskRecord | None:

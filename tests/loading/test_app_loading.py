@@ -111,7 +111,7 @@ async def test_no_temporary_file_is_left_after_the_pager_returns(
         screen = DiagnosticsScreen(session, session.recomputation.tasks[0].task_id, 1)
         app.push_screen(screen)
         await settle(pilot)
-        for position, source in enumerate(screen.sources):
+        for position in range(len(screen.sources)):
             screen.source_list.highlighted = position
             await settle(pilot)
             if screen.pager.document is not None and not isinstance(

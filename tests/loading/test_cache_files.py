@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import marshal
-import os
 from pathlib import Path
 from typing import Any
 

@@ -153,7 +153,10 @@ def test_not_a_run_at_all(tmp_path: Path) -> None:
 
 def test_empty_directory_needs_run_info(tmp_path: Path) -> None:
     run = read_run(tmp_path)
-    assert [(p.path, p.blocking) for p in run.problems] == [("run_info.json", True)]
+    assert [(p.path, p.blocking) for p in run.problems] == [
+        ("run_info.json", True),
+        ("details", False),  # no details/ folder either: said, as for a run (issue 11)
+    ]
     assert run.tasks == [] and run.entries == []
 
 

@@ -85,6 +85,8 @@ issues and retries.
         self.overrides = overrides
         self.session: Session | None = None
         self.selected_series: str | None = None
+        self._pending: PendingRead | None = None
+        self._previewed = False
 
     # Typed accessors.
     @property
