@@ -178,7 +178,7 @@ class InspectorApp(App[None]):
     def _watch_tick(self) -> None:
         overview = self.overview_screen
         if overview is not None:
-            if overview.is_mounted and not overview.has_class("-loading"):
+            if overview.is_mounted and not overview.reading:
                 overview.reload()  # a read still going is not started again
         elif isinstance(self.screen, RunsScreen):
             self.screen.reload()

@@ -12,7 +12,7 @@ from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
-from textual.worker import get_current_worker
+from textual.worker import Worker, get_current_worker
 
 from inspector.app import heap
 from inspector.app.banners import difference_lines, failed_lines, refusal_lines
@@ -87,6 +87,7 @@ issues and retries.
         self.selected_series: str | None = None
         self._pending: PendingRead | None = None
         self._previewed = False
+        self._load_worker: Worker[None] | None = None
 
     # Typed accessors.
     @property
@@ -159,7 +160,12 @@ issues and retries.
         if fresh and pending is not None:
             pending.cancel()
             pending = None
-        self._load(pending, preview=self.session is None and not self._previewed, fresh=fresh)
+        self._load_worker = self._load(pending, preview=self.session is None and not self._previewed, fresh=fresh)
+
+    @property
+    def reading(self) -> bool:
+        """True while a read of the run (and the storing of its caches after it) goes on."""
+        return self._load_worker is not None and not self._load_worker.is_finished
 
     def show_load_status(self) -> None:
         """The lasting line under the progress row: whether the numbers came (partly) from
