@@ -11,8 +11,11 @@ from inspector.resolve import Overrides
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.early import EarlyOpen
 
-SAMPLE_RUN = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "k3_avg_hierarchy"
-"""The bundled sample run opened when nothing else is found."""
+_PACKAGED_SAMPLE = Path(__file__).resolve().parents[1] / "sample" / "k3_avg_hierarchy"
+_CHECKOUT_SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "k3_avg_hierarchy"
+SAMPLE_RUN = _PACKAGED_SAMPLE if _PACKAGED_SAMPLE.is_dir() else _CHECKOUT_SAMPLE
+"""The bundled sample run opened when nothing else is found: package data in an installed
+wheel (setup.py copies it there), the checkout's ``fixtures/runs`` otherwise."""
 
 
 @dataclass(frozen=True)
