@@ -1,20 +1,24 @@
 """The `inspector` command: headless reports and checks, and the app.
 
 Exit codes: 0 success (``check``: stored equals recomputed), 1 ``check`` found differences,
-2 unusable input (one line naming the file on stderr; never a traceback for bad data).
+2 unusable input (one line naming the file on stderr; never a traceback for bad data). What the
+commands print goes through :mod:`inspector.cli_output` (visible stand-ins on a terminal, exact
+bytes to a pipe or file, a closed pipe never changes the exit status).
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspector import __version__, report_cache
+from inspector.cli_output import command_stdout, write_exact
 from inspector.engine.errors import ContractError, EngineError, HierarchyError
 from inspector.overrides import Overrides
 from inspector.report_cache import NOTE_PREFIX, WARNING_PREFIX, Outputs, outputs_of
@@ -27,6 +31,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
 
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
+COMMANDS = ("report", "check", "serve", "tasks", "diff")
+"""Every subcommand; anything else on the command line is a path for the app."""
+LIGHT_COMMANDS = ("report", "check", "serve")
+"""Commands that start without loading the audit code (``tasks``, ``diff``)."""
+USAGE = (
+    "inspector [-h] [-V] [--watch SECONDS] [PATH ...]\n"
+    f"       inspector {{{','.join(COMMANDS)}}} ..."
+)
 
 
 class Unusable(Exception):
@@ -70,7 +82,8 @@ def _overrides(args: argparse.Namespace) -> Overrides:
 
 def _stderr(line: str) -> None:
     """One line for the terminal: names and messages from result files made visible."""
-    print(visible(line, one_line=True), file=sys.stderr)
+    with contextlib.suppress(BrokenPipeError):
+        print(visible(line, one_line=True), file=sys.stderr)
 
 
 def load_session(
@@ -171,66 +184,106 @@ def load_outputs_from(
 
 def cmd_report(args: argparse.Namespace) -> int:
     outputs = load_outputs(args.path, _overrides(args))
-    write_utf8(outputs.summary_markdown if args.markdown else outputs.metrics_json)
+    write_exact(outputs.summary_markdown if args.markdown else outputs.metrics_json)
     return EXIT_OK
 
 
-def write_utf8(text: str) -> None:
-    """Write ``text`` to stdout as UTF-8 whatever the locale: the bytes of AgentCompass's file."""
-    buffer = getattr(sys.stdout, "buffer", None)
-    if buffer is None:  # a text-only stream (tests redirecting to StringIO)
-        sys.stdout.write(text)
-        return
-    sys.stdout.flush()
-    buffer.write(text.encode("utf-8"))
-    buffer.flush()
-
-
 def cmd_check(args: argparse.Namespace) -> int:
-    # check reads what it judges: the cache stands in for reading only with --cached.
-    outputs, source = load_outputs_from(args.path, _overrides(args), cached=args.cached)
-    if args.cached:
-        print(f"--cached: from the cache: {source or 'nothing (every file was read)'}")
-    if outputs.stored_metrics_text is None:
-        raise Unusable(
-            f"{Path(args.path) / 'metrics.json'}: no readable stored metrics.json to check"
-        )
-    # Parsed as the reader parses it (orjson, then the standard library).
-    from inspector.session import compare_reports
+    as_json = getattr(args, "format", "text") == "json"
+    try:
+        # check reads what it judges: the cache stands in for reading only with --cached.
+        outputs, source = load_outputs_from(args.path, _overrides(args), cached=args.cached)
+        if args.cached and not as_json:
+            print(f"--cached: from the cache: {source or 'nothing (every file was read)'}")
+        if outputs.stored_metrics_text is None:
+            raise Unusable(
+                f"{Path(args.path) / 'metrics.json'}: no readable stored metrics.json to check"
+            )
+        # Parsed as the reader parses it (orjson, then the standard library).
+        from inspector.session import compare_reports
 
-    stored = parse_json(outputs.stored_metrics_text.encode("utf-8"))
-    differences = compare_reports(stored, json.loads(outputs.metrics_json))
-    if not differences:
+        stored = parse_json(outputs.stored_metrics_text.encode("utf-8"))
+        differences = compare_reports(stored, json.loads(outputs.metrics_json))
+    except (Unusable, EngineError, HierarchyError) as exc:
+        if as_json:
+            problem = str(exc) if isinstance(exc, Unusable) else f"{args.path}: {exc}"
+            _check_json(args.path, "unusable", None, [], problem)
+        raise
+    if as_json:
+        status = "differs" if differences else "equal"
+        _check_json(args.path, status, outputs.tasks, differences, None)
+    elif not differences:
         print(f"ok: the stored metrics.json equals the recomputation ({outputs.tasks} tasks)")
-        return EXIT_OK
-    print(f"metrics.json differs from the recomputation in {len(differences)} places:")
-    for difference in differences:
-        print(f"  {visible(difference.line(), one_line=True)}")
-    return EXIT_DIFFERS
+    else:
+        print(f"metrics.json differs from the recomputation in {len(differences)} places:")
+        for difference in differences:
+            print(f"  {visible(difference.line(), one_line=True)}")
+    return EXIT_DIFFERS if differences else EXIT_OK
 
 
-def cmd_app(args: argparse.Namespace) -> int:
-    app = build_app(args.paths)
+def _check_json(
+    path: str, status: str, tasks: int | None, differences: Sequence[Any], problem: str | None
+) -> None:
+    """``check --format json``: one object (status equal / differs / unusable)."""
+    data = {
+        "path": path,
+        "status": status,
+        "tasks": tasks,
+        "differences": [
+            {"where": d.where, "stored": d.stored, "recomputed": d.recomputed} for d in differences
+        ],
+        "problem": problem,
+    }
+    write_exact(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def _add_app_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--watch",
+        type=float,
+        metavar="SECONDS",
+        help="the app reloads every SECONDS (a run that is still going); key a toggles it",
+    )
+
+
+def app_parser() -> argparse.ArgumentParser:
+    """``inspector [--watch SECONDS] [PATH ...]``: the app."""
+    parser = argparse.ArgumentParser(prog="inspector", usage=USAGE, description="Open the app.")
+    parser.add_argument("-V", "--version", action="version", version=f"inspector {__version__}")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="run directories or results roots")
+    _add_app_options(parser)
+    return parser
+
+
+def cmd_app(options: argparse.Namespace) -> int:
+    """``inspector [PATH ...] [--watch SECONDS]``: paths that exist and a terminal, or one line."""
+    for path in options.paths:
+        if not os.path.lexists(path):
+            raise Unusable(f"no such command or run directory: {path}")
+    # textual draws on stderr and reads stdin; textual-serve's browser sessions talk to the
+    # app through pipes, with a driver of their own.
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    if not os.environ.get("TEXTUAL_DRIVER") and not all(s.isatty() for s in streams):
+        raise Unusable(
+            "the app needs a terminal (stdin, stdout and stderr); for output to a pipe or a "
+            "file use `inspector report PATH` (or check, tasks, diff)"
+        )
+    app = _build_app(options)
     app.run()
     return int(app.return_code or 0)
 
 
 def build_app(argv: list[str]) -> InspectorApp:
     """The app for ``inspector [PATH ...] [--watch SECONDS]``."""
+    return _build_app(app_parser().parse_args(argv))
+
+
+def _build_app(options: argparse.Namespace) -> InspectorApp:
     # Before textual is imported (and starts threads): the run's cached report, or its
     # reader processes already at work (inspector.early).
     from inspector.early import prepare
     from inspector.results.parallel import start_forkserver
 
-    parser = argparse.ArgumentParser(prog="inspector", description="Open the app.")
-    parser.add_argument("paths", nargs="*", help="run directories or results roots")
-    parser.add_argument(
-        "--watch",
-        type=float,
-        metavar="SECONDS",
-        help="reload every SECONDS (a run that is still going); key a toggles it",
-    )
-    options = parser.parse_args(argv)
     paths = [Path(p) for p in options.paths]
     early = prepare(paths[0]) if len(paths) == 1 else None
     start_forkserver()  # later reader processes start in milliseconds
@@ -265,15 +318,25 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
     (their module loads the audit code: ``report`` and ``check`` start faster without)."""
     parser = argparse.ArgumentParser(
         prog="inspector",
+        usage=USAGE,
         description="Recompute, audit and browse AgentCompass evaluation runs.",
         epilog=(
-            "inspector [PATH ...] opens the app on a run directory or a results root "
-            "(no PATH: the runs under the current folder, else the bundled sample run). "
-            "Exit codes: 0 ok, 1 check/diff found differences, 2 unusable input."
+            "inspector [PATH ...] opens the app on run directories or results roots "
+            "(no PATH: the runs under the current folder, else the bundled sample run); "
+            "it needs a terminal. Exit codes: 0 ok, 1 check/diff found differences, "
+            "2 unusable input or an unknown command."
         ),
     )
-    parser.add_argument("--version", action="version", version=f"inspector {__version__}")
-    sub = parser.add_subparsers(dest="command")
+    parser.add_argument("-V", "--version", action="version", version=f"inspector {__version__}")
+    parser.add_argument(
+        "--print-completion",
+        choices=["bash", "zsh", "tcsh"],
+        metavar="SHELL",
+        help="print a shell completion script (bash, zsh, tcsh) and exit; "
+        'e.g. eval "$(inspector --print-completion bash)"',
+    )
+    _add_app_options(parser.add_argument_group("the app (inspector [--watch SECONDS] [PATH ...])"))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="inspector")
 
     report = sub.add_parser(
         "report", help="print the recomputed report (metrics.json or summary.md)"
@@ -293,6 +356,13 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
         "--cached",
         action="store_true",
         help="let the cache stand in for reading unchanged files (faster; says what it used)",
+    )
+    check.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="json: one object with status (equal / differs / unusable), tasks, "
+        "differences (where, stored, recomputed) and problem",
     )
     _add_plan_options(check)
     check.set_defaults(func=cmd_check)
@@ -317,24 +387,47 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
+def print_completion(shell: str) -> int:
+    """A completion script for ``shell`` (shtab, from the parser itself): commands, options,
+    choices, and folder / file names where a run directory or a FILE is asked for."""
+    import shtab
+
+    parser = build_parser()
+    parsers = [parser]
+    while parsers:
+        for action in parsers.pop()._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                parsers.extend(action.choices.values())
+            elif action.metavar == "FILE":
+                action.complete = shtab.FILE  # type: ignore[attr-defined]
+            elif not action.option_strings and action.dest in ("path", "a", "b"):
+                action.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
+    write_exact(shtab.complete(parser, shell=shell))
+    return EXIT_OK
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(audit_commands=not argv or argv[0] not in ("report", "check", "serve"))
-    commands = {"report", "check", "serve", "tasks", "diff", "-h", "--help", "--version"}
-    if not argv or argv[0] not in commands:
-        args = argparse.Namespace(paths=argv, func=cmd_app)
-    else:
+    if argv and (argv[0] in COMMANDS or argv[0].startswith("--print-completion")
+                 or argv[0] in ("-h", "--help")):  # fmt: skip
+        parser = build_parser(audit_commands=argv[0] not in LIGHT_COMMANDS)
         args = parser.parse_args(argv)
+        if args.print_completion:
+            return print_completion(args.print_completion)
         if args.command is None:
             parser.print_help()
             return EXIT_UNUSABLE
+    else:
+        args = app_parser().parse_args(argv)
+        args.func = cmd_app
     try:
-        return int(args.func(args))
+        if args.func is cmd_app:  # textual draws on the terminal itself
+            return cmd_app(args)
+        with command_stdout():
+            return int(args.func(args))
     except Unusable as exc:
         _stderr(f"inspector: {exc}")
         return EXIT_UNUSABLE
-    except BrokenPipeError:
-        return EXIT_OK
     except (EngineError, HierarchyError) as exc:
         _stderr(f"inspector: {getattr(args, 'path', '')}: {exc}")
         return EXIT_UNUSABLE
