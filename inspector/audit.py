@@ -234,14 +234,14 @@ def count_note(count: str, tasks: Sequence[LedgerTask]) -> str:
     if count == "unavailable":
         return (
             f"unavailable = total − evaluated − invalidated: {states[ERROR]} in state error "
-            f"plus {states[UNAVAILABLE]} in state unavailable (spec §10 item 1)"
+            f"plus {states[UNAVAILABLE]} in state unavailable"
         )
     if count == "error":
         return (
             f"error counts every task with has_error and overlaps the other counts: "
             f"{states[EVALUATED]} evaluated, {states[ERROR]} in state error, "
             f"{states[UNAVAILABLE]} unavailable, {states[INVALIDATED]} invalidated "
-            "(invalidated tasks always count as error; spec §10 item 2)"
+            "(invalidated tasks always count as error)"
         )
     if count == "total":
         return (

@@ -100,7 +100,7 @@ def explain(rec: Recomputation, series_id: str | None, scope: Scope = SERIES_SCO
     if is_reference:
         notes.append(
             "the evaluation failed (a task is invalidated): this is the reference value over "
-            "the non-invalidated tasks, and the official value is null (spec §10 item 6)"
+            "the non-invalidated tasks, and the official value is null"
         )
     if reductions_of(rec, series.series_id) is None:
         formula = "carried over from the stored metrics.json (not recomputable)"
@@ -194,7 +194,7 @@ def _outside_tree(rec: Recomputation, series: MetricSeries) -> str:
     assert rec.root is not None
     leaves = {n.name for n in rec.root.walk() if n.is_leaf}
     outside = [k for k in series.categories if k not in leaves]
-    text = "the series value is the hierarchy root's value (spec §7.2)"
+    text = "the series value is the hierarchy root's value"
     if outside:
         text += (
             "; categories outside the tree count in the series counts but not in its value: "
@@ -241,7 +241,7 @@ def _node(rec: Recomputation, series: MetricSeries, node: HierarchyNode, notes: 
             "children with a value; value = fsum(v · w)"
         )
         if not math.fsum(_count(b) for _, b in valid) > 0:
-            notes.append("every valued child has weight 0, so the value is 0.0 (spec §10 item 21)")
+            notes.append("every valued child has weight 0, so AgentCompass gives the value 0.0")
             return formula, terms, 0.0
     check = math.fsum(b.shown_value * weights[c.path] for c, b in valid)  # type: ignore[operator]
     return formula, terms, check

@@ -36,7 +36,7 @@ COUNT_MEANINGS = {
 COUNTS_NOTE = (
     "total = evaluated + unavailable + invalidated.  “unavailable” includes error-state tasks; "
     "“error” counts tasks with an ERROR/FATAL issue or a missing attempt and overlaps the "
-    "other counts, so evaluated + error can exceed total (spec §10 items 1–3)."
+    "other counts, so evaluated + error can exceed total (AgentCompass counts them so)."
 )
 
 # State filter tokens: a count ("count:error") or a single reduction state ("state:error").

@@ -1,7 +1,8 @@
 """What can be wrong with a run directory, in words a user can act on.
 
 Every unreadable or invalid file becomes a :class:`LoadProblem`: the file (relative to the
-run directory), one line saying what is wrong, the spec rule it breaks, and whether
+run directory), one line saying what is wrong, the rule it breaks (in words; the comments
+name the section of ../shared/spec/agentcompass-results.md), and whether
 AgentCompass itself would refuse to load the whole run because of it (``blocking``).
 """
 
@@ -9,32 +10,32 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-# The spec rules problems refer to (../shared/spec/agentcompass-results.md).
-RULE_JSON = "spec §1.3 (JSON files are UTF-8 JSON)"
-RULE_RUN_INFO = "spec §1.7 step 4 (run_info.json)"
-RULE_RUN_INFO_V2 = "spec §9.2 (run_info.json v2)"
-RULE_PUBLICATION = "spec §1.7 (publication)"
-RULE_TASK_NAME = "spec §1.4 (task directory name)"
-RULE_ONE_FOLDER = "spec §1.4 (one folder per task)"
-RULE_TASK_INDEX = "spec §1.5 (task index)"
-RULE_RETRY_COUNT = "spec §1.6 (retry_count)"
-RULE_DETAIL = "spec §2.1 (task detail)"
-RULE_ATTEMPT_PLAN = "spec §2.1 (attempt_plan)"
-RULE_ATTEMPT = "spec §2.2 (attempt payload)"
-RULE_METRICS = "spec §2.2 (metrics)"
-RULE_STATUS = "spec §2.2 (status)"
-RULE_ISSUES = "spec §2.2 (issues must be a list)"
-RULE_ISSUE = "spec §3 (issue fields)"
-RULE_ATTEMPT_ERROR = "spec §2.2 (no `error` key in a v3 attempt)"
-RULE_LEGACY = "spec §9.2 (legacy v2 conversion)"
-RULE_DUPLICATE_ID = "spec §1.7 step 4 (first task_id wins)"
-RULE_SYMLINK = "layout.contained (no symbolic links in result paths)"
-RULE_NOT_A_TASK = "spec §1.7 step 1 (task candidates)"
-RULE_OLD_FLAT = "spec §9.2 (older flat detail files are not read)"
-RULE_STORED = "spec §8.1 (stored metrics.json)"
-RULE_RUN_FILE = "spec §1.8 (run-level files)"
-RULE_SPECIAL = "spec §1.3 (result files are regular files)"
-RULE_NO_DETAILS = "spec §1.7 step 1 (details/ holds the task folders)"
+# The rules of AgentCompass's layout that problems refer to, as users read them.
+RULE_JSON = "every file is UTF-8 JSON"  # spec §1.3
+RULE_RUN_INFO = "a readable run_info.json"  # spec §1.7 step 4
+RULE_RUN_INFO_V2 = "run_info.json of the older v2 layout"  # spec §9.2
+RULE_PUBLICATION = "task publication (category, ground_truth, attempt_plan)"  # spec §1.7
+RULE_TASK_NAME = "a task folder is named after its task id"  # spec §1.4
+RULE_ONE_FOLDER = "one folder per task"  # spec §1.4
+RULE_TASK_INDEX = "the task index (task.json)"  # spec §1.5
+RULE_RETRY_COUNT = "retry_count"  # spec §1.6
+RULE_DETAIL = "the task's task.json"  # spec §2.1
+RULE_ATTEMPT_PLAN = "attempt_plan"  # spec §2.1
+RULE_ATTEMPT = "an attempt's result.json"  # spec §2.2
+RULE_METRICS = "an attempt's metrics"  # spec §2.2
+RULE_STATUS = "an attempt's status"  # spec §2.2
+RULE_ISSUES = "issues must be a list"  # spec §2.2
+RULE_ISSUE = "issue fields"  # spec §3
+RULE_ATTEMPT_ERROR = "no `error` key in a v3 attempt"  # spec §2.2
+RULE_LEGACY = "conversion of the older v2 layout"  # spec §9.2
+RULE_DUPLICATE_ID = "the first task folder with a task_id wins"  # spec §1.7 step 4
+RULE_SYMLINK = "no symbolic links in result paths"  # layout.contained
+RULE_NOT_A_TASK = "what counts as a task folder"  # spec §1.7 step 1
+RULE_OLD_FLAT = "older flat detail files are not read"  # spec §9.2
+RULE_STORED = "the stored metrics.json"  # spec §8.1
+RULE_RUN_FILE = "run-level files"  # spec §1.8
+RULE_SPECIAL = "result files are regular files"  # spec §1.3
+RULE_NO_DETAILS = "details/ holds the task folders"  # spec §1.7 step 1
 
 
 @dataclass(frozen=True)

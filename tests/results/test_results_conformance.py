@@ -98,7 +98,7 @@ def test_legacy_v2_run_loads() -> None:
     # The empty `error` of each v2 attempt was popped and the issues set to [] (spec §9.2 step 4).
     assert all(attempt.issues == () for task in run.tasks for attempt in task.attempts.values())
     assert run.tasks[2].retry_counts == {1: 1}
-    assert [problem.rule for problem in run.problems] == ["spec §9.2 (run_info.json v2)"]
+    assert [problem.rule for problem in run.problems] == ["run_info.json of the older v2 layout"]
 
 
 def test_retry_only_attempt_counts_retries_but_is_not_an_attempt() -> None:
