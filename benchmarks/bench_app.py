@@ -29,7 +29,7 @@ A step is done when the screen has taken the change and its table holds what
 frame has been composed. Keys go straight to the driver, as a terminal sends them
 (``Pilot.press`` also waits for idleness, at least 40 ms, which would swamp the figures).
 ``--phases`` also prints when collecting the read started and ended inside the app and how
-long scoring took after it (PendingRead.finish and inspector.session's score_run, wrapped by
+long scoring took after it (PendingRead.finish and the score_run inspector.loading.scoring calls, wrapped by
 this script). ``--floor`` first times the bare floor of benchmarks/bench_large.py (walk + orjson-parse every
 task file) in a fresh process, for the target "headline series within the floor + 1 s";
 ``--rounds N`` alternates the floor and the app N times and prints the medians (the machine's
@@ -65,10 +65,10 @@ EARLY = None
 if __name__ == "__main__" and "--one" in sys.argv:
     # As `inspector RUN` does (inspector.cli.cmd_app): before textual is imported, the
     # run's cached report is looked up, else its reader processes are started.
-    from inspector.early import prepare
+    from inspector.loading.early import prepare
 
     EARLY = prepare(Path(sys.argv[1]))
-    from inspector.results.parallel import start_forkserver
+    from inspector.loading.processes import start_forkserver
 
     start_forkserver()
 EARLY_DONE = time.perf_counter()
@@ -242,8 +242,8 @@ def summary(name: str, times: list[float]) -> str:
 
 
 def time_phases() -> dict[str, float]:
-    """Record when inspector.session's reading and scoring start and end (``--phases``)."""
-    import inspector.session as session
+    """Record when the one door's reading and scoring start and end (``--phases``)."""
+    import inspector.loading.scoring as session
 
     marks: dict[str, float] = {}
 
@@ -257,9 +257,9 @@ def time_phases() -> dict[str, float]:
 
         return call
 
-    from inspector.results.reader import PendingRead
+    from inspector.loading.pending import PendingRead
 
-    # Every read, started before the app (inspector.early) or not, is finished here.
+    # Every read, started before the app (inspector.loading.prepare_app) or not, is finished here.
     PendingRead.finish = timed_call("read", PendingRead.finish)  # type: ignore[method-assign]
     session.score_run = timed_call("score", session.score_run)  # type: ignore[assignment]
     return marks

@@ -1,125 +1,173 @@
-"""Large-run benchmark (issue 6): the floor vs `inspector report --json`, cold and cached.
+"""Large-run benchmark (issues 6, 11): `inspector report --json` against the read floor.
 
     .venv/bin/python benchmarks/bench_large.py [--sizes 2000 10000 50000] [--k 3]
-        [--trajectory-kb 8] [--workdir /tmp/inspector-bench]
+        [--trajectory-kb 8] [--repeat 5] [--workdir /tmp/inspector-bench]
+        [--floor ../shared/bench/read_floor.py]
 
 For each size it generates a run once (fixtures/make_large_run.py; kept in --workdir and
-reused), then times in fresh processes, in --repeat interleaved rounds:
-  floor   walk the tree and parse every task.json and result.json with orjson;
-  cold    `inspector report RUN --json` with the cache disabled;
-  cached  the same with the cache enabled (an unchanged run reopened), after one warming run.
-and prints the median wall time and CPU time (of the process and its reader processes), the
-largest peak RSS of any one process, the ratio of the median to the floor's median, and the
-spread of the wall times. Nothing is timed
-inside the test suite; these figures go in the issue notes.
+reused), then times, in fresh processes and in --repeat interleaved rounds (a noisy
+neighbour slows every measurement of a round alike):
+  floor1     read_floor.py RUN --parser orjson            (parse everything, one process)
+  floor2     read_floor.py RUN --parser orjson --procs 2  (the parse split over two processes)
+  cold       `inspector report RUN --json`, cache disabled
+  reopen     the same with the cache on, the run unchanged since the last report
+  changed10  the same after 10 task folders were rewritten (their files' ctime moves)
+and prints medians: wall time, CPU time of the whole process tree, peak RSS of the main
+process (MB, and MB per 1,000 tasks), and the ratios the issue's targets are stated in,
+with the spread (min-max wall) of each so the noise of the machine is visible.
+Nothing is timed inside the test suite; these figures go in the issue notes.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_FLOOR = ROOT.parent / "shared" / "bench" / "read_floor.py"
 
-FLOOR = r"""
-import os, sys, orjson
-root = sys.argv[1]
-n = 0
-for dirpath, dirnames, filenames in os.walk(os.path.join(root, "details")):
-    for name in filenames:
-        if name in ("task.json", "result.json"):
-            with open(os.path.join(dirpath, name), "rb") as fh:
-                orjson.loads(fh.read())
-            n += 1
-print(n)
+CHILD = r"""
+import resource, subprocess, sys, time
+t = time.perf_counter()
+p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
+w = time.perf_counter() - t
+u = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(w, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024, p.returncode)
 """
+"""A command in a child process: wall, CPU of its whole tree, largest RSS in the tree."""
+
+IN_PROCESS = r"""
+import os, resource, sys, time
+t = time.perf_counter()
+out = os.open(os.devnull, os.O_WRONLY)
+saved = os.dup(1)
+os.dup2(out, 1)
+from inspector.cli import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+os.dup2(saved, 1)
+w = time.perf_counter() - t
+me = resource.getrusage(resource.RUSAGE_SELF)
+kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+cpu = me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+print(w, cpu, me.ru_maxrss / 1024, code)
+"""
+"""The inspector in this process: wall, CPU of the tree, peak RSS of the main process."""
 
 
-def peak_rss(argv: list[str], env: dict[str, str]) -> tuple[float, float, float, int]:
-    """Run argv in a wrapper process that reports its own child's peak RSS."""
-    wrapper = (
-        "import resource, subprocess, sys, time\n"
-        "t = time.perf_counter()\n"
-        "p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)\n"
-        "w = time.perf_counter() - t\n"
-        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-        "print(w, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024, p.returncode)\n"
-    )
+def measure(code: str, argv: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     proc = subprocess.run(
-        [sys.executable, "-c", wrapper, *argv], capture_output=True, env=env, text=True, check=True
+        [sys.executable, "-c", code, *argv], capture_output=True, env=env, text=True, cwd=ROOT
     )
-    wall, cpu, rss, code = proc.stdout.split()
-    return float(wall), float(cpu), float(rss), int(code)
+    if proc.returncode != 0:
+        sys.exit(proc.stderr)
+    wall, cpu, rss, status = proc.stdout.split()[-4:]
+    if int(status) != 0:
+        sys.exit(f"{argv} exited {status}: {proc.stderr}")
+    return float(wall), float(cpu), float(rss)
+
+
+def rewrite_folders(run: Path, count: int, round_number: int) -> None:
+    """Rewrite ``count`` task folders' first result.json in place (same bytes: the change
+    time moves, as when AgentCompass rewrites them), a different set each round."""
+    folders = sorted((run / "details" / "normal").iterdir())
+    start = (round_number * count) % max(1, len(folders) - count)
+    for folder in folders[start : start + count]:
+        path = folder / "attempt-1" / "result.json"
+        path.write_bytes(path.read_bytes())
+
+
+def generate(run: Path, size: int, k: int, trajectory_kb: int) -> None:
+    if (run / "run_info.json").exists():
+        return
+    subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "fixtures" / "make_large_run.py"),
+            "--out",
+            str(run),
+            "--tasks",
+            str(size),
+            "--k",
+            str(k),
+            "--trajectory-kb",
+            str(trajectory_kb),
+            "--seed",
+            "1",
+        ],
+        check=True,
+    )
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--sizes", type=int, nargs="+", default=[2000, 10000, 50000])
     parser.add_argument("--k", type=int, default=3)
     parser.add_argument("--trajectory-kb", type=int, default=8)
-    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (median)")
+    parser.add_argument("--repeat", type=int, default=5, help="interleaved rounds (median)")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "inspector-bench"))
+    parser.add_argument("--floor", default=str(DEFAULT_FLOOR), help="read_floor.py")
     args = parser.parse_args()
+    if not Path(args.floor).is_file():
+        sys.exit(f"{args.floor}: no read_floor.py (pass --floor)")
     workdir = Path(args.workdir)
     workdir.mkdir(parents=True, exist_ok=True)
-    inspector = [sys.executable, "-m", "inspector"]
     print(
-        f"{'tasks':>7} {'what':>8} {'wall s':>8} {'cpu s':>8} {'peak MB':>8} {'x floor':>8}"
-        f"   wall min-max ({args.repeat} rounds; medians)"
+        f"{'tasks':>7} {'what':>10} {'wall s':>7} {'cpu s':>7} {'RSS MB':>7} {'MB/1k':>6}"
+        f"  wall min-max  ({args.repeat} interleaved rounds, medians)"
     )
     for size in args.sizes:
         run = workdir / f"run_{size}_k{args.k}_{args.trajectory_kb}kb"
-        if not (run / "run_info.json").exists():
-            subprocess.run(
-                [
-                    sys.executable,
-                    str(ROOT / "fixtures" / "make_large_run.py"),
-                    "--out",
-                    str(run),
-                    "--tasks",
-                    str(size),
-                    "--k",
-                    str(args.k),
-                    "--trajectory-kb",
-                    str(args.trajectory_kb),
-                    "--seed",
-                    "1",
-                ],
-                check=True,
-            )
-        cache_dir = workdir / "cache"
-        env = dict(os.environ, XDG_CACHE_HOME=str(cache_dir), INSPECTOR_CACHE="0")
-        cached_env = dict(env, INSPECTOR_CACHE="1")
-        report = [*inspector, "report", str(run), "--json"]
-        peak_rss(report, cached_env)  # warm the cache (and the page cache)
-        rounds: dict[str, list[tuple[float, float, float, int]]] = {
-            "floor": [],
-            "cold": [],
-            "cached": [],
+        generate(run, size, args.k, args.trajectory_kb)
+        env = dict(os.environ, XDG_CACHE_HOME=str(workdir / "cache"), INSPECTOR_CACHE="0")
+        cached = dict(env, INSPECTOR_CACHE="1")
+        report = ["report", str(run), "--json"]
+        floor = [sys.executable, args.floor, str(run), "--parser", "orjson"]
+        measure(IN_PROCESS, report, cached)  # warm the caches and the page cache
+        rounds: dict[str, list[tuple[float, float, float]]] = {
+            name: [] for name in ("floor1", "floor2", "cold", "reopen", "changed10")
         }
-        # Interleaved rounds: a noisy neighbour slows all three alike, not one of them.
-        for _ in range(args.repeat):
-            rounds["floor"].append(peak_rss([sys.executable, "-c", FLOOR, str(run)], env))
-            rounds["cold"].append(peak_rss(report, env))
-            rounds["cached"].append(peak_rss(report, cached_env))
-        floor_wall = statistics.median(r[0] for r in rounds["floor"])
-        for what, results in rounds.items():
-            codes = {r[3] for r in results}
-            if codes != {0}:
-                sys.exit(f"{what} exited {codes}")
-            wall = statistics.median(r[0] for r in results)
-            cpu = statistics.median(r[1] for r in results)
-            rss = max(r[2] for r in results)
-            spread = f"{min(r[0] for r in results):.2f}-{max(r[0] for r in results):.2f}"
+        for number in range(args.repeat):
+            rounds["floor1"].append(measure(CHILD, floor, env))
+            rounds["floor2"].append(measure(CHILD, [*floor, "--procs", "2"], env))
+            rounds["cold"].append(measure(IN_PROCESS, report, env))
+            measure(IN_PROCESS, report, cached)  # the cache holds the run as it is now
+            time.sleep(0.2)  # files written just now are racy: let the stamps age
+            rounds["reopen"].append(measure(IN_PROCESS, report, cached))
+            rewrite_folders(run, 10, number)
+            time.sleep(0.2)
+            rounds["changed10"].append(measure(IN_PROCESS, report, cached))
+        medians = {
+            name: tuple(statistics.median(r[i] for r in results) for i in range(3))
+            for name, results in rounds.items()
+        }
+        for name, results in rounds.items():
+            wall, cpu, rss = medians[name]
+            walls = [r[0] for r in results]
             print(
-                f"{size:>7} {what:>8} {wall:>8.2f} {cpu:>8.2f} {rss:>8.0f} "
-                f"{wall / floor_wall:>8.2f}   {spread}"
+                f"{size:>7} {name:>10} {wall:>7.2f} {cpu:>7.2f} {rss:>7.0f} "
+                f"{rss / size * 1000:>6.1f}  {min(walls):.2f}-{max(walls):.2f}"
             )
+        f1, f2 = medians["floor1"], medians["floor2"]
+        cold, reopen, changed = medians["cold"], medians["reopen"], medians["changed10"]
+        ratios = {
+            "cold wall / floor2 wall (target <= 1.2)": cold[0] / f2[0],
+            "cold wall / floor1 wall": cold[0] / f1[0],
+            "cold cpu / floor1 cpu (target <= 1.8)": cold[1] / f1[1],
+            "cold main RSS MB per 1k tasks (target <= 5)": cold[2] / size * 1000,
+            "reopen wall / floor1 wall (target <= 0.25)": reopen[0] / f1[0],
+            "changed10 - reopen wall, s (target <= 0.15)": changed[0] - reopen[0],
+        }
+        print(json.dumps({"tasks": size, **{k: round(v, 3) for k, v in ratios.items()}}))
 
 
 if __name__ == "__main__":

@@ -17,12 +17,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector import __version__, report_cache
+from inspector import __version__, loading
 from inspector.cli_output import command_stdout, write_exact
 from inspector.engine.errors import ContractError, EngineError, HierarchyError
+from inspector.loading.report_cache import WARNING_PREFIX, Outputs
 from inspector.overrides import Overrides
-from inspector.report_cache import NOTE_PREFIX, WARNING_PREFIX, Outputs, outputs_of
-from inspector.results import RunReadError
 from inspector.results.layout import parse_json
 from inspector.visible import visible
 
@@ -96,58 +95,32 @@ def load_session(
     """Read, resolve and recompute; raise :class:`Unusable` where AgentCompass would refuse.
 
     A plan that differs from the run's (``--k`` / ``--strategy``) is applied as a derived
-    plan: the attempts are restricted or replayed (``inspector.engine.whatif``). Warnings
-    and notes for stderr go to ``say``. ``reuse_cache=False`` reads every file (the
-    task cache may not stand in for reading).
+    plan (``inspector.engine.whatif``). Warnings and notes for stderr go to ``say``.
+    ``reuse_cache=False`` reads every file (the cache may not stand in for reading).
     """
-    # The reader and the engine: loaded when a run is read and scored.
-    from inspector.results.reader import begin_read
-    from inspector.session import finish_and_score
+    result = loading.open(path, loading.Request(overrides=overrides, reuse_cache=reuse_cache))
+    loaded = _loaded(path, result, say)
+    return loaded.session
 
-    base = Overrides(
-        aggregation=overrides.aggregation if overrides else None,
-        hierarchy=overrides.hierarchy if overrides else None,
-        contract=overrides.contract if overrides else None,
-        benchmark_id=overrides.benchmark_id if overrides else None,
-    )
-    wants_other_plan = overrides is not None and (
-        overrides.k is not None or overrides.strategy is not None
-    )
-    scored_as = base if wants_other_plan else overrides
-    try:
-        pending = begin_read(path, reuse_cache=reuse_cache)
-    except RunReadError as exc:
-        raise Unusable(str(exc)) from None
-    # The worker processes read; this process reduces each task as it arrives.
-    session = finish_and_score(pending, scored_as)
-    run = session.run
-    for problem in run.problems:
+
+def _loaded(path: str, result: loading.Event, say: Callable[[str], None]) -> loading.Loaded:
+    """The loaded run, its warnings and notes said; :class:`Unusable` when it cannot be
+    read or scored."""
+    if isinstance(result, loading.Failed):
+        raise Unusable(result.message)
+    assert isinstance(result, loading.Loaded)
+    for problem in result.session.run.problems:
         if not problem.blocking:
             say(f"{WARNING_PREFIX}{Path(path) / problem.path}: {problem.message}")
-    if session.refusal is not None:
-        raise Unusable(f"{Path(path) / session.refusal_path}: {session.refusal}")
-    assert session.recomputation is not None
-    if wants_other_plan and overrides is not None:
-        plan = session.recomputation.plan
-        k = overrides.k if overrides.k is not None else plan.k
-        strategy = (overrides.strategy or plan.strategy).lower()
-        if (k, strategy) != (plan.k, plan.strategy):
-            from inspector.compare import derived
-
-            try:
-                session.recomputation, derivation = derived(
-                    session.recomputation, k=k, strategy=strategy, stored_metrics=run.stored_metrics
-                )
-            except EngineError as exc:
-                raise Unusable(f"{path}: cannot score as {strategy}@{k}: {exc}") from None
-            for note in derivation.notes:
-                say(f"{NOTE_PREFIX}{derivation.description}: {note}")
-            session.differences = []
-    return session
+    if result.refusal is not None:
+        raise Unusable(result.refusal)
+    for note in result.notes:
+        say(note)
+    return result
 
 
 def load_outputs(path: str, overrides: Overrides, *, cached: bool = True) -> Outputs:
-    """:func:`load_session`'s results as text; from the cache when the run is unchanged
+    """What ``report`` / ``check`` print; from the cache when the run is unchanged
     (``cached=False``: every file is read, nothing is taken from the cache).
 
     Warnings and notes go to stderr either way, with ``path`` as given.
@@ -160,23 +133,24 @@ def load_outputs_from(
     path: str, overrides: Overrides, *, cached: bool = True
 ) -> tuple[Outputs, str | None]:
     """:func:`load_outputs`, and what came from the cache, in words (None: nothing)."""
-    key = report_cache.key_for(overrides, "outputs")
-    outputs = Outputs.from_data(report_cache.lookup(Path(path), key)) if cached else None
-    source = "the whole answer (the run's files are unchanged)" if outputs is not None else None
-    if outputs is None:
+    request = loading.Request(
+        overrides=overrides, reuse_cache=cached, answer_from_cache=cached, outputs=True
+    )
+    result = loading.open(path, request)
+    if isinstance(result, loading.CachedReport):
+        outputs, source = result.outputs, "the whole answer (the run's files are unchanged)"
+    else:
         lines: list[str] = []
         try:
-            session = load_session(path, overrides, say=lines.append, reuse_cache=cached)
+            loaded = _loaded(path, result, lines.append)
         except Unusable:
             for line in lines:
                 _stderr(line)
             raise
-        notes = [line for line in lines if line.startswith(NOTE_PREFIX)]
-        outputs = outputs_of(session, notes)
-        report_cache.store(session.run, key, outputs.as_data())
-        hits = session.run.cache_hits
-        if hits:
-            source = f"{hits} of {len(session.run.entries)} task folders (their files are unchanged)"
+        assert loaded.outputs is not None
+        outputs, hits = loaded.outputs, loaded.cache_hits
+        total = len(loaded.session.run.entries)
+        source = f"{hits} of {total} task folders (their files are unchanged)" if hits else None
     for line in outputs.stderr_lines(path):
         _stderr(line)
     return outputs, source
@@ -279,14 +253,10 @@ def build_app(argv: list[str]) -> InspectorApp:
 
 
 def _build_app(options: argparse.Namespace) -> InspectorApp:
-    # Before textual is imported (and starts threads): the run's cached report, or its
-    # reader processes already at work (inspector.early).
-    from inspector.early import prepare
-    from inspector.results.parallel import start_forkserver
-
     paths = [Path(p) for p in options.paths]
-    early = prepare(paths[0]) if len(paths) == 1 else None
-    start_forkserver()  # later reader processes start in milliseconds
+    # Before textual is imported (and starts threads): the run's cached report, or its
+    # reader processes already at work.
+    early = loading.prepare_app(paths)
     from inspector.app import InspectorApp, Settings
 
     settings = Settings(

@@ -1,15 +1,16 @@
-"""Opening a run: read it, resolve its plan, recompute it, compare with what is stored.
+"""A run as the inspector sees it: read, its plan resolved, recomputed, compared with what
+is stored.
 
-The one path from disk to numbers, shared by the CLI and the app. Reading is done by
-:mod:`inspector.results`, scoring by :mod:`inspector.engine`; this module only wires them.
+Reading is done by :mod:`inspector.results` (fast, through :mod:`inspector.loading`, the
+one door that opens runs), scoring by :mod:`inspector.engine`; this module only wires
+them.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from inspector.engine import (
@@ -23,7 +24,6 @@ from inspector.engine.reduction import ReductionStream
 from inspector.overrides import Overrides
 from inspector.resolve import resolve_plan
 from inspector.results import LoadProblem, Run
-from inspector.results.reader import PendingRead, begin_read
 
 
 @dataclass(frozen=True)
@@ -67,37 +67,6 @@ class Session:
 
         plan = self.recomputation.plan
         return render_summary_markdown(plan.model_id, plan.benchmark_id, self.recomputation.report)
-
-
-def open_run(
-    path: Path | str,
-    overrides: Overrides | None = None,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-) -> Session:
-    """Read and recompute one run; never raises for bad data inside the run.
-
-    Raises:
-        RunReadError: the run directory cannot be read.
-    """
-    return finish_and_score(begin_read(path), overrides, progress=progress)
-
-
-def finish_and_score(
-    pending: PendingRead,
-    overrides: Overrides | None = None,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-    save_cache: bool = True,
-) -> Session:
-    """Finish a read started earlier and score it, reducing the tasks while the rest are
-    still read (the app: its reader processes read, this thread reduces).
-    ``save_cache=False``: the caller writes the task cache (``pending.save_cache()``)."""
-    stream = reduction_stream(pending.run, overrides)
-    run = pending.finish(
-        progress, on_tasks=stream.add if stream is not None else None, save_cache=save_cache
-    )
-    return score_run(run, overrides, stream=stream)
 
 
 def reduction_stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 from datetime import datetime
-from multiprocessing import resource_tracker
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -16,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.timer import Timer
 from textual.worker import get_current_worker
 
-from inspector.app import heap
+from inspector import loading
 from inspector.app.commands import InspectorCommands
 from inspector.app.messages import ComparisonFailed, ComparisonReady
 from inspector.app.model import TaskFilter
@@ -31,22 +29,10 @@ from inspector.audit import SERIES_SCOPE, Scope
 from inspector.compare import compare_plans
 from inspector.engine import EngineError, Recomputation
 from inspector.results.discover import is_run
-from inspector.results.parallel import shared_pool, shutdown_shared_pool, workers
 from inspector.session import Session
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.early import EarlyOpen
-
-
-def start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker while stderr is still the process's own.
-
-    The reader's worker processes (:mod:`inspector.results.parallel`) need the tracker, and
-    the tracker is spawned with ``sys.stderr.fileno()``; inside the app Textual's print
-    capture answers -1 there, and the spawn fails ("bad value(s) in fds_to_keep").
-    """
-    with contextlib.suppress(OSError, ValueError):  # no subprocesses here: read in-process
-        resource_tracker.ensure_running()
+    from inspector.loading.early import EarlyOpen
 
 
 class InspectorApp(App[None]):
@@ -91,7 +77,7 @@ class InspectorApp(App[None]):
         self, paths: list[Path] | None = None, *, settings: Settings | None = None
     ) -> None:
         super().__init__()
-        start_resource_tracker()
+        loading.start_app()
         self.settings = settings or Settings()
         self.paths = [Path(p) for p in paths or []]
         self.session: Session | None = None
@@ -127,18 +113,11 @@ class InspectorApp(App[None]):
     def _warm_readers(self) -> None:
         """Start the shared reader processes now, so that opening another run, a reload or
         a report-cache check does not wait for them."""
-        from inspector import report_cache
-
-        pool = shared_pool()
-        for future in [pool.submit(report_cache.code_signature) for _ in range(workers())]:
-            future.result()
+        loading.warm_app()
 
     def on_unmount(self) -> None:
-        """Hand the run's objects back to the garbage collector (see :mod:`inspector.app.heap`)."""
-        heap.release()
-        if self._early is not None and self._early.pending is not None:
-            self._early.pending.cancel()
-        shutdown_shared_pool()
+        """Stop what opening runs started (reader processes, an unused early read)."""
+        loading.stop_app(self._early)
         if self._watch_timer is not None:
             self._watch_timer.stop()
             self._watch_timer = None

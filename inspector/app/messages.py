@@ -9,7 +9,7 @@ from textual.message import Message
 
 from inspector.attribution import RetrySummary
 from inspector.compare import Comparison
-from inspector.report_cache import Outputs
+from inspector.loading.report_cache import Outputs
 from inspector.results import RunSummary
 from inspector.session import Session
 
@@ -27,6 +27,8 @@ class SessionLoaded(Message):
     """A run was read and recomputed (or refused: see ``session.refusal``)."""
 
     session: Session
+    cache_hits: int = 0
+    """Task folders taken from the cache instead of being read."""
 
 
 @dataclass

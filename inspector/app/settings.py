@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from inspector.resolve import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.early import EarlyOpen
+    from inspector.loading.early import EarlyOpen
 
 _PACKAGED_SAMPLE = Path(__file__).resolve().parents[1] / "sample" / "k3_avg_hierarchy"
 _CHECKOUT_SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "k3_avg_hierarchy"
@@ -28,7 +28,7 @@ class Settings:
         cwd: The folder searched for runs when no path is given (None: the process's).
         watch_seconds: Reload interval of watch mode (``a``), for a run that is still going.
         watch: Start in watch mode.
-        early: The run opened before the app started (:mod:`inspector.early`).
+        early: The run opened before the app started (:func:`inspector.loading.prepare_app`).
     """
 
     overrides: Overrides | None = None

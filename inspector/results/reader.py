@@ -9,7 +9,6 @@ would refuse are left out with a blocking problem, so the rest can still be show
 from __future__ import annotations
 
 import os
-import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,6 @@ from typing import Any
 import orjson
 
 from inspector.engine.model import TaskRecord
-from inspector.results import cache as task_cache
 from inspector.results.layout import (
     PREVIOUS_RUN_INFO_SCHEMA,
     RUN_FILE_MAX_BYTES,
@@ -28,13 +26,7 @@ from inspector.results.layout import (
     RunFiles,
     parse_json,
 )
-from inspector.results.listing import (
-    RUN_FILES,
-    listing_key,
-    running_files,
-    task_folders,
-)
-from inspector.results.parallel import EntryLoad
+from inspector.results.listing import StateName, task_folders
 from inspector.results.problems import (
     RULE_DUPLICATE_ID,
     RULE_JSON,
@@ -46,7 +38,7 @@ from inspector.results.problems import (
     RunReadError,
 )
 from inspector.results.runinfo import parse_plans, parse_without_plans
-from inspector.results.tasks import TaskEntry, load_running
+from inspector.results.tasks import TaskEntry, load_published, load_running
 from inspector.results.validate import BUILTIN_STRATEGIES
 
 Progress = Callable[[int, int], None]
@@ -66,9 +58,9 @@ class Run:
     tasks: list[TaskRecord] = field(default_factory=list)
     entries: list[TaskEntry] = field(default_factory=list)
     problems: list[LoadProblem] = field(default_factory=list)
-    # With the cache on, what inspector.results.snapshot needs: the stat_key of
+    # With the cache on, what inspector.loading.snapshot needs: the stat_key of
     # the run-level files and running/ folders as seen when read, each task folder's file
-    # signature (inspector.results.cache), and the task folder listing.
+    # signature (inspector.loading.task_cache), and the task folder listing.
     seen: dict[str, tuple[int, ...] | None] | None = field(default=None, repr=False)
     signatures: dict[str, Any] = field(default_factory=dict, repr=False)
     listing: tuple[Any, ...] | None = field(default=None, repr=False)
@@ -109,7 +101,8 @@ def read_run(
     strategies: Collection[str] = BUILTIN_STRATEGIES,
     progress: Progress | None = None,
 ) -> Run:
-    """Read one run directory, read-only.
+    """Read one run directory, read-only, in this process and without any cache (the
+    reference :mod:`inspector.loading` is compared with; it reads faster, never differently).
 
     Args:
         path: The run directory (``<results>/<namespace>/<run_id>``).
@@ -119,95 +112,43 @@ def read_run(
     Raises:
         RunReadError: ``path`` does not exist, is not a directory, or cannot be listed.
     """
-    return begin_read(path, strategies=strategies).finish(progress)
+    listed = list_run(path)
+    files, run = listed.files, listed.run
+    read_run_files(files, run)
+    run.problems.extend(listed.problems)
+    collector = TaskCollector(run)
+    total = len(listed.candidates) + len(listed.running)
+    for done, (folder, state) in enumerate(listed.candidates, start=1):
+        first = listed.first_location[folder.rpartition("/")[2]]
+        collector.take([load_published(files, folder, state, first, strategies)])
+        if progress is not None:
+            progress(done, total)
+    for done, folder in enumerate(listed.running, start=len(listed.candidates) + 1):
+        run.entries.append(load_running(files, folder))
+        if progress is not None:
+            progress(done, total)
+    finish_problems(run)
+    return run
 
 
-class PendingRead:
-    """A run whose run-level files and folder listing are read and whose task folders are
-    being read (by worker processes, for a large run). :meth:`finish` completes it."""
+@dataclass
+class ListedRun:
+    """A run directory whose task folders are listed and not yet read."""
 
-    def __init__(self, run: Run, files: RunFiles, load: EntryLoad, running: list[str]) -> None:
-        self.run = run
-        self.files = files
-        self.load = load
-        self.running = running
-
-    @property
-    def path(self) -> Path:
-        return self.run.path
-
-    def finish(
-        self,
-        progress: Progress | None = None,
-        on_tasks: Callable[[list[TaskRecord]], None] | None = None,
-        *,
-        save_cache: bool = True,
-    ) -> Run:
-        """Collect every task folder; the run as :func:`read_run` returns it.
-
-        ``on_tasks`` receives the published tasks (``Run.tasks``, in order) as they come in,
-        while the rest are still being read. ``save_cache=False``: the caller writes the
-        task cache later (:meth:`save_cache`).
-        """
-        run, files = self.run, self.files
-        candidates = len(self.load.entries)
-        total = candidates + len(self.running)
-        seen: set[str] = set()
-
-        def take(entries: list[TaskEntry]) -> None:
-            start = len(run.tasks)
-            for entry in entries:
-                if entry.record is not None:
-                    task_id = entry.record.task_id
-                    if task_id in seen:
-                        message = f"task_id {task_id!r} was already loaded; the first one wins"
-                        entry.problems.append(
-                            LoadProblem(entry.task_file, message, RULE_DUPLICATE_ID, False)
-                        )
-                    else:
-                        seen.add(task_id)
-                        run.tasks.append(entry.record)
-                run.entries.append(entry)
-            if on_tasks is not None and len(run.tasks) > start:
-                on_tasks(run.tasks[start:])
-
-        self.load.collect(progress, total, on_entries=take, save=save_cache)
-        run.signatures = self.load.signatures
-        run.cache_hits = self.load.cache.hits if self.load.cache is not None else 0
-        for done, folder in enumerate(self.running, start=candidates + 1):
-            if run.seen is not None:
-                for rel in running_files(folder):
-                    run.seen[rel] = task_cache.stat_or_absent(files.full_path(rel))
-            run.entries.append(load_running(files, folder))
-            if progress is not None:
-                progress(done, total)
-        run.problems.extend(problem for entry in run.entries for problem in entry.problems)
-        return run
-
-    def save_cache(self) -> None:
-        """Write the task cache (after ``finish(save_cache=False)``)."""
-        self.load.save_cache()
-
-    def cancel(self) -> None:
-        """Give up: stop the reader processes."""
-        self.load.cancel()
+    run: Run
+    files: RunFiles
+    candidates: list[tuple[str, StateName]]  # in RunStore order
+    running: list[str]
+    first_location: dict[str, str]  # for each folder name, where AgentCompass finds it first
+    problems: list[LoadProblem]  # of the listing (added after the run-level files')
 
 
-def begin_read(
-    path: Path | str,
-    *,
-    strategies: Collection[str] = BUILTIN_STRATEGIES,
-    reuse_cache: bool = True,
-) -> PendingRead:
-    """Start reading a run: run-level files and the folder listing now, task folders from
-    the cache or by worker processes started now (:class:`EntryLoad`).
-
-    ``reuse_cache=False`` reads every task folder (what is read is still cached).
+def list_run(path: Path | str) -> ListedRun:
+    """Check the run directory and list its task folders (nothing is read yet).
 
     Raises:
         RunReadError: as :func:`read_run`.
     """
-    started = time.time_ns()
     root = Path(os.path.abspath(path))
     if not root.exists():
         raise RunReadError(str(path), "no such directory")
@@ -218,23 +159,45 @@ def begin_read(
     except OSError as exc:
         raise RunReadError(str(path), f"cannot be listed: {exc.strerror or exc}") from exc
     files = RunFiles(root)
-    run = Run(path=root, read_started_ns=started)
-    if task_cache.enabled():
-        # Before reading: a file changed while we read it then differs next time.
-        run.seen = {rel: task_cache.stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
-    # The task folders first: their reader processes start while the run-level files
-    # (run_info.json can be hundreds of megabytes) are read here.
-    listing_problems: list[LoadProblem] = []
-    candidates, running = task_folders(files, listing_problems)
-    run.listing = listing_key(candidates, running, listing_problems)
+    problems: list[LoadProblem] = []
+    candidates, running = task_folders(files, problems)
     first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
-    load = EntryLoad(files, candidates, first_location, strategies, reuse=reuse_cache)
-    _read_run_files(files, run)
-    run.problems.extend(listing_problems)
-    return PendingRead(run, files, load, running)
+    return ListedRun(Run(path=root), files, candidates, running, first_location, problems)
 
 
-def _read_run_files(files: RunFiles, run: Run) -> None:
+class TaskCollector:
+    """Adds task entries to a run in candidate order; the first of a task_id wins."""
+
+    def __init__(self, run: Run) -> None:
+        self.run = run
+        self.seen: set[str] = set()
+
+    def take(self, entries: list[TaskEntry]) -> list[TaskRecord]:
+        """Add ``entries``; returns the tasks among them AgentCompass scores."""
+        run, seen = self.run, self.seen
+        start = len(run.tasks)
+        for entry in entries:
+            if entry.record is not None:
+                task_id = entry.record.task_id
+                if task_id in seen:
+                    message = f"task_id {task_id!r} was already loaded; the first one wins"
+                    entry.problems.append(
+                        LoadProblem(entry.task_file, message, RULE_DUPLICATE_ID, False)
+                    )
+                else:
+                    seen.add(task_id)
+                    run.tasks.append(entry.record)
+            run.entries.append(entry)
+        return run.tasks[start:]
+
+
+def finish_problems(run: Run) -> None:
+    """Add every entry's problems to the run's (once all entries are in)."""
+    run.problems.extend(problem for entry in run.entries for problem in entry.problems)
+
+
+def read_run_files(files: RunFiles, run: Run) -> None:
+    """The run-level files: run_info.json, params.json, metrics.json and summary.md."""
     run.run_info = _run_info(files, run.problems)
     run.params = _json_object(files, "params.json", run.problems)
     text, problem = files.read_text("metrics.json", max_bytes=RUN_FILE_MAX_BYTES)

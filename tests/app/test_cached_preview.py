@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-import inspector.app.loading as loading_module
+import inspector.loading.scoring as loading_module
 from inspector.app import InspectorApp, Settings
 from inspector.app.screens.overview import OverviewScreen
-from inspector.early import prepare
+from inspector.loading.early import prepare
 
 from .helpers import cell_text, pilot_test, settle, static_text
 

@@ -24,7 +24,7 @@ from inspector.app.screens.tasks import TasksScreen
 from inspector.app.task_index import TaskIndex
 from inspector.audit import tasks_behind
 from inspector.explain import explain
-from inspector.session import open_run
+from inspector.loading import open_session as open_run
 from tests.conftest import ROOT
 from widgets.task_table import COLUMNS, TaskTable
 

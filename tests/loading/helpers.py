@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 from inspector import cli
-from inspector.results import cache as task_cache
+from inspector.loading import task_cache
 from tests.conftest import conformance_run
 
 

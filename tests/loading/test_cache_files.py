@@ -15,8 +15,7 @@ from typing import Any
 
 import pytest
 
-from inspector import report_cache
-from inspector.results import cache as task_cache
+from inspector.loading import report_cache, task_cache
 from tests.loading.helpers import copy_run, run_cli
 
 COMMANDS = (["report", "--json"], ["report", "--markdown"], ["check", "--cached"], ["tasks"])

@@ -14,23 +14,31 @@ from pathlib import Path
 
 import pytest
 
-from inspector.results import cache as task_cache
-from inspector.results import parallel, read_run
+from inspector.loading import readers as parallel
+from inspector.loading import task_cache
+from inspector.loading.pending import begin_read
+from inspector.results import Run, read_run
 from inspector.session import score_run
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
+from tests.loading.helpers import settle_time_stamps
 
 RUNS = [p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()] + conformance_runs()
 
 
-def entries_view(path: Path) -> list[tuple]:
-    run = read_run(path)
+def loaded(path: Path, shared: bool = False) -> Run:
+    """The run as the one door reads it: task cache, reader processes (forked by a
+    single-threaded caller, or the app's shared ones)."""
+    return begin_read(path, shared=shared).finish()
+
+
+def entries_view(run: Run) -> list[tuple]:
     return [task_cache.encode_entry(e) for e in run.entries] + [
         tuple((p.path, p.message, p.blocking) for p in run.problems)
     ]
 
 
-def report(path: Path) -> str:
-    session = score_run(read_run(path))
+def report(run: Run) -> str:
+    session = score_run(run)
     return session.metrics_json() if session.recomputation else f"refused: {session.refusal}"
 
 
@@ -47,13 +55,13 @@ def small_parallel_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
 def test_same_result_with_cache_and_workers(
     run: Path, threaded: bool, monkeypatch: pytest.MonkeyPatch, small_parallel_threshold: None
 ) -> None:
-    # A single-threaded caller forks readers and reads too; a threaded one (the app) uses
-    # a forkserver and leaves the reading to the workers. Both must read the same.
-    monkeypatch.setattr(parallel.threading, "active_count", lambda: 2 if threaded else 1)
+    # A single-threaded caller forks readers; a threaded one (the app) uses its shared
+    # pool from a fork server. Both must read what the plain reader (read_run) reads.
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    baseline_entries, baseline_report = entries_view(read_run(run)), report(read_run(run))
     monkeypatch.setenv("INSPECTOR_WORKERS", "1")
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 10**9)
-    baseline_entries, baseline_report = entries_view(run), report(run)
+    assert entries_view(loaded(run, threaded)) == baseline_entries
 
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
     monkeypatch.setenv("INSPECTOR_WORKERS", "2")
@@ -66,23 +74,25 @@ def test_same_result_with_cache_and_workers(
             pooled.append(len(self.futures))
 
     monkeypatch.setattr(parallel.EntryLoad, "_start_pool", spy)
-    assert entries_view(run) == baseline_entries
-    assert report(run) == baseline_report
+    assert entries_view(loaded(run, threaded)) == baseline_entries
+    assert report(loaded(run, threaded)) == baseline_report
     if sum(1 for p in run.glob("details/*/*/task.json")) >= 4:
         assert pooled, "the worker processes were not used"
 
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    assert entries_view(run) == baseline_entries  # fills the cache
+    assert entries_view(loaded(run, threaded)) == baseline_entries  # fills the cache
     cache = task_cache.TaskCache(run)
     assert cache.entries, "the cache was not written"
-    assert entries_view(run) == baseline_entries  # served from the cache
-    assert report(run) == baseline_report
+    served = loaded(run, threaded)
+    assert served.cache_hits == len(cache.entries)
+    assert entries_view(served) == baseline_entries  # served from the cache
+    assert report(loaded(run, threaded)) == baseline_report
 
 
 def test_cache_lives_outside_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run = RUNS[0]
-    read_run(run)
+    loaded(run)
     cache_file = task_cache.cache_file(run)
     assert cache_file.exists()
     assert not cache_file.resolve().is_relative_to(run.resolve())
@@ -92,6 +102,7 @@ def test_cache_lives_outside_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyP
 def _copy(run: Path, tmp_path: Path) -> Path:
     target = tmp_path / run.name
     shutil.copytree(run, target, symlinks=True)
+    settle_time_stamps()
     return target
 
 
@@ -104,11 +115,10 @@ def test_cache_is_invalidated_by_changes(
     if threaded:
         monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
         monkeypatch.setattr(parallel, "CHUNK", 2)
-        monkeypatch.setattr(parallel.threading, "active_count", lambda: 2)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     source = conformance_run("e2e_k1_micro")
     run = _copy(source, tmp_path)
-    first = score_run(read_run(run))
+    first = score_run(loaded(run, threaded))
     assert first.recomputation is not None
     base_total = first.recomputation.report.series[0].counts.total
 
@@ -119,28 +129,28 @@ def test_cache_is_invalidated_by_changes(
     result.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
     os.utime(result, ns=(result.stat().st_atime_ns, result.stat().st_mtime_ns + 10**9))
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
-    expected = report(run)
+    expected = report(read_run(run))
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    assert report(run) == expected
+    assert report(loaded(run, threaded)) == expected
 
     # Remove a task folder: the count drops by one, with and without the cache.
     victim = next(run.glob("details/error/*"))
     shutil.rmtree(victim)
-    session = score_run(read_run(run))
+    session = score_run(loaded(run, threaded))
     assert session.recomputation is not None
     assert session.recomputation.report.series[0].counts.total == base_total - 1
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
-    assert report(run) == session.metrics_json()
+    assert report(read_run(run)) == session.metrics_json()
 
 
 def test_broken_cache_file_is_a_miss(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run = RUNS[0]
-    expected = report(run)
+    expected = report(loaded(run))
     path = task_cache.cache_file(run)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(b"not a marshal document")
-    assert report(run) == expected
+    assert report(loaded(run)) == expected
 
 
 def test_read_started_early_and_finished_in_a_thread(
@@ -150,11 +160,11 @@ def test_read_started_early_and_finished_in_a_thread(
     thread later (without reading there itself): the same entries."""
     import threading
 
-    from inspector.results.reader import begin_read
+    from inspector.loading.pending import begin_read
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     run = max(RUNS, key=lambda p: sum(1 for _ in p.glob("details/*/*/task.json")))
-    expected = entries_view(run)
+    expected = entries_view(read_run(run))
     pending = begin_read(run)
     assert pending.load.futures, "no worker processes were started"
     box: list = []
@@ -174,8 +184,8 @@ def test_reductions_made_while_reading_are_the_same(
     """The app reduces tasks as their chunks arrive (ReductionStream): the recomputation
     is the same as scoring after reading, and the stream is really used when it can be."""
     from inspector.engine import recomputation as recomputation_module
-    from inspector.results.reader import begin_read
-    from inspector.session import finish_and_score
+    from inspector.loading.pending import begin_read
+    from inspector.loading.scoring import finish_and_score
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     expected = score_run(read_run(run))

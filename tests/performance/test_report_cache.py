@@ -15,9 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector import cli, report_cache
-from inspector.results import cache as task_cache
-from inspector.results import snapshot
+from inspector import cli
+from inspector.loading import door, report_cache, snapshot, task_cache
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 
 RUNS = [
@@ -34,17 +33,17 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 class Counter:
-    """Counts how often a run is really read and scored."""
+    """Counts how often a run is really read and scored (behind the one door)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls = 0
-        original = cli.load_session
+        original = door._read
 
         def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
             self.calls += 1
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(cli, "load_session", counting)
+        monkeypatch.setattr(door, "_read", counting)
 
 
 def settle_time_stamps() -> None:
@@ -102,7 +101,7 @@ def test_check_reads_what_it_judges(
     first = run_cli(["check", str(run)], capsys)
     counter = Counter(monkeypatch)
     spy = []
-    from inspector.results import parallel
+    from inspector.loading import readers as parallel
 
     original = parallel.EntryLoad.__init__
 
@@ -243,21 +242,19 @@ def test_snapshot_checked_in_two_processes_agrees(
     """Above FORK_MIN files half are checked in a forked child (the command line) or by
     the app's reader processes (a threaded caller): a change in either half is seen."""
     monkeypatch.setattr(snapshot, "FORK_MIN", 2)
-    if threaded:
-        monkeypatch.setattr(snapshot.threading, "active_count", lambda: 2)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     for position in (0, -1):
         run = _copy(_source(), tmp_path / str(position))
         run_cli(["report", str(run)], capsys)
         loaded = report_cache._load(run)
-        assert loaded is not None and snapshot.unchanged(run, loaded[0])
+        assert loaded is not None and snapshot.unchanged(run, loaded[0], shared=threaded)
         from inspector.results.listing import list_task_folders
 
         rels = loaded[0].rels(list_task_folders(run.resolve()))
         assert rels is not None
         rel = [r for r in rels if r.endswith("result.json")][position]
         _bump(run / rel)
-        assert not snapshot.unchanged(run, loaded[0]), f"change to {rel} not seen"
+        assert not snapshot.unchanged(run, loaded[0], shared=threaded), f"{rel}: change not seen"
 
 
 def test_report_cache_lives_outside_the_run(
@@ -293,7 +290,7 @@ def test_lookup_in_a_reader_process_uses_the_callers_cache(
 ) -> None:
     """The app's reader processes start early; a lookup there must use the cache settings
     the app has now, not those they were started with."""
-    from inspector.results.parallel import shared_pool
+    from inspector.loading.processes import shared_pool
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     shared_pool().submit(report_cache.code_signature).result()  # started with the cache off
@@ -303,4 +300,4 @@ def test_lookup_in_a_reader_process_uses_the_callers_cache(
     run_cli(["report", str(run)], capsys)
     key = report_cache.key_for(None, "outputs")
     assert report_cache.lookup(run, key) is not None
-    assert report_cache.lookup_in_worker(run, key) == report_cache.lookup(run, key)
+    assert report_cache.lookup(run, key, shared=True) == report_cache.lookup(run, key)

@@ -14,18 +14,16 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 from textual.worker import Worker, get_current_worker
 
-from inspector.app import heap
+from inspector import loading
 from inspector.app.banners import difference_lines, failed_lines, refusal_lines
-from inspector.app.loading import preview_of, read_and_score, throttled
 from inspector.app.messages import LoadFailed, LoadProgress, ReportPreview, SessionLoaded
 from inspector.app.model import COUNTS_NOTE, PlanChoice, TaskFilter, plan_choices, series_values
 from inspector.app.task_index import TaskIndexes
 from inspector.audit import SERIES_SCOPE, Scope
 from inspector.engine import Recomputation
-from inspector.report_cache import Outputs
+from inspector.loading import heap
+from inspector.loading.preview import preview_of
 from inspector.resolve import Overrides
-from inspector.results import RunReadError
-from inspector.results.reader import PendingRead
 from inspector.session import Difference, Session
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree
@@ -37,6 +35,7 @@ from widgets.series_table import SeriesTable
 
 if TYPE_CHECKING:
     from inspector.app.app import InspectorApp
+    from inspector.loading.early import EarlyOpen
 
 
 LOADING = "Reading and recomputing the run…"
@@ -85,7 +84,8 @@ issues and retries.
         self.overrides = overrides
         self.session: Session | None = None
         self.selected_series: str | None = None
-        self._pending: PendingRead | None = None
+        self._cache_hits = 0
+        self._early: EarlyOpen | None = None
         self._previewed = False
         self._load_worker: Worker[None] | None = None
 
@@ -142,11 +142,8 @@ issues and retries.
     def on_mount(self) -> None:
         self.sub_title = run_label(self.path)
         app: InspectorApp = self.app  # type: ignore[assignment]
-        early = app.take_early(self.path)
-        self._pending = early.pending if early is not None else None
+        self._early = app.take_early(self.path)
         self._previewed = False
-        if early is not None and early.preview is not None:
-            self._preview(ReportPreview(early.preview))
         self.reload()
 
     def reload(self, *, fresh: bool = False) -> None:
@@ -156,11 +153,17 @@ issues and retries.
         self.progress_bar.update(total=None, progress=0)
         if not self._previewed:
             self.query_one("#loading-label", Static).update(LOADING)
-        pending, self._pending = self._pending, None
-        if fresh and pending is not None:
-            pending.cancel()
-            pending = None
-        self._load_worker = self._load(pending, preview=self.session is None and not self._previewed, fresh=fresh)
+        early, self._early = self._early, None
+        request = loading.Request(
+            overrides=self.overrides,
+            reuse_cache=not fresh,
+            preview=self.session is None and not self._previewed and not fresh,
+            in_app=True,
+            derive_plan=False,
+            early=early,
+            progress_interval=0.1,
+        )
+        self._load_worker = self._load(request)
 
     @property
     def reading(self) -> bool:
@@ -178,47 +181,36 @@ issues and retries.
                 f"Watching: reloads every {app.settings.watch_seconds:g} s · last reloaded "
                 f"{stamp} (a stops)"
             )
-        run = self.session.run if self.session is not None else None
-        if run is not None and run.cache_hits:
+        hits = self._cache_hits
+        if self.session is not None and hits:
             parts.append(
-                f"From the cache: {run.cache_hits:,} of {len(run.entries):,} task folders were "
-                "unchanged since last read and not parsed again · R reads every file again"
+                f"From the cache: {hits:,} of {len(self.session.run.entries):,} task folders "
+                "were unchanged since last read and not parsed again · R reads every file again"
             )
         self.query_one("#load-status", Static).update(Text("\n".join(parts)))
         self.set_class(bool(parts), "-load-status")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load", description="read run")
-    def _load(self, pending: PendingRead | None, *, preview: bool, fresh: bool = False) -> None:
-        """Read and score the run. First, when nothing is on screen yet, the report cache
-        may already hold this run's numbers (its files unchanged): they are shown at once.
-        ``pending``: the read started before the app (:mod:`inspector.early`)."""
+    def _load(self, request: loading.Request) -> None:
+        """Open the run through the one door (:func:`inspector.loading.open`) and post
+        what it reports: the cached report of an unchanged run first, then progress and
+        the session."""
         worker = get_current_worker()
-        progress = throttled(
-            lambda done, total: self.post_message(LoadProgress(done, total)),
-            lambda: worker.is_cancelled,
-        )
 
-        def on_preview(outputs: Outputs) -> None:
-            if not worker.is_cancelled:
-                self.post_message(ReportPreview(outputs))
-
-        def on_loaded(session: Session) -> None:
-            if not worker.is_cancelled:
-                self.post_message(SessionLoaded(session))
+        def on_event(event: loading.Event) -> None:
+            if worker.is_cancelled:
+                return
+            if isinstance(event, loading.CachedReport):
+                self.post_message(ReportPreview(event.outputs))
+            elif isinstance(event, loading.Progress):
+                self.post_message(LoadProgress(event.done, event.total))
+            elif isinstance(event, loading.Loaded):
+                self.post_message(SessionLoaded(event.session, event.cache_hits))
+            else:
+                self.post_message(LoadFailed(event.message))
 
         try:
-            read_and_score(
-                self.path,
-                self.overrides,
-                pending,
-                preview=preview and not fresh,
-                reuse_cache=not fresh,
-                on_preview=on_preview,
-                on_loaded=on_loaded,
-                progress=progress,
-            )
-        except RunReadError as exc:
-            self.post_message(LoadFailed(str(exc)))
+            loading.open(self.path, request, on_event)
         except Exception as exc:
             self.post_message(LoadFailed(f"{type(exc).__name__}: {exc}"))
 
@@ -258,6 +250,7 @@ issues and retries.
         self.query_one("#loading-label", Static).update(LOADING)
         session = message.session
         self.session = session
+        self._cache_hits = message.cache_hits
         app: InspectorApp = self.app  # type: ignore[assignment]
         replaced = app.session
         app.session = session

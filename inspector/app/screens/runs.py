@@ -14,6 +14,7 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
+from inspector import loading
 from inspector.app.messages import (
     CompareProgress,
     ComparisonFailed,
@@ -23,7 +24,7 @@ from inspector.app.messages import (
 from inspector.compare import compare
 from inspector.results import RunReadError, RunSummary, find_runs
 from inspector.results.discover import is_run, summarize_run
-from inspector.session import Session, open_run
+from inspector.session import Session
 from widgets.literal import literal_plain
 from widgets.run_table import RunTable
 
@@ -191,8 +192,8 @@ their plans or benchmark params differ.
                     self.post_message(CompareProgress(side, done, total))
 
             try:
-                session = open_run(path, overrides, progress=progress)
-            except RunReadError as exc:
+                session = loading.open_session(path, overrides, in_app=True, progress=progress)
+            except loading.RunUnreadable as exc:
                 self.post_message(ComparisonFailed(f"{label}: {exc}"))
                 return
             if session.recomputation is None:

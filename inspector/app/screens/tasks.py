@@ -19,7 +19,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
-from inspector.app import heap
 from inspector.app.model import (
     COUNT_MEANINGS,
     COUNTS_NOTE,
@@ -29,6 +28,7 @@ from inspector.app.model import (
 )
 from inspector.app.task_index import TaskIndex, TaskIndexes
 from inspector.engine.render import format_value
+from inspector.loading import heap
 from inspector.session import Session
 from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import FormatValue, TaskTable, task_columns

@@ -17,12 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.results.cache import ABSENT, is_racy
+from inspector.loading.task_cache import ABSENT, is_racy
 from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -126,9 +125,13 @@ def take(run: Run) -> Snapshot | None:
 FORK_MIN = 20_000
 
 
-def unchanged(root: Path, snapshot: Snapshot) -> bool:
+def unchanged(root: Path, snapshot: Snapshot, *, shared: bool = False) -> bool:
     """True when the run directory still lists the same task folders and every file of
-    the snapshot has the same key (or is still absent)."""
+    the snapshot has the same key (or is still absent).
+
+    ``shared``: the caller has threads (the app): a large check is split between its
+    shared reader processes; otherwise half of it is checked in a forked child.
+    """
     base = os.path.abspath(root)
     listing = list_task_folders(Path(base))
     if listing_digest(listing) != snapshot.listing:
@@ -139,10 +142,10 @@ def unchanged(root: Path, snapshot: Snapshot) -> bool:
     stats = snapshot.stats
     if len(rels) < FORK_MIN or not hasattr(os, "fork"):
         return _same(base, rels, stats, 0, len(rels))
-    if threading.active_count() != 1:
+    if shared:
         return _same_in_workers(base, rels, stats)
     # lstat costs a few microseconds in the kernel; two cores halve it. Forking is safe
-    # here only because this process has one thread (the command line, not the app).
+    # here only because the caller has one thread (the command line, not the app).
     half = len(rels) // 2
     try:
         pid = os.fork()
@@ -161,7 +164,7 @@ def unchanged(root: Path, snapshot: Snapshot) -> bool:
 def _same_in_workers(base: str, rels: list[str], stats: tuple[int, ...]) -> bool:
     """The check split between the app's reader processes (a threaded caller: its
     interface thread would otherwise share the interpreter with the check)."""
-    from inspector.results.parallel import in_shared_pool
+    from inspector.loading.processes import in_shared_pool
 
     half = len(rels) // 2
     answers = in_shared_pool(

@@ -1,27 +1,33 @@
-"""Reading many task folders fast: the cache first, then worker processes (issue 6).
+"""Reading many task folders fast: the task cache first, then reader processes (issue 6).
 
 A task folder is read independently of the others, so large runs are split into chunks
 read by a pool of worker processes (one per core); small runs are read in-process, where
 starting workers would cost more than it saves. Folders whose files are unchanged since the
-last read come from :mod:`inspector.results.cache`. The result is the same list of
+last read come from :mod:`inspector.loading.task_cache`. The result is the same list of
 entries, in the same order, whichever path produced it — tests compare them.
 
 Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`)
 separately, so the app can start its reader processes before it starts any thread and
-collect their work later.
+collect their work later. Which processes read is the caller's to say (``shared``): the
+command line forks its own (it has one thread); the app, which has threads, uses one
+shared pool started by a fork server before textual was imported.
 """
 
 from __future__ import annotations
 
-import contextlib
 import gc
-import os
-import threading
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from inspector.results import cache as task_cache
+from inspector.loading import task_cache
+from inspector.loading.processes import (
+    drop_shared_pool,
+    in_shared_pool,
+    own_context,
+    shared_pool,
+    workers,
+)
 from inspector.results.layout import RunFiles
 from inspector.results.listing import StateName
 from inspector.results.tasks import TaskEntry, load_published
@@ -30,17 +36,6 @@ Progress = Callable[[int, int], None]
 # Below this many folders to read, worker start-up costs more than it saves.
 PARALLEL_MIN = 1500
 CHUNK = 250
-
-
-def workers() -> int:
-    """Reader processes: ``INSPECTOR_WORKERS``, else one per available core."""
-    value = os.environ.get("INSPECTOR_WORKERS", "").strip()
-    if value.isdigit() and int(value) > 0:
-        return int(value)
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
 
 
 def _read_one(
@@ -63,99 +58,6 @@ def _read_chunk(
     return out
 
 
-PRELOAD = [__name__, "inspector.results.snapshot", "inspector.report_cache"]
-"""What the fork server imports once for every reader process it starts."""
-
-
-def single_threaded() -> bool:
-    return threading.active_count() == 1
-
-
-def start_forkserver() -> None:
-    """Start the fork server now, in the background (the app calls this before it imports
-    textual): later worker processes then start in milliseconds, with the readers loaded."""
-    import multiprocessing
-
-    if "forkserver" not in multiprocessing.get_all_start_methods():
-        return
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
-    from multiprocessing import forkserver
-
-    with contextlib.suppress(OSError, ValueError):
-        forkserver.ensure_running()
-
-
-def _forkserver() -> Any:
-    import multiprocessing  # only large runs need it: load on use
-
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(PRELOAD)
-    return context
-
-
-def _context() -> Any:
-    """``fork`` when this process has one thread (no start-up cost, nothing to re-import),
-    else ``forkserver`` (forking a threaded process is unsafe)."""
-    import multiprocessing
-
-    if single_threaded() and "fork" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("fork")
-    return _forkserver()
-
-
-_shared: Any = None
-_shared_lock = threading.Lock()
-
-
-def shared_pool() -> Any:
-    """The reader processes of a threaded process (the app), started once and kept: a
-    reload, another run or a cache check then costs no process start-up."""
-    global _shared
-    with _shared_lock:
-        if _shared is None:
-            import atexit
-            from concurrent.futures import ProcessPoolExecutor
-
-            _shared = ProcessPoolExecutor(max_workers=workers(), mp_context=_forkserver())
-            atexit.register(shutdown_shared_pool)  # before the interpreter tears modules down
-        return _shared
-
-
-def shutdown_shared_pool() -> None:
-    """Stop the shared reader processes (the app, as it exits)."""
-    global _shared
-    with _shared_lock:
-        pool, _shared = _shared, None
-    if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
-def drop_shared_pool(pool: Any) -> None:
-    """Forget a shared pool that broke (the next call starts a new one)."""
-    global _shared
-    with _shared_lock:
-        if _shared is pool:
-            _shared = None
-    pool.shutdown(wait=False, cancel_futures=True)
-
-
-def in_shared_pool(function: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any] | None:
-    """``function(*args)`` for each ``args`` of ``calls``, done by the shared reader
-    processes; None when they cannot (the caller then does the work itself)."""
-    from concurrent.futures.process import BrokenProcessPool
-
-    pool = None
-    try:
-        pool = shared_pool()
-        futures = [pool.submit(function, *args) for args in calls]
-        return [future.result() for future in futures]
-    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
-        if pool is not None:
-            drop_shared_pool(pool)
-        return None
-
-
 class EntryLoad:
     """The task folders of one run, being read.
 
@@ -168,6 +70,8 @@ class EntryLoad:
         first_location: For each folder name, where AgentCompass finds it first.
         strategies: Registered attempt strategy ids.
         reuse: False reads every folder, whatever the cache holds (it is still written).
+        shared: The caller has threads (the app): the shared reader processes read and
+            check, never a pool forked from this process.
 
     The collecting thread does not read chunks itself: it decodes the workers' entries and
     passes them on (``on_entries``), so the tasks can be reduced while the rest is read.
@@ -181,8 +85,10 @@ class EntryLoad:
         strategies: Collection[str],
         *,
         reuse: bool = True,
+        shared: bool = False,
     ) -> None:
         self.files = files
+        self.shared = shared
         self.strategies = tuple(strategies)
         self.cache = task_cache.TaskCache(files.root, reuse=reuse) if task_cache.enabled() else None
         self.entries: list[TaskEntry | None] = [None] * len(candidates)
@@ -237,7 +143,7 @@ class EntryLoad:
         checked = list(known)
         root = str(self.files.root)
         valid = None
-        if len(checked) >= PARALLEL_MIN and not single_threaded():
+        if len(checked) >= PARALLEL_MIN and self.shared:
             step = max(CHUNK, len(checked) // (4 * workers()) + 1)
             parts = [checked[i : i + step] for i in range(0, len(checked), step)]
             answers = in_shared_pool(
@@ -259,9 +165,9 @@ class EntryLoad:
         from concurrent.futures import ProcessPoolExecutor
 
         try:
-            if single_threaded():
-                # Forked now, while this process has one thread; shut down after collect.
-                self.pool = ProcessPoolExecutor(max_workers=pool_size, mp_context=_context())
+            if not self.shared:
+                # Forked now, by a caller with one thread; shut down after collect.
+                self.pool = ProcessPoolExecutor(max_workers=pool_size, mp_context=own_context())
                 self.owned = True
             else:
                 self.pool, self.owned = shared_pool(), False

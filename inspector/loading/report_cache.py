@@ -3,7 +3,7 @@
 Reopening an unchanged run should not read and score it again. After a run is scored, what
 the command printed (the report as metrics.json and summary.md, the warnings) is stored
 beside the task cache, keyed by the run's real path, with the run's
-:class:`~inspector.results.snapshot.Snapshot` and a signature of the inspector's own code.
+:class:`~inspector.loading.snapshot.Snapshot` and a signature of the inspector's own code.
 A lookup returns it only when the snapshot still matches the files (one listing and one
 ``lstat`` per file) and the code is the same; anything else is a miss and the run is read
 as usual. Plans given as files (``--hierarchy``, ``--contract``) are never cached.
@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import inspector
+from inspector.loading import snapshot as snapshots
+from inspector.loading import task_cache
 from inspector.overrides import Overrides
-from inspector.results import cache as task_cache
-from inspector.results import snapshot as snapshots
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
@@ -122,12 +122,24 @@ def key_for(overrides: Overrides | None, command: str) -> str | None:
     return json.dumps([command, plan])
 
 
-def cache_file(run_root: Path) -> Path:
-    return task_cache.cache_file(run_root).with_suffix(".report.marshal")
+def own_plan_key(overrides: Overrides | None) -> str | None:
+    """The key of the run's own plan (None for any other plan): what the app caches and
+    may show early."""
+    if overrides not in (None, Overrides()):
+        return None
+    return key_for(None, "outputs")
 
 
-def _load(run_root: Path) -> tuple[snapshots.Snapshot, dict[str, Any]] | None:
-    data = task_cache.load_marshal(cache_file(run_root))
+def cache_file(run_root: Path, folder: Path | None = None) -> Path:
+    """Where the run's reports are kept (beside its task cache; ``folder``: the cache
+    folder, else the user's)."""
+    return task_cache.cache_file(run_root, folder).with_suffix(".report.marshal")
+
+
+def _load(
+    run_root: Path, folder: Path | None = None
+) -> tuple[snapshots.Snapshot, dict[str, Any]] | None:
+    data = task_cache.load_marshal(cache_file(run_root, folder))
     if type(data) is not tuple or len(data) != 5:
         return None
     version, root, code, snap, outputs = data
@@ -139,45 +151,34 @@ def _load(run_root: Path) -> tuple[snapshots.Snapshot, dict[str, Any]] | None:
     return snapshot, outputs
 
 
-def lookup(run_root: Path, key: str | None) -> Any | None:
-    """What was stored under ``key`` for this run, if the run has not changed since."""
+def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | None:
+    """What was stored under ``key`` for this run, if the run has not changed since.
+
+    ``shared``: the caller has threads (the app): the check (a listing and one ``lstat``
+    per file) runs in one of its shared reader processes, so it does not compete with the
+    interface thread for the interpreter.
+    """
     if key is None or not task_cache.enabled():
         return None
-    loaded = _load(run_root)
+    if shared:
+        from inspector.loading.processes import in_shared_pool
+
+        # The reader processes were started earlier: tell them where the cache is now.
+        answers = in_shared_pool(_lookup_in, [(task_cache.cache_dir(), Path(run_root), key)])
+        if answers is not None:
+            return answers[0]
+    return _lookup_in(None, run_root, key)
+
+
+def _lookup_in(folder: Path | None, run_root: Path, key: str) -> Any | None:
+    """:func:`lookup` in the cache ``folder`` (None: the user's)."""
+    loaded = _load(run_root, folder)
     if loaded is None:
         return None
     snapshot, outputs = loaded
     if key not in outputs or not snapshots.unchanged(run_root, snapshot):
         return None
     return outputs[key]
-
-
-def lookup_in_worker(run_root: Path, key: str | None) -> Any | None:
-    """:func:`lookup` done by one of the app's reader processes: the check (a listing and
-    one ``lstat`` per file, split with a forked child there) then does not compete with
-    the interface thread for the interpreter."""
-    if key is None or not task_cache.enabled():
-        return None
-    from inspector.results.parallel import in_shared_pool
-
-    # The reader processes were started earlier: give them this process's cache settings.
-    environment = {name: os.environ.get(name) for name in CACHE_ENVIRONMENT}
-    answers = in_shared_pool(_lookup_as, [(environment, Path(run_root), key)])
-    return lookup(run_root, key) if answers is None else answers[0]
-
-
-CACHE_ENVIRONMENT = ("INSPECTOR_CACHE", "XDG_CACHE_HOME", "HOME")
-"""The variables that say whether and where the cache is."""
-
-
-def _lookup_as(environment: dict[str, str | None], run_root: Path, key: str) -> Any | None:
-    """:func:`lookup` with the caller's cache settings (in a reader process)."""
-    for name, value in environment.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
-    return lookup(run_root, key)
 
 
 def store(run: Run, key: str | None, value: Any) -> None:

@@ -57,9 +57,10 @@ def cache_dir() -> Path | None:
     return Path(base) / "agentcompass-inspector" / "runs"
 
 
-def cache_file(run_root: Path) -> Path:
-    """Where the task cache of a run is kept (only asked when :func:`enabled`)."""
-    folder = cache_dir()
+def cache_file(run_root: Path, folder: Path | None = None) -> Path:
+    """Where the task cache of a run is kept (only asked when :func:`enabled`);
+    ``folder``: the cache folder, else the user's."""
+    folder = folder or cache_dir()
     if folder is None:
         raise OSError("no user cache folder")
     key = hashlib.sha256(os.path.realpath(run_root).encode("utf-8", "surrogateescape")).hexdigest()

@@ -13,11 +13,11 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector import report_cache
+from inspector.loading import report_cache
+from inspector.loading.pending import PendingRead, begin_read
+from inspector.loading.report_cache import Outputs
 from inspector.overrides import Overrides
-from inspector.report_cache import Outputs
 from inspector.results.problems import RunReadError
-from inspector.results.reader import PendingRead, begin_read
 
 
 @dataclass
@@ -31,12 +31,10 @@ class EarlyOpen:
     def matches(self, path: Path) -> bool:
         return os.path.abspath(path) == os.path.abspath(self.path)
 
-
-def preview_key(overrides: Overrides | None) -> str | None:
-    """The report cache key the app may show early (the run's own plan only)."""
-    if overrides not in (None, Overrides()):
-        return None
-    return report_cache.key_for(None, "outputs")
+    def cancel(self) -> None:
+        """Not used after all: stop its reader processes."""
+        if self.pending is not None:
+            self.pending.cancel()
 
 
 def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
@@ -44,7 +42,7 @@ def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
     if not ((path / "run_info.json").exists() or (path / "details").is_dir()):
         return None
     early = EarlyOpen(path)
-    early.preview = Outputs.from_data(report_cache.lookup(path, preview_key(overrides)))
+    early.preview = Outputs.from_data(report_cache.lookup(path, report_cache.own_plan_key(overrides)))
     if early.preview is None:
         try:
             early.pending = begin_read(path)

@@ -1,0 +1,201 @@
+"""The one door for opening a run: :func:`open_run` (``inspector.loading.open``).
+
+The command line and the app both call it; it reports what happens as events — the
+report cache's answer for an unchanged run (:class:`CachedReport`), reading progress
+(:class:`Progress`), the scored session (:class:`Loaded`) or a run that cannot be read
+at all (:class:`Failed`) — and does the rest itself: the early start made before the app,
+the report cache, the task cache, the reader processes, scoring while reading, a derived
+plan for ``--k`` / ``--strategy``, and storing the caches for next time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from inspector.loading import report_cache
+from inspector.loading.report_cache import Outputs
+from inspector.overrides import Overrides
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.loading.early import EarlyOpen
+    from inspector.session import Session
+
+
+@dataclass(frozen=True)
+class Request:
+    """What the caller wants from opening a run.
+
+    Attributes:
+        overrides: The plan to score with (None: the run's own). ``k`` / ``strategy`` are
+            applied as a derived plan.
+        reuse_cache: False: every file is read; the caches may not stand in for reading
+            (``check`` without ``--cached``, the app's ``R``). What is read is still stored.
+        answer_from_cache: The report cache's answer for an unchanged run is the answer
+            (the command line): the run is then not read.
+        preview: Report the report cache's answer first, then read the run anyway (the
+            app shows the cached numbers while the tasks are read).
+        outputs: :attr:`Loaded.outputs` holds what ``report`` / ``check`` print.
+        in_app: The caller has threads: the shared reader processes do the work, and the
+            garbage collector is kept off the run's objects.
+        derive_plan: ``k`` / ``strategy`` of ``overrides`` are applied as a derived plan
+            (the command line's ``--k`` / ``--strategy``); otherwise the run is scored
+            with ``overrides`` as given, and only the run's own plan is cached (the app).
+        early: What was started for this run before the app (``prepare_app``).
+        progress_interval: At most one :class:`Progress` event per this many seconds.
+    """
+
+    overrides: Overrides | None = None
+    reuse_cache: bool = True
+    answer_from_cache: bool = False
+    preview: bool = False
+    outputs: bool = False
+    in_app: bool = False
+    derive_plan: bool = True
+    early: EarlyOpen | None = None
+    progress_interval: float = 0.0
+
+
+@dataclass(frozen=True)
+class CachedReport:
+    """The run is unchanged since it was last read: its report, from the report cache."""
+
+    outputs: Outputs
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Task folders read so far."""
+
+    done: int
+    total: int
+
+
+@dataclass(frozen=True)
+class Loaded:
+    """The run, read and scored (a run AgentCompass would refuse has ``refusal`` set).
+
+    Attributes:
+        session: The session.
+        cache_hits: Task folders taken from the task cache instead of being read.
+        outputs: What ``report`` / ``check`` print (``Request.outputs``, when scored).
+        notes: Derived-plan notes (whole lines for stderr).
+        refusal: One line naming the file, when the run cannot be scored as asked.
+    """
+
+    session: Session
+    cache_hits: int
+    outputs: Outputs | None = None
+    notes: tuple[str, ...] = ()
+    refusal: str | None = None
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The path cannot be read as a run at all (one line naming it)."""
+
+    message: str
+
+
+Event = CachedReport | Progress | Loaded | Failed
+
+
+def open_run(
+    path: Path | str,
+    request: Request | None = None,
+    on_event: Callable[[Event], Any] | None = None,
+) -> CachedReport | Loaded | Failed:
+    """Open the run at ``path`` as ``request`` asks; every event goes to ``on_event``
+    (from the calling thread) and the last one is returned."""
+    request = request or Request()
+    emit = on_event or (lambda event: None)
+    early = request.early if request.early is not None and request.early.matches(Path(path)) else None
+    pending = early.pending if early is not None else None
+    if request.derive_plan:
+        key = report_cache.key_for(request.overrides, "outputs")
+    else:
+        key = report_cache.own_plan_key(request.overrides)
+    if request.reuse_cache and (request.preview or request.answer_from_cache):
+        cached = early.preview if early is not None else None
+        if cached is None and pending is None:
+            cached = Outputs.from_data(report_cache.lookup(Path(path), key, shared=request.in_app))
+        if cached is not None:
+            answer = CachedReport(cached)
+            emit(answer)
+            if request.answer_from_cache:
+                return answer
+            # Let the interface thread paint the numbers before the read takes the
+            # interpreter.
+            time.sleep(0.05)
+    elif pending is not None and not request.reuse_cache:
+        pending.cancel()
+        pending = None
+    return _read(Path(path), request, key, pending, emit)
+
+
+def _read(
+    path: Path,
+    request: Request,
+    key: str | None,
+    pending: Any,
+    emit: Callable[[Event], Any],
+) -> Loaded | Failed:
+    from inspector.loading import heap
+    from inspector.loading.pending import begin_read
+    from inspector.loading.scoring import base_plan, derive, finish_and_score
+    from inspector.results.problems import RunReadError
+
+    if request.in_app:
+        heap.release()
+    try:
+        with heap.paused() if request.in_app else contextlib.nullcontext():
+            if pending is None:
+                pending = begin_read(path, reuse_cache=request.reuse_cache, shared=request.in_app)
+            session = finish_and_score(
+                pending,
+                base_plan(request.overrides) if request.derive_plan else request.overrides,
+                progress=_progress(emit, request.progress_interval),
+                save_cache=False,
+            )
+    except RunReadError as exc:
+        failed = Failed(str(exc))
+        emit(failed)
+        return failed
+    derived = derive(session, request.overrides if request.derive_plan else None, path)
+    outputs = None
+    if request.outputs and derived.refusal is None:
+        outputs = report_cache.outputs_of(derived.session, derived.notes)
+    loaded = Loaded(
+        derived.session,
+        session.run.cache_hits,
+        outputs,
+        tuple(derived.notes),
+        derived.refusal,
+    )
+    emit(loaded)
+    # The caches are optional: a failure to store them never fails the load. They are
+    # written after the session is out, so a large run is on screen before they are.
+    with contextlib.suppress(Exception):
+        pending.save_cache()
+        if derived.refusal is None and key is not None:
+            stored = outputs or report_cache.outputs_of(derived.session, derived.notes)
+            report_cache.store(session.run, key, stored.as_data())
+    return loaded
+
+
+def _progress(emit: Callable[[Event], Any], interval: float) -> Callable[[int, int], None]:
+    """A progress callback emitting at most one event per ``interval`` (and the last):
+    each event repaints the app, which shares the cores with the reader processes."""
+    last = [0.0]
+
+    def progress(done: int, total: int) -> None:
+        now = time.monotonic()
+        if done >= total or now - last[0] >= interval:
+            last[0] = now
+            emit(Progress(done, total))
+
+    return progress

@@ -1,0 +1,141 @@
+"""The reader processes: one per core, forked by a single-threaded caller (the command
+line) or, for the app, one shared pool started by a fork server before textual is
+imported, kept for reloads, other runs and cache checks (issue 6)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import threading
+from collections.abc import Callable
+from typing import Any
+
+
+def workers() -> int:
+    """Reader processes: ``INSPECTOR_WORKERS``, else one per available core."""
+    value = os.environ.get("INSPECTOR_WORKERS", "").strip()
+    if value.isdigit() and int(value) > 0:
+        return int(value)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _preload() -> list[str]:
+    """What the fork server imports once for every reader process it starts: the work
+    those processes do (reading folders, checking snapshots and cached reports)."""
+    from inspector.loading import readers, report_cache, snapshot
+
+    return [module.__name__ for module in (sys.modules[__name__], readers, snapshot, report_cache)]
+
+
+def start_forkserver() -> None:
+    """Start the fork server now, in the background (the app calls this before it imports
+    textual): later worker processes then start in milliseconds, with the readers loaded."""
+    import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_preload())
+    from multiprocessing import forkserver
+
+    with contextlib.suppress(OSError, ValueError):
+        forkserver.ensure_running()
+
+
+def _forkserver() -> Any:
+    import multiprocessing  # only large runs need it: load on use
+
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(_preload())
+    return context
+
+
+def own_context() -> Any:
+    """``fork`` for a single-threaded caller's own pool (no start-up cost, nothing to
+    re-import), else ``forkserver``."""
+    import multiprocessing
+
+    if "fork" in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("fork")
+    return _forkserver()
+
+
+def start_resource_tracker() -> None:
+    """Start multiprocessing's resource tracker while stderr is still the process's own.
+
+    The reader processes need the tracker, and the tracker is spawned with
+    ``sys.stderr.fileno()``; inside the app Textual's print capture answers -1 there, and
+    the spawn fails ("bad value(s) in fds_to_keep").
+    """
+    from multiprocessing import resource_tracker
+
+    with contextlib.suppress(OSError, ValueError):  # no subprocesses here: read in-process
+        resource_tracker.ensure_running()
+
+
+def warm_shared_pool() -> None:
+    """Start the shared reader processes now (each loads the inspector's code signature),
+    so that opening another run, a reload or a report-cache check does not wait for them."""
+    from inspector.loading import report_cache
+
+    pool = shared_pool()
+    for future in [pool.submit(report_cache.code_signature) for _ in range(workers())]:
+        future.result()
+
+
+_shared: Any = None
+_shared_lock = threading.Lock()
+
+
+def shared_pool() -> Any:
+    """The reader processes of a threaded process (the app), started once and kept: a
+    reload, another run or a cache check then costs no process start-up."""
+    global _shared
+    with _shared_lock:
+        if _shared is None:
+            import atexit
+            from concurrent.futures import ProcessPoolExecutor
+
+            _shared = ProcessPoolExecutor(max_workers=workers(), mp_context=_forkserver())
+            atexit.register(shutdown_shared_pool)  # before the interpreter tears modules down
+        return _shared
+
+
+def shutdown_shared_pool() -> None:
+    """Stop the shared reader processes (the app, as it exits)."""
+    global _shared
+    with _shared_lock:
+        pool, _shared = _shared, None
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
+
+
+def drop_shared_pool(pool: Any) -> None:
+    """Forget a shared pool that broke (the next call starts a new one)."""
+    global _shared
+    with _shared_lock:
+        if _shared is pool:
+            _shared = None
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def in_shared_pool(function: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any] | None:
+    """``function(*args)`` for each ``args`` of ``calls``, done by the shared reader
+    processes; None when they cannot (the caller then does the work itself)."""
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = None
+    try:
+        pool = shared_pool()
+        futures = [pool.submit(function, *args) for args in calls]
+        return [future.result() for future in futures]
+    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+        if pool is not None:
+            drop_shared_pool(pool)
+        return None
+
+

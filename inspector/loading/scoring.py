@@ -1,0 +1,82 @@
+"""Scoring a run as it is read: the tasks are reduced while the reader processes deliver
+them, then the report is made; a plan with another k or strategy (``--k`` / ``--strategy``)
+is applied as a derived plan (the attempts restricted or replayed)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inspector.engine import EngineError
+from inspector.loading.pending import PendingRead
+from inspector.loading.report_cache import NOTE_PREFIX
+from inspector.overrides import Overrides
+from inspector.session import Session, reduction_stream, score_run
+
+
+def finish_and_score(
+    pending: PendingRead,
+    overrides: Overrides | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    save_cache: bool = True,
+) -> Session:
+    """Finish a read started earlier and score it, reducing the tasks while the rest are
+    still read. ``save_cache=False``: the caller writes the task cache later."""
+    stream = reduction_stream(pending.run, overrides)
+    run = pending.finish(
+        progress, on_tasks=stream.add if stream is not None else None, save_cache=save_cache
+    )
+    return score_run(run, overrides, stream=stream)
+
+
+@dataclass
+class Derived:
+    """A session scored as the command line asked, with what it prints besides the report."""
+
+    session: Session
+    notes: list[str] = field(default_factory=list)  # derived-plan notes, whole lines
+    refusal: str | None = None  # one line naming the file: the run cannot be scored so
+
+
+def base_plan(overrides: Overrides | None) -> Overrides | None:
+    """The overrides a run is read and scored with before ``--k`` / ``--strategy`` are
+    applied as a derived plan (:func:`derive`)."""
+    if overrides is None or (overrides.k is None and overrides.strategy is None):
+        return overrides
+    return Overrides(
+        aggregation=overrides.aggregation,
+        hierarchy=overrides.hierarchy,
+        contract=overrides.contract,
+        benchmark_id=overrides.benchmark_id,
+    )
+
+
+def derive(session: Session, overrides: Overrides | None, path: str | Path) -> Derived:
+    """Apply ``--k`` / ``--strategy`` to a session scored with :func:`base_plan`'s plan;
+    ``path`` is the run as the user named it (for messages)."""
+    if session.refusal is not None:
+        return Derived(session, refusal=f"{Path(path) / session.refusal_path}: {session.refusal}")
+    assert session.recomputation is not None
+    if overrides is None or base_plan(overrides) is overrides:
+        return Derived(session)
+    plan = session.recomputation.plan
+    k = overrides.k if overrides.k is not None else plan.k
+    strategy = (overrides.strategy or plan.strategy).lower()
+    if (k, strategy) == (plan.k, plan.strategy):
+        return Derived(session)
+    from inspector.compare import derived
+
+    try:
+        session.recomputation, derivation = derived(
+            session.recomputation,
+            k=k,
+            strategy=strategy,
+            stored_metrics=session.run.stored_metrics,
+        )
+    except EngineError as exc:
+        return Derived(session, refusal=f"{path}: cannot score as {strategy}@{k}: {exc}")
+    session.differences = []
+    notes = [f"{NOTE_PREFIX}{derivation.description}: {note}" for note in derivation.notes]
+    return Derived(session, notes=notes)

@@ -1,0 +1,90 @@
+"""One door (issue 11): opening a run goes through ``inspector.loading`` only, and the
+loading layer's behaviour depends on what its callers say, not on guesses.
+
+The import contracts (pyproject.toml, checked by tests/layers) keep the app, the command
+line and the session away from reader processes and caches; this checks the source for
+the habits the issue names.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from inspector import loading
+from inspector.loading import door
+from tests.conftest import ROOT, conformance_run
+
+PACKAGE = ROOT / "inspector"
+
+
+def _sources(folder: Path) -> dict[str, str]:
+    return {
+        path.relative_to(ROOT).as_posix(): path.read_text(encoding="utf-8")
+        for path in sorted(folder.rglob("*.py"))
+    }
+
+
+def test_no_behaviour_depends_on_the_thread_count() -> None:
+    found = [name for name, text in _sources(PACKAGE).items() if "active_count" in text]
+    assert found == []
+
+
+def test_no_worker_rewrites_the_environment() -> None:
+    assignment = re.compile(r"os\.environ(\[[^]]*\]\s*=|\.pop\(|\.update\(|\.setdefault\()")
+    found = [name for name, text in _sources(PACKAGE).items() if assignment.search(text)]
+    assert found == []
+
+
+def test_no_module_names_another_by_a_string() -> None:
+    """Reader processes preload what the loading package hands them as modules."""
+    quoted = re.compile(r"[\"']inspector\.[a-z_.]+[\"']")
+    found = {
+        name: quoted.findall(text)
+        for name, text in _sources(PACKAGE / "loading").items()
+        if quoted.search(text)
+    }
+    assert found == {}
+
+
+def test_caches_and_processes_live_only_in_loading() -> None:
+    used = re.compile(
+        r"^\s*(from|import) +(multiprocessing|concurrent|marshal|inspector\.loading\."
+        r"(readers|processes|pending|task_cache|snapshot))|gc\.freeze\(|ProcessPoolExecutor",
+        re.MULTILINE,
+    )
+    found = {
+        name: used.findall(text)
+        for name, text in _sources(PACKAGE).items()
+        if not name.startswith("inspector/loading/") and used.search(text)
+    }
+    assert found == {}
+
+
+def test_the_door_reports_its_events_in_order(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(conformance_run("e2e_k1_micro"), run)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    events: list[loading.Event] = []
+    first = loading.open(run, loading.Request(preview=True), events.append)
+    assert isinstance(first, loading.Loaded) and first.cache_hits == 0
+    assert [type(e) for e in events][-1] is loading.Loaded
+    assert all(isinstance(e, loading.Progress) for e in events[:-1])
+    assert [e.done for e in events[:-1]] == sorted(e.done for e in events[:-1])
+    import time
+
+    time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
+    loading.open(run, loading.Request(), None)  # cached now
+    events.clear()
+    again = loading.open(run, loading.Request(preview=True), events.append)
+    assert isinstance(events[0], loading.CachedReport)
+    assert isinstance(again, loading.Loaded) and again.cache_hits == len(again.session.run.entries)
+    assert events[0].outputs.metrics_json == again.session.metrics_json()
+    events.clear()
+    answer = loading.open(run, loading.Request(answer_from_cache=True), events.append)
+    assert isinstance(answer, loading.CachedReport) and events == [answer]
+    failed = loading.open(tmp_path / "nothing", loading.Request(), None)
+    assert isinstance(failed, loading.Failed) and "no such directory" in failed.message
+    assert door.open_run is loading.open
