@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import signal
@@ -164,7 +165,10 @@ def test_ipv6_loopback_urls_are_bracketed(run_path) -> None:  # type: ignore[no-
 
 def _fails(path, *options: str) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
     process = start(path, *options)
-    out, err = process.communicate(timeout=30)
+    try:
+        out, err = process.communicate(timeout=30)
+    finally:
+        stop(process)  # a server that did start (the test fails) is not left running
     return process.returncode, out, err
 
 
@@ -262,12 +266,17 @@ def test_sigterm_with_a_client_connected_ends_server_and_app_tree_promptly(
 ) -> None:  # type: ignore[no-untyped-def]
     run = tmp_path / "shutdown_marker_run"
     subprocess.run(["cp", "-r", str(run_path("k1_micro")), str(run)], check=True)
-    with serving(run) as served:
-        seconds, tree = asyncio.run(_connected_then_terminated(served, str(run), frozen))
-        assert served.process.returncode == 0
-    assert seconds < 3.0, f"SIGTERM took {seconds:.1f} s"
-    assert tree, "the app's processes were not found"
-    deadline = time.monotonic() + 2  # killed at once; the system reaps them soon after
-    while (alive := [pid for pid in tree if _running(pid)]) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not alive
+    try:
+        with serving(run) as served:
+            seconds, tree = asyncio.run(_connected_then_terminated(served, str(run), frozen))
+            assert served.process.returncode == 0
+        assert seconds < 3.0, f"SIGTERM took {seconds:.1f} s"
+        assert tree, "the app's processes were not found"
+        deadline = time.monotonic() + 2  # killed at once; the system reaps them soon after
+        while (alive := [pid for pid in tree if _running(pid)]) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not alive
+    finally:  # when the test fails, leave no app behind
+        for app in _app_pids(str(run)):
+            with contextlib.suppress(OSError):
+                os.killpg(app, signal.SIGKILL)
