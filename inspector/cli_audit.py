@@ -105,15 +105,8 @@ def cmd_tasks(args: argparse.Namespace) -> int:
     except AuditError as exc:
         raise Unusable(f"{args.path}: {exc}") from None
     out = sys.stdout
-    if args.format == "jsonl":
-        for _, tasks, _ in groups:
-            for task in tasks:
-                out.write(json.dumps(task_json(task), ensure_ascii=False, sort_keys=True) + "\n")
-    elif args.format == "csv":
-        writer = csv.writer(out, lineterminator="\n")
-        writer.writerow(CSV_COLUMNS)
-        for _, tasks, _ in groups:
-            writer.writerows(task_csv_row(task) for task in tasks)
+    if args.format in ("jsonl", "csv"):
+        write_task_rows(out, args.format, (task for _, tasks, _ in groups for task in tasks))
     else:
         for index, (_, tasks, header) in enumerate(groups):
             if index:
@@ -125,6 +118,18 @@ def cmd_tasks(args: argparse.Namespace) -> int:
                 for t in tasks
             ))  # fmt: skip
     return EXIT_OK
+
+
+def write_task_rows(out: TextIO, fmt: str, tasks: Iterable[LedgerTask]) -> None:
+    """The machine-readable task rows (``jsonl`` or ``csv``); ``inspector export`` writes
+    the same rows to files."""
+    if fmt == "jsonl":
+        for task in tasks:
+            out.write(json.dumps(task_json(task), ensure_ascii=False, sort_keys=True) + "\n")
+        return
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    writer.writerows(task_csv_row(task) for task in tasks)
 
 
 def _tasks_header(rec: Recomputation, series: MetricSeries, args: Any, scope: Scope) -> str:

@@ -1,0 +1,73 @@
+"""``inspector export RUN|ROOT --format eee|parquet|csv|jsonl --out DIR``.
+
+Registered by :mod:`inspector.cli`. A run is exported into ``DIR``; a results root's runs
+each into ``DIR/<path of the run under the root>`` (EEE: all into one datastore tree,
+``DIR/data/...``). ``DIR`` may not lie inside the run or
+the root. A run that cannot be recomputed is named on stderr and the others are still
+exported (exit 2 when any failed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from inspector.export import FORMATS, ExportError, check_destination, write_export
+
+
+def register(subparsers: Any) -> None:
+    export = subparsers.add_parser(
+        "export",
+        help="write a run (or every run under a root) as EEE, Parquet, CSV or JSONL files",
+        description=(
+            "Recompute and write: eee = Every Eval Ever 0.3.0 aggregate JSON + per-attempt "
+            "JSONL (attempt = epoch); parquet = per-task and per-attempt reductions; "
+            "csv / jsonl = the rows of `inspector tasks --series all`. Never writes into a "
+            "result directory."
+        ),
+    )
+    export.add_argument("path", help="a run directory or a results root")
+    export.add_argument("--format", choices=FORMATS, required=True)
+    export.add_argument("--out", default=".", metavar="DIR", help="destination (default: .)")
+    export.set_defaults(func=cmd_export)
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    from inspector.cli import EXIT_OK, EXIT_UNUSABLE, Unusable, _stderr, load_session
+    from inspector.results import RunReadError, find_runs
+    from inspector.results.discover import is_run
+
+    source, out = Path(args.path), Path(args.out)
+    if is_run(source):
+        targets = [(source, out)]
+    else:
+        try:
+            runs = find_runs(source)
+        except RunReadError as exc:
+            raise Unusable(str(exc)) from None
+        if not runs:
+            raise Unusable(f"{args.path}: no runs found")
+        # EEE records go to one datastore tree (their names are unique); the others per run.
+        targets = [
+            (source / run.relative, out if args.format == "eee" else out / run.relative)
+            for run in runs
+        ]
+    try:
+        check_destination(out, [source, *(path for path, _ in targets)])
+    except ExportError as exc:
+        raise Unusable(str(exc)) from None
+    failed = 0
+    for path, destination in targets:
+        try:
+            session = load_session(str(path))
+            for written in write_export(session, args.format, destination):
+                print(written)
+        except BrokenPipeError:
+            raise
+        except (Unusable, ExportError, ImportError, OSError) as exc:
+            _stderr(f"inspector: {exc}")
+            failed += 1
+    sys.stdout.flush()
+    return EXIT_UNUSABLE if failed else EXIT_OK
