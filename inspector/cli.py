@@ -23,6 +23,7 @@ from inspector.engine.errors import ContractError, EngineError, HierarchyError
 from inspector.loading.report_cache import WARNING_PREFIX, Outputs
 from inspector.overrides import Overrides
 from inspector.results.layout import parse_json
+from inspector.results.problems import RunReadError
 from inspector.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -80,9 +81,29 @@ def _overrides(args: argparse.Namespace) -> Overrides:
 
 
 def _stderr(line: str) -> None:
-    """One line for the terminal: names and messages from result files made visible."""
+    """One line for the terminal: names and messages from result files made visible; a
+    remote run's cache folder shown as its URL."""
+    from inspector.remote import shown
+
     with contextlib.suppress(BrokenPipeError):
-        print(visible(line, one_line=True), file=sys.stderr)
+        print(visible(shown(line), one_line=True), file=sys.stderr)
+
+
+def _localize(args: argparse.Namespace) -> None:
+    """Replace URL arguments (``s3://…``) by the local mirror of what they name."""
+    from inspector import remote
+
+    for name in ("path", "a", "b"):
+        value = getattr(args, name, None)
+        if isinstance(value, str) and remote.is_url(value):
+            try:
+                setattr(args, name, remote.local_path(value, say=_warn))
+            except RunReadError as exc:
+                raise Unusable(str(exc)) from None
+
+
+def _warn(line: str) -> None:
+    _stderr(f"{WARNING_PREFIX}{line}")
 
 
 def load_session(
@@ -253,7 +274,12 @@ def build_app(argv: list[str]) -> InspectorApp:
 
 
 def _build_app(options: argparse.Namespace) -> InspectorApp:
-    paths = [Path(p) for p in options.paths]
+    from inspector.remote import local_path
+
+    try:
+        paths = [Path(local_path(p, say=_warn)) for p in options.paths]
+    except RunReadError as exc:
+        raise Unusable(str(exc)) from None
     # Before textual is imported (and starts threads): the run's cached report, or its
     # reader processes already at work.
     early = loading.prepare_app(paths)
@@ -311,7 +337,7 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
     report = sub.add_parser(
         "report", help="print the recomputed report (metrics.json or summary.md)"
     )
-    report.add_argument("path", help="a run directory")
+    report.add_argument("path", help="a run directory or its URL (s3://, gs://, az://, https://)")
     fmt = report.add_mutually_exclusive_group()
     fmt.add_argument("--json", action="store_true", help="as metrics.json (default)")
     fmt.add_argument("--markdown", action="store_true", help="as summary.md")
@@ -321,7 +347,7 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check", help="exit 0 when the stored metrics.json equals the recomputation"
     )
-    check.add_argument("path", help="a run directory")
+    check.add_argument("path", help="a run directory or its URL")
     check.add_argument(
         "--cached",
         action="store_true",
@@ -396,6 +422,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.func is cmd_app:  # textual draws on the terminal itself
             return cmd_app(args)
+        _localize(args)
         with command_stdout():
             return int(args.func(args))
     except Unusable as exc:

@@ -212,7 +212,11 @@ def cmd_diff(args: argparse.Namespace) -> int:
     a = load_session(args.a)
     b = load_session(args.b)
     assert a.recomputation is not None and b.recomputation is not None
-    comparison = compare(a.recomputation, b.recomputation, label_a=args.a, label_b=args.b)
+    from inspector.remote import shown
+
+    comparison = compare(
+        a.recomputation, b.recomputation, label_a=shown(args.a), label_b=shown(args.b)
+    )
     if args.format == "json":
         data = comparison_json(comparison, seed=args.seed, resamples=args.resamples)
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")

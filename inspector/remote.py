@@ -1,0 +1,347 @@
+"""Runs on object storage (``s3://``, ``gs://``, ``az://``, ``http(s)://``, ``file://``), read-only.
+
+A URL names a run or a results root. :func:`mirror` lists the objects under it (fsspec),
+fetches the new and changed ones in parallel with bounded concurrency into a content mirror
+in the user's cache directory (``~/.cache/agentcompass-inspector/remote/<hash of the URL>``),
+and returns that folder; the ordinary local reader and the one engine then read it, so the
+numbers are those of a local copy. Each mirrored object is keyed by its ETag (S3, Azure),
+generation (GCS) or modification time, and its size: a reopen lists the prefix and transfers
+only the objects whose key, size or version changed, and removes the ones gone.
+
+Same reader rules as on disk: only regular objects (folder markers and other kinds are not
+mirrored), no key that could leave the folder (``..``, ``.``, empty or absolute components,
+backslashes, NUL; objects outside the prefix), no object over
+``INSPECTOR_REMOTE_MAX_OBJECT_MB`` (default 1024) and no listing over
+``INSPECTOR_REMOTE_MAX_TOTAL_MB`` (default 32768) in all; each refusal is a warning naming
+the remote object, and the run is read without it. ``INSPECTOR_REMOTE_CONCURRENCY`` (default
+32) bounds the transfers in flight.
+
+Credentials come only from each backend's standard chain and fsspec's configuration
+(``FSSPEC_S3_ENDPOINT_URL`` and the like, read when a URL is opened); the inspector stores
+none and never writes to the remote. Messages name the URL, never the cache folder
+(:func:`shown`). Backends are extras: ``pip install 'agentcompass-inspector[s3]'`` (s3fs),
+``[gcs]`` (gcsfs), ``[azure]`` (adlfs), ``[http]`` (aiohttp).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from inspector.results.problems import RunReadError
+
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
+           "abfss": "azure", "adl": "azure", "http": "http", "https": "http"}  # fmt: skip
+_VERSION_FIELDS = ("ETag", "etag", "generation", "version_id", "VersionId", "LastModified",
+                   "last_modified", "mtime", "updated")  # fmt: skip
+INDEX_FORMAT = 1
+MiB = 1024**2
+
+
+def is_url(path: str | os.PathLike[str]) -> bool:
+    return isinstance(path, str) and bool(_URL.match(path))
+
+
+def _limit(name: str, default_mb: int) -> int:
+    try:
+        return max(0, int(float(os.environ.get(name, default_mb)) * MiB))
+    except ValueError:
+        return default_mb * MiB
+
+
+def mirrors_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "agentcompass-inspector" / "remote"
+
+
+@dataclass
+class Mirror:
+    """One mirrored URL: where it is on disk and what the last open transferred."""
+
+    url: str
+    local: Path
+    listed: int = 0
+    fetched: list[str] = field(default_factory=list)
+    fetched_bytes: int = 0
+    removed: list[str] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)  # (key, why)
+
+    def warnings(self) -> list[str]:
+        return [f"{join(self.url, key)}: refused: {why}" for key, why in self.refused]
+
+
+# URL -> mirror, for this process: a run under a mirrored root is not fetched again, and
+# messages naming a mirror's folder are shown with its URL.
+_OPEN: dict[str, Mirror] = {}
+
+
+def join(url: str, key: str) -> str:
+    return f"{url.rstrip('/')}/{key}" if key else url
+
+
+def shown(text: str) -> str:
+    """``text`` with every mirror folder replaced by the URL it mirrors."""
+    for mirror in sorted(_OPEN.values(), key=lambda m: -len(str(m.local))):
+        text = text.replace(str(mirror.local), mirror.url.rstrip("/"))
+    return text
+
+
+def _unsafe(key: str) -> str | None:
+    """Why an object key cannot be a path inside the mirror, else None."""
+    if "\\" in key or "\0" in key:
+        return "the key holds a backslash or NUL"
+    if key.startswith("/"):
+        return "the key is absolute"
+    parts = key.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return "the key has an empty, '.' or '..' component (it could leave the folder)"
+    return None
+
+
+def _version(info: dict[str, Any]) -> str | None:
+    for name in _VERSION_FIELDS:
+        value = info.get(name)
+        if value not in (None, ""):
+            return f"{name}={value}"
+    return None
+
+
+def _filesystem(url: str) -> tuple[Any, str]:
+    try:
+        import fsspec
+        import fsspec.config
+    except ImportError:
+        raise RunReadError(
+            url, "reading URLs needs fsspec: pip install agentcompass-inspector"
+        ) from None
+    fsspec.config.set_conf_env(fsspec.config.conf)  # FSSPEC_<PROTOCOL>_<OPTION>, as set now
+    scheme = url.split("://", 1)[0].lower()
+    try:
+        fs, root = fsspec.core.url_to_fs(url)
+    except ImportError as exc:
+        extra = _EXTRAS.get(scheme, scheme)
+        raise RunReadError(url, f"this URL needs a backend: pip install "
+                                f"'agentcompass-inspector[{extra}]' ({exc})") from None  # fmt: skip
+    except (ValueError, OSError) as exc:
+        raise RunReadError(url, f"cannot open: {exc}") from None
+    fs.invalidate_cache()  # a listing cached by fsspec could be stale: always list afresh
+    return fs, root.rstrip("/")
+
+
+def _list(fs: Any, root: str, mirror: Mirror) -> dict[str, tuple[str | None, int]]:
+    """key -> (version, size) of every regular object under ``root``; refusals recorded."""
+    try:
+        found = fs.find(root, detail=True)
+    except FileNotFoundError:
+        found = {}
+    except (OSError, ValueError) as exc:
+        raise RunReadError(mirror.url, f"cannot list: {exc}") from None
+    max_object = _limit("INSPECTOR_REMOTE_MAX_OBJECT_MB", 1024)
+    objects: dict[str, tuple[str | None, int]] = {}
+    total = 0
+    for name, info in sorted(found.items()):
+        mirror.listed += 1
+        prefix = root + "/"
+        if not name.startswith(prefix):
+            mirror.refused.append((name, "outside the URL's prefix"))
+            continue
+        key = name[len(prefix) :]
+        if info.get("type") == "directory" or (name.endswith("/") and not info.get("size")):
+            continue  # a folder marker, not an object of the run
+        why = _unsafe(key)
+        size = info.get("size")
+        if why is None and info.get("type", "file") != "file":
+            why = f"not a regular object ({info.get('type')})"
+        if why is None and (not isinstance(size, int) or size < 0):
+            why = "the listing gives no size"
+        if why is None and size > max_object:
+            why = f"larger than the limit of {max_object // MiB} MiB"
+        if why is not None:
+            mirror.refused.append((key, why))
+            continue
+        objects[key] = (_version(info), size)
+        total += size
+    keys = set(objects)
+    for key in sorted(keys):  # a key that is also a "folder" of other keys
+        parent = key.rsplit("/", 1)[0] if "/" in key else ""
+        while parent:
+            if parent in keys:
+                objects.pop(key, None)
+                mirror.refused.append((key, f"{parent} is an object, not a folder"))
+                break
+            parent = parent.rsplit("/", 1)[0] if "/" in parent else ""
+    max_total = _limit("INSPECTOR_REMOTE_MAX_TOTAL_MB", 32768)
+    if total > max_total:
+        raise RunReadError(mirror.url, f"{total // MiB} MiB of objects, over the limit of "
+                                       f"{max_total // MiB} MiB (INSPECTOR_REMOTE_MAX_TOTAL_MB)")  # fmt: skip
+    return objects
+
+
+def _read_index(path: Path) -> dict[str, tuple[str | None, int]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if data.get("format") != INDEX_FORMAT:
+            return {}
+        return {key: (value[0], int(value[1])) for key, value in data["objects"].items()}
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
+        return {}  # a malformed index is a miss: everything is fetched again
+
+
+def _write_index(path: Path, url: str, objects: dict[str, tuple[str | None, int]]) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".index.", suffix=".tmp")
+    with open(fd, "w", encoding="utf-8") as f:
+        json.dump({"format": INDEX_FORMAT, "url": url, "objects": objects}, f)
+    os.replace(tmp, path)
+
+
+def _store(tree: Path, key: str, data: bytes) -> None:
+    target = tree / key
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".fetch.", suffix=".tmp")
+    with open(fd, "wb") as f:
+        f.write(data)
+    os.replace(tmp, target)
+
+
+def _batches(keys: list[str], sizes: dict[str, int], budget: int) -> Iterable[list[str]]:
+    batch: list[str] = []
+    held = 0
+    for key in keys:
+        if batch and held + sizes[key] > budget:
+            yield batch
+            batch, held = [], 0
+        batch.append(key)
+        held += sizes[key]
+    if batch:
+        yield batch
+
+
+def _fetch(fs: Any, root: str, keys: list[str], sizes: dict[str, int]) -> Iterable[tuple[str, Any]]:
+    """(key, bytes or exception) for every key, at most ``INSPECTOR_REMOTE_CONCURRENCY`` in flight."""
+    try:
+        concurrency = max(1, int(os.environ.get("INSPECTOR_REMOTE_CONCURRENCY", "32")))
+    except ValueError:
+        concurrency = 32
+    for batch in _batches(keys, sizes, 256 * MiB):
+        paths = {f"{root}/{key}": key for key in batch}
+        if getattr(fs, "async_impl", False):
+            got = fs.cat(list(paths), on_error="return", batch_size=concurrency)
+            for path, key in paths.items():
+                yield key, got.get(path, FileNotFoundError(path))
+        else:
+
+            def one(path: str) -> Any:
+                try:
+                    return fs.cat_file(path)
+                except Exception as exc:  # reported per object
+                    return exc
+
+            with ThreadPoolExecutor(max_workers=concurrency) as pool:
+                yield from zip(paths.values(), pool.map(one, paths), strict=True)
+
+
+def _prune(tree: Path, keep: set[str]) -> list[str]:
+    """Remove mirrored files no longer listed, then empty folders (S3 has none)."""
+    removed = []
+    for dirpath, dirnames, filenames in os.walk(tree, topdown=False):
+        for name in filenames:
+            full = Path(dirpath) / name
+            key = full.relative_to(tree).as_posix()
+            if key not in keep:
+                full.unlink()
+                removed.append(key)
+        for name in dirnames:
+            with contextlib.suppress(OSError):
+                (Path(dirpath) / name).rmdir()  # only when empty
+    return removed
+
+
+def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
+    """Bring the mirror of ``url`` up to date and return it (``file://``: the folder itself).
+
+    Raises:
+        RunReadError: the URL cannot be opened or listed, names nothing, or is over a limit.
+    """
+    for known, opened in _OPEN.items():  # under a URL mirrored by this process already
+        if url.rstrip("/") == known.rstrip("/") or url.startswith(known.rstrip("/") + "/"):
+            rest = url[len(known.rstrip("/")) :].strip("/")
+            if not rest:
+                return opened
+            if _unsafe(rest):
+                raise RunReadError(url, _unsafe(rest) or "")
+            return Mirror(url=url, local=opened.local / rest)
+    fs, root = _filesystem(url)
+    if type(fs).__name__ == "LocalFileSystem":
+        return Mirror(url=url, local=Path(root or "/"))
+    base = mirrors_dir() / hashlib.sha256(url.rstrip("/").encode("utf-8")).hexdigest()[:32]
+    # Named as the URL's last part, so the app shows the name a local copy would have.
+    last = root.rsplit("/", 1)[-1]
+    tree = base / (last if last and not _unsafe(last) and not last.startswith(".") else "run")
+    base.mkdir(parents=True, exist_ok=True)
+    result = Mirror(url=url, local=tree)
+    with open(base / "lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # one inspector process updates a mirror at a time
+        objects = _list(fs, root, result)
+        if not objects:
+            raise RunReadError(url, "no objects under this URL")
+        index = _read_index(base / "index.json")
+        wanted = [
+            key for key, (version, size) in objects.items()
+            if version is None or index.get(key) != (version, size)
+            or not _same_size(tree / key, size)
+        ]  # fmt: skip
+        result.removed = _prune(tree, set(objects)) if tree.exists() else []
+        stored = {key: index[key] for key in objects if key in index and key not in wanted}
+        sizes = {key: objects[key][1] for key in wanted}
+        for key, data in _fetch(fs, root, wanted, sizes):
+            if isinstance(data, BaseException) or not isinstance(data, bytes):
+                result.refused.append((key, f"cannot fetch: {data}"))
+                (tree / key).unlink(missing_ok=True)
+                continue
+            _store(tree, key, data)
+            result.fetched.append(key)
+            result.fetched_bytes += len(data)
+            # a size that changed since the listing: kept, and fetched again next time
+            stored[key] = objects[key] if len(data) == sizes[key] else (None, len(data))
+        _write_index(base / "index.json", url, stored)
+    tree.mkdir(exist_ok=True)
+    _OPEN[url] = result
+    for line in result.warnings():
+        if say is not None:
+            say(line)
+    return result
+
+
+def _same_size(path: Path, size: int) -> bool:
+    try:
+        return path.lstat().st_size == size and path.is_file() and not path.is_symlink()
+    except OSError:
+        return False
+
+
+def local_path(path: str, *, say: Callable[[str], None] | None = None) -> str:
+    """``path`` itself, or for a URL the local folder that mirrors it."""
+    return str(mirror(path, say=say).local) if is_url(path) else path
+
+
+def forget() -> None:
+    """Drop this process's URL -> mirror table (tests open the same URL afresh)."""
+    _OPEN.clear()
+
+
+def remove_mirror(url: str) -> None:
+    """Delete the cached mirror of ``url`` (the next open transfers everything)."""
+    shutil.rmtree(mirrors_dir() / hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:32],
+                  ignore_errors=True)  # fmt: skip

@@ -1,0 +1,180 @@
+"""Runs and a results root on a local S3 server read exactly as their local copies.
+
+The server is moto's, on 127.0.0.1 (conftest.py); it counts the object GETs it serves,
+so "a reopen transfers only changed objects" is counted where the bytes leave the server.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from inspector import remote
+from inspector.cli import main
+from tests.conftest import FIXTURE_RUNS
+
+from .conftest import S3
+
+RUNS = sorted(path for path in FIXTURE_RUNS.iterdir() if path.is_dir())
+
+
+def _objects(run: Path) -> int:
+    return sum(1 for p in run.rglob("*") if p.is_file() and not p.is_symlink())
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[run.name for run in RUNS])
+def test_report_json_is_byte_identical_to_the_local_runs(
+    run: Path, s3: S3, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    assert main(["report", str(run), "--json"]) == 0
+    local = capsysbinary.readouterr().out
+    assert main(["report", s3.url(f"root/{run.name}"), "--json"]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out == local == (run / "metrics.json").read_bytes()
+    assert s3.transfers == _objects(run)  # every object once, nothing else
+
+
+def test_check_exit_codes(s3: S3, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", s3.url("root/k3_pass")]) == 0
+    assert "ok:" in capsys.readouterr().out
+    # a run whose stored metrics.json was edited on the server: differs
+    stored = json.loads((FIXTURE_RUNS / "k1_micro" / "metrics.json").read_text(encoding="utf-8"))
+    stored["series"][0]["counts"]["evaluated"] += 1
+    s3.upload_tree(FIXTURE_RUNS / "k1_micro", "edited/k1_micro")
+    s3.put("edited/k1_micro/metrics.json", json.dumps(stored, indent=2).encode())
+    assert main(["check", s3.url("edited/k1_micro")]) == 1
+    assert "counts.evaluated" in capsys.readouterr().out
+    # nothing under the URL: unusable, one line naming the URL and not the cache
+    assert main(["check", s3.url("root/no_such_run")]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == f"inspector: {s3.url('root/no_such_run')}: no objects under this URL"
+
+
+def test_messages_name_the_url_not_the_cache(
+    s3: S3, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["report", s3.url("root/load_problems"), "--json"]) == 0
+    err = capsys.readouterr().err
+    assert f"{s3.url('root/load_problems')}/details/normal/chat_v3_8--" in err
+    assert str(tmp_path) not in err and "agentcompass-inspector/remote" not in err
+
+
+def test_tasks_and_diff_accept_urls(s3: S3, capsys: pytest.CaptureFixture[str]) -> None:
+    run = FIXTURE_RUNS / "k3_avg_hierarchy"
+    assert main(["tasks", str(run), "--series", "all", "--format", "jsonl"]) == 0
+    local = capsys.readouterr().out
+    assert main(["tasks", s3.url("root/k3_avg_hierarchy"), "--series", "all",
+                 "--format", "jsonl"]) == 0  # fmt: skip
+    assert capsys.readouterr().out == local
+    a, b = s3.url("root/compare_a"), s3.url("root/compare_b")
+    assert main(["diff", a, b, "--format", "json"]) == 1
+    data = json.loads(capsys.readouterr().out)
+    assert (data["a"], data["b"]) == (a, b)
+
+
+def test_a_reopen_transfers_only_changed_objects(
+    s3: S3, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    run = FIXTURE_RUNS / "k1_micro"
+    s3.upload_tree(run, "live/k1_micro")
+    url = s3.url("live/k1_micro")
+    s3.counter.reset()
+    assert main(["report", url, "--json"]) == 0
+    first = capsysbinary.readouterr().out
+    assert s3.transfers == _objects(run)
+
+    remote.forget()  # as a new inspector process
+    s3.counter.reset()
+    assert main(["report", url, "--json"]) == 0
+    assert capsysbinary.readouterr().out == first
+    assert s3.transfers == 0 and s3.counter.lists >= 1
+
+    # one object rewritten, one removed: one transfer, and the mirror follows both
+    remote.forget()
+    s3.counter.reset()
+    task = next(run.glob("details/*/*/task.json")).parent.relative_to(run).as_posix()
+    changed = f"live/k1_micro/{task}/attempt-1/result.json"
+    payload = json.loads((run / task / "attempt-1" / "result.json").read_text(encoding="utf-8"))
+    payload["metrics"] = {key: not value if isinstance(value, bool) else value
+                          for key, value in payload["metrics"].items()}  # fmt: skip
+    s3.put(changed, json.dumps(payload, indent=2, ensure_ascii=False).encode())
+    s3.delete("live/k1_micro/summary.md")
+    mirror = remote.mirror(url)
+    assert s3.transfers == 1
+    assert mirror.fetched == [f"{task}/attempt-1/result.json"]
+    assert mirror.removed == ["summary.md"]
+    assert not (mirror.local / "summary.md").exists()
+    assert json.loads((mirror.local / task / "attempt-1" / "result.json").read_text())[
+        "metrics"] == payload["metrics"]  # fmt: skip
+    assert main(["report", url, "--json"]) == 0
+    assert capsysbinary.readouterr().out != first  # the recomputation sees the change
+
+
+def test_escaping_keys_and_huge_objects_are_refused(
+    s3: S3, monkeypatch: pytest.MonkeyPatch, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    run = FIXTURE_RUNS / "k3_pass"
+    s3.upload_tree(run, "odd/k3_pass")
+    s3.put("odd/k3_pass/details/..//../outside.json", b"{}")
+    s3.put("odd/k3_pass/details/big.bin", b"x" * 64 * 1024)
+    s3.put("odd/k3_pass2/run_info.json", b"{}")  # beside the prefix, not under it
+    monkeypatch.setenv("INSPECTOR_REMOTE_MAX_OBJECT_MB", "0.05")  # 52 KiB
+    url = s3.url("odd/k3_pass")
+    assert main(["report", url, "--json"]) == 0
+    captured = capsysbinary.readouterr()
+    assert captured.out == (run / "metrics.json").read_bytes()
+    err = captured.err.decode()
+    assert f"{url}/details/..//../outside.json: refused:" in err
+    assert f"{url}/details/big.bin: refused: larger than the limit" in err
+    mirror = remote.mirror(url)
+    tree = mirror.local
+    assert not (tree / "details" / "big.bin").exists()
+    assert not any(p.name == "outside.json" for p in tree.parent.parent.rglob("outside.json"))
+    assert not (tree.parent / "k3_pass2").exists()
+    assert {key for key, _ in mirror.refused} >= {"details/..//../outside.json", "details/big.bin"}
+
+
+def test_the_runs_screen_lists_the_remote_root(s3: S3) -> None:
+    import asyncio
+
+    from inspector.app import InspectorApp
+    from inspector.app.screens.runs import RunsScreen
+
+    local = Path(remote.local_path(s3.url("root")))
+
+    async def run_app() -> tuple[set[str], str]:
+        app = InspectorApp([local])
+        async with app.run_test(size=(140, 45)) as pilot:
+            for _ in range(50):
+                await pilot.pause(0.1)
+                if isinstance(app.screen, RunsScreen) and app.screen.runs:
+                    break
+            screen = app.screen
+            assert isinstance(screen, RunsScreen)
+            return {run.relative for run in screen.runs}, str(screen.sub_title)
+
+    names, title = asyncio.run(run_app())
+    assert names == {run.name for run in RUNS}
+    assert title == "runs · root"
+
+
+def test_export_reads_a_remote_root(
+    s3: S3, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["export", s3.url("root"), "--format", "jsonl", "--out", str(tmp_path / "o")]) == 0
+    written = capsys.readouterr().out.split()
+    assert len(written) == len(RUNS)
+    local = tmp_path / "o" / "k3_pass"
+    assert (
+        main(["tasks", str(FIXTURE_RUNS / "k3_pass"), "--series", "all", "--format", "jsonl"]) == 0
+    )
+    expected = capsys.readouterr().out
+    assert next(local.glob("*.tasks.jsonl")).read_text(encoding="utf-8") == expected
+
+
+def test_a_missing_backend_or_bad_url_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["report", "nosuchscheme://x/y", "--json"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("inspector: nosuchscheme://x/y: ") and err.count("\n") == 1
