@@ -76,6 +76,7 @@ issues and retries.
         ),
         Binding("i", "issues", "Issues", tooltip="Issues by severity × phase × code, and retries"),
         Binding("p", "focus_problems", "Problems", tooltip="Show the load problems"),
+        Binding("x", "export", "Export", tooltip="Write EEE / Parquet / CSV / JSONL to a folder"),
     ]
 
     def __init__(self, path: Path, overrides: Overrides | None = None) -> None:
@@ -445,6 +446,17 @@ issues and retries.
     def action_tasks(self) -> None:
         if self.selected_series:
             self.open_tasks(TaskFilter(self.selected_series))
+
+    def action_export(self) -> None:
+        """Ask for a folder and a format; the export is written off the UI thread."""
+        import os
+
+        from inspector.app.screens.export import ExportScreen
+
+        if self.session is None or self.session.recomputation is None:
+            self.notify("The run has no recomputation to export.", severity="warning")
+            return
+        self.app.push_screen(ExportScreen(self.session, os.getcwd()))
 
     def action_focus_problems(self) -> None:
         if self.session and self.session.problems:

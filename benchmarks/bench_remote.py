@@ -1,0 +1,125 @@
+"""Remote-run benchmark (issue 17): a large run on a local S3 server, cold and reopened,
+against reading the same run from disk.
+
+    .venv/bin/python benchmarks/bench_remote.py [--tasks 10000] [--k 1] [--trajectory-kb 2]
+        [--rounds 3] [--workdir /tmp/inspector-bench-remote]
+
+Generates the run once (fixtures/make_large_run.py, kept in --workdir), starts moto's S3
+server on 127.0.0.1 (a free port, in this process) and uploads the run, then times in fresh
+processes, in --rounds interleaved rounds, `inspector report RUN --json`:
+
+  disk          the local run, task/report cache off (INSPECTOR_CACHE=0);
+  disk cached   the local run, cache on, after one warming run;
+  s3 cold       the URL with an empty user cache: list, fetch every object, read;
+  s3 reopen     the URL again (mirror up to date: one listing, no transfer), cache off;
+  s3 cached     the same with the task/report cache on.
+
+and prints the median wall time of each, its ratio to `disk`'s median of the same run, and
+the spread. The machine is shared: only the ratios measured together mean anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+BUCKET = "bench"
+
+
+def timed(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    proc = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    wall = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise SystemExit(f"{' '.join(argv)} failed: {proc.stderr.decode()[-500:]}")
+    return wall
+
+
+def upload(endpoint: str, run: Path, prefix: str) -> int:
+    import boto3
+
+    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
+    client.create_bucket(Bucket=BUCKET)
+    files = [p for p in run.rglob("*") if p.is_file()]
+
+    def put(path: Path) -> None:
+        key = f"{prefix}/{path.relative_to(run).as_posix()}"
+        client.put_object(Bucket=BUCKET, Key=key, Body=path.read_bytes())
+
+    with ThreadPoolExecutor(max_workers=16) as pool:
+        list(pool.map(put, files))
+    return len(files)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--tasks", type=int, default=10_000)
+    parser.add_argument("--k", type=int, default=1)
+    parser.add_argument("--trajectory-kb", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "inspector-bench-remote")
+    args = parser.parse_args()
+
+    for name in ("AWS_PROFILE", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
+        os.environ.pop(name, None)
+    os.environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",
+                      AWS_DEFAULT_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true",
+                      AWS_CONFIG_FILE="/nonexistent", AWS_SHARED_CREDENTIALS_FILE="/nonexistent")  # fmt: skip
+    run = args.workdir / f"run_{args.tasks}_k{args.k}_t{args.trajectory_kb}"
+    if not run.is_dir():
+        args.workdir.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, str(ROOT / "fixtures" / "make_large_run.py"), "--out",
+                        str(run), "--tasks", str(args.tasks), "--k", str(args.k),
+                        "--trajectory-kb", str(args.trajectory_kb)], check=True)  # fmt: skip
+
+    from moto.server import ThreadedMotoServer
+
+    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
+    server.start()
+    try:
+        host, port = server.get_host_and_port()
+        endpoint = f"http://{host}:{port}"
+        started = time.perf_counter()
+        objects = upload(endpoint, run, "results/run")
+        print(f"{args.tasks} tasks, k={args.k}: {objects} objects uploaded in "
+              f"{time.perf_counter() - started:.1f} s to {endpoint}")  # fmt: skip
+        url = f"s3://{BUCKET}/results/run"
+        inspector = [sys.executable, "-m", "inspector", "report"]
+        caches = args.workdir / "caches"
+        base = dict(os.environ, FSSPEC_S3_ENDPOINT_URL=endpoint, AWS_ENDPOINT_URL=endpoint)
+
+        def env(cache: str, on: bool) -> dict[str, str]:
+            return dict(base, XDG_CACHE_HOME=str(caches / cache), INSPECTOR_CACHE="1" if on else "0")
+
+        shutil.rmtree(caches, ignore_errors=True)
+        timed([*inspector, str(run), "--json"], env("disk", True))  # warm the disk cache
+        timed([*inspector, url, "--json"], env("s3", True))  # a mirror and its caches
+        times: dict[str, list[float]] = {name: [] for name in
+                                         ("disk", "disk cached", "s3 cold", "s3 reopen", "s3 cached")}  # fmt: skip
+        for _ in range(args.rounds):
+            times["disk"].append(timed([*inspector, str(run), "--json"], env("disk", False)))
+            shutil.rmtree(caches / "cold", ignore_errors=True)
+            times["s3 cold"].append(timed([*inspector, url, "--json"], env("cold", False)))
+            times["disk cached"].append(timed([*inspector, str(run), "--json"], env("disk", True)))
+            times["s3 reopen"].append(timed([*inspector, url, "--json"], env("s3", False)))
+            times["s3 cached"].append(timed([*inspector, url, "--json"], env("s3", True)))
+    finally:
+        server.stop()
+    floor = statistics.median(times["disk"])
+    print(f"{'':12} {'median s':>9} {'x disk':>7}  spread (min..max s), {args.rounds} rounds")
+    for name, values in times.items():
+        median = statistics.median(values)
+        print(f"{name:12} {median:9.2f} {median / floor:7.2f}  {min(values):.2f}..{max(values):.2f}")
+
+
+if __name__ == "__main__":
+    main()
