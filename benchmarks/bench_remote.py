@@ -4,17 +4,20 @@ against reading the same run from disk.
     .venv/bin/python benchmarks/bench_remote.py [--tasks 10000] [--k 1] [--trajectory-kb 2]
         [--rounds 3] [--workdir /tmp/inspector-bench-remote]
 
-Generates the run once (fixtures/make_large_run.py, kept in --workdir), starts moto's S3
+Generates the run once (fixtures/make_large_run.py, no missing attempts, kept in --workdir), starts moto's S3
 server on 127.0.0.1 (a free port, in this process) and uploads the run, then times in fresh
 processes, in --rounds interleaved rounds, `inspector report RUN --json`:
 
   disk          the local run, task/report cache off (INSPECTOR_CACHE=0);
   disk cached   the local run, cache on, after one warming run;
-  s3 cold       the URL with an empty user cache: list, fetch every object, read;
+  s3 cold       the URL with an empty user cache: list, fetch every object, read (in the
+                first --cold-rounds rounds: moto serves some tens of requests a second here);
   s3 reopen     the URL again (mirror up to date: one listing, no transfer), cache off;
   s3 cached     the same with the task/report cache on.
 
-and prints the median wall time of each, its ratio to `disk`'s median of the same run, and
+and, as floors for the server's share, s3fs listing the prefix (list floor) and listing plus
+fetching every object (fetch floor) without writing or parsing anything; and prints the
+median wall time of each, its ratio to `disk`'s median of the same run, and
 the spread. The machine is shared: only the ratios measured together mean anything.
 """
 
@@ -28,7 +31,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,19 +46,31 @@ def timed(argv: list[str], env: dict[str, str]) -> float:
     return wall
 
 
+# The least any client must do: list the prefix, and (cold) fetch every object, with
+# s3fs at the same concurrency as the inspector; nothing is written or parsed.
+FLOOR = r"""
+import sys, fsspec
+fs, root = fsspec.core.url_to_fs(sys.argv[1])
+names = sorted(fs.find(root))
+if sys.argv[2] == "fetch":
+    fs.cat(names, batch_size=32)
+"""
+
+
 def upload(endpoint: str, run: Path, prefix: str) -> int:
+    """Create the bucket over HTTP, then put the objects straight into the in-process moto
+    backend the server serves (uploading 10^4+ objects over HTTP would dominate the run)."""
     import boto3
+    from moto.core.models import DEFAULT_ACCOUNT_ID
+    from moto.s3.models import s3_backends
 
-    client = boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1")
-    client.create_bucket(Bucket=BUCKET)
+    boto3.client("s3", endpoint_url=endpoint, region_name="us-east-1").create_bucket(Bucket=BUCKET)
+    backend = s3_backends[DEFAULT_ACCOUNT_ID]["aws"]
     files = [p for p in run.rglob("*") if p.is_file()]
-
-    def put(path: Path) -> None:
-        key = f"{prefix}/{path.relative_to(run).as_posix()}"
-        client.put_object(Bucket=BUCKET, Key=key, Body=path.read_bytes())
-
-    with ThreadPoolExecutor(max_workers=16) as pool:
-        list(pool.map(put, files))
+    for path in files:
+        backend.put_object(
+            BUCKET, f"{prefix}/{path.relative_to(run).as_posix()}", path.read_bytes()
+        )
     return len(files)
 
 
@@ -66,7 +80,12 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=1)
     parser.add_argument("--trajectory-kb", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--workdir", type=Path, default=Path(tempfile.gettempdir()) / "inspector-bench-remote")
+    parser.add_argument(
+        "--cold-rounds", type=int, default=1, help="rounds that also time a cold open"
+    )
+    parser.add_argument(
+        "--workdir", type=Path, default=Path(tempfile.gettempdir()) / "inspector-bench-remote"
+    )
     args = parser.parse_args()
 
     for name in ("AWS_PROFILE", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
@@ -74,14 +93,19 @@ def main() -> None:
     os.environ.update(AWS_ACCESS_KEY_ID="bench", AWS_SECRET_ACCESS_KEY="bench",
                       AWS_DEFAULT_REGION="us-east-1", AWS_EC2_METADATA_DISABLED="true",
                       AWS_CONFIG_FILE="/nonexistent", AWS_SHARED_CREDENTIALS_FILE="/nonexistent")  # fmt: skip
-    run = args.workdir / f"run_{args.tasks}_k{args.k}_t{args.trajectory_kb}"
+    run = args.workdir / f"run_{args.tasks}_k{args.k}_t{args.trajectory_kb}_m0"
     if not run.is_dir():
         args.workdir.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, str(ROOT / "fixtures" / "make_large_run.py"), "--out",
                         str(run), "--tasks", str(args.tasks), "--k", str(args.k),
-                        "--trajectory-kb", str(args.trajectory_kb)], check=True)  # fmt: skip
+                        "--trajectory-kb", str(args.trajectory_kb), "--missing-rate", "0"],
+                       check=True)  # fmt: skip
+
+    import logging
 
     from moto.server import ThreadedMotoServer
+
+    logging.getLogger("werkzeug").setLevel(logging.ERROR)  # no line per request
 
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
     server.start()
@@ -98,27 +122,38 @@ def main() -> None:
         base = dict(os.environ, FSSPEC_S3_ENDPOINT_URL=endpoint, AWS_ENDPOINT_URL=endpoint)
 
         def env(cache: str, on: bool) -> dict[str, str]:
-            return dict(base, XDG_CACHE_HOME=str(caches / cache), INSPECTOR_CACHE="1" if on else "0")
+            return dict(
+                base, XDG_CACHE_HOME=str(caches / cache), INSPECTOR_CACHE="1" if on else "0"
+            )
 
         shutil.rmtree(caches, ignore_errors=True)
         timed([*inspector, str(run), "--json"], env("disk", True))  # warm the disk cache
         timed([*inspector, url, "--json"], env("s3", True))  # a mirror and its caches
-        times: dict[str, list[float]] = {name: [] for name in
-                                         ("disk", "disk cached", "s3 cold", "s3 reopen", "s3 cached")}  # fmt: skip
-        for _ in range(args.rounds):
+        names = ("disk", "disk cached", "s3 cold", "fetch floor", "s3 reopen", "s3 cached",
+                 "list floor")  # fmt: skip
+        times: dict[str, list[float]] = {name: [] for name in names}
+        for index in range(args.rounds):
             times["disk"].append(timed([*inspector, str(run), "--json"], env("disk", False)))
-            shutil.rmtree(caches / "cold", ignore_errors=True)
-            times["s3 cold"].append(timed([*inspector, url, "--json"], env("cold", False)))
+            if index < args.cold_rounds:
+                shutil.rmtree(caches / "cold", ignore_errors=True)
+                times["s3 cold"].append(timed([*inspector, url, "--json"], env("cold", False)))
+                times["fetch floor"].append(
+                    timed([sys.executable, "-c", FLOOR, url, "fetch"], base)
+                )
+            times["list floor"].append(timed([sys.executable, "-c", FLOOR, url, "list"], base))
             times["disk cached"].append(timed([*inspector, str(run), "--json"], env("disk", True)))
             times["s3 reopen"].append(timed([*inspector, url, "--json"], env("s3", False)))
             times["s3 cached"].append(timed([*inspector, url, "--json"], env("s3", True)))
     finally:
         server.stop()
     floor = statistics.median(times["disk"])
-    print(f"{'':12} {'median s':>9} {'x disk':>7}  spread (min..max s), {args.rounds} rounds")
+    print(f"{'':12} {'median s':>9} {'x disk':>7}  rounds  spread (min..max s)")
     for name, values in times.items():
         median = statistics.median(values)
-        print(f"{name:12} {median:9.2f} {median / floor:7.2f}  {min(values):.2f}..{max(values):.2f}")
+        print(
+            f"{name:12} {median:9.2f} {median / floor:7.2f}  {len(values):6}  "
+            f"{min(values):.2f}..{max(values):.2f}"
+        )
 
 
 if __name__ == "__main__":
