@@ -164,15 +164,17 @@ def _list(fs: Any, root: str, mirror: Mirror) -> dict[str, tuple[str | None, int
         size = info.get("size")
         if why is None and info.get("type", "file") != "file":
             why = f"not a regular object ({info.get('type')})"
-        if why is None and (not isinstance(size, int) or size < 0):
+        if size is None:  # some servers (plain HTTP listings) give none: checked on fetch
+            size = -1
+        if why is None and (not isinstance(size, int) or size < -1):
             why = "the listing gives no size"
         if why is None and size > max_object:
             why = f"larger than the limit of {max_object // MiB} MiB"
         if why is not None:
             mirror.refused.append((key, why))
             continue
-        objects[key] = (_version(info), size)
-        total += size
+        objects[key] = (_version(info) if size >= 0 else None, size)
+        total += max(size, 0)
     keys = set(objects)
     for key in sorted(keys):  # a key that is also a "folder" of other keys
         parent = key.rsplit("/", 1)[0] if "/" in key else ""
@@ -219,11 +221,11 @@ def _batches(keys: list[str], sizes: dict[str, int], budget: int) -> Iterable[li
     batch: list[str] = []
     held = 0
     for key in keys:
-        if batch and held + sizes[key] > budget:
+        if batch and held + max(sizes[key], 0) > budget:
             yield batch
             batch, held = [], 0
         batch.append(key)
-        held += sizes[key]
+        held += max(sizes[key], 0)
     if batch:
         yield batch
 
@@ -305,9 +307,14 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
         result.removed = _prune(tree, set(objects)) if tree.exists() else []
         stored = {key: index[key] for key in objects if key in index and key not in wanted}
         sizes = {key: objects[key][1] for key in wanted}
+        max_object = _limit("INSPECTOR_REMOTE_MAX_OBJECT_MB", 1024)
         for key, data in _fetch(fs, root, wanted, sizes):
             if isinstance(data, BaseException) or not isinstance(data, bytes):
                 result.refused.append((key, f"cannot fetch: {data}"))
+                (tree / key).unlink(missing_ok=True)
+                continue
+            if len(data) > max_object:
+                result.refused.append((key, f"larger than the limit of {max_object // MiB} MiB"))
                 (tree / key).unlink(missing_ok=True)
                 continue
             _store(tree, key, data)
