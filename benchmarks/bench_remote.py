@@ -12,11 +12,12 @@ processes, in --rounds interleaved rounds, `inspector report RUN --json`:
   disk cached   the local run, cache on, after one warming run;
   s3 cold       the URL with an empty user cache: list, fetch every object, read (in the
                 first --cold-rounds rounds: moto serves some tens of requests a second here);
+                its mirror is then the one reopened below;
   s3 reopen     the URL again (mirror up to date: one listing, no transfer), cache off;
   s3 cached     the same with the task/report cache on.
 
-and, as floors for the server's share, s3fs listing the prefix (list floor) and listing plus
-fetching every object (fetch floor) without writing or parsing anything; and prints the
+and, as floors for the server's share, s3fs listing the prefix (list floor) and, with
+--fetch-floor, listing plus fetching every object (fetch floor), writing and parsing nothing; and prints the
 median wall time of each, its ratio to `disk`'s median of the same run, and
 the spread. The machine is shared: only the ratios measured together mean anything.
 """
@@ -84,6 +85,10 @@ def main() -> None:
         "--cold-rounds", type=int, default=1, help="rounds that also time a cold open"
     )
     parser.add_argument(
+        "--fetch-floor", action="store_true",
+        help="also time s3fs fetching every object (as long again as a cold open)",
+    )  # fmt: skip
+    parser.add_argument(
         "--workdir", type=Path, default=Path(tempfile.gettempdir()) / "inspector-bench-remote"
     )
     args = parser.parse_args()
@@ -128,7 +133,6 @@ def main() -> None:
 
         shutil.rmtree(caches, ignore_errors=True)
         timed([*inspector, str(run), "--json"], env("disk", True))  # warm the disk cache
-        timed([*inspector, url, "--json"], env("s3", True))  # a mirror and its caches
         names = ("disk", "disk cached", "s3 cold", "fetch floor", "s3 reopen", "s3 cached",
                  "list floor")  # fmt: skip
         times: dict[str, list[float]] = {name: [] for name in names}
@@ -137,9 +141,13 @@ def main() -> None:
             if index < args.cold_rounds:
                 shutil.rmtree(caches / "cold", ignore_errors=True)
                 times["s3 cold"].append(timed([*inspector, url, "--json"], env("cold", False)))
-                times["fetch floor"].append(
-                    timed([sys.executable, "-c", FLOOR, url, "fetch"], base)
-                )
+                if args.fetch_floor:
+                    times["fetch floor"].append(
+                        timed([sys.executable, "-c", FLOOR, url, "fetch"], base)
+                    )
+            if index == 0:  # the reopened mirror: the cold round's, then its caches warmed
+                shutil.copytree(caches / "cold", caches / "s3")
+                timed([*inspector, url, "--json"], env("s3", True))
             times["list floor"].append(timed([sys.executable, "-c", FLOOR, url, "list"], base))
             times["disk cached"].append(timed([*inspector, str(run), "--json"], env("disk", True)))
             times["s3 reopen"].append(timed([*inspector, url, "--json"], env("s3", False)))
@@ -149,6 +157,8 @@ def main() -> None:
     floor = statistics.median(times["disk"])
     print(f"{'':12} {'median s':>9} {'x disk':>7}  rounds  spread (min..max s)")
     for name, values in times.items():
+        if not values:
+            continue
         median = statistics.median(values)
         print(
             f"{name:12} {median:9.2f} {median / floor:7.2f}  {len(values):6}  "
