@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
 
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
-COMMANDS = ("report", "check", "serve", "tasks", "diff", "export")
+COMMANDS = ("report", "check", "serve", "tasks", "diff", "export", "stats")
 """Every subcommand; anything else on the command line is a path for the app."""
 LIGHT_COMMANDS = ("report", "check", "serve")
 """Commands that start without loading the audit code (``tasks``, ``diff``)."""
@@ -383,6 +383,9 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
         from inspector import cli_export
 
         cli_export.register(sub)
+        from inspector import cli_stats
+
+        cli_stats.register(sub)
     return parser
 
 

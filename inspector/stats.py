@@ -1,7 +1,30 @@
-"""Paired statistics on tasks aligned across two plans or two runs.
+"""Statistics on task values: intervals, weighted combinations, paired tests, pass@j.
 
-Pure standard library (no numpy): McNemar's exact test for binary outcomes and a seeded
-paired bootstrap confidence interval for the difference of two means.
+Pure (no I/O, no textual, no rich). Distributions and tests come from scipy.stats
+(Student's t quantiles and tails, the exact binomial test); variances from numpy.
+
+The unit of every estimate is the *task*: the engine's per-task reduction already averages
+a task's attempts (avg@k), so a task value is the cluster mean of E. Miller's "Adding Error
+Bars to Evals" (2024) and the standard error of a mean of task values is the clustered
+standard error.
+
+- :func:`mean_interval`: ``se = s / √n`` (s the sample standard deviation of the n task
+  values), Student's t interval with ``n − 1`` degrees of freedom.
+- :func:`combination_interval`: a value ``Σ a_g · m_g`` that weights independent group
+  means ``m_g`` (category means; hierarchy nodes reduce to such a sum over leaf categories)
+  has ``Var = Σ a_g² · s_g² / n_g``. The weights ``a_g`` are taken as fixed (they depend on
+  which categories were evaluated and how many tasks each has, not on the values). A group
+  with one task has no variance of its own; it borrows the pooled within-group variance
+  ``Σ (n_g − 1) s_g² / Σ (n_g − 1)`` of the groups with two or more. The interval uses
+  Student's t with Welch–Satterthwaite degrees of freedom
+  ``(Σ v_g)² / Σ (v_g² / d_g)``, ``v_g = a_g² s_g² / n_g``, ``d_g`` = ``n_g − 1`` (or the
+  pooled degrees of freedom for a borrowed variance).
+- :func:`paired_t`: per-task differences ``d_i = b_i − a_i``; ``se = s_d / √n``, t with
+  ``n − 1`` degrees of freedom, two-sided p-value for a zero mean difference.
+- :func:`mcnemar_exact`: the exact binomial test of the discordant pairs.
+- :func:`paired_bootstrap_ci`: a seeded percentile bootstrap that resamples tasks.
+- :func:`pass_at_j` / :func:`pass_hat_j`: Chen et al. (2021)'s unbiased estimators for one
+  task with ``n`` attempts of which ``c`` succeeded.
 """
 
 from __future__ import annotations
@@ -12,13 +35,195 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+DEFAULT_CONFIDENCE = 0.95
+
+
+def _scipy_stats():  # type: ignore[no-untyped-def]
+    # Imported when first needed: scipy.stats takes a few hundred milliseconds to load,
+    # and the commands that never compute a statistic should not pay for it.
+    from scipy import stats
+
+    return stats
+
+
+@dataclass(frozen=True, slots=True)
+class Interval:
+    """An estimate's standard error and two-sided interval (None where undefined)."""
+
+    estimate: float | None
+    n: int
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float
+    df: float | None
+    method: str
+
+
+def check_confidence(confidence: float) -> float:
+    if not isinstance(confidence, int | float) or not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")
+    return float(confidence)
+
+
+def t_bounds(center: float, se: float, df: float, confidence: float) -> tuple[float, float]:
+    """``center ± t_{(1+confidence)/2, df} · se``."""
+    if se == 0:
+        return center, center
+    half = float(_scipy_stats().t.ppf((1 + confidence) / 2, df)) * se
+    return center - half, center + half
+
+
+def _variance(values: Sequence[float]) -> float:
+    import numpy as np
+
+    return float(np.var(np.asarray(values, dtype=float), ddof=1))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return math.fsum(v / len(values) for v in values)
+
+
+def no_interval(estimate: float | None, n: int, confidence: float, why: str) -> Interval:
+    return Interval(estimate, n, None, None, None, confidence, None, why)
+
+
+def mean_interval(
+    values: Sequence[float],
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    estimate: float | None = None,
+    what: str = "task values",
+) -> Interval:
+    """The mean of ``values`` with ``se = s/√n`` and a Student t interval (n − 1 df).
+
+    ``estimate`` is the number the interval is centred on (the engine's own value, bit for
+    bit); by default the mean of ``values``.
+    """
+    confidence = check_confidence(confidence)
+    n = len(values)
+    center = estimate if estimate is not None else (_mean(values) if n else None)
+    if n < 2 or center is None:
+        return no_interval(center, n, confidence, f"no interval: n = {n} (needs 2)")
+    se = math.sqrt(_variance(values) / n)
+    low, high = t_bounds(center, se, n - 1, confidence)
+    method = f"mean of {n} {what}; se = sd/√n; {confidence:.0%} Student t, {n - 1} df"
+    return Interval(center, n, se, low, high, confidence, float(n - 1), method)
+
+
+@dataclass(frozen=True, slots=True)
+class Group:
+    """One independent group mean in a weighted combination: its weight and its values."""
+
+    name: str
+    weight: float
+    values: tuple[float, ...]
+
+
+def pooled_variance(groups: Sequence[Sequence[float]]) -> tuple[float, int] | None:
+    """``(Σ (n_g − 1) s_g² / Σ (n_g − 1), Σ (n_g − 1))`` over the groups with 2+ values."""
+    multi = [g for g in groups if len(g) >= 2]
+    df = sum(len(g) - 1 for g in multi)
+    if df == 0:
+        return None
+    return math.fsum((len(g) - 1) * _variance(g) for g in multi) / df, df
+
+
+def combination_interval(
+    groups: Sequence[Group],
+    *,
+    estimate: float | None,
+    confidence: float = DEFAULT_CONFIDENCE,
+    pooled: tuple[float, int] | None = None,
+    what: str = "Σ w·category mean",
+) -> Interval:
+    """``Σ a_g · mean_g`` with ``Var = Σ a_g² s_g² / n_g`` (see the module docstring).
+
+    ``pooled`` is the ``(variance, df)`` a one-task group borrows (default: pooled over
+    ``groups``; a caller passes the pooled variance of every category of the series).
+    """
+    confidence = check_confidence(confidence)
+    used = [g for g in groups if g.weight != 0 and g.values]
+    n = sum(len(g.values) for g in used)
+    if estimate is None or not used:
+        return no_interval(estimate, n, confidence, "no interval: no evaluated category")
+    singles = [g for g in used if len(g.values) == 1]
+    if pooled is None:
+        pooled = pooled_variance([g.values for g in used])
+    if singles and pooled is None:
+        return no_interval(
+            estimate, n, confidence, "no interval: no category has two evaluated tasks"
+        )
+    parts: list[tuple[float, float]] = []  # (v_g, d_g)
+    for g in used:
+        if len(g.values) >= 2:
+            s2, d = _variance(g.values), len(g.values) - 1
+        else:
+            s2, d = pooled  # type: ignore[misc]
+        parts.append((g.weight**2 * s2 / len(g.values), float(d)))
+    var = math.fsum(v for v, _ in parts)
+    se = math.sqrt(var)
+    if var == 0:
+        df = min(d for _, d in parts)
+    else:
+        df = var**2 / math.fsum(v * v / d for v, d in parts)
+    low, high = t_bounds(estimate, se, df, confidence)
+    word = "category" if len(singles) == 1 else "categories"
+    borrowed = f" ({len(singles)} one-task {word}: pooled s²)" if singles else ""
+    method = (
+        f"{what} over {len(used)} categories, {n} tasks; se = √Σ w²s²/n{borrowed}; "
+        f"{confidence:.0%} t, {df:.1f} Welch–Satterthwaite df"
+    )
+    return Interval(estimate, n, se, low, high, confidence, df, method)
+
+
+@dataclass(frozen=True, slots=True)
+class PairedT:
+    """The mean per-task difference B − A with a paired t interval and p-value."""
+
+    n: int
+    mean_diff: float | None
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    p_value: float | None
+    confidence: float
+    method: str
+
+
+def paired_t(
+    a: Sequence[float], b: Sequence[float], *, confidence: float = DEFAULT_CONFIDENCE
+) -> PairedT:
+    """Paired t on ``d_i = b_i − a_i`` (two-sided, H0: mean difference 0)."""
+    confidence = check_confidence(confidence)
+    if len(a) != len(b):
+        raise ValueError("paired samples must have the same length")
+    diffs = [float(y) - float(x) for x, y in zip(a, b, strict=True)]
+    n = len(diffs)
+    if n < 2:
+        mean_diff = _mean(diffs) if diffs else None
+        return PairedT(n, mean_diff, None, None, None, None, confidence,
+                       f"no paired t: {n} tasks evaluated on both sides (needs 2)")  # fmt: skip
+    mean_diff = _mean(diffs)
+    se = math.sqrt(_variance(diffs) / n)
+    low, high = t_bounds(mean_diff, se, n - 1, confidence)
+    if se == 0:
+        p = 1.0 if mean_diff == 0 else 0.0
+    else:
+        p = float(2 * _scipy_stats().t.sf(abs(mean_diff) / se, n - 1))
+    method = (
+        f"paired t on {n} per-task differences B − A; se = sd/√n; "
+        f"{confidence:.0%} Student t, {n - 1} df; two-sided p"
+    )
+    return PairedT(n, mean_diff, se, low, high, p, confidence, method)
+
 
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs.
 
-    Under the null hypothesis each discordant pair goes either way with probability ½, so
-    ``min(b, c)`` follows Binomial(b + c, ½). The p-value is twice the smaller tail, capped
-    at 1; with no discordant pair it is 1. Computed exactly with fractions.
+    Under the null hypothesis each discordant pair goes either way with probability ½:
+    the exact binomial test of ``b`` successes in ``b + c`` trials (scipy.stats.binomtest);
+    with no discordant pair it is 1.
 
     Args:
         b: Pairs that are 1 under A and 0 under B.
@@ -26,11 +231,9 @@ def mcnemar_exact(b: int, c: int) -> float:
     """
     if b < 0 or c < 0:
         raise ValueError("discordant counts must be non-negative")
-    n = b + c
-    if n == 0:
+    if b + c == 0:
         return 1.0
-    tail = Fraction(sum(math.comb(n, i) for i in range(min(b, c) + 1)), 2**n)
-    return float(min(Fraction(1), 2 * tail))
+    return float(min(1.0, _scipy_stats().binomtest(b, b + c, 0.5).pvalue))
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,31 +248,27 @@ class BootstrapCI:
     seed: int
 
 
-def _mean(values: Sequence[float]) -> float:
-    return math.fsum(v / len(values) for v in values)
-
-
 def paired_bootstrap_ci(
     a: Sequence[float],
     b: Sequence[float],
     *,
-    confidence: float = 0.95,
+    confidence: float = DEFAULT_CONFIDENCE,
     resamples: int = 10_000,
     seed: int = 0,
 ) -> BootstrapCI:
     """Percentile bootstrap CI for mean(B) − mean(A), resampling the task *pairs*.
 
-    Each resample draws ``n`` pairs with replacement (``random.Random(seed).choices``), and
-    the statistic is the mean of the paired differences ``b_i − a_i``. The bounds are the
-    nearest-rank quantiles ``(1 − confidence) / 2`` and ``(1 + confidence) / 2`` of the sorted
-    resampled statistics. The same inputs and seed always give the same interval.
+    Each resample draws ``n`` pairs with replacement (``random.Random(seed).choices``), so a
+    task's attempts stay together in its task value; the statistic is the mean of the
+    paired differences ``b_i − a_i``. The bounds are the nearest-rank quantiles
+    ``(1 − confidence) / 2`` and ``(1 + confidence) / 2`` of the sorted resampled
+    statistics. The same inputs and seed always give the same interval.
     """
     if len(a) != len(b):
         raise ValueError("paired samples must have the same length")
     if not a:
         raise ValueError("no paired values")
-    if not 0 < confidence < 1:
-        raise ValueError("confidence must be between 0 and 1")
+    check_confidence(confidence)
     if resamples < 1:
         raise ValueError("resamples must be at least 1")
     diffs = [float(y) - float(x) for x, y in zip(a, b, strict=True)]
@@ -83,3 +282,20 @@ def paired_bootstrap_ci(
         return stats[max(0, math.ceil(q * resamples - 1e-9) - 1)]
 
     return BootstrapCI(_mean(diffs), rank(alpha), rank(1 - alpha), confidence, resamples, seed)
+
+
+def _check_counts(n: int, c: int, j: int) -> None:
+    if not 0 <= c <= n or not 1 <= j <= n:
+        raise ValueError(f"need 0 <= c <= n and 1 <= j <= n, got n={n} c={c} j={j}")
+
+
+def pass_at_j(n: int, c: int, j: int) -> float:
+    """Chen et al.'s unbiased pass@j: ``1 − C(n − c, j) / C(n, j)`` (exact, then float)."""
+    _check_counts(n, c, j)
+    return float(1 - Fraction(math.comb(n - c, j), math.comb(n, j)))
+
+
+def pass_hat_j(n: int, c: int, j: int) -> float:
+    """pass^j, the chance that j attempts drawn without replacement all pass: ``C(c, j) / C(n, j)``."""
+    _check_counts(n, c, j)
+    return float(Fraction(math.comb(c, j), math.comb(n, j)))

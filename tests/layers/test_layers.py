@@ -25,7 +25,11 @@ PURE_TOP = (
     "inspector.explain",
     "inspector.compare",
     "inspector.stats",
+    "inspector.run_stats",
+    "inspector.paired",
     "inspector.cli_audit",
+    "inspector.cli_stats",
+    "inspector.cli_diff",
 )
 
 

@@ -1,0 +1,106 @@
+"""Coverage of the intervals of ``inspector stats`` (issue 15), by seeded simulation.
+
+    .venv/bin/python benchmarks/bench_coverage.py [--draws 2000] [--seed 15]
+
+Each scenario draws a run from a known population many times, scores it with the engine
+(``recompute``) and computes the series interval with :func:`inspector.run_stats.series_stats`
+(the same code path as ``inspector stats``); it prints how often the 95 % interval covers
+the population's true value, with the exact binomial 95 % interval of that share.
+
+  bernoulli     k=1, 100 tasks, each correct with probability 0.3 (true mean 0.3);
+  clustered     k=3 avg, 60 tasks; a task's success probability is 0.1, 0.5 or 0.9 with
+                equal chance, its three attempts independent given it (true mean 0.5);
+  category_mean k=1, categories with p = 0.2 / 0.5 / 0.8 and 30 / 40 / 50 tasks, scored as
+                category_mean (true value 0.5).
+
+The figures go in the issue notes; nothing here is asserted inside the fast test suite
+(``tests/audit/test_coverage.py`` runs the first scenario, marked ``slow``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from inspector.engine import Attempt, Plan, TaskRecord, make_metric_contract, recompute
+from inspector.run_stats import series_stats
+
+CONTRACT = make_metric_contract("correct", binary=["correct"])
+
+
+def _task(task_id: str, outcomes: list[bool], category: str, k: int) -> TaskRecord:
+    attempts = {
+        i: Attempt(index=i, status="completed", metrics={"correct": v})
+        for i, v in enumerate(outcomes, 1)
+    }
+    return TaskRecord(task_id, category, k, "avg", attempts)
+
+
+def bernoulli(rng: random.Random) -> tuple[list[TaskRecord], Plan, float]:
+    tasks = [_task(f"t{i}", [rng.random() < 0.3], "a", 1) for i in range(100)]
+    return tasks, Plan(k=1, strategy="avg", contract=CONTRACT), 0.3
+
+
+def clustered(rng: random.Random) -> tuple[list[TaskRecord], Plan, float]:
+    tasks = []
+    for i in range(60):
+        p = rng.choice((0.1, 0.5, 0.9))
+        tasks.append(_task(f"t{i}", [rng.random() < p for _ in range(3)], "a", 3))
+    return tasks, Plan(k=3, strategy="avg", contract=CONTRACT), 0.5
+
+
+def category_mean(rng: random.Random) -> tuple[list[TaskRecord], Plan, float]:
+    tasks = []
+    for name, p, n in (("a", 0.2, 30), ("b", 0.5, 40), ("c", 0.8, 50)):
+        tasks += [_task(f"{name}{i}", [rng.random() < p], name, 1) for i in range(n)]
+    return tasks, Plan(k=1, strategy="avg", contract=CONTRACT, aggregation="category_mean"), 0.5
+
+
+SCENARIOS: dict[str, Callable[[random.Random], tuple[list[TaskRecord], Plan, float]]] = {
+    "bernoulli": bernoulli,
+    "clustered": clustered,
+    "category_mean": category_mean,
+}
+
+
+def coverage(name: str, draws: int, seed: int, confidence: float = 0.95) -> tuple[int, int]:
+    """(draws whose interval covers the true value, draws with an interval)."""
+    rng = random.Random(f"{seed}:{name}")
+    covered = counted = 0
+    for _ in range(draws):
+        tasks, plan, truth = SCENARIOS[name](rng)
+        rec = recompute(tasks, plan)
+        interval = series_stats(rec, rec.report.series[0], confidence=confidence).own.interval
+        if interval.ci_low is None or interval.ci_high is None:
+            continue
+        counted += 1
+        covered += interval.ci_low <= truth <= interval.ci_high
+    return covered, counted
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--draws", type=int, default=2000)
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--scenario", choices=sorted(SCENARIOS), action="append")
+    args = parser.parse_args()
+    from scipy import stats
+
+    for name in args.scenario or SCENARIOS:
+        covered, counted = coverage(name, args.draws, args.seed)
+        ci = stats.binomtest(covered, counted).proportion_ci(0.95)
+        print(
+            f"{name:14s} 95% interval covered the true value in {covered}/{counted} draws "
+            f"= {covered / counted:.2%} (exact 95% CI of that share {ci.low:.2%}–{ci.high:.2%}; "
+            f"{args.draws - counted} draws without an interval; seed {args.seed})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,255 @@
+"""``inspector stats RUN``: an interval on every value, flaky tasks, pass@j / pass^j curves.
+
+Registered by :mod:`inspector.cli` (``register(subparsers)``). Pure: no textual, no rich.
+The numbers come from :mod:`inspector.run_stats`; this module only prints them.
+
+JSON shape (scripts depend on it)::
+
+    {"plan": {...}, "confidence": 0.95,
+     "series": [{"series_id", "metric_id", "kind", "aggregation", "value", "reference_value",
+                 "reference", "estimate", "n", "se", "ci_low", "ci_high", "confidence", "df",
+                 "method", "categories": {key: {same fields}}, "hierarchy": {path: {...}}}],
+     "flaky": [{"task_id", "category", "metric_id", "kind", "passes", "observed",
+                "disagreement", "attempts": [{"attempt", "status", "value"}]}],
+     "pass_at": {metric_id: {"k", "tasks", "excluded", "agentcompass": {series_id: value},
+                             "points": [{"j", "estimate", "n", "se", "ci_low", "ci_high",
+                                         "confidence", "method"}]}} | null,
+     "pass_hat": (the same) | null, "pass_note": why there are no curves | null}
+
+``value`` is the engine's value bit for bit (null when the evaluation failed); then
+``reference_value`` holds the number, ``reference`` is true and ``estimate`` (the centre of
+the interval) is the reference value.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from inspector.cli_audit import _number, _table, _visible
+from inspector.engine import Recomputation
+from inspector.run_stats import FlakyTask, PassCurve, RunStats, ScopeStats, SeriesStats, run_stats
+from inspector.stats import Interval
+
+EXIT_OK = 0
+ALL_SERIES = "all"
+REFERENCE_MARK = " (reference)"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``stats`` to the ``inspector`` command."""
+    from inspector.cli import _add_plan_options
+
+    stats = subparsers.add_parser(
+        "stats",
+        help="an interval on every value, flaky tasks, pass@j / pass^j estimates",
+        description=(
+            "Standard errors and confidence intervals for every series, category and "
+            "hierarchy node (attempts of a task averaged first: the task is the cluster), "
+            "the tasks whose attempts disagree, and for runs where every attempt ran, "
+            "Chen et al.'s unbiased pass@j and pass^j for j = 1..k beside AgentCompass's "
+            "own pass@k series."
+        ),
+    )
+    stats.add_argument("path", help="a run directory")
+    stats.add_argument("--series", metavar="ID", default=ALL_SERIES,
+                       help="series id, or 'all' (default)")  # fmt: skip
+    stats.add_argument("--confidence", type=float, default=0.95,
+                       help="interval confidence level (default 0.95)")  # fmt: skip
+    stats.add_argument("--format", choices=["table", "json", "markdown"], default="table")
+    _add_plan_options(stats)
+    stats.set_defaults(func=cmd_stats)
+
+
+def cmd_stats(args: argparse.Namespace) -> int:
+    from inspector.cli import Unusable, _overrides, load_session
+
+    if not 0 < args.confidence < 1:
+        raise Unusable(f"--confidence must be between 0 and 1, got {args.confidence}")
+    session = load_session(args.path, _overrides(args))
+    rec = session.recomputation
+    assert rec is not None
+    ids = None
+    if args.series != ALL_SERIES:
+        known = [s.series_id for s in rec.report.series]
+        if args.series not in known:
+            raise Unusable(f"{args.path}: no series {args.series!r} (series: {', '.join(known)})")
+        ids = [args.series]
+    result = run_stats(rec, series_ids=ids, confidence=args.confidence)
+    if args.format == "json":
+        data = stats_json(rec, result)
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+    else:
+        write_stats(sys.stdout, rec, result, markdown=args.format == "markdown")
+    return EXIT_OK
+
+
+# -- JSON ---------------------------------------------------------------------------------
+
+
+def interval_json(interval: Interval) -> dict[str, Any]:
+    return {
+        "estimate": interval.estimate,
+        "n": interval.n,
+        "se": interval.se,
+        "ci_low": interval.ci_low,
+        "ci_high": interval.ci_high,
+        "confidence": interval.confidence,
+        "df": interval.df,
+        "method": interval.method,
+    }
+
+
+def scope_json(scope: ScopeStats) -> dict[str, Any]:
+    return {
+        "value": scope.value,
+        "reference_value": scope.reference_value,
+        "reference": scope.reference,
+        **interval_json(scope.interval),
+    }
+
+
+def _series_json(s: SeriesStats) -> dict[str, Any]:
+    return {
+        "series_id": s.series_id,
+        "metric_id": s.metric_id,
+        "kind": s.kind,
+        "aggregation": s.aggregation,
+        **scope_json(s.own),
+        "categories": {c.key: scope_json(c) for c in s.categories},
+        "hierarchy": {h.key: scope_json(h) for h in s.hierarchy},
+    }
+
+
+def flaky_json(f: FlakyTask) -> dict[str, Any]:
+    return {
+        "task_id": f.task_id,
+        "category": f.category,
+        "metric_id": f.metric_id,
+        "kind": f.kind,
+        "passes": f.passes,
+        "observed": f.observed,
+        "disagreement": f.disagreement,
+        "attempts": [
+            {"attempt": o.attempt, "status": o.status, "value": o.value} for o in f.outcomes
+        ],
+    }
+
+
+def _curve_json(curve: PassCurve, points: tuple[Interval, ...]) -> dict[str, Any]:
+    return {
+        "k": curve.k,
+        "tasks": curve.tasks,
+        "excluded": curve.excluded,
+        "agentcompass": dict(curve.agentcompass),
+        "points": [{"j": j, **interval_json(p)} for j, p in enumerate(points, 1)],
+    }
+
+
+def plan_json(rec: Recomputation) -> dict[str, Any]:
+    plan = rec.plan
+    return {
+        "k": plan.k,
+        "strategy": plan.strategy,
+        "aggregation": rec.report.aggregation,
+        "evaluation_failed": rec.report.evaluation_failed,
+        "derived": plan.derived,
+    }
+
+
+def stats_json(rec: Recomputation, result: RunStats) -> dict[str, Any]:
+    curves = result.pass_curves
+    applicable = result.pass_note is None
+    return {
+        "plan": plan_json(rec),
+        "confidence": result.confidence,
+        "series": [_series_json(s) for s in result.series],
+        "flaky": [flaky_json(f) for f in result.flaky],
+        "pass_at": {c.metric_id: _curve_json(c, c.pass_at) for c in curves} if applicable else None,
+        "pass_hat": {c.metric_id: _curve_json(c, c.pass_hat) for c in curves}
+        if applicable
+        else None,
+        "pass_note": result.pass_note,
+    }
+
+
+# -- table / markdown ---------------------------------------------------------------------
+
+
+def shown(scope: ScopeStats) -> str:
+    """The scope's number, marked when it is a failed evaluation's reference value."""
+    number = scope.value if scope.value is not None else scope.reference_value
+    return _number(number) + (REFERENCE_MARK if scope.reference else "")
+
+
+def interval_text(interval: Interval) -> str:
+    if interval.ci_low is None or interval.ci_high is None:
+        return "—"
+    return f"[{interval.ci_low:.4g}, {interval.ci_high:.4g}]"
+
+
+def _row(label: str, scope: ScopeStats) -> list[Any]:
+    i = scope.interval
+    return [label, shown(scope), "—" if i.se is None else f"{i.se:.4g}", interval_text(i), i.n,
+            i.method]  # fmt: skip
+
+
+def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: bool) -> None:
+    """The statistics as a plain-text (or Markdown) report."""
+    h = "## " if markdown else ""
+    gap = "\n" if markdown else ""  # a Markdown table needs a blank line after its heading
+    if rec.plan.derived:
+        out.write(_visible(f"{h}derived plan: {rec.plan.derived}") + "\n\n")
+    level = f"{result.confidence:.0%}"
+    headers = ["scope", "value", "se", f"{level} CI", "n", "method"]
+    for index, s in enumerate(result.series):
+        if index:
+            out.write("\n")
+        out.write(_visible(f"{h}{s.series_id} ({s.aggregation})") + "\n" + gap)
+        rows = [_row("series", s.own)]
+        rows += [_row(f"node {n.key}", n) for n in s.hierarchy]
+        rows += [_row(f"category {c.key}", c) for c in s.categories]
+        _table(out, headers, rows, markdown=markdown)
+    if rec.report.evaluation_failed:
+        out.write("\n(reference): the evaluation failed; the number is a reference value\n")
+    out.write(f"\n{h}flaky tasks: {len(result.flaky)}\n" + (gap if result.flaky else ""))
+    if result.flaky:
+        _table(out, ["task", "category", "metric", "disagreement", "attempts"], (
+            [f.task_id, f.category, f.metric_id, f"{f.disagreement:.3g}", outcomes_text(f)]
+            for f in result.flaky
+        ), markdown=markdown)  # fmt: skip
+    if result.pass_note is not None:
+        out.write(f"\n{result.pass_note}\n")
+    for curve in result.pass_curves:
+        out.write(
+            _visible(
+                f"\n{h}{curve.metric_id}: pass@j and pass^j estimates (Chen et al. 2021) over "
+                f"{curve.tasks} tasks with all {curve.k} attempts ({curve.excluded} left out), "
+                "each task weighted equally"
+            )
+            + "\n"
+            + gap
+        )
+        _table(out, ["j", "pass@j", "se", "pass^j", "se"], (
+            [j, _number(a.estimate), _number(a.se), _number(b.estimate), _number(b.se)]
+            for j, (a, b) in enumerate(zip(curve.pass_at, curve.pass_hat, strict=True), 1)
+        ), markdown=markdown)  # fmt: skip
+        theirs = ", ".join(f"{sid} = {_number(v)}" for sid, v in curve.agentcompass.items())
+        if theirs:
+            out.write(_visible(f"AgentCompass's own series: {theirs}") + "\n")
+
+
+def outcomes_text(f: FlakyTask) -> str:
+    """``1:✓ 2:✗ 3:—`` (binary) or ``1:0.5 2:1`` (scalar); ``—`` no observation."""
+    parts = []
+    for o in f.outcomes:
+        if o.value is None:
+            mark = "—" if o.status is None else f"— ({o.status})"
+        elif isinstance(o.value, bool):
+            mark = "✓" if o.value else "✗"
+        else:
+            mark = f"{o.value:g}"
+        parts.append(f"{o.attempt}:{mark}")
+    return " ".join(parts)
