@@ -26,10 +26,8 @@ PURE_TOP = (
     "inspector.compare",
     "inspector.stats",
     "inspector.run_stats",
-    "inspector.paired",
     "inspector.cli_audit",
     "inspector.cli_stats",
-    "inspector.cli_diff",
 )
 
 
