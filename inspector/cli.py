@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
 
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
-COMMANDS = ("report", "check", "serve", "tasks", "diff", "export", "stats")
+COMMANDS = ("report", "check", "serve", "tasks", "diff", "export", "stats", "leaderboard")
 """Every subcommand; anything else on the command line is a path for the app."""
 LIGHT_COMMANDS = ("report", "check", "serve")
 """Commands that start without loading the audit code (``tasks``, ``diff``)."""
@@ -151,9 +151,15 @@ def load_outputs(path: str, overrides: Overrides, *, cached: bool = True) -> Out
 
 
 def load_outputs_from(
-    path: str, overrides: Overrides, *, cached: bool = True
+    path: str,
+    overrides: Overrides,
+    *,
+    cached: bool = True,
+    say: Callable[[str], None] | None = None,
 ) -> tuple[Outputs, str | None]:
-    """:func:`load_outputs`, and what came from the cache, in words (None: nothing)."""
+    """:func:`load_outputs`, and what came from the cache, in words (None: nothing);
+    warnings and notes go to ``say`` (default: stderr)."""
+    say = say or _stderr
     request = loading.Request(
         overrides=overrides, reuse_cache=cached, answer_from_cache=cached, outputs=True
     )
@@ -166,15 +172,37 @@ def load_outputs_from(
             loaded = _loaded(path, result, lines.append)
         except Unusable:
             for line in lines:
-                _stderr(line)
+                say(line)
             raise
         assert loaded.outputs is not None
         outputs, hits = loaded.outputs, loaded.cache_hits
         total = len(loaded.session.run.entries)
         source = f"{hits} of {total} task folders (their files are unchanged)" if hits else None
     for line in outputs.stderr_lines(path):
-        _stderr(line)
+        say(line)
     return outputs, source
+
+
+def check_run(
+    path: str,
+    overrides: Overrides,
+    *,
+    cached: bool = False,
+    say: Callable[[str], None] | None = None,
+) -> tuple[list[Any], Outputs, str | None]:
+    """Where a run's stored metrics.json differs from its recomputation, the outputs, and
+    what came from the cache (``cached=False``, as ``check``: every file is read).
+
+    Raises:
+        Unusable: the run cannot be read or scored, or has no readable metrics.json.
+    """
+    outputs, source = load_outputs_from(path, overrides, cached=cached, say=say)
+    if outputs.stored_metrics_text is None:
+        raise Unusable(f"{Path(path) / 'metrics.json'}: no readable stored metrics.json to check")
+    from inspector.session import compare_reports
+
+    stored = parse_json(outputs.stored_metrics_text.encode("utf-8"))
+    return compare_reports(stored, json.loads(outputs.metrics_json)), outputs, source
 
 
 def cmd_report(args: argparse.Namespace) -> int:
@@ -184,6 +212,12 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_check(args: argparse.Namespace) -> int:
+    from inspector.results.discover import is_run
+
+    if os.path.isdir(args.path) and not is_run(Path(args.path)):
+        from inspector.check_root import cmd_check_root
+
+        return cmd_check_root(args, _overrides(args))
     as_json = getattr(args, "format", "text") == "json"
     try:
         # check reads what it judges: the cache stands in for reading only with --cached.
@@ -347,7 +381,9 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check", help="exit 0 when the stored metrics.json equals the recomputation"
     )
-    check.add_argument("path", help="a run directory or its URL")
+    check.add_argument(
+        "path", help="a run directory or its URL, or a results root (every run beneath it)"
+    )
     check.add_argument(
         "--cached",
         action="store_true",
@@ -375,6 +411,10 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
         help="browser sessions at once, each a full app (default 4)",
     )
     serve.set_defaults(func=cmd_serve)
+
+    from inspector import leaderboard
+
+    leaderboard.register(sub)
 
     if audit_commands:
         from inspector import cli_audit

@@ -154,3 +154,28 @@ def one_line(value: object, max_chars: int = 200) -> Text:
         text.truncate(max(0, limit - 1))
         text.append("…")
     return text
+
+
+def one_line_middle(value: object, width: int) -> Text:
+    """A single-line literal of at most ``width`` cells, shortened in the middle ("a…z"),
+    so the end of a name (what tells ``run_000001`` from ``run_000002``) stays visible."""
+    source = as_text(value)
+    window = 4 * max(1, width)
+    if len(source) > 2 * window:  # only the ends can be shown: look at no more than them
+        source = source[:window] + source[-window:]
+    text = literal(source)
+    if text.cell_len <= width:
+        return text
+    if width <= 1:
+        return Text("…", TRUNCATION_STYLE)
+    keep = width - 1
+    head = keep * 2 // 5
+    tail = keep - head
+    while True:
+        shortened = text[:head] + Text("…", TRUNCATION_STYLE) + text[len(text) - tail :]
+        if shortened.cell_len <= width or head + tail == 0:
+            return shortened
+        if tail > head:
+            tail -= 1
+        else:
+            head -= 1

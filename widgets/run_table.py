@@ -1,50 +1,202 @@
-"""RunTable: the runs under a results root, newest first."""
+"""RunTable: the runs under a results root, with stored and recomputed headline values.
+
+Columns have priorities: when the table is narrow the least needed fold first (harness,
+start time, plan, benchmark, model, status); the run, its headline value, the check mark
+and the counts never fold. Names are shortened in the middle, so the end of a folder name
+(what tells two runs of one namespace apart) stays on screen.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
 from textual.binding import Binding, BindingType
+from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
 
-from inspector.results import RunSummary
+from inspector.run_check import DIFFERS, OK, UNUSABLE
+from inspector.runs_view import PENDING, RunRow
 from widgets._table import refresh_header
-from widgets.literal import one_line
+from widgets.literal import literal, one_line_middle
 
-STATE_FOLDERS = ("normal", "error", "fatal", "running")
+PENDING_TEXT = Text("…", "dim")
 
 
-def headline_text(summary: RunSummary) -> Text:
-    if summary.headline_value is None:
+@dataclass(frozen=True)
+class Column:
+    key: str
+    label: str
+    width: int
+    """The least width; flexible columns grow to their content."""
+    fold: int = 0
+    """0: never folds; otherwise the larger, the sooner it folds."""
+    flex: int = 0
+    """Share of the spare width (0: fixed)."""
+    right: bool = False
+
+
+COLUMNS = (
+    Column("mark", " ", 1),
+    Column("run", "Run", 18, flex=4),
+    Column("status", "Status", 11, fold=1),
+    Column("model", "Model", 8, fold=2, flex=2),
+    Column("benchmark", "Benchmark", 9, fold=3, flex=2),
+    Column("plan", "Plan", 6, fold=4),
+    Column("started", "Started", 10, fold=5),
+    Column("harness", "Harness", 8, fold=6, flex=1),
+    Column("tasks", "Tasks", 5, right=True),
+    Column("error", "Err", 3, right=True),
+    Column("unavailable", "Unav", 4, right=True),
+    Column("invalidated", "Inv", 3, right=True),
+    Column("headline", "Headline", 13, right=True),
+    Column("check", "✓", 1),
+)
+CHECKED = frozenset(("headline", "check", "tasks", "error", "unavailable", "invalidated"))
+"""The columns that change when a run's check arrives."""
+PADDING = 2  # DataTable's cell padding, both sides
+RUN_PREFERRED = 36
+"""The run column's width before the least needed columns are kept."""
+YIELDING = 4
+"""Columns that fold at least this soon give way to a wider run column."""
+SCROLLBAR = 2
+
+
+def fit(columns: Sequence[Column], width: int, wanted: dict[str, int]) -> list[tuple[Column, int]]:
+    """The columns that fit in ``width`` cells and their widths.
+
+    Columns fold in priority order until the least widths fit (a column that folds takes
+    every column that folds sooner with it). Then the run column may take the place of the
+    least needed ones (:data:`YIELDING`) to reach :data:`RUN_PREFERRED` cells, and the spare
+    width goes to the flexible columns, up to what their content (``wanted``) needs.
+    """
+    shown = list(columns)
+    folding = sorted((c for c in columns if c.fold), key=lambda c: -c.fold)
+
+    def spare() -> int:
+        return width - sum(c.width + PADDING for c in shown)
+
+    while spare() < 0 and folding:
+        shown.remove(folding.pop(0))
+    run = next(c for c in shown if c.key == "run")
+    need = min(wanted.get("run", 0), RUN_PREFERRED) - run.width
+    while need > spare() and folding and folding[0].fold >= YIELDING:
+        shown.remove(folding.pop(0))
+    widths = {c.key: c.width for c in shown}
+    left = spare()
+    while left > 0:
+        growing = [c for c in shown if c.flex and widths[c.key] < wanted.get(c.key, 0)]
+        if not growing:
+            break
+        total = sum(c.flex for c in growing)
+        given = 0
+        for column in growing:
+            share = max(1, left * column.flex // total)
+            step = min(share, wanted[column.key] - widths[column.key], left - given)
+            widths[column.key] += step
+            given += step
+        if not given:
+            break
+        left -= given
+    return [(c, widths[c.key]) for c in shown]
+
+
+def run_cell(relative: str, width: int) -> Text:
+    """The run's path under the root in ``width`` cells: the namespace is shortened first
+    (in the middle), so the run's own folder name stays whole while it fits."""
+    namespace, slash, folder = relative.rpartition("/")
+    text = literal(relative)
+    if text.cell_len <= width or not slash:
+        return one_line_middle(relative, width)
+    name = literal(folder)
+    room = width - name.cell_len - 1
+    if room >= 3:
+        return one_line_middle(namespace, room) + Text(slash) + name
+    if room >= 1:
+        return Text("…", "dim italic") + Text(slash) + name
+    return one_line_middle(relative, width)
+
+
+def headline_cell(row: RunRow) -> Text:
+    """The recomputed headline value once known; until then the stored one, marked so."""
+    run = row.summary
+    if row.check is None or row.check.status == UNUSABLE:
+        # Not (yet) recomputed: what metrics.json says, marked as such.
+        if run.headline_value is None:
+            return Text("-", "dim")
+        return Text(f"{run.headline_value:.4f} stored", "dim italic")
+    headline = row.recomputed
+    if headline is None or headline.value is None:
         return Text("-", "dim")
-    text = Text(f"{summary.headline_value:.4f}", "bold")
-    if summary.headline_is_reference:
-        text = Text(f"{summary.headline_value:.4f} (reference)", "italic yellow")
-    if summary.headline_series_id:
-        text.append(" ")
-        text.append_text(one_line(summary.headline_series_id, max_chars=24))
-        text.stylize("dim", len(text.plain) - len(summary.headline_series_id[:24]))
-    return text
+    if headline.is_reference:
+        return Text(f"{headline.value:.4f} ref", "italic yellow")
+    return Text(f"{headline.value:.4f}", "bold")
 
 
-def _mark(marked: bool) -> Text:
-    return Text("●", "bold") if marked else Text(" ")
+def check_cell(row: RunRow) -> Text:
+    return {
+        PENDING: PENDING_TEXT,
+        OK: Text("✓", "bold green"),
+        DIFFERS: Text("≠", "bold red"),
+        UNUSABLE: Text("!", "bold yellow"),
+    }[row.check_state]
+
+
+def _count(name: str) -> Callable[[RunRow], Text]:
+    def cell(row: RunRow) -> Text:
+        headline = row.recomputed
+        if headline is None:
+            return PENDING_TEXT if row.check is None else Text("-", "dim")
+        number = headline.count(name)
+        return Text(str(number), "bold red" if number and name == "error" else "")
+
+    return cell
+
+
+STATUS_STYLES = {"failed": "bold red", "cancelled": "yellow", "running": "cyan"}
+
+
+def _status(row: RunRow) -> Text:
+    status = row.summary.status
+    if status is None:
+        return Text("-", "dim")
+    return literal(status, style=STATUS_STYLES.get(status, ""))
+
+
+CELLS: dict[str, Callable[[RunRow], Text]] = {
+    "status": _status,
+    "model": lambda row: literal(row.summary.model or "-"),
+    "benchmark": lambda row: literal(row.summary.benchmark or "-"),
+    "harness": lambda row: literal(row.summary.harness or "-"),
+    "plan": lambda row: Text(row.plan),
+    "started": lambda row: Text((row.summary.started_at or "-")[:10]),
+    "tasks": lambda row: Text(str(row.tasks)),
+    "error": _count("error"),
+    "unavailable": _count("unavailable"),
+    "invalidated": _count("invalidated"),
+    "headline": headline_cell,
+    "check": check_cell,
+}
 
 
 class RunTable(DataTable[Text]):
-    """One row per run: where, what, plan, status, task folders and the stored headline."""
+    """One row per run: where, what, plan, status, counts and the headline value."""
 
     HELP = """\
 ## Runs
-The runs found under the results root, newest first (`Run` is the path under the root:
-namespace / run id). The headline value is the one stored in the run's metrics.json; open
-a run (**enter**) to recompute it. Tasks n/e/f/r counts task folders per state folder:
-normal / error / fatal / running. A ● marks a run chosen for comparison.
+`Run` is the path under the results root (namespace / run id), shortened in the middle;
+the line under the table shows the whole row under the cursor. `Headline` is the value
+stored in the run's metrics.json (marked *stored*) until the run has been recomputed in
+the background; then it is the recomputed value, and `✓` says the stored metrics.json
+equals the recomputation, `≠` that it differs, `!` that the run cannot be recomputed.
+`Err` / `Unav` / `Inv`: tasks counted error / unavailable / invalidated by the
+recomputation. `ref`: the evaluation failed, the value is a reference value. On a narrow
+terminal the harness, start, plan, benchmark, model and status columns fold away, in
+that order. A ● marks a run chosen for comparison.
 """
 
     DEFAULT_CSS = """
@@ -64,65 +216,100 @@ normal / error / fatal / running. A ● marks a run chosen for comparison.
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
-        self._paths: list[Path] = []
+        self._rows: list[RunRow] = []
+        self._index: dict[str, int] = {}
         self._marked: list[Path] = []
+        self._layout: list[tuple[Column, int]] = []
+        self._laid_out_for = -1
 
-    def on_mount(self) -> None:
-        self.add_column(" ", key="mark")
-        for label in (
-            "Run",
-            "Run id",
-            "Model",
-            "Benchmark",
-            "Harness",
-            "Plan",
-            "Status",
-            "Started",
-            "Tasks n/e/f/r",
-            "Headline",
-        ):
-            self.add_column(label)
+    @property
+    def rows_shown(self) -> list[RunRow]:
+        return list(self._rows)
 
     @property
     def paths(self) -> list[Path]:
-        return list(self._paths)
+        return [row.summary.path for row in self._rows]
+
+    @property
+    def current(self) -> RunRow | None:
+        """The run under the cursor."""
+        if not self._rows:
+            return None
+        return self._rows[min(self.cursor_row, len(self._rows) - 1)]
 
     @property
     def path(self) -> Path | None:
-        """The run under the cursor."""
-        if not self._paths:
-            return None
-        return self._paths[min(self.cursor_row, len(self._paths) - 1)]
+        row = self.current
+        return row.summary.path if row is not None else None
+
+    @property
+    def column_keys(self) -> list[str]:
+        """The columns on screen (the others folded away)."""
+        return [column.key for column, _ in self._layout]
 
     def mark(self, marked: Sequence[Path]) -> None:
         """Show a ● beside the ``marked`` runs (those on screen)."""
         self._marked = list(marked)
-        for row, path in enumerate(self._paths):
-            self.update_cell_at((row, 0), _mark(path in self._marked))
+        if "mark" in self.column_keys:
+            for number, row in enumerate(self._rows):
+                self.update_cell_at((number, 0), self._mark(row))
 
-    def show(self, runs: Sequence[RunSummary]) -> None:
-        self.clear()
-        self._paths = [run.path for run in runs]
-        for run in runs:
-            plan = (
-                "-" if run.k is None else f"{run.strategy or '?'}@{run.k}" if run.k > 1 else "k=1"
-            )
-            counts = "/".join(str(run.task_counts.get(name, 0)) for name in STATE_FOLDERS)
-            started = (run.started_at or "-")[:16].replace("T", " ")
-            self.add_row(
-                _mark(run.path in self._marked),
-                one_line(run.relative, max_chars=30),
-                one_line(run.run_id, max_chars=18),
-                one_line(run.model or "-", max_chars=20),
-                one_line(run.benchmark or "-", max_chars=16),
-                one_line(run.harness or "-", max_chars=12),
-                Text(plan),
-                one_line(run.status or "-", max_chars=11),
-                one_line(started),
-                Text(counts, justify="right"),
-                headline_text(run),
-            )
+    def _mark(self, row: RunRow) -> Text:
+        return Text("●", "bold") if row.summary.path in self._marked else Text(" ")
+
+    def show(self, rows: Sequence[RunRow]) -> None:
+        """Show ``rows`` (keeping the cursor on the same run when it is still shown)."""
+        current = self.path
+        self._rows = list(rows)
+        self._index = {str(row.summary.path): n for n, row in enumerate(self._rows)}
+        self._render_all()
+        if current is not None and str(current) in self._index:
+            self.move_cursor(row=self._index[str(current)], animate=False)
+
+    def update_rows(self, rows: Sequence[RunRow]) -> None:
+        """Replace rows already shown (their checks arrived) in place."""
+        for row in rows:
+            number = self._index.get(str(row.summary.path))
+            if number is None:
+                continue
+            self._rows[number] = row
+            for position, (column, width) in enumerate(self._layout):
+                if column.key in CHECKED:
+                    self.update_cell_at((number, position), self._cell(column, width, row))
+
+    def on_resize(self, event: Resize) -> None:
+        if event.size.width != self._laid_out_for:
+            self._render_all()
+
+    def _render_all(self) -> None:
+        width = self.size.width
+        self._laid_out_for = width
+        wanted = {
+            "run": max((len(r.summary.relative) for r in self._rows), default=18),
+            "model": max((len(r.summary.model or "-") for r in self._rows), default=8),
+            "benchmark": max((len(r.summary.benchmark or "-") for r in self._rows), default=9),
+            "harness": max((len(r.summary.harness or "-") for r in self._rows), default=8),
+        }
+        self._layout = fit(COLUMNS, max(width, 40) - SCROLLBAR, wanted)
+        self.clear(columns=True)
+        for column, column_width in self._layout:
+            label = Text(column.label, justify="right" if column.right else "left")
+            self.add_column(label, width=column_width, key=column.key)
+        for row in self._rows:
+            self.add_row(*(self._cell(column, w, row) for column, w in self._layout))
         refresh_header(self)
+
+    def _cell(self, column: Column, width: int, row: RunRow) -> Text:
+        if column.key == "mark":
+            return self._mark(row)
+        if column.key == "run":
+            return run_cell(row.summary.relative, width)
+        text = CELLS[column.key](row)
+        if column.flex and text.cell_len > width:
+            return one_line_middle(text.plain, width)
+        if column.right and text.cell_len < width:
+            text = Text(" " * (width - text.cell_len)) + text
+        return text
 
     def action_open_run(self) -> None:
         path = self.path

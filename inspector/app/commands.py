@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from inspector.app.model import COUNT_NAMES, TaskFilter
+from inspector.app.screens.leaderboard import LeaderboardScreen
 from inspector.app.screens.runs import RunsScreen
 
 if TYPE_CHECKING:
@@ -100,6 +101,13 @@ class InspectorCommands(Provider):
         runs = self.screen
         if isinstance(runs, RunsScreen):
             yield (
+                "go: leaderboard",
+                runs.action_leaderboard,
+                "Models × benchmarks: the recomputed headline of the newest finished runs (l)",
+            )
+            yield ("sort: next field", runs.action_sort, "date, run, model, benchmark, … (s)")
+            yield ("sort: reverse", runs.action_reverse, "Reverse the order of the runs (S)")
+            yield (
                 "mark: this run for comparison",
                 runs.action_mark,
                 "Mark or unmark (two at most)",
@@ -110,6 +118,10 @@ class InspectorCommands(Provider):
                     runs.action_compare,
                     "Series side by side, flips, state changes, McNemar and bootstrap",
                 )
+        board = self.screen
+        if isinstance(board, LeaderboardScreen):
+            yield ("export: leaderboard", board.action_export, "CSV, Markdown or JSON (x)")
+            yield ("leaderboard: next run of the cell", board.action_next_run, "(n)")
         yield ("reload", app.action_reload, "Read and recompute the run again")
         yield ("help", app.action_help, "Keys and what each screen shows")
 

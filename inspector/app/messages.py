@@ -11,6 +11,7 @@ from inspector.attribution import RetrySummary
 from inspector.compare import Comparison
 from inspector.loading.report_cache import Outputs
 from inspector.results import RunSummary
+from inspector.run_check import RunCheck
 from inspector.session import Session
 
 
@@ -91,3 +92,10 @@ class CompareProgress(Message):
     side: str
     done: int
     total: int
+
+
+@dataclass
+class RunsChecked(Message):
+    """Runs of the runs screen were recomputed and checked: ``(run path, check)``."""
+
+    checks: list[tuple[str, RunCheck]]

@@ -65,13 +65,23 @@ def find_runs(root: Path | str) -> list[RunSummary]:
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
+    found = [summarize_run(path, relative) for path, relative in run_folders(root)]
+    return sorted(found, key=_newest_first)
+
+
+def run_folders(root: Path | str) -> list[tuple[Path, str]]:
+    """``(run directory, path under root)`` of every run at or under ``root``, by path;
+    nothing inside a run is read.
+
+    Raises:
+        RunReadError: ``root`` is not a readable directory.
+    """
     base = Path(os.path.abspath(root))
     if not base.is_dir():
         raise RunReadError(str(root), "no such directory" if not base.exists() else "not a directory")
-    found: list[RunSummary] = []
-    visited: set[str] = set()
-    _walk(base, base, 0, visited, found)
-    return sorted(found, key=_newest_first)
+    found: list[tuple[Path, str]] = []
+    _walk(base, base, 0, set(), found)
+    return found
 
 
 def summarize_run(path: Path, relative: str = ".") -> RunSummary:
@@ -108,14 +118,15 @@ def summarize_run(path: Path, relative: str = ".") -> RunSummary:
     )
 
 
-def _walk(directory: Path, base: Path, depth: int, visited: set[str], found: list[RunSummary]) -> None:
+def _walk(
+    directory: Path, base: Path, depth: int, visited: set[str], found: list[tuple[Path, str]]
+) -> None:
     real = os.path.realpath(directory)
     if real in visited or depth > MAX_DEPTH:
         return
     visited.add(real)
     if is_run(directory):
-        relative = directory.relative_to(base).as_posix()
-        found.append(summarize_run(directory, relative))
+        found.append((directory, directory.relative_to(base).as_posix()))
         return
     try:
         with os.scandir(directory) as entries:

@@ -28,6 +28,10 @@ PURE_TOP = (
     "inspector.run_stats",
     "inspector.cli_audit",
     "inspector.cli_stats",
+    "inspector.run_check",
+    "inspector.check_root",
+    "inspector.runs_view",
+    "inspector.leaderboard",
 )
 
 

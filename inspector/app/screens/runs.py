@@ -1,4 +1,9 @@
-"""The runs under a results root, newest first, filterable by text."""
+"""The runs under a results root, newest first: stored, then recomputed headline values.
+
+As soon as the runs are listed, each is recomputed and checked in the background (the
+shared reader processes; the report cache answers for unchanged runs) and its row gains
+the recomputed headline, a check mark and its error / unavailable / invalidated counts.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, ProgressBar, Static
+from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from inspector import loading
@@ -19,13 +24,26 @@ from inspector.app.messages import (
     CompareProgress,
     ComparisonFailed,
     ComparisonReady,
+    RunsChecked,
     RunsFound,
 )
+from inspector.check_root import audit_runs
 from inspector.compare import compare
 from inspector.results import RunReadError, RunSummary, find_runs
 from inspector.results.discover import is_run, summarize_run
+from inspector.run_check import RunCheck
+from inspector.runs_view import (
+    PENDING,
+    SORTS,
+    RunRow,
+    describe,
+    haystack,
+    parse_filter,
+    sort_rows,
+    with_checks,
+)
 from inspector.session import Session
-from widgets.literal import literal_plain
+from widgets.literal import literal
 from widgets.run_table import RunTable
 
 
@@ -34,15 +52,28 @@ class RunsScreen(Screen[None]):
 
     HELP = """\
 # Runs
-The runs under the results root, newest first, with the headline value stored in each run's
-metrics.json. Type to filter; **enter** opens a run (it is then recomputed).
+The runs under the results root, newest first. Each run's headline value is first the one
+stored in its metrics.json (marked *stored*); every run is then recomputed in the
+background and its row shows the recomputed value, ✓ when the stored metrics.json equals
+the recomputation (≠ when it differs, ! when the run cannot be recomputed) and the tasks
+counted error / unavailable / invalidated. The line under the table shows the whole row
+under the cursor, with the first difference or the reason a run cannot be recomputed.
+
+Type **/** to filter: words match anywhere; `model:`, `benchmark:`, `harness:`,
+`status:`, `date:`, `check:` (ok, differs, unusable, pending), `plan:` and `run:` match
+one field (`status:failed check:differs`). **s** sorts by the next of date, run, model,
+benchmark, harness, status, check and value; **S** reverses the order. **enter** opens a
+run; **l** opens the leaderboard (models × benchmarks).
 **m** marks a run (two at most) and **c** compares the two marked runs task by task:
 series side by side, flips, state changes and paired statistics, with a warning when
 their plans or benchmark params differ.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("slash", "focus_filter", "Filter", tooltip="Filter runs by text"),
+        Binding("slash", "focus_filter", "Filter", tooltip="Filter runs: words or field:text"),
+        Binding("s", "sort", "Sort", tooltip="Sort by the next field"),
+        Binding("S", "reverse", "Reverse", show=False, tooltip="Reverse the sort order"),
+        Binding("l", "leaderboard", "Leaderboard", tooltip="Models × benchmarks, recomputed"),
         Binding("m", "mark", "Mark", tooltip="Mark this run for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs task by task"),
     ]
@@ -51,10 +82,23 @@ their plans or benchmark params differ.
         super().__init__()
         self.roots = roots
         self.fallback = fallback
-        self.runs: list[RunSummary] = []
-        self.shown: list[RunSummary] = []
+        self.rows: list[RunRow] = []
+        """Every run found, newest first, with its check once it arrived."""
+        self.checks: dict[str, RunCheck] = {}
+        """The checks that arrived, by the run's path."""
+        self.sort_by = "date"
+        """One of :data:`inspector.runs_view.SORTS`."""
+        self.reverse = False
         self.marked: list[Path] = []
         """The runs marked for comparison, in the order they were marked (A, then B)."""
+
+    @property
+    def runs(self) -> list[RunSummary]:
+        return [row.summary for row in self.rows]
+
+    @property
+    def shown(self) -> list[RunSummary]:
+        return [row.summary for row in self.run_table.rows_shown]
 
     @property
     def run_table(self) -> RunTable:
@@ -64,10 +108,15 @@ their plans or benchmark params differ.
     def filter_input(self) -> Input:
         return self.query_one("#runs-filter", Input)
 
+    @property
+    def all_checked(self) -> bool:
+        """Every run listed has been recomputed and checked."""
+        return all(row.check is not None for row in self.rows)
+
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(
-            placeholder="filter runs: namespace, run id, model, benchmark, status…",
+            placeholder="filter: words, or model: benchmark: harness: status: date: check:",
             id="runs-filter",
         )
         yield Static(id="runs-note")
@@ -75,6 +124,7 @@ their plans or benchmark params differ.
             yield Static(id="compare-label")
             yield ProgressBar(id="compare-progress", show_eta=False)
         yield RunTable()
+        yield Static(id="runs-status")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -83,6 +133,7 @@ their plans or benchmark params differ.
 
     def reload(self) -> None:
         self.run_table.loading = True
+        self.checks = {}
         self._find()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs", description="find runs")
@@ -107,25 +158,81 @@ their plans or benchmark params differ.
 
             self.app.switch_screen(OverviewScreen(self.fallback, self.app.settings.overrides))  # type: ignore[attr-defined]
             return
-        self.runs = message.runs
+        self.rows = [RunRow(run) for run in message.runs]
         self.apply_filter()
         if message.errors:
             self.notify("\n".join(message.errors), severity="error", markup=False)
         self.run_table.focus()
+        self._check([(str(run.path), run.relative) for run in message.runs])
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs-check",
+          description="recompute runs")  # fmt: skip
+    def _check(self, runs: list[tuple[str, str]]) -> None:
+        worker = get_current_worker()
+        overrides = self.app.settings.overrides  # type: ignore[attr-defined]
+        for batch in audit_runs(runs, overrides, cancelled=lambda: worker.is_cancelled):
+            if worker.is_cancelled:
+                return
+            self.post_message(RunsChecked(batch))
+
+    @on(RunsChecked)
+    def _checked(self, message: RunsChecked) -> None:
+        self.checks.update(message.checks)
+        self.rows = with_checks(self.rows, self.checks)
+        for screen in self.app.screen_stack:
+            if hasattr(screen, "runs_updated"):  # the leaderboard over these runs
+                screen.runs_updated(self.rows)
+        if self.sort_by in ("check", "value"):
+            self.apply_filter()  # the order depends on what arrived
+        else:
+            arrived = {path for path, _ in message.checks}
+            self.run_table.update_rows(
+                [row for row in self.rows if str(row.summary.path) in arrived]
+            )
+            self._show_note()
+            self._show_status()
 
     def apply_filter(self) -> None:
-        needle = self.filter_input.value.strip().casefold()
-        self.shown = [run for run in self.runs if not needle or needle in _haystack(run)]
-        self.run_table.show(self.shown)
-        note = Text(f"{len(self.shown)} of {len(self.runs)} runs", "bold")
-        note.append(
-            " · headline values as stored in metrics.json; opening a run recomputes it", "dim"
-        )
-        if not self.runs:
+        """Show the rows the filter keeps, in the chosen order."""
+        wanted = parse_filter(self.filter_input.value)
+        kept = [row for row in self.rows if wanted.matches(row, haystack(row))]
+        self.run_table.show(sort_rows(kept, self.sort_by, reverse=self.reverse))
+        self._show_note()
+        self._show_status()
+
+    def _show_note(self) -> None:
+        shown = len(self.run_table.rows_shown)
+        if not self.rows:
             note = Text(
                 "No runs found here (a run has run_info.json or a details/ folder).", "yellow"
             )
+            self.query_one("#runs-note", Static).update(note)
+            return
+        note = Text(f"{shown} of {len(self.rows)} runs", "bold")
+        waiting = sum(row.check_state == PENDING for row in self.rows)
+        if waiting:
+            note.append(f" · recomputing {waiting}… (stored values until then)", "dim")
+        else:
+            counts = {state: 0 for state in ("ok", "differs", "unusable")}
+            for row in self.rows:
+                counts[row.check_state] += 1
+            note.append(f" · {counts['ok']} ✓", "dim")
+            if counts["differs"]:
+                note.append(f" · {counts['differs']} ≠ stored", "bold red")
+            if counts["unusable"]:
+                note.append(f" · {counts['unusable']} !", "bold yellow")
+        direction = " (reversed)" if self.reverse else ""
+        note.append(f" · sorted by {self.sort_by}{direction}", "dim")
         self.query_one("#runs-note", Static).update(note)
+
+    def _show_status(self) -> None:
+        row = self.run_table.current
+        status = self.query_one("#runs-status", Static)
+        status.update(literal(" · ".join(describe(row))) if row is not None else "")
+
+    @on(DataTable.RowHighlighted)
+    def _highlighted(self) -> None:
+        self._show_status()
 
     @on(Input.Changed, "#runs-filter")
     def _filter_changed(self) -> None:
@@ -140,6 +247,19 @@ their plans or benchmark params differ.
         from inspector.app.screens.overview import OverviewScreen
 
         self.app.push_screen(OverviewScreen(message.path, self.app.settings.overrides))  # type: ignore[attr-defined]
+
+    def action_sort(self) -> None:
+        self.sort_by = SORTS[(SORTS.index(self.sort_by) + 1) % len(SORTS)]
+        self.apply_filter()
+
+    def action_reverse(self) -> None:
+        self.reverse = not self.reverse
+        self.apply_filter()
+
+    def action_leaderboard(self) -> None:
+        from inspector.app.screens.leaderboard import LeaderboardScreen
+
+        self.app.push_screen(LeaderboardScreen(self))
 
     def action_focus_filter(self) -> None:
         self.filter_input.focus()
@@ -173,7 +293,11 @@ their plans or benchmark params differ.
         if len(self.marked) != 2:
             self.notify("Mark two runs with m first.", severity="warning")
             return
-        a, b = self.marked
+        self.compare_runs(*self.marked)
+
+    def compare_runs(self, a: Path, b: Path) -> None:
+        """Read, recompute and compare runs ``a`` and ``b``; the compare screen opens when
+        they are aligned (also the leaderboard's entry)."""
         self.set_class(True, "-comparing")
         self.query_one("#compare-label", Static).update("Reading and recomputing A…")
         self.query_one("#compare-progress", ProgressBar).update(total=None, progress=0)
@@ -230,17 +354,3 @@ their plans or benchmark params differ.
         message.stop()
         self.set_class(False, "-comparing")
         self.notify(message.error, title="Cannot compare", severity="error", markup=False)
-
-
-def _haystack(run: RunSummary) -> str:
-    parts = (
-        run.relative,
-        run.namespace,
-        run.run_id,
-        run.model,
-        run.benchmark,
-        run.harness,
-        run.status,
-        run.strategy,
-    )
-    return " ".join(literal_plain(p) for p in parts if p).casefold()

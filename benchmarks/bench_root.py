@@ -1,0 +1,189 @@
+"""Results-root benchmark (issue 16): `inspector check ROOT` and the runs screen against the
+read floor of every task file under the root.
+
+    .venv/bin/python benchmarks/bench_root.py --make /tmp/root300 [--runs 300 --tasks 200]
+    .venv/bin/python benchmarks/bench_root.py /tmp/root300 [--rounds 3]
+
+``--make`` writes the root with the project's large-run generator
+(fixtures/make_large_run.py): ``--distinct`` runs generated with their own seeds (default 10),
+each with its metrics.json written by ``inspector report --json``, then copied until the root
+holds ``--runs`` runs as ``ns_NN/20261130_NNNNNN`` (copies are separate files on disk, read
+separately). Nothing here runs in the test suite.
+
+Each round measures, interleaved (the machine is shared and noisy; medians are printed):
+
+  floor         ../shared/bench/read_floor.py RUN --parser orjson --procs 2 over each run,
+                the in-process times it prints summed (interpreter start-up left out): the
+                two-process floor of reading and parsing every task.json and result.json;
+  check cold    `inspector check ROOT` in a fresh process with an empty cache directory
+                (wall time, start-up included);
+  screen cold   the app on ROOT, headless (Pilot, 100x30), in a fresh process with an
+                empty cache: seconds until every row shows its recomputed value;
+  screen cached the same again with the cache the cold screen left: unchanged runs are
+                answered by the report cache (one listing and one lstat per file).
+
+Ratios are against the floor measured in the same round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FLOOR = (ROOT / ".." / "shared" / "bench" / "read_floor.py").resolve()
+GENERATOR = ROOT / "fixtures" / "make_large_run.py"
+PYTHON = sys.executable
+
+
+def make_root(out: Path, runs: int, tasks: int, distinct: int) -> None:
+    if out.exists():
+        raise SystemExit(f"{out} exists")
+    sources = out.parent / (out.name + ".sources")
+    shutil.rmtree(sources, ignore_errors=True)
+    procs = []
+    for seed in range(1, distinct + 1):
+        target = sources / f"run{seed:02d}"
+        command = [PYTHON, str(GENERATOR), "--out", str(target), "--tasks", str(tasks),
+                   "--k", "3", "--trajectory-kb", "2", "--workers", "1", "--seed", str(seed)]  # fmt: skip
+        procs.append(subprocess.Popen(command, stdout=subprocess.DEVNULL))
+        if len(procs) >= 2:
+            procs.pop(0).wait()
+    for proc in procs:
+        proc.wait()
+    for source in sorted(sources.iterdir()):
+        report = subprocess.run(
+            [PYTHON, "-m", "inspector", "report", str(source), "--json"],
+            cwd=ROOT, capture_output=True, check=True, env=dict(os.environ, INSPECTOR_CACHE="0"),
+        )  # fmt: skip
+        (source / "metrics.json").write_bytes(report.stdout)
+    names = sorted(sources.iterdir())
+    for number in range(runs):
+        target = out / f"ns_{number % 10:02d}" / f"20261130_{number:06d}"
+        shutil.copytree(names[number % len(names)], target)
+    shutil.rmtree(sources)
+    print(f"{out}: {runs} runs of {tasks} tasks ({distinct} generated, copied)")
+
+
+def run_folders(root: Path) -> list[Path]:
+    return sorted(p.parent for p in root.glob("*/*/run_info.json"))
+
+
+def floor(root: Path, script: Path) -> float:
+    total = 0.0
+    for run in run_folders(root):
+        proc = subprocess.run(
+            [PYTHON, str(script), str(run), "--parser", "orjson", "--procs", "2"],
+            capture_output=True, text=True, check=True,
+        )  # fmt: skip
+        total += float(re.search(r"in ([0-9.]+)s", proc.stdout).group(1))  # type: ignore[union-attr]
+    return total
+
+
+def check_cold(root: Path) -> float:
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, XDG_CACHE_HOME=cache)
+        began = time.perf_counter()
+        proc = subprocess.run(
+            [PYTHON, "-m", "inspector", "check", str(root)], cwd=ROOT, env=env,
+            capture_output=True, text=True,
+        )  # fmt: skip
+        elapsed = time.perf_counter() - began
+    summary = proc.stdout.strip().splitlines()[-1] if proc.stdout.strip() else proc.stderr
+    if proc.returncode != 0:
+        raise SystemExit(f"check exited {proc.returncode}: {summary}")
+    return elapsed
+
+
+def screen(root: Path, cache: str) -> float:
+    env = dict(os.environ, XDG_CACHE_HOME=cache)
+    proc = subprocess.run(
+        [PYTHON, __file__, "--screen", str(root)], env=env, capture_output=True, text=True
+    )
+    match = re.search(r"all checked ([0-9.]+)", proc.stdout)
+    if match is None:
+        raise SystemExit(f"screen: {proc.stdout}{proc.stderr[-2000:]}")
+    return float(match.group(1))
+
+
+def screen_child(root: Path) -> None:
+    """In a fresh process: the app on ``root`` until every row shows its recomputed value."""
+    began = time.perf_counter()
+    import asyncio
+
+    from inspector.loading.processes import start_forkserver
+
+    start_forkserver()  # as `inspector ROOT` does before textual is imported
+    from inspector.app import InspectorApp
+    from inspector.app.screens.runs import RunsScreen
+
+    async def main() -> None:
+        app = InspectorApp([root])
+        async with app.run_test(size=(100, 30)) as pilot:
+            while True:
+                await pilot.pause(0.02)
+                screen = app.screen
+                if isinstance(screen, RunsScreen) and screen.rows and screen.all_checked:
+                    shown = screen.run_table.rows_shown
+                    assert all(row.check is not None for row in shown)
+                    break
+            elapsed = time.perf_counter() - began
+            states = {row.check_state for row in screen.rows}
+            print(f"all checked {elapsed:.3f} s, {len(screen.rows)} runs, states {states}")
+
+    asyncio.run(main())
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("root", type=Path)
+    parser.add_argument("--make", action="store_true", help="write the root first")
+    parser.add_argument("--runs", type=int, default=300)
+    parser.add_argument("--tasks", type=int, default=200)
+    parser.add_argument("--distinct", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--floor-script", type=Path, default=FLOOR, help=f"read_floor.py (default {FLOOR})"
+    )
+    parser.add_argument("--screen", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.screen:
+        screen_child(args.root)
+        return 0
+    if args.make:
+        make_root(args.root, args.runs, args.tasks, args.distinct)
+        return 0
+    runs = run_folders(args.root)
+    print(f"{args.root}: {len(runs)} runs; {os.cpu_count()} cores; rounds {args.rounds}")
+    rows: dict[str, list[float]] = {"floor": [], "check cold": [], "screen cold": [],
+                                    "screen cached": []}  # fmt: skip
+    for number in range(args.rounds):
+        rows["floor"].append(floor(args.root, args.floor_script))
+        rows["check cold"].append(check_cold(args.root))
+        with tempfile.TemporaryDirectory() as cache:
+            rows["screen cold"].append(screen(args.root, cache))
+            rows["screen cached"].append(screen(args.root, cache))
+        line = ", ".join(f"{name} {values[-1]:.2f} s" for name, values in rows.items())
+        print(f"round {number + 1}: {line}", flush=True)
+    base = statistics.median(rows["floor"])
+    print(f"median floor (sum over runs, 2 processes): {base:.2f} s")
+    for name in ("check cold", "screen cold", "screen cached"):
+        value = statistics.median(rows[name])
+        ratios = [v / f for v, f in zip(rows[name], rows["floor"], strict=True)]
+        print(
+            f"{name}: median {value:.2f} s = {value / base:.2f}x floor "
+            f"(per-round ratios {', '.join(f'{r:.2f}' for r in ratios)})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

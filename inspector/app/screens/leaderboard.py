@@ -1,0 +1,276 @@
+"""The leaderboard: models × benchmarks of the runs on the runs screen, recomputed.
+
+A thin view of :mod:`inspector.leaderboard`: the runs screen recomputes the runs and tells
+this screen when checks arrive (``runs_updated``).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Footer, Header, Input, Label, Static
+
+from inspector.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
+from inspector.run_check import DIFFERS, UNUSABLE
+from inspector.runs_view import RunRow, describe
+from widgets.literal import literal, one_line_middle
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.app.screens.runs import RunsScreen
+
+EXTENSIONS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
+MODEL_WIDTH = 28
+CELL_MIN, CELL_MAX = 12, 32
+
+
+class LeaderboardScreen(Screen[None]):
+    """Models × benchmarks: the recomputed headline of each model's newest finished run."""
+
+    HELP = """\
+# Leaderboard
+One row per model, one column per benchmark. A cell shows the recomputed headline of the
+newest finished (`completed`) run of that model on that benchmark (or the newest run, with
+its status, when none finished), then ✓ when every run behind the cell matches its stored
+metrics.json, ≠ when one differs, ! when one cannot be recomputed (… while recomputing),
+and the tasks counted error / unavailable / invalidated (e u i). The line under the table
+tells the whole cell. **n** shows the next run behind the cell; **enter** opens the run
+shown; **m** marks a cell (two at most) and **c** compares the two marked cells' runs
+task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file name).
+"""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("enter", "open_run", "Open run", tooltip="Recompute and open the cell's run"),
+        Binding("n", "next_run", "Next run", tooltip="Show the next run behind the cell"),
+        Binding("m", "mark", "Mark", tooltip="Mark this cell for a comparison (two at most)"),
+        Binding("c", "compare", "Compare", tooltip="Compare the two marked cells run vs run"),
+        Binding("x", "export", "Export", tooltip="Write the table to CSV, Markdown or JSON"),
+    ]
+
+    def __init__(self, runs: RunsScreen) -> None:
+        super().__init__()
+        self.runs_screen = runs
+        self.board: Leaderboard = build(runs.rows)
+        self.marked: list[tuple[str, str]] = []
+        """The cells marked for comparison, in the order they were marked (A, then B)."""
+        self._drawn_for = -1
+
+    @property
+    def table(self) -> DataTable[Text]:
+        return self.query_one("#leaderboard-table", DataTable)
+
+    @property
+    def current(self) -> Cell | None:
+        """The cell under the cursor (None on an empty one)."""
+        row, column = self.table.cursor_coordinate
+        if not self.board.models or column == 0 or column > len(self.board.benchmarks):
+            return None
+        return self.board.cell(self.board.models[row], self.board.benchmarks[column - 1])
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="leaderboard-note")
+        yield DataTable(id="leaderboard-table", cursor_type="cell", zebra_stripes=True)
+        yield Static(id="leaderboard-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.sub_title = "leaderboard · " + ", ".join(r.name or "." for r in self.runs_screen.roots)
+        self._draw()
+        self.table.focus()
+
+    def runs_updated(self, rows: list[RunRow]) -> None:
+        """Checks arrived on the runs screen: rebuild, keeping the runs chosen per cell."""
+        chosen = {key: cell.run.summary.path for key, cell in self.board.cells.items()}
+        board = build(rows)
+        for key, cell in board.cells.items():
+            paths = [r.summary.path for r in cell.runs]
+            if key in chosen and chosen[key] in paths:
+                board = board.with_cell(cell.showing(paths.index(chosen[key])))
+        self.board = board
+        self._draw()
+
+    def _draw(self) -> None:
+        table = self.table
+        cursor = table.cursor_coordinate
+        model_width, cell_width = self._widths()
+        # The counts when every cell has room for them (they are in the line below anyway).
+        counts = all(
+            len(cell_text(cell, counts=True)) <= cell_width for cell in self.board.cells.values()
+        )
+        table.clear(columns=True)
+        table.add_column("Model", key="model", width=model_width)
+        for benchmark in self.board.benchmarks:
+            table.add_column(
+                one_line_middle(benchmark, cell_width), key=benchmark, width=cell_width
+            )
+        for model in self.board.models:
+            cells = [self._cell(model, b, cell_width, counts) for b in self.board.benchmarks]
+            table.add_row(one_line_middle(model, model_width), *cells)
+        if self.board.models:
+            table.move_cursor(row=cursor.row, column=max(1, cursor.column), animate=False)
+        self._drawn_for = self.size.width
+        self._show_note()
+        self._show_status()
+
+    def _widths(self) -> tuple[int, int]:
+        """The model column's and each benchmark column's width for this screen: the cells
+        drop their counts (still in the line below) before the table scrolls sideways."""
+        width = max(self.size.width, 40) - 2  # the vertical scrollbar
+        longest = max((len(m) for m in self.board.models), default=5)
+        model_width = max(12, min(longest, MODEL_WIDTH, width // 4))
+        columns = max(1, len(self.board.benchmarks))
+        cell_width = (width - model_width - 2) // columns - 2
+        return model_width, max(CELL_MIN, min(cell_width, CELL_MAX))
+
+    def on_resize(self) -> None:
+        if self.is_mounted and self.size.width != self._drawn_for:
+            self._draw()
+
+    def _cell(self, model: str, benchmark: str, width: int, counts: bool) -> Text:
+        cell = self.board.cell(model, benchmark)
+        if cell is None:
+            return Text("")
+        states = {r.check_state for r in cell.runs}
+        style = (
+            "bold yellow" if UNUSABLE in states
+            else "bold red" if DIFFERS in states
+            else "dim italic" if cell.run.check is None
+            else "" if cell.run.summary.status == FINISHED
+            else "yellow"
+        )  # fmt: skip
+        text = Text(cell_text(cell, counts=counts), style)
+        if (model, benchmark) in self.marked:
+            text = Text("● ", "bold") + text
+        if text.cell_len > width:
+            text.truncate(width, overflow="ellipsis")
+        return text
+
+    def _show_note(self) -> None:
+        cells = self.board.cells.values()
+        waiting = sum(1 for cell in cells if cell.pending)
+        failing = sum(1 for cell in cells if cell.failing)
+        note = Text(
+            f"{len(self.board.models)} models × {len(self.board.benchmarks)} benchmarks · "
+            f"{len(self.board.cells)} cells",
+            "bold",
+        )
+        if waiting:
+            note.append(f" · recomputing runs of {waiting} cells…", "dim")
+        if failing:
+            note.append(f" · {failing} cells with a run that fails the check", "bold red")
+        self.query_one("#leaderboard-note", Static).update(note)
+
+    def _show_status(self) -> None:
+        cell = self.current
+        status = self.query_one("#leaderboard-status", Static)
+        if cell is None:
+            status.update("")
+            return
+        text = f"{cell.model} × {cell.benchmark} · run {cell.chosen + 1} of {len(cell.runs)}"
+        if cell.failing:
+            failing = ", ".join(r.summary.relative for r in cell.failing)
+            text += f" ({len(cell.failing)} failing the check: {failing})"
+        status.update(literal(text + " · " + " · ".join(describe(cell.run))))
+
+    @on(DataTable.CellHighlighted)
+    def _highlighted(self) -> None:
+        self._show_status()
+
+    @on(DataTable.CellSelected)
+    def _selected(self, event: DataTable.CellSelected) -> None:
+        event.stop()
+        self.action_open_run()
+
+    def action_open_run(self) -> None:
+        cell = self.current
+        if cell is None:
+            return
+        from inspector.app.screens.overview import OverviewScreen
+
+        self.app.push_screen(OverviewScreen(cell.run.summary.path, self.app.settings.overrides))  # type: ignore[attr-defined]
+
+    def action_next_run(self) -> None:
+        cell = self.current
+        if cell is None:
+            return
+        if len(cell.runs) == 1:
+            self.notify("Only one run behind this cell.")
+            return
+        self.board = self.board.with_cell(cell.showing(cell.chosen + 1))
+        self._draw()
+
+    def action_mark(self) -> None:
+        cell = self.current
+        if cell is None:
+            return
+        key = (cell.model, cell.benchmark)
+        if key in self.marked:
+            self.marked.remove(key)
+        else:
+            self.marked.append(key)
+            if len(self.marked) > 2:
+                self.marked.pop(0)
+        self._draw()
+
+    def action_compare(self) -> None:
+        cells = [self.board.cell(*key) for key in self.marked]
+        if len(cells) != 2 or None in cells:
+            self.notify("Mark two cells with m first.", severity="warning")
+            return
+        a, b = (cell.run.summary.path for cell in cells if cell is not None)
+        self.notify("Reading and recomputing both runs…", timeout=3)
+        self.runs_screen.compare_runs(a, b)
+
+    def action_export(self) -> None:
+        def chosen(path: str | None) -> None:
+            if path:
+                self.export_to(Path(path))
+
+        self.app.push_screen(ExportDialog(), chosen)
+
+    def export_to(self, path: Path) -> None:
+        """Write the table to ``path`` (format from its extension); never into a run root."""
+        fmt = EXTENSIONS.get(path.suffix.lower())
+        if fmt is None:
+            self.notify("Name a .csv, .md or .json file.", severity="error")
+            return
+        target = Path(os.path.abspath(path))
+        for root in self.runs_screen.roots:
+            if target.is_relative_to(os.path.abspath(root)):
+                self.notify(
+                    "The inspector never writes under a results root: choose another folder.",
+                    severity="error",
+                )
+                return
+        try:
+            target.write_text(export(self.board, fmt), encoding="utf-8")
+        except OSError as exc:
+            self.notify(f"Cannot write {path}: {exc.strerror or exc}", severity="error")
+            return
+        self.notify(f"Wrote the leaderboard ({len(self.board.cells)} cells) to {path}.")
+
+
+class ExportDialog(ModalScreen[str | None]):
+    """Ask for the file to export to."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="export-dialog"):
+            yield Label("Export the leaderboard to (.csv, .md or .json):")
+            yield Input(value="leaderboard.md", id="export-path")
+
+    @on(Input.Submitted)
+    def _submitted(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

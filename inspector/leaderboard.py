@@ -1,0 +1,264 @@
+"""The leaderboard: models × benchmarks from the recomputed runs of a results root (issue 16).
+
+One cell per (model, benchmark): the recomputed headline of the newest finished run
+(status ``completed``; when none finished, the newest run, marked with its status), its
+error / unavailable / invalidated counts, every run behind the cell (newest first) and
+whether any of them fails the check. Exports as CSV, Markdown or JSON. Pure: no textual,
+no rich.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from inspector.run_check import DIFFERS, UNUSABLE
+from inspector.runs_view import PENDING, RunRow
+from inspector.visible import visible
+
+FINISHED = "completed"
+FORMATS = ("csv", "markdown", "json")
+NONE = "-"
+"""A model or benchmark a run does not name."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """The runs of one model on one benchmark, newest first."""
+
+    model: str
+    benchmark: str
+    runs: tuple[RunRow, ...]
+    chosen: int = 0
+    """Which run the cell shows (an index into :attr:`runs`)."""
+
+    @property
+    def run(self) -> RunRow:
+        return self.runs[self.chosen]
+
+    @property
+    def newest_finished(self) -> int:
+        """The newest run with status ``completed``, else the newest run."""
+        return next((i for i, r in enumerate(self.runs) if r.summary.status == FINISHED), 0)
+
+    @property
+    def value(self) -> float | None:
+        headline = self.run.recomputed
+        return headline.value if headline is not None else None
+
+    @property
+    def failing(self) -> tuple[RunRow, ...]:
+        """The runs behind the cell whose stored metrics.json fails the check."""
+        return tuple(r for r in self.runs if r.check_state in (DIFFERS, UNUSABLE))
+
+    @property
+    def pending(self) -> bool:
+        return any(r.check_state == PENDING for r in self.runs)
+
+    def counts(self) -> dict[str, int] | None:
+        headline = self.run.recomputed
+        if headline is None:
+            return None
+        return {name: headline.count(name) for name in ("error", "unavailable", "invalidated")}
+
+    def showing(self, index: int) -> Cell:
+        return Cell(self.model, self.benchmark, self.runs, index % len(self.runs))
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    models: tuple[str, ...]
+    benchmarks: tuple[str, ...]
+    cells: dict[tuple[str, str], Cell]
+
+    def cell(self, model: str, benchmark: str) -> Cell | None:
+        return self.cells.get((model, benchmark))
+
+    def with_cell(self, cell: Cell) -> Leaderboard:
+        cells = dict(self.cells)
+        cells[(cell.model, cell.benchmark)] = cell
+        return Leaderboard(self.models, self.benchmarks, cells)
+
+
+def build(rows: Sequence[RunRow]) -> Leaderboard:
+    """The leaderboard of ``rows`` (newest first, as the runs screen lists them)."""
+    grouped: dict[tuple[str, str], list[RunRow]] = {}
+    for row in rows:
+        key = (row.summary.model or NONE, row.summary.benchmark or NONE)
+        grouped.setdefault(key, []).append(row)
+    cells = {}
+    for (model, benchmark), runs in grouped.items():
+        cell = Cell(model, benchmark, tuple(runs))
+        cells[(model, benchmark)] = cell.showing(cell.newest_finished)
+    models = tuple(sorted({m for m, _ in cells}, key=str.casefold))
+    benchmarks = tuple(sorted({b for _, b in cells}, key=str.casefold))
+    return Leaderboard(models, benchmarks, cells)
+
+
+# -- export -------------------------------------------------------------------------------
+
+
+def records(board: Leaderboard) -> list[dict[str, Any]]:
+    """One record per cell (model, benchmark order): what every export holds."""
+    out = []
+    for model in board.models:
+        for benchmark in board.benchmarks:
+            cell = board.cell(model, benchmark)
+            if cell is None:
+                continue
+            run = cell.run
+            headline = run.recomputed
+            out.append(
+                {
+                    "model": model,
+                    "benchmark": benchmark,
+                    "run": run.summary.relative,
+                    "status": run.summary.status,
+                    "series_id": headline.series_id if headline else run.summary.headline_series_id,
+                    "value": cell.value,
+                    "is_reference": headline.is_reference if headline else None,
+                    "stored_value": run.summary.headline_value,
+                    "check": run.check_state,
+                    "counts": cell.counts(),
+                    "runs": len(cell.runs),
+                    "failing_runs": [r.summary.relative for r in cell.failing],
+                }
+            )
+    return out
+
+
+def export(board: Leaderboard, fmt: str) -> str:
+    """The table as ``csv`` (one line per cell), ``markdown`` (models × benchmarks) or
+    ``json`` (a list of cell records)."""
+    if fmt == "json":
+        return json.dumps(records(board), ensure_ascii=False, indent=2) + "\n"
+    if fmt == "csv":
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        columns = ["model", "benchmark", "run", "status", "series_id", "value", "is_reference",
+                   "stored_value", "check", "error", "unavailable", "invalidated", "runs",
+                   "failing_runs"]  # fmt: skip
+        writer.writerow(columns)
+        for record in records(board):
+            counts = record["counts"] or {}
+            writer.writerow(
+                [
+                    *(_csv(record[c]) for c in columns[:9]),
+                    *(_csv(counts.get(n)) for n in ("error", "unavailable", "invalidated")),
+                    record["runs"],
+                    " ".join(record["failing_runs"]),
+                ]
+            )
+        return buffer.getvalue()
+    if fmt == "markdown":
+        return markdown(board)
+    raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+
+
+def _csv(value: Any) -> Any:
+    return "" if value is None else value
+
+
+def cell_text(cell: Cell | None, *, counts: bool = True) -> str:
+    """``0.5000 ✓ e2 u0 i1 (failed)`` (``≠`` / ``!`` when a run behind the cell fails the
+    check, ``…`` while one is being recomputed, ``ref`` for a reference value; the status
+    when the run shown did not finish). Without ``counts``: the value and marks only."""
+    if cell is None:
+        return ""
+    run = cell.run
+    if run.check is None:
+        stored = run.summary.headline_value
+        return f"{stored:.4f} stored …" if stored is not None else "…"
+    value = cell.value
+    text = "-" if value is None else f"{value:.4f}"
+    if run.recomputed is not None and run.recomputed.is_reference:
+        text += " ref"
+    states = {r.check_state for r in cell.runs}
+    text += " !" if UNUSABLE in states else " ≠" if DIFFERS in states else " ✓"
+    if PENDING in states:
+        text += "…"
+    numbers = cell.counts() if counts else None
+    if numbers is not None:
+        text += f" e{numbers['error']} u{numbers['unavailable']} i{numbers['invalidated']}"
+    if counts and run.summary.status != FINISHED:
+        text += f" ({run.summary.status or 'no status'})"
+    return text
+
+
+def markdown(board: Leaderboard) -> str:
+    """Models × benchmarks as a Markdown table (names made visible, ``|`` escaped)."""
+
+    def escape(text: str) -> str:
+        return visible(text, one_line=True).replace("|", "\\|")
+
+    lines = [
+        "| model | " + " | ".join(escape(b) for b in board.benchmarks) + " |",
+        "|---|" + "---|" * len(board.benchmarks),
+    ]
+    for model in board.models:
+        cells = [escape(cell_text(board.cell(model, b))) for b in board.benchmarks]
+        lines.append(f"| {escape(model)} | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+# -- inspector leaderboard ROOT -----------------------------------------------------------
+
+
+def board_of_root(root: str, overrides: Any) -> Leaderboard:
+    """Every run under ``root`` recomputed and checked (as ``inspector check ROOT``), as a
+    leaderboard.
+
+    Raises:
+        RunReadError: ``root`` is not a readable directory.
+    """
+    from inspector.check_root import check_root
+    from inspector.results import find_runs
+
+    checks = {check.run: check for check in check_root(root, overrides)}
+    return build([RunRow(run, checks.get(run.relative)) for run in find_runs(root)])
+
+
+def cmd_leaderboard(args: Any) -> int:
+    """``inspector leaderboard ROOT [--format csv|markdown|json]``."""
+    import sys
+
+    from inspector.cli import Unusable, _overrides, write_exact
+    from inspector.results import RunReadError
+
+    try:
+        board = board_of_root(args.path, _overrides(args))
+    except RunReadError as exc:
+        raise Unusable(str(exc)) from None
+    if not board.cells:
+        raise Unusable(f"{args.path}: no runs here (a run has run_info.json or a details/ folder)")
+    text = export(board, args.format)
+    if args.format == "csv" and sys.stdout.isatty():
+        # Names from result files on a terminal: shown, never obeyed.
+        text = "\n".join(visible(line, one_line=True) for line in text.splitlines()) + "\n"
+    write_exact(text)
+    return 0
+
+
+def register(subparsers: Any) -> None:
+    """Add ``leaderboard`` to the ``inspector`` command."""
+    from inspector.cli import _add_plan_options
+
+    parser = subparsers.add_parser(
+        "leaderboard",
+        help="models × benchmarks of the recomputed runs under a results root",
+        description=(
+            "Recompute and check every run under ROOT (as `inspector check ROOT`) and print "
+            "one cell per model and benchmark: the recomputed headline of the newest "
+            "completed run, ✓ when every run behind the cell matches its stored "
+            "metrics.json (≠ one differs, ! one cannot be recomputed), and its error / "
+            "unavailable / invalidated counts."
+        ),
+    )
+    parser.add_argument("path", help="a results root")
+    parser.add_argument("--format", choices=FORMATS, default="markdown")
+    _add_plan_options(parser)
+    parser.set_defaults(func=cmd_leaderboard)

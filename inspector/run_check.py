@@ -1,0 +1,134 @@
+"""What ``inspector check`` found for one run: :class:`RunCheck` and its recomputed
+:class:`Headline` (issue 16). Plain data, shared by the command line, the runs screen and
+the leaderboard. Pure: no textual, no rich, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspector.visible import visible
+
+OK, DIFFERS, UNUSABLE = "ok", "differs", "unusable"
+EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
+
+
+COUNT_NAMES = ("total", "evaluated", "error", "unavailable", "invalidated")
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The headline series of a report: its value and counts."""
+
+    series_id: str
+    value: float | None
+    """``value``, or ``reference_value`` when the evaluation failed (``is_reference``)."""
+    is_reference: bool
+    counts: tuple[int, ...]
+    """In the order of :data:`COUNT_NAMES`."""
+    interval: tuple[float, float] | None = None
+    """The headline's interval, once the statistics exist (issue 15); None until then."""
+
+    def count(self, name: str) -> int:
+        return self.counts[COUNT_NAMES.index(name)]
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "series_id": self.series_id,
+            "value": self.value,
+            "is_reference": self.is_reference,
+            "counts": dict(zip(COUNT_NAMES, self.counts, strict=True)),
+            "interval": list(self.interval) if self.interval is not None else None,
+        }
+
+
+def headline_of(metrics: Any) -> Headline | None:
+    """The headline series of a metrics.json document (None when it has none)."""
+    series = metrics.get("series") if isinstance(metrics, dict) else None
+    for item in series if isinstance(series, list) else []:
+        if isinstance(item, dict) and item.get("role") == "headline":
+            value, reference = item.get("value"), item.get("reference_value")
+            uses_reference = not _is_number(value) and _is_number(reference)
+            counts = item.get("counts") if isinstance(item.get("counts"), dict) else {}
+            return Headline(
+                series_id=str(item.get("series_id")),
+                value=reference if uses_reference else value if _is_number(value) else None,
+                is_reference=uses_reference,
+                counts=tuple(
+                    n if type(n := counts.get(name)) is int else 0 for name in COUNT_NAMES
+                ),
+            )
+    return None
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float)
+
+
+@dataclass(frozen=True)
+class RunCheck:
+    """What ``check`` found for one run (``run``: its path under the root, or as given)."""
+
+    run: str
+    status: str
+    differences: tuple[tuple[str, Any, Any], ...] = ()
+    """``(where, stored, recomputed)`` for every difference, in report order."""
+    problem: str | None = None
+    """Why the run is unusable: the file and the reason, one line."""
+    tasks: int | None = None
+    warnings: tuple[str, ...] = field(default=())
+    """Load warnings (file: message) that did not stop the check."""
+    headline: Headline | None = None
+    """The recomputed headline series (None when the run is unusable)."""
+
+    def as_json(self) -> dict[str, Any]:
+        """The run's object in ``check --format json``."""
+        return {
+            "run": self.run,
+            "status": self.status,
+            "differences": [
+                {"where": where, "stored": stored, "recomputed": recomputed}
+                for where, stored, recomputed in self.differences
+            ],
+            "problem": self.problem,
+            "tasks": self.tasks,
+            "warnings": list(self.warnings),
+            "headline": self.headline.as_json() if self.headline is not None else None,
+        }
+
+    def line(self) -> str:
+        """``run: status`` and the first difference or the problem, for a terminal."""
+        if self.status == OK:
+            detail = f" ({self.tasks} tasks)"
+        elif self.status == DIFFERS:
+            where, stored, recomputed = self.differences[0]
+            more = len(self.differences) - 1
+            detail = f": {where}: stored {stored!r}, recomputed {recomputed!r}"
+            detail += f" (and {more} more)" if more else ""
+        else:
+            detail = f": {self.problem}"
+        return visible(f"{self.run}: {self.status}{detail}", one_line=True)
+
+
+def exit_code(checks: Sequence[RunCheck]) -> int:
+    statuses = {check.status for check in checks}
+    if UNUSABLE in statuses:
+        return EXIT_UNUSABLE
+    return EXIT_DIFFERS if DIFFERS in statuses else EXIT_OK
+
+
+def summary_line(checks: Sequence[RunCheck]) -> str:
+    """``N runs: a ok, b differ, c unusable`` and which runs are not ok."""
+    counts = {
+        status: [c.run for c in checks if c.status == status] for status in (OK, DIFFERS, UNUSABLE)
+    }
+    line = (
+        f"{len(checks)} runs: {len(counts[OK])} ok, {len(counts[DIFFERS])} differs, "
+        f"{len(counts[UNUSABLE])} unusable"
+    )
+    for status, label in ((DIFFERS, "differs"), (UNUSABLE, "unusable")):
+        if counts[status]:
+            line += f"; {label}: " + ", ".join(counts[status])
+    return visible(line, one_line=True)

@@ -1,0 +1,149 @@
+"""`inspector check ROOT`: every run under a results root, in parallel (issue 16).
+
+The root holds copies of sample runs (fixtures/runs, written by AgentCompass); one gets a
+tampered metrics.json, one an unreadable run_info.json.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from inspector.check_root import check_root
+from inspector.cli import main
+from inspector.overrides import Overrides
+from tests.conftest import FIXTURE_RUNS
+
+GOOD = ("k1_micro", "k1_evaluation_failed", "k3_avg_hierarchy", "compare_a")
+TAMPERED = "team/k3_pass"
+UNREADABLE = "team/compare_b"
+
+
+def tamper_headline(run: Path) -> float:
+    """Add 0.25 to the stored headline value; returns the value AgentCompass stored."""
+    metrics = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    headline = next(s for s in metrics["series"] if s["role"] == "headline")
+    stored = headline["value"]
+    headline["value"] = stored + 0.25
+    (run / "metrics.json").write_text(
+        json.dumps(metrics, indent=2, sort_keys=True), encoding="utf-8"
+    )
+    return stored
+
+
+@pytest.fixture
+def root(tmp_path: Path) -> Path:
+    results = tmp_path / "results"
+    for name in GOOD:
+        shutil.copytree(FIXTURE_RUNS / name, results / "team" / name)
+    shutil.copytree(FIXTURE_RUNS / "k3_pass", results / TAMPERED)
+    tamper_headline(results / TAMPERED)
+    shutil.copytree(FIXTURE_RUNS / "compare_b", results / UNREADABLE)
+    (results / UNREADABLE / "run_info.json").write_text('{"run_id": "cut off', encoding="utf-8")
+    return results
+
+
+def lines_by_run(out: str) -> dict[str, str]:
+    lines = out.splitlines()
+    return {line.partition(":")[0]: line for line in lines[:-1]}
+
+
+def test_names_exactly_the_tampered_and_the_unreadable_run(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["check", str(root)])
+    out = capsys.readouterr().out
+    assert code == 2
+    by_run = lines_by_run(out)
+    assert set(by_run) == {f"team/{name}" for name in GOOD} | {TAMPERED, UNREADABLE}
+    for name in GOOD:
+        assert by_run[f"team/{name}"].startswith(f"team/{name}: ok (")
+    assert by_run[TAMPERED].startswith(f"{TAMPERED}: differs: correct.pass@3 value: stored ")
+    assert by_run[UNREADABLE].startswith(
+        f"{UNREADABLE}: unusable: {UNREADABLE}/run_info.json: not valid JSON (Unterminated string"
+    )
+    summary = out.splitlines()[-1]
+    assert summary == (
+        f"6 runs: 4 ok, 1 differs, 1 unusable; differs: {TAMPERED}; unusable: {UNREADABLE}"
+    )
+
+
+def test_without_the_unreadable_run_it_exits_1(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    shutil.rmtree(root / UNREADABLE)
+    assert main(["check", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert out.splitlines()[-1] == f"5 runs: 4 ok, 1 differs, 0 unusable; differs: {TAMPERED}"
+
+
+def test_all_equal_exits_0(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.rmtree(root / UNREADABLE)
+    shutil.rmtree(root / TAMPERED)
+    assert main(["check", str(root)]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "4 runs: 4 ok, 0 differs, 0 unusable"
+
+
+def test_json_lists_every_run(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", str(root), "--format", "json"])
+    runs = json.loads(capsys.readouterr().out)
+    assert code == 2
+    by_run = {item["run"]: item for item in runs}
+    assert [item["run"] for item in runs] == sorted(by_run)
+    assert set(by_run) == {f"team/{name}" for name in GOOD} | {TAMPERED, UNREADABLE}
+    for name in GOOD:
+        assert by_run[f"team/{name}"]["status"] == "ok"
+        assert by_run[f"team/{name}"]["differences"] == []
+        assert by_run[f"team/{name}"]["problem"] is None
+    stored = json.loads((FIXTURE_RUNS / "k3_pass" / "metrics.json").read_text(encoding="utf-8"))
+    value = next(s for s in stored["series"] if s["role"] == "headline")["value"]
+    assert by_run[TAMPERED]["status"] == "differs"
+    assert {"where": "correct.pass@3 value", "stored": value + 0.25, "recomputed": value} in (
+        by_run[TAMPERED]["differences"]
+    )
+    assert by_run[UNREADABLE]["status"] == "unusable"
+    assert by_run[UNREADABLE]["problem"].startswith(f"{UNREADABLE}/run_info.json: not valid JSON")
+
+
+def test_a_failed_evaluation_has_its_reference_value_as_headline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = FIXTURE_RUNS / "k1_evaluation_failed"
+    shutil.copytree(run, tmp_path / "ns" / "failed")
+    shutil.copytree(FIXTURE_RUNS / "k1_micro", tmp_path / "ns" / "micro")
+    assert main(["check", str(tmp_path), "--format", "json"]) == 0
+    by_run = {item["run"]: item for item in json.loads(capsys.readouterr().out)}
+    headline = by_run["ns/failed"]["headline"]
+    stored = json.loads((run / "metrics.json").read_text(encoding="utf-8"))["series"][0]
+    assert stored["value"] is None
+    assert (headline["value"], headline["is_reference"]) == (stored["reference_value"], True)
+    assert headline["counts"]["invalidated"] == stored["counts"]["invalidated"] == 1
+
+
+def test_in_parallel_and_in_process_agree(root: Path) -> None:
+    assert check_root(str(root), Overrides(), processes=2) == check_root(
+        str(root), Overrides(), processes=1
+    )
+
+
+def test_load_warnings_are_kept_per_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    shutil.copytree(FIXTURE_RUNS / "load_problems", tmp_path / "ns" / "load_problems")
+    shutil.copytree(FIXTURE_RUNS / "k1_micro", tmp_path / "ns" / "k1_micro")
+    assert main(["check", str(tmp_path), "--format", "json"]) == 0
+    by_run = {item["run"]: item for item in json.loads(capsys.readouterr().out)}
+    assert by_run["ns/k1_micro"]["warnings"] == []
+    assert any(
+        w.startswith("ns/load_problems/details/normal/chat_v3_8--") and "AgentCompass skips" in w
+        for w in by_run["ns/load_problems"]["warnings"]
+    )
+
+
+def test_a_folder_without_runs_is_unusable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "empty" / "inside").mkdir(parents=True)
+    assert main(["check", str(tmp_path / "empty")]) == 2
+    assert "no runs here" in capsys.readouterr().err

@@ -1,0 +1,84 @@
+"""Snapshots of the runs screen with recomputed values and of the leaderboard (issue 16,
+issue 14 item 1), at 80×24, 100×30 and 140×45, on the results root of tests/results_root.py:
+three runs whose folder names differ only at the end (one with a tampered metrics.json), a
+failed run, a cancelled run, a legacy v2 run and a run that cannot be recomputed.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+
+from inspector.app import InspectorApp
+from inspector.app.screens.leaderboard import LeaderboardScreen
+from inspector.app.screens.runs import RunsScreen
+from tests.results_root import SCICODE_MODEL, checked_screen, make_results_root
+from tests.snapshots.test_snapshots import settle
+
+SIZES = {"small": (80, 24), "medium": (100, 30), "large": (140, 45)}
+
+
+def make_app(tmp_path: Path) -> InspectorApp:
+    app = InspectorApp([make_results_root(tmp_path)])
+    app.animation_level = "none"
+    return app
+
+
+async def all_checked(pilot: Pilot[None]) -> None:
+    await checked_screen(pilot, settle)
+
+
+class TestRunsRecomputed:
+    @pytest.mark.parametrize("size", SIZES, ids=SIZES)
+    def test_runs_checked(self, snap_compare: Any, tmp_path: Path, size: str) -> None:
+        """You should see every run with its recomputed headline, ✓ (≠ for the tampered
+        …/20261130_000002, ! with the stored value for scicode/compare_b), the error /
+        unavailable / invalidated counts, "ref" on the failed run, 4 tasks for the legacy
+        run, each …/20261130_00000N folder name whole, and the cursor row in full below."""
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            await all_checked(pilot)
+
+        assert snap_compare(make_app(tmp_path), terminal_size=SIZES[size], run_before=run_before)
+
+    def test_runs_differing_sorted_by_check(self, snap_compare: Any, tmp_path: Path) -> None:
+        """You should see the runs sorted by check (the one that cannot be recomputed, then
+        the tampered one first) with the cursor on the tampered run: the line below says
+        stored 0.7500, recomputed 0.5000 and where they differ (100×30)."""
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            await all_checked(pilot)
+            screen = pilot.app.screen
+            assert isinstance(screen, RunsScreen)
+            while screen.sort_by != "check":
+                await pilot.press("s")
+            screen.run_table.move_cursor(row=1)  # the second failure: the tampered run
+            await settle(pilot)
+
+        assert snap_compare(
+            make_app(tmp_path), terminal_size=SIZES["medium"], run_before=run_before
+        )
+
+
+class TestLeaderboard:
+    @pytest.mark.parametrize("size", SIZES, ids=SIZES)
+    def test_leaderboard(self, snap_compare: Any, tmp_path: Path, size: str) -> None:
+        """You should see models × benchmarks; the scicode cell of gpt-5-mini reads
+        0.5000 ≠ (a run behind it differs), the gpt-5 scicode cell "-" with !, the
+        screenspot cell a reference value of a failed run, and the line below the whole
+        cell under the cursor (the scicode cell of gpt-5-mini: run 1 of 3)."""
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            await all_checked(pilot)
+            await pilot.press("l")
+            await settle(pilot)
+            board = pilot.app.screen
+            assert isinstance(board, LeaderboardScreen)
+            row = board.board.models.index(SCICODE_MODEL)
+            board.table.move_cursor(row=row, column=board.board.benchmarks.index("scicode") + 1)
+            await settle(pilot)
+
+        assert snap_compare(make_app(tmp_path), terminal_size=SIZES[size], run_before=run_before)
