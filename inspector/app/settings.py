@@ -15,7 +15,8 @@ _PACKAGED_SAMPLE = Path(__file__).resolve().parents[1] / "sample" / "k3_avg_hier
 _CHECKOUT_SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "k3_avg_hierarchy"
 SAMPLE_RUN = _PACKAGED_SAMPLE if _PACKAGED_SAMPLE.is_dir() else _CHECKOUT_SAMPLE
 """The bundled sample run opened when nothing else is found: package data in an installed
-wheel (setup.py copies it there), the checkout's ``fixtures/runs`` otherwise."""
+wheel (pyproject.toml maps ``inspector.sample`` onto ``fixtures/runs``), the checkout's
+``fixtures/runs`` otherwise."""
 
 
 @dataclass(frozen=True)

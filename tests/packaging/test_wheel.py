@@ -24,7 +24,7 @@ from tests.conftest import FIXTURE_RUNS, ROOT
 from tests.terminal import OnTerminal
 
 SAMPLE = FIXTURE_RUNS / "k3_avg_hierarchy"
-SOURCES = ("pyproject.toml", "setup.py", "MANIFEST.in", "README.md", "LICENSE", "inspector", "widgets")
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "inspector", "widgets")
 
 
 def build_wheel(out: Path) -> Path:
@@ -39,7 +39,17 @@ def build_wheel(out: Path) -> Path:
             shutil.copy2(ROOT / name, source / name)
     shutil.copytree(SAMPLE, source / "fixtures" / "runs" / SAMPLE.name)
     subprocess.run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(out / "dist"), str(source)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "-q",
+            "-w",
+            str(out / "dist"),
+            str(source),
+        ],
         check=True,
         capture_output=True,
     )
@@ -110,3 +120,19 @@ def test_installed_wheel_opens_the_sample_in_an_empty_folder(wheel: Path, tmp_pa
     assert opened, app.output[-2000:]
     assert code == 0
     assert not any(empty.iterdir())
+
+
+def test_pyproject_lists_every_package_of_the_tree() -> None:
+    """The package list is explicit (for the sample's package-dir): a new package must join it."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"][
+        "setuptools"
+    ]
+    tree = {
+        ".".join(init.parent.relative_to(ROOT).parts)
+        for top in ("inspector", "widgets")
+        for init in (ROOT / top).rglob("__init__.py")
+    }
+    assert set(config["packages"]) == tree | {"inspector.sample"}
+    assert config["package-dir"] == {"inspector.sample": "fixtures/runs"}
