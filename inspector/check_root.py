@@ -13,7 +13,6 @@ import argparse
 import json
 import os
 import sys
-import time
 from collections.abc import Callable, Iterator, Sequence
 
 from inspector.loading.report_cache import WARNING_PREFIX
@@ -82,36 +81,18 @@ def check_root(
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
-    from inspector.loading.processes import workers
+    # Loaded here before the workers fork, so none of them imports it again.
+    import inspector.cli
+    import inspector.session  # noqa: F401
+    from inspector.loading.many import map_in_processes, workers
     from inspector.results.discover import run_folders
 
     runs = [relative for _, relative in run_folders(root)]
     calls = [(os.path.join(root, relative), relative, overrides, cached) for relative in runs]
-    processes = min(processes or workers(), len(calls))
-    if processes <= 1:
-        return [_check_call(call) for call in calls]
-    return _in_processes(calls, processes)
+    return map_in_processes(_check_call, calls, min(processes or workers(), len(calls)))
 
 
-def _in_processes(calls: list[tuple[str, str, Overrides, bool]], processes: int) -> list[RunCheck]:
-    from concurrent.futures import ProcessPoolExecutor
-    from concurrent.futures.process import BrokenProcessPool
-
-    # Loaded here before the workers fork, so none of them imports it again.
-    import inspector.cli
-    import inspector.session  # noqa: F401
-    from inspector.loading.processes import own_context
-
-    try:
-        with ProcessPoolExecutor(max_workers=processes, mp_context=own_context()) as pool:
-            return list(pool.map(_check_call, calls, chunksize=1))
-    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
-        # No worker processes here (a sandbox): check in this process.
-        return [_check_call(call) for call in calls]
-
-
-def _check_call(call: tuple[str, str, Overrides, bool]) -> RunCheck:
-    path, shown_as, overrides, cached = call
+def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) -> RunCheck:
     return check_one(path, shown_as, overrides, cached=cached)
 
 
@@ -136,21 +117,10 @@ def cmd_check_root(args: argparse.Namespace, overrides: Overrides) -> int:
     return exit_code(checks)
 
 
-CACHE_ENVIRONMENT = ("INSPECTOR_CACHE", "XDG_CACHE_HOME", "HOME")
-"""The variables that say whether and where the cache is."""
-
-
-def audit_call(
-    environment: dict[str, str | None], path: str, shown_as: str, overrides: Overrides
-) -> RunCheck:
-    """:func:`check_one` in one of the app's reader processes, with the app's cache settings
-    (the app may recompute from the report cache: a cache may make it faster, never
-    different)."""
-    for name, value in environment.items():
-        if value is None:
-            os.environ.pop(name, None)
-        else:
-            os.environ[name] = value
+def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
+    """:func:`check_one` in one of the app's reader processes, which may recompute from the
+    caches (a cache may make it faster, never different). The reader processes keep the
+    environment the app had when they started, so they use its cache folder."""
     return check_one(path, shown_as, overrides, cached=True)
 
 
@@ -164,45 +134,14 @@ def audit_runs(
     """Check ``(path, shown as)`` runs in the shared reader processes (the app), yielding
     ``(path, check)`` pairs in batches as they are done (at most one batch per ``every``
     seconds), in no particular order. Without reader processes, one at a time here."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-    from concurrent.futures.process import BrokenProcessPool
+    from inspector.loading.many import stream_in_shared_pool
 
-    from inspector.loading.processes import drop_shared_pool, shared_pool
+    def failed(index: int, exc: BaseException) -> RunCheck:
+        path = runs[index][0]
+        return RunCheck(path, UNUSABLE, problem=f"{path}: {exc}")
 
-    # The reader processes were started earlier: give them this process's cache settings.
-    environment = {name: os.environ.get(name) for name in CACHE_ENVIRONMENT}
-    pool = None
-    try:
-        pool = shared_pool()
-        futures = {
-            pool.submit(audit_call, environment, path, shown_as, overrides): path
-            for path, shown_as in runs
-        }
-    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
-        if pool is not None:
-            drop_shared_pool(pool)
-        for path, shown_as in runs:
-            if cancelled():
-                return
-            yield [(path, check_one(path, shown_as, overrides, cached=True))]
-        return
-    pending = set(futures)
-    try:
-        while pending and not cancelled():
-            done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
-            if done and pending:
-                time.sleep(every)  # let more finish: fewer, larger batches for the screen
-                more, pending = wait(pending, timeout=0)
-                done |= more
-            batch = []
-            for future in done:
-                path = futures[future]
-                try:
-                    batch.append((path, future.result()))
-                except (BrokenProcessPool, OSError, RuntimeError, ValueError) as exc:
-                    batch.append((path, RunCheck(path, UNUSABLE, problem=f"{path}: {exc}")))
-            if batch:
-                yield batch
-    finally:
-        for future in pending:
-            future.cancel()
+    calls = [(path, shown_as, overrides) for path, shown_as in runs]
+    for batch in stream_in_shared_pool(
+        audit_call, calls, failed=failed, cancelled=cancelled, every=every
+    ):
+        yield [(runs[index][0], check) for index, check in batch]

@@ -83,7 +83,7 @@ def _overrides(args: argparse.Namespace) -> Overrides:
 def _stderr(line: str) -> None:
     """One line for the terminal: names and messages from result files made visible; a
     remote run's cache folder shown as its URL."""
-    from inspector.remote import shown
+    from inspector.loading.remote import shown
 
     with contextlib.suppress(BrokenPipeError):
         print(visible(shown(line), one_line=True), file=sys.stderr)
@@ -91,7 +91,7 @@ def _stderr(line: str) -> None:
 
 def _localize(args: argparse.Namespace) -> None:
     """Replace URL arguments (``s3://…``) by the local mirror of what they name."""
-    from inspector import remote
+    from inspector.loading import remote
 
     for name in ("path", "a", "b"):
         value = getattr(args, name, None)
@@ -308,7 +308,7 @@ def build_app(argv: list[str]) -> InspectorApp:
 
 
 def _build_app(options: argparse.Namespace) -> InspectorApp:
-    from inspector.remote import local_path
+    from inspector.loading.remote import local_path
 
     try:
         paths = [Path(local_path(p, say=_warn)) for p in options.paths]

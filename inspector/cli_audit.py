@@ -212,7 +212,7 @@ def cmd_diff(args: argparse.Namespace) -> int:
     a = load_session(args.a)
     b = load_session(args.b)
     assert a.recomputation is not None and b.recomputation is not None
-    from inspector.remote import shown
+    from inspector.loading.remote import shown
 
     comparison = compare(
         a.recomputation, b.recomputation, label_a=shown(args.a), label_b=shown(args.b)

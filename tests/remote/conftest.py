@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from inspector import remote
+from inspector.loading import remote
 from tests.conftest import FIXTURE_RUNS
 
 BUCKET = "results"

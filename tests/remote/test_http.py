@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from inspector import remote
+from inspector.loading import remote
 from inspector.cli import main
 from tests.conftest import FIXTURE_RUNS
 

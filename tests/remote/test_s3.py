@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector import remote
+from inspector.loading import remote
 from inspector.cli import main
 from tests.conftest import FIXTURE_RUNS
 

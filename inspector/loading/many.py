@@ -1,0 +1,82 @@
+"""Many runs at once: a function over many calls in worker processes (``check ROOT``, the
+runs screen), with the work done here when no worker process can be had.
+
+The callers name the function and its calls; which processes do the work, and how, is this
+module's business, so that nothing outside ``inspector.loading`` knows of processes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+from inspector.loading.processes import drop_shared_pool, own_context, shared_pool, workers
+
+__all__ = ["map_in_processes", "stream_in_shared_pool", "workers"]
+
+
+def map_in_processes(
+    function: Callable[..., Any], calls: Sequence[tuple[Any, ...]], processes: int
+) -> list[Any]:
+    """``function(*call)`` for each call, in order, by ``processes`` worker processes of this
+    process's own (started now, so they see its environment); here when there are none."""
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
+    if processes > 1 and len(calls) > 1:
+        try:
+            with ProcessPoolExecutor(max_workers=processes, mp_context=own_context()) as pool:
+                return list(pool.map(function, *zip(*calls, strict=True), chunksize=1))
+        except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+            pass  # no worker processes here (a sandbox): do the work in this process
+    return [function(*call) for call in calls]
+
+
+def stream_in_shared_pool(
+    function: Callable[..., Any],
+    calls: Sequence[tuple[Any, ...]],
+    *,
+    failed: Callable[[int, BaseException], Any],
+    cancelled: Callable[[], bool] = lambda: False,
+    every: float = 0.05,
+) -> Iterator[list[tuple[int, Any]]]:
+    """``(index, function(*calls[index]))`` pairs in batches as the app's shared reader
+    processes finish them (at most one batch per ``every`` seconds, in no particular order);
+    ``failed(index, error)`` stands in for a call whose worker broke. Without reader
+    processes, one call at a time here. Stops when ``cancelled()``."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+    from concurrent.futures.process import BrokenProcessPool
+
+    pool = None
+    try:
+        pool = shared_pool()
+        futures = {pool.submit(function, *call): index for index, call in enumerate(calls)}
+    except (BrokenProcessPool, OSError, RuntimeError, ValueError):
+        if pool is not None:
+            drop_shared_pool(pool)
+        for index, call in enumerate(calls):
+            if cancelled():
+                return
+            yield [(index, function(*call))]
+        return
+    pending = set(futures)
+    try:
+        while pending and not cancelled():
+            done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
+            if done and pending:
+                time.sleep(every)  # let more finish: fewer, larger batches for the screen
+                more, pending = wait(pending, timeout=0)
+                done |= more
+            batch = []
+            for future in done:
+                index = futures[future]
+                try:
+                    batch.append((index, future.result()))
+                except (BrokenProcessPool, OSError, RuntimeError, ValueError) as exc:
+                    batch.append((index, failed(index, exc)))
+            if batch:
+                yield batch
+    finally:
+        for future in pending:
+            future.cancel()
