@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector.loading.task_cache import ABSENT, is_racy
+from inspector.results.layout import stat_key
 from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -193,13 +194,6 @@ def _same(base: str, rels: list[str], stats: tuple[int, ...], start: int, end: i
             continue
         except OSError:
             return False
-        if (
-            info.st_dev,
-            info.st_ino,
-            info.st_mode,
-            info.st_size,
-            info.st_mtime_ns,
-            info.st_ctime_ns,
-        ) != expected:
+        if stat_key(info) != expected:
             return False
     return True
