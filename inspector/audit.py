@@ -22,24 +22,20 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from inspector.engine import (
+from inspector.engine.aggregation import UNCATEGORIZED
+from inspector.engine.hierarchy import HierarchyNode
+from inspector.engine.model import TaskRecord
+from inspector.engine.recomputation import Recomputation
+from inspector.engine.reduction import (
     ERROR,
     EVALUATED,
     INVALIDATED,
     UNAVAILABLE,
-    UNCATEGORIZED,
-    MetricSeries,
     Reason,
-    Recomputation,
-    SeriesCounts,
-    TaskRecord,
     TaskReduction,
 )
-from inspector.engine.hierarchy import HierarchyNode
-from inspector.engine.report import COUNT_FIELDS
-
-COUNTS = COUNT_FIELDS
-"""``total``, ``evaluated``, ``error``, ``unavailable``, ``invalidated`` (report order)."""
+from inspector.engine.report import MetricSeries, SeriesCounts
+from inspector.engine.vocabulary import COUNTS
 
 HAS_ERROR = "has_error"
 STATE_FILTERS = (EVALUATED, ERROR, UNAVAILABLE, INVALIDATED, HAS_ERROR)

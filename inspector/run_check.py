@@ -9,13 +9,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from inspector.engine.vocabulary import COUNTS
 from inspector.visible import visible
 
 OK, DIFFERS, UNUSABLE = "ok", "differs", "unusable"
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
-
-
-COUNT_NAMES = ("total", "evaluated", "error", "unavailable", "invalidated")
 
 
 @dataclass(frozen=True)
@@ -27,19 +25,19 @@ class Headline:
     """``value``, or ``reference_value`` when the evaluation failed (``is_reference``)."""
     is_reference: bool
     counts: tuple[int, ...]
-    """In the order of :data:`COUNT_NAMES`."""
+    """In the order of :data:`COUNTS`."""
     interval: tuple[float, float] | None = None
     """The headline's interval, once the statistics exist (issue 15); None until then."""
 
     def count(self, name: str) -> int:
-        return self.counts[COUNT_NAMES.index(name)]
+        return self.counts[COUNTS.index(name)]
 
     def as_json(self) -> dict[str, Any]:
         return {
             "series_id": self.series_id,
             "value": self.value,
             "is_reference": self.is_reference,
-            "counts": dict(zip(COUNT_NAMES, self.counts, strict=True)),
+            "counts": dict(zip(COUNTS, self.counts, strict=True)),
             "interval": list(self.interval) if self.interval is not None else None,
         }
 
@@ -56,9 +54,7 @@ def headline_of(metrics: Any) -> Headline | None:
                 series_id=str(item.get("series_id")),
                 value=reference if uses_reference else value if _is_number(value) else None,
                 is_reference=uses_reference,
-                counts=tuple(
-                    n if type(n := counts.get(name)) is int else 0 for name in COUNT_NAMES
-                ),
+                counts=tuple(n if type(n := counts.get(name)) is int else 0 for name in COUNTS),
             )
     return None
 

@@ -15,18 +15,19 @@ from typing import Any, TypeVar
 
 from inspector.engine.contract import BINARY, PRIMARY_IDS, MetricDisplay
 from inspector.engine.errors import PlanError, ReportValidationError
+from inspector.engine.reducers import resolve_metric_reducer
 from inspector.engine.strategies import (
     HEADLINE,
     SeriesPlan,
     metric_series_id,
     resolve_attempt_strategy,
 )
+from inspector.engine.vocabulary import COUNTS
 
 MICRO_WEIGHTED = "micro_weighted"
 CATEGORY_MEAN = "category_mean"
 CATEGORY_HIERARCHY = "category_hierarchy"
 AGGREGATIONS = (MICRO_WEIGHTED, CATEGORY_MEAN, CATEGORY_HIERARCHY)
-COUNT_FIELDS = ("total", "evaluated", "error", "unavailable", "invalidated")
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,13 +41,13 @@ class SeriesCounts:
     invalidated: int = 0
 
     def __add__(self, other: SeriesCounts) -> SeriesCounts:
-        return SeriesCounts(*(getattr(self, f) + getattr(other, f) for f in COUNT_FIELDS))
+        return SeriesCounts(*(getattr(self, f) + getattr(other, f) for f in COUNTS))
 
     def to_json(self) -> dict[str, int]:
-        return {f: getattr(self, f) for f in COUNT_FIELDS}
+        return {f: getattr(self, f) for f in COUNTS}
 
     def check(self, where: str) -> None:
-        for name in COUNT_FIELDS[1:]:
+        for name in COUNTS[1:]:
             if getattr(self, name) > self.total:
                 raise ReportValidationError(f"{where}: counts.{name} exceeds counts.total")
         if self.evaluated + self.unavailable + self.invalidated != self.total:
@@ -249,8 +250,6 @@ def validate_series(series: MetricSeries) -> None:
     sid = series.series_id
     if sid != metric_series_id(series.metric_id, series.reducer, series.k):
         raise ReportValidationError(f"{sid}: series_id does not match its parts")
-    from inspector.engine.reducers import resolve_metric_reducer
-
     reducer = resolve_metric_reducer(series.reducer)
     if not reducer.supports(series.kind, series.k):
         raise ReportValidationError(f"{sid}: reducer {series.reducer} cannot serve {series.kind}")
@@ -264,7 +263,7 @@ def validate_series(series: MetricSeries) -> None:
                 raise ReportValidationError(f"{sid}: binary value {value} outside [0, 1]")
     for key, part in series.categories.items():
         _check_breakdown(part, f"{sid} category {key!r}")
-    for name in COUNT_FIELDS:
+    for name in COUNTS:
         if sum(getattr(b.counts, name) for b in series.categories.values()) != getattr(
             series.counts, name
         ):
@@ -295,7 +294,7 @@ def validate_series(series: MetricSeries) -> None:
         category = _decode_segment(path.rsplit("/", 1)[-1])
         if series.hierarchy[path] != series.categories.get(category, ZERO_BREAKDOWN):
             raise ReportValidationError(f"{sid}: leaf {path!r} differs from category {category!r}")
-    for name in COUNT_FIELDS:
+    for name in COUNTS:
         if getattr(root.counts, name) > getattr(series.counts, name):
             raise ReportValidationError(f"{sid}: hierarchy root counts.{name} exceed the series")
 
