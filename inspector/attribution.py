@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from inspector.audit import in_count, reductions_of, series_of
-from inspector.engine import Recomputation, TaskRecord
-
-if TYPE_CHECKING:
-    from inspector.results import Run
+from inspector.engine.model import TaskRecord
+from inspector.engine.recomputation import Recomputation
+from inspector.results.lazy import list_retry_records
+from inspector.results.problems import ResultFileError
+from inspector.results.reader import Run
 
 SEVERITY_ORDER = ("fatal", "error", "warning")
 PHASE_ORDER = ("setup", "run", "collect", "evaluate", "cleanup")
@@ -145,8 +145,6 @@ def load_retry_records(run: Run, tasks: Sequence[TaskRecord]) -> dict[str, list[
     Reading is read-only and per task folder (``attempt-N/retries/``); a record that cannot
     be read comes back with its ``problem`` set and is reported by :func:`retry_summary`.
     """
-    from inspector.results import ResultFileError, list_retry_records
-
     out: dict[str, list[object]] = {}
     for task in tasks:
         entry = run.entry_for(task.task_id)

@@ -99,7 +99,7 @@ def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) ->
 def cmd_check_root(args: argparse.Namespace, overrides: Overrides) -> int:
     """``inspector check ROOT``: one line per run and a summary (or ``--format json``)."""
     from inspector.cli import Unusable
-    from inspector.results import RunReadError
+    from inspector.results.problems import RunReadError
 
     try:
         checks = check_root(args.path, overrides, cached=getattr(args, "cached", False))

@@ -36,8 +36,8 @@ def register(subparsers: Any) -> None:
 
 def cmd_export(args: argparse.Namespace) -> int:
     from inspector.cli import EXIT_OK, EXIT_UNUSABLE, Unusable, _stderr, load_session
-    from inspector.results import RunReadError, find_runs
-    from inspector.results.discover import is_run
+    from inspector.results.discover import find_runs, is_run
+    from inspector.results.problems import RunReadError
 
     source, out = Path(args.path), Path(args.out)
     if is_run(source):

@@ -24,9 +24,17 @@ from inspector.audit import (
     scoped_tasks,
     series_of,
 )
-from inspector.engine import EVALUATED, MetricBreakdown, MetricSeries, Recomputation, mean
+from inspector.engine.aggregation import mean
 from inspector.engine.hierarchy import HierarchyNode, node_weights
-from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, ZERO_BREAKDOWN
+from inspector.engine.recomputation import Recomputation
+from inspector.engine.reduction import EVALUATED
+from inspector.engine.report import (
+    CATEGORY_HIERARCHY,
+    CATEGORY_MEAN,
+    ZERO_BREAKDOWN,
+    MetricBreakdown,
+    MetricSeries,
+)
 from inspector.engine.strategies import metric_series_id
 
 

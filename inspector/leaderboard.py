@@ -216,7 +216,7 @@ def board_of_root(root: str, overrides: Any) -> Leaderboard:
         RunReadError: ``root`` is not a readable directory.
     """
     from inspector.check_root import check_root
-    from inspector.results import find_runs
+    from inspector.results.discover import find_runs
 
     checks = {check.run: check for check in check_root(root, overrides)}
     return build([RunRow(run, checks.get(run.relative)) for run in find_runs(root)])
@@ -227,7 +227,7 @@ def cmd_leaderboard(args: Any) -> int:
     import sys
 
     from inspector.cli import Unusable, _overrides, write_exact
-    from inspector.results import RunReadError
+    from inspector.results.problems import RunReadError
 
     try:
         board = board_of_root(args.path, _overrides(args))

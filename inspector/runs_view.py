@@ -12,7 +12,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from inspector.results import RunSummary
+from inspector.results.discover import RunSummary
 from inspector.run_check import DIFFERS, OK, UNUSABLE, Headline, RunCheck
 from inspector.visible import visible
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from inspector.engine import Attempt
+from inspector.engine.model import Attempt
 from widgets.literal import literal, one_line
 
 SEVERITY_STYLES = {"fatal": "bold magenta", "error": "bold red", "warning": "yellow"}

@@ -6,7 +6,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from inspector.engine import Plan
+from inspector.engine.plan import Plan
 from widgets.literal import one_line
 
 

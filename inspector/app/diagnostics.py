@@ -14,17 +14,16 @@ from typing import Any
 
 from inspector.app.documents import Document, FileDocument, StringDocument, json_text
 from inspector.app.payloads import check_size
-from inspector.results import (
-    ResultFileError,
-    Run,
-    TaskEntry,
+from inspector.results.layout import relpath
+from inspector.results.lazy import (
+    attempt_dir,
     list_artifact_files,
     list_retry_records,
     read_retry_record,
 )
-from inspector.results.layout import relpath
-from inspector.results.lazy import attempt_dir
-from inspector.results.problems import RULE_SYMLINK
+from inspector.results.problems import RULE_SYMLINK, ResultFileError
+from inspector.results.reader import Run
+from inspector.results.tasks import TaskEntry
 
 STEP_MARK = "── step "
 """How each trajectory step starts in the trajectory document."""

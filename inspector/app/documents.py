@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from inspector.results import LoadProblem, ResultFileError
 from inspector.results.layout import RunFiles, open_regular
+from inspector.results.problems import LoadProblem, ResultFileError
 
 MAX_LINE_CHARS = 2000
 MAX_LINE_BYTES = 8000

@@ -10,7 +10,7 @@ from textual.message import Message
 from inspector.attribution import RetrySummary
 from inspector.compare import Comparison
 from inspector.loading.report_cache import Outputs
-from inspector.results import RunSummary
+from inspector.results.discover import RunSummary
 from inspector.run_check import RunCheck
 from inspector.session import Session
 

@@ -17,6 +17,7 @@ from inspector.engine.reduction import (
     ERROR,
     EVALUATED,
     INVALIDATED,
+    Coverage,
     Reason,
     ReductionStream,
     TaskReduction,
@@ -156,8 +157,6 @@ def _custom_reductions(
     series_id: str,
 ) -> tuple[TaskReduction, ...]:
     """Per-task states of a corpus-formula series, for the audit views."""
-    from inspector.engine.reduction import Coverage
-
     out = []
     for task in tasks:
         state = states.get(task.task_id, INVALIDATED)

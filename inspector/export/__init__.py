@@ -27,8 +27,14 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from inspector import __version__
+from inspector.audit import LedgerTask, task_filter
+from inspector.export.eee import aggregate_record, datastore_names, instance_record
+from inspector.export.tables import attempt_rows, task_rows, write_parquet
+from inspector.results.lazy import read_attempt_payload
+from inspector.results.problems import ResultFileError
+
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.audit import LedgerTask
     from inspector.session import Session
 
 FORMATS = ("eee", "parquet", "csv", "jsonl")
@@ -71,8 +77,6 @@ def _atomic_write(path: Path, write: Callable[[Any], None], *, binary: bool = Fa
 
 def all_task_rows(session: Session) -> Iterator[LedgerTask]:
     """Every series' task rows in report order: ``inspector tasks --series all``."""
-    from inspector.audit import task_filter
-
     rec = session.recomputation
     assert rec is not None
     for series in rec.report.series:
@@ -94,7 +98,6 @@ def write_export(session: Session, fmt: str, out: Path) -> list[Path]:
         return [path]
     if fmt == "parquet":
         from inspector.cli_audit import task_json
-        from inspector.export.tables import attempt_rows, task_rows, write_parquet
 
         tasks = task_rows(session.run.run_id, (task_json(t) for t in all_task_rows(session)))
         paths = [out / f"{stem}.tasks.parquet", out / f"{stem}.attempts.parquet"]
@@ -112,10 +115,6 @@ def write_export(session: Session, fmt: str, out: Path) -> list[Path]:
 
 
 def _write_eee(session: Session, out: Path, stem: str) -> list[Path]:
-    from inspector import __version__
-    from inspector.export.eee import aggregate_record, datastore_names, instance_record
-    from inspector.results import read_attempt_payload
-    from inspector.results.problems import ResultFileError
 
     run, rec = session.run, session.recomputation
     assert rec is not None

@@ -27,9 +27,11 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
-from inspector.engine import MetricSeries, Recomputation
 from inspector.engine.contract import BINARY
 from inspector.engine.model import Attempt, TaskRecord
+from inspector.engine.recomputation import Recomputation
+from inspector.engine.report import MetricSeries
+from inspector.run_stats import series_stats
 
 SCHEMA_VERSION = "0.3.0"
 LIBRARY = "agentcompass"
@@ -95,14 +97,9 @@ def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, An
     ``num_samples`` is the number of tasks the value averages (the evaluated count). The
     standard error and interval come from the statistics module of issue 15
     (``inspector.run_stats.series_stats``: a clustered standard error over task values and a
-    Student-t interval); until that module is installed this hook leaves them out rather
-    than compute a second, different estimate here.
+    Student-t interval), never a second, different estimate computed here.
     """
     out: dict[str, Any] = {"num_samples": series.counts.evaluated}
-    try:
-        from inspector.run_stats import series_stats  # type: ignore[import-not-found]
-    except ImportError:
-        return out
     interval = series_stats(rec, series).own.interval
     if interval.se is not None:
         out["standard_error"] = {"value": interval.se, "method": interval.method}

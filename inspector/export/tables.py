@@ -43,7 +43,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from inspector.engine import Recomputation
+from inspector.engine.recomputation import Recomputation
 
 TASK_COLUMNS = (
     "run_id", "series_id", "task_id", "category", "state", "has_error", "value",

@@ -14,16 +14,10 @@ from pathlib import Path
 from typing import Any
 
 from inspector import cli
-from inspector.engine import (
-    Attempt,
-    Issue,
-    MetricContract,
-    Plan,
-    Recomputation,
-    TaskRecord,
-    make_metric_contract,
-    recompute,
-)
+from inspector.engine.contract import MetricContract, make_metric_contract
+from inspector.engine.model import Attempt, Issue, TaskRecord
+from inspector.engine.plan import Plan
+from inspector.engine.recomputation import Recomputation, recompute
 from inspector.session import Session
 from tests.conftest import CONFORMANCE as CONFORMANCE
 from tests.conftest import FIXTURE_RUNS as FIXTURE_RUNS

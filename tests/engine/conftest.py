@@ -10,19 +10,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from inspector.engine import (
-    Attempt,
-    Issue,
-    MetricContract,
-    MetricReport,
-    Plan,
-    Recomputation,
-    TaskRecord,
-    TaskReduction,
-    make_metric_contract,
-    recompute,
-)
-from inspector.engine.reduction import reduce_task
+from inspector.engine.contract import MetricContract, make_metric_contract
+from inspector.engine.model import Attempt, Issue, TaskRecord
+from inspector.engine.plan import Plan
+from inspector.engine.recomputation import Recomputation, recompute
+from inspector.engine.reduction import TaskReduction, reduce_task
+from inspector.engine.report import MetricReport
 from inspector.engine.strategies import resolve_attempt_strategy
 
 # Contracts the tests use most.

@@ -53,15 +53,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from inspector.engine import (  # noqa: E402
-    EngineError,
-    TaskRecord,
-    contract_from_json,
-    dumps_metrics_json,
-    recompute,
-    render_summary_markdown,
-)
-from inspector.engine.model import Attempt, Issue  # noqa: E402
+from inspector.engine.contract import contract_from_json  # noqa: E402
+from inspector.engine.errors import EngineError  # noqa: E402
+from inspector.engine.model import Attempt, Issue, TaskRecord  # noqa: E402
+from inspector.engine.recomputation import recompute  # noqa: E402
+from inspector.engine.render import render_summary_markdown  # noqa: E402
+from inspector.engine.report import dumps_metrics_json  # noqa: E402
 from inspector.resolve import Overrides, resolve_plan  # noqa: E402
 
 ORACLE_DIR = Path("/work/shared/oracle")
@@ -142,7 +139,7 @@ def _minimal_tasks(run_dir: Path) -> list[TaskRecord]:
 def load_run(run_dir: Path, use_reader: bool = True) -> LoadedRun:
     if use_reader:
         try:
-            from inspector.results import read_run
+            from inspector.results.reader import read_run
         except ImportError:
             read_run = None  # type: ignore[assignment]
         if read_run is not None:
@@ -189,7 +186,7 @@ def _case_contract(run_dir: Path) -> Any:
     )
     if list(contract.metrics) != list(metrics):
         # make_metric_contract reorders (primary, binary, scalar); keep the oracle's order.
-        from inspector.engine import MetricContract
+        from inspector.engine.contract import MetricContract
 
         contract = MetricContract(
             {mid: contract.metrics[mid] for mid in metrics}, source="oracle_case.json"
@@ -564,8 +561,8 @@ def write_corpus_case(root: Path, template: Path, seed: int, index: int) -> Path
     """One run directory for a built-in benchmark, in AgentCompass's v3 layout."""
     import random
 
-    from inspector.engine import builtin_contract
-    from inspector.results import task_directory_name
+    from inspector.engine.benchmarks import builtin_contract
+    from inspector.results.layout import task_directory_name
 
     rng = random.Random(f"{seed}-{index}")
     benchmark = CORPUS_BENCHMARKS[index % len(CORPUS_BENCHMARKS)]

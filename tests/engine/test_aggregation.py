@@ -7,16 +7,10 @@ import math
 
 import pytest
 
-from inspector.engine import (
-    UNCATEGORIZED,
-    EngineError,
-    PlanError,
-    category_key,
-    dumps_metrics_json,
-    make_metric_contract,
-    mean,
-    validate_report,
-)
+from inspector.engine.aggregation import UNCATEGORIZED, category_key, mean
+from inspector.engine.contract import make_metric_contract
+from inspector.engine.errors import EngineError, PlanError
+from inspector.engine.report import dumps_metrics_json, validate_report
 
 from .conftest import BINARY_ONLY, BINARY_REWARD, SCORE_ONLY, attempt, report_of, task
 
@@ -135,7 +129,7 @@ def test_item_16_corpus_path_does_not_strip_and_the_run_is_refused(category: obj
 
 
 def _scicode():
-    from inspector.engine import builtin_contract
+    from inspector.engine.benchmarks import builtin_contract
 
     contract = builtin_contract("scicode")
     assert contract is not None

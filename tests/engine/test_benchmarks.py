@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from inspector.engine import PlanError, builtin_contract
+from inspector.engine.benchmarks import builtin_contract
+from inspector.engine.errors import PlanError
 
 from .conftest import report_of, task
 

@@ -6,8 +6,10 @@ from typing import Any
 
 import pytest
 
-from inspector.engine import ReportValidationError, builtin_contract, validate_report
+from inspector.engine.benchmarks import builtin_contract
 from inspector.engine.corpus import AggregationContext
+from inspector.engine.errors import ReportValidationError
+from inspector.engine.report import validate_report
 
 from .conftest import BINARY_ONLY, BINARY_REWARD, ERROR, FATAL, attempt, report_of, run, task
 

@@ -7,9 +7,10 @@ from typing import Any
 
 import pytest
 
-from inspector.engine import AggregationError, HierarchyError, builtin_contract, validate_report
+from inspector.engine.benchmarks import builtin_contract
+from inspector.engine.errors import AggregationError, HierarchyError
 from inspector.engine.hierarchy import hierarchy_breakdowns, parse_hierarchy
-from inspector.engine.report import MetricBreakdown, SeriesCounts
+from inspector.engine.report import MetricBreakdown, SeriesCounts, validate_report
 
 from .conftest import ERROR, SCORE_ONLY, attempt, report_of, task
 

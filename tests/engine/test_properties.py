@@ -15,20 +15,13 @@ from typing import Any
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
-from inspector.engine import (
-    AggregationError,
-    Attempt,
-    Issue,
-    MetricContract,
-    MetricReport,
-    Plan,
-    TaskRecord,
-    category_key,
-    dumps_metrics_json,
-    make_metric_contract,
-    recompute,
-    validate_report,
-)
+from inspector.engine.aggregation import category_key
+from inspector.engine.contract import MetricContract, make_metric_contract
+from inspector.engine.errors import AggregationError
+from inspector.engine.model import Attempt, Issue, TaskRecord
+from inspector.engine.plan import Plan
+from inspector.engine.recomputation import recompute
+from inspector.engine.report import MetricReport, dumps_metrics_json, validate_report
 
 SETTINGS = settings(
     max_examples=200,

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from inspector.engine import EVALUATED, INVALIDATED, ObservationError, TaskReduction
+from inspector.engine.errors import ObservationError
+from inspector.engine.reduction import EVALUATED, INVALIDATED, TaskReduction
 from inspector.engine.strategies import resolve_attempt_strategy
 
 from .conftest import (

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from inspector.engine import make_metric_contract, render_summary_markdown
+from inspector.engine.contract import make_metric_contract
+from inspector.engine.render import render_summary_markdown
 
 from .conftest import BINARY_ONLY, BINARY_REWARD, ERROR, FATAL, attempt, report_of, task
 

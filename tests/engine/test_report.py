@@ -7,13 +7,8 @@ from dataclasses import replace
 
 import pytest
 
-from inspector.engine import (
-    MetricReport,
-    ReportValidationError,
-    SeriesCounts,
-    dumps_metrics_json,
-    validate_report,
-)
+from inspector.engine.errors import ReportValidationError
+from inspector.engine.report import MetricReport, SeriesCounts, dumps_metrics_json, validate_report
 
 from .conftest import BINARY_REWARD, ERROR, FATAL, SCORE_ONLY, attempt, report_of, task
 

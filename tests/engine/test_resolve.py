@@ -6,7 +6,9 @@ from typing import Any
 
 import pytest
 
-from inspector.engine import ObservationError, PlanError, dumps_metrics_json, recompute
+from inspector.engine.errors import ObservationError, PlanError
+from inspector.engine.recomputation import recompute
+from inspector.engine.report import dumps_metrics_json
 from inspector.resolve import Overrides, benchmark_params, contract_from_stored, resolve_plan
 
 from .conftest import BINARY_ONLY, report_of, task

@@ -142,7 +142,7 @@ async def test_the_apps_reload_shows_the_rewrite(
         await pilot.press("r")
         await settle(pilot)
         after = _headline(app)
-    from inspector.results import read_run
+    from inspector.results.reader import read_run
     from inspector.session import score_run
 
     assert after == score_run(read_run(run)).metrics_json() != before

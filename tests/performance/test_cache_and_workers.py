@@ -17,7 +17,7 @@ import pytest
 from inspector.loading import readers as parallel
 from inspector.loading import task_cache
 from inspector.loading.pending import begin_read
-from inspector.results import Run, read_run
+from inspector.results.reader import Run, read_run
 from inspector.session import score_run
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 from tests.loading.helpers import settle_time_stamps

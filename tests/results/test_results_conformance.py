@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.results import read_run, task_directory_name
+from inspector.results.layout import task_directory_name
+from inspector.results.reader import read_run
 
 from .helpers import CONFORMANCE, RUN_NAMES, conformance_run, load
 

@@ -143,7 +143,7 @@ def test_permission_denied_is_a_problem(copy_run) -> None:
 
 
 def test_not_a_run_at_all(tmp_path: Path) -> None:
-    from inspector.results import RunReadError
+    from inspector.results.problems import RunReadError
 
     with pytest.raises(RunReadError) as missing:
         read_run(tmp_path / "nope")

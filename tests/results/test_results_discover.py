@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.results import RunReadError, find_runs
+from inspector.results.discover import find_runs
+from inspector.results.problems import RunReadError
 
 from .helpers import CONFORMANCE, dump, load, task_dirs
 

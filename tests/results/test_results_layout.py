@@ -11,7 +11,9 @@ from pathlib import Path
 import pytest
 
 from inspector.engine.model import Attempt, TaskRecord
-from inspector.results import read_attempt_payload, read_run, task_directory_name
+from inspector.results.layout import task_directory_name
+from inspector.results.lazy import read_attempt_payload
+from inspector.results.reader import read_run
 
 from .helpers import (
     BASE_RUN,

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.results import (
-    ResultFileError,
+from inspector.results.lazy import (
     list_artifact_files,
     list_legacy_retry_details,
     list_retry_records,
@@ -18,10 +17,11 @@ from inspector.results import (
     read_progress,
     read_progress_events,
     read_retry_record,
-    read_run,
     read_run_log_tail,
     read_text_page,
 )
+from inspector.results.problems import ResultFileError
+from inspector.results.reader import read_run
 
 from .helpers import dump, load
 

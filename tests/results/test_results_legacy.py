@@ -10,7 +10,7 @@ import pytest
 
 from inspector.engine.model import Issue
 from inspector.results import layout as results_layout
-from inspector.results import read_run
+from inspector.results.reader import read_run
 
 from .helpers import dump, load
 

@@ -39,7 +39,8 @@ from rich.console import Console
 from inspector.app.diagnostics import attempt_sources
 from inspector.app.payloads import read_payload
 from inspector.cli import main
-from inspector.results import ResultFileError, read_run
+from inspector.results.problems import ResultFileError
+from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.conftest import FIXTURE_RUNS, conformance_runs
 from widgets.attempt_card import attempt_table

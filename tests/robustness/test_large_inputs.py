@@ -31,7 +31,8 @@ from inspector.app.payloads import PayloadTooLarge, read_payload
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
-from inspector.results import ResultFileError, read_run
+from inspector.results.problems import ResultFileError
+from inspector.results.reader import read_run
 from tests.app.helpers import pilot_test, settle, static_text
 from tests.conftest import FIXTURE_RUNS
 from widgets.attempt_card import json_scalar

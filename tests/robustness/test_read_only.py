@@ -23,7 +23,8 @@ from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.cli import main
-from inspector.results import find_runs, read_run
+from inspector.results.discover import find_runs
+from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.app.helpers import settle
 from tests.conftest import FIXTURE_RUNS, conformance_runs

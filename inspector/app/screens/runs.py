@@ -29,8 +29,8 @@ from inspector.app.messages import (
 )
 from inspector.check_root import audit_runs
 from inspector.compare import compare
-from inspector.results import RunReadError, RunSummary, find_runs
-from inspector.results.discover import is_run, summarize_run
+from inspector.results.discover import RunSummary, find_runs, is_run, summarize_run
+from inspector.results.problems import RunReadError
 from inspector.run_check import RunCheck
 from inspector.runs_view import (
     PENDING,
