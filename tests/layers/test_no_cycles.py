@@ -17,10 +17,10 @@ STILL_CIRCLING: tuple[frozenset[str], ...] = (
     frozenset({
         "inspector.app", "inspector.app.app", "inspector.app.commands",
         "inspector.app.screens.compare", "inspector.app.screens.export",
-        "inspector.app.screens.issues", "inspector.app.screens.leaderboard",
+        "inspector.app.screens.flaky", "inspector.app.screens.issues", "inspector.app.screens.leaderboard",
         "inspector.app.screens.overview", "inspector.app.screens.runs",
         "inspector.app.screens.tasks", "inspector.check_root", "inspector.cli",
-        "inspector.cli_audit", "inspector.cli_export", "inspector.cli_stats", "inspector.export",
+        "inspector.cli_audit", "inspector.cli_diff", "inspector.cli_export", "inspector.cli_stats", "inspector.export",
         "inspector.leaderboard",
     }),
     # The loading layer's processes, being reworked by the loading issue.
