@@ -23,12 +23,11 @@ from inspector.engine import (
     Recomputation,
     TaskReduction,
     dumps_metrics_json,
-    mean,
     recompute,
 )
 from inspector.engine.whatif import Derivation, derive
+from inspector.paired import PairedStats, paired_stats
 from inspector.session import Difference, compare_reports
-from inspector.stats import BootstrapCI, mcnemar_exact, paired_bootstrap_ci
 
 PLANS = "plans"
 RUNS = "runs"
@@ -128,23 +127,6 @@ class TaskChange:
         return "same"
 
 
-@dataclass(frozen=True, slots=True)
-class PairedStats:
-    """McNemar on the binary pairs and a bootstrap CI on the evaluated pairs."""
-
-    series: str
-    # pairs evaluated on both sides with 0/1 values (binary series only)
-    binary_pairs: int
-    one_to_zero: int
-    zero_to_one: int
-    mcnemar_p: float | None
-    # pairs evaluated on both sides
-    paired: int
-    mean_a: float | None
-    mean_b: float | None
-    bootstrap: BootstrapCI | None
-
-
 @dataclass(frozen=True)
 class Comparison:
     """Side A and side B aligned by series and by task."""
@@ -162,6 +144,8 @@ class Comparison:
     report_differences: tuple[Difference, ...] = field(default=())
     # How side B was derived from side A's attempts (plan vs plan only).
     derivation: Derivation | None = None
+    # What differs between the two sides' configurations (model, harness, plan, ...).
+    config_differences: tuple[str, ...] = ()
 
     def pair(self, label: str | None = None) -> SeriesPair:
         """The pair with ``label`` (or holding that series id); default: the summary pair."""
@@ -198,39 +182,30 @@ class Comparison:
             return False
         return not any(self.changes(pair) for pair in self.series)
 
+    @property
+    def one_attempt(self) -> bool:
+        """Both sides score one attempt per task (k=1): binary task values are outcomes."""
+        return self.a.plan.k == 1 and self.b.plan.k == 1
+
     def stats(
-        self, pair: SeriesPair | None = None, *, seed: int = 0, resamples: int = 10_000
+        self,
+        pair: SeriesPair | None = None,
+        *,
+        seed: int = 0,
+        resamples: int = 10_000,
+        confidence: float = 0.95,
     ) -> PairedStats:
-        """Paired statistics over the tasks evaluated on both sides."""
+        """Paired statistics over the tasks evaluated on both sides (:mod:`inspector.paired`)."""
         pair = pair or self.pair()
         both = [
-            c for c in self.tasks(pair)
+            (float(c.value_a), float(c.value_b)) for c in self.tasks(pair)
             if c.a and c.b and c.a.state == EVALUATED and c.b.state == EVALUATED
             and c.value_a is not None and c.value_b is not None
         ]  # fmt: skip
-        binary = [
-            c for c in both if pair.binary and c.value_a in (0.0, 1.0) and c.value_b in (0.0, 1.0)
-        ]
-        down = sum(c.value_a == 1.0 and c.value_b == 0.0 for c in binary)
-        up = sum(c.value_a == 0.0 and c.value_b == 1.0 for c in binary)
-        a_values = [float(c.value_a) for c in both]  # type: ignore[arg-type]
-        b_values = [float(c.value_b) for c in both]  # type: ignore[arg-type]
-        ci = (
-            paired_bootstrap_ci(a_values, b_values, seed=seed, resamples=resamples)
-            if both
-            else None
-        )
-        return PairedStats(
-            series=pair.label,
-            binary_pairs=len(binary),
-            one_to_zero=down,
-            zero_to_one=up,
-            mcnemar_p=mcnemar_exact(down, up) if binary else None,
-            paired=len(both),
-            mean_a=mean(a_values),
-            mean_b=mean(b_values),
-            bootstrap=ci,
-        )
+        return paired_stats(
+            pair.label, both, one_outcome=pair.binary and self.one_attempt,
+            seed=seed, resamples=resamples, confidence=confidence,
+        )  # fmt: skip
 
 
 def _by_task(rec: Recomputation, series: MetricSeries | None) -> dict[str, TaskReduction]:
@@ -280,9 +255,13 @@ def _plan_facts(rec: Recomputation) -> dict[str, Any]:
     }
 
 
-def plan_differences(a: Recomputation, b: Recomputation) -> list[str]:
-    """What differs between the two sides' plans, models and benchmark params."""
+def plan_differences(
+    a: Recomputation, b: Recomputation, harness: tuple[str | None, str | None] | None = None
+) -> list[str]:
+    """What differs between the two sides' plans, models, harnesses and benchmark params."""
     fa, fb = _plan_facts(a), _plan_facts(b)
+    if harness is not None:
+        fa["harness"], fb["harness"] = harness
     out = []
     for key in fa:
         if fa[key] != fb[key]:
@@ -308,11 +287,12 @@ def compare(
     label_b: str = "B",
     kind: str = RUNS,
     notes: Sequence[str] = (),
+    harness: tuple[str | None, str | None] | None = None,
 ) -> Comparison:
-    """Align two recomputations by series and by task id."""
+    """Align two recomputations by series and by task id (``harness``: each side's id)."""
     ids_a = {t.task_id for t in a.tasks}
     ids_b = {t.task_id for t in b.tasks}
-    differences = plan_differences(a, b)
+    differences = plan_differences(a, b, harness)
     warnings: list[str] = []
     all_notes = list(notes)
     if kind == RUNS:
@@ -337,6 +317,7 @@ def compare(
         warnings=tuple(warnings),
         notes=tuple(all_notes),
         report_differences=tuple(report_differences),
+        config_differences=tuple(differences),
     )
 
 

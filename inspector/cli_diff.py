@@ -1,0 +1,200 @@
+"""``inspector diff A B``: two runs aligned task by task, with paired statistics.
+
+Registered by :mod:`inspector.cli_audit`. Pure: no textual, no rich. Before any comparison
+the output lists what differs between the two runs' configurations (model, harness,
+benchmark params, k, strategy, aggregation, ...). Per series: the values side by side (a
+failed evaluation's reference value marked as such), the tasks that changed, and the paired
+statistics of :mod:`inspector.paired`; tasks present on one side only are listed apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, TextIO
+
+from inspector.cli_audit import EXIT_DIFFERS, EXIT_OK, _number, _table, _visible
+from inspector.compare import Comparison, SeriesPair, TaskChange, compare
+from inspector.engine import MetricSeries, SeriesCounts
+from inspector.paired import paired_json, paired_lines
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.session import Session
+
+REFERENCE_MARK = " (reference)"
+PAIRED_KEYS = ("paired", "bootstrap", "mcnemar")
+
+
+def harness_of(session: Session) -> str | None:
+    """The run's harness id (``run_info.request.harness.id``, else ``params.json``)."""
+    for source in (session.run.request, session.run.params or {}):
+        value = source.get("harness") if isinstance(source, Mapping) else None
+        if isinstance(value, Mapping):
+            value = value.get("id")
+        if isinstance(value, str) and value.strip():
+            return value.strip()
+    return None
+
+
+def shown_value(series: MetricSeries | None) -> str:
+    """The series' number; a failed evaluation's reference value is marked, not passed off."""
+    if series is None:
+        return "—"
+    if series.value is None and series.reference_value is not None:
+        return _number(series.reference_value) + REFERENCE_MARK
+    return _number(series.value)
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    from inspector.cli import load_session
+
+    a = load_session(args.a)
+    b = load_session(args.b)
+    assert a.recomputation is not None and b.recomputation is not None
+    from inspector.loading.remote import shown
+
+    comparison = compare(
+        a.recomputation, b.recomputation, label_a=shown(args.a), label_b=shown(args.b),
+        harness=(harness_of(a), harness_of(b)),
+    )  # fmt: skip
+    if args.format == "json":
+        data = comparison_json(comparison, seed=args.seed, resamples=args.resamples)
+        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+    else:
+        write_comparison(
+            sys.stdout, comparison, markdown=args.format == "markdown",
+            seed=args.seed, resamples=args.resamples,
+        )  # fmt: skip
+    return EXIT_OK if comparison.equal else EXIT_DIFFERS
+
+
+def _counts_json(counts: SeriesCounts | None) -> dict[str, int] | None:
+    return counts.to_json() if counts is not None else None
+
+
+def _side_json(series: MetricSeries | None) -> dict[str, Any] | None:
+    if series is None:
+        return None
+    return {
+        "series_id": series.series_id,
+        "value": series.value,
+        "reference_value": series.reference_value,
+        "counts": _counts_json(series.counts),
+    }
+
+
+def _change_json(change: TaskChange) -> dict[str, Any]:
+    return {
+        "task_id": change.task_id,
+        "kind": change.kind,
+        "flip": change.flip,
+        "a": None if change.a is None else
+        {"state": change.state_a, "value": change.value_a, "has_error": change.a.has_error},
+        "b": None if change.b is None else
+        {"state": change.state_b, "value": change.value_b, "has_error": change.b.has_error},
+    }  # fmt: skip
+
+
+def comparison_json(c: Comparison, *, seed: int = 0, resamples: int = 10_000) -> dict[str, Any]:
+    """The whole comparison as one JSON-ready object."""
+    series = []
+    for pair in c.series:
+        stats = c.stats(pair, seed=seed, resamples=resamples) if pair.a and pair.b else None
+        paired = paired_json(stats) if stats is not None else dict.fromkeys(PAIRED_KEYS)
+        series.append({
+            **paired,
+            "label": pair.label,
+            "a": _side_json(pair.a),
+            "b": _side_json(pair.b),
+            "delta": pair.delta,
+            "changes": [_change_json(ch) for ch in c.changes(pair) if ch.a and ch.b],
+            "stats": None if stats is None else {
+                "binary_pairs": stats.binary_pairs,
+                "one_to_zero": stats.one_to_zero,
+                "zero_to_one": stats.zero_to_one,
+                "mcnemar_p": stats.mcnemar_p,
+                "paired": stats.paired,
+                "mean_a": stats.mean_a,
+                "mean_b": stats.mean_b,
+                "bootstrap": None if stats.bootstrap is None else {
+                    "difference": stats.bootstrap.difference,
+                    "low": stats.bootstrap.low,
+                    "high": stats.bootstrap.high,
+                    "confidence": stats.bootstrap.confidence,
+                    "resamples": stats.bootstrap.resamples,
+                    "seed": stats.bootstrap.seed,
+                },
+            },
+        })  # fmt: skip
+    return {
+        "a": c.label_a,
+        "b": c.label_b,
+        "config_differences": list(c.config_differences),
+        "equal": c.equal,
+        "warnings": list(c.warnings),
+        "notes": list(c.notes),
+        "only_a": list(c.only_a),
+        "only_b": list(c.only_b),
+        "series": series,
+        "report_differences": [
+            {"where": d.where, "a": d.stored, "b": d.recomputed} for d in c.report_differences
+        ],
+    }
+
+
+def _counts_text(series: MetricSeries | None) -> str:
+    if series is None:
+        return "—"
+    n = series.counts
+    return f"{n.total}/{n.evaluated}/{n.error}/{n.unavailable}/{n.invalidated}"
+
+
+def write_comparison(
+    out: TextIO, c: Comparison, *, markdown: bool = False, seed: int = 0, resamples: int = 10_000
+) -> None:
+    """The comparison as a plain-text (or Markdown) report."""
+    heading = "## " if markdown else ""
+    out.write(_visible(f"{heading}A: {c.label_a}\n{heading}B: {c.label_b}\n"))
+    for line in (*(f"warning: {w}" for w in c.warnings), *(f"note: {n}" for n in c.notes)):
+        out.write(_visible(("- " if markdown else "") + line) + "\n")
+    out.write("\n")
+    headers = ["series", "A value", "B value", "delta", "A counts", "B counts"]
+    _table(out, headers, (
+        [pair.label, shown_value(pair.a), shown_value(pair.b),
+         _number(pair.delta), _counts_text(pair.a), _counts_text(pair.b)]
+        for pair in c.series
+    ), markdown=markdown)  # fmt: skip
+    out.write("counts are total/evaluated/error/unavailable/invalidated\n")
+    if any(REFERENCE_MARK in shown_value(s) for p in c.series for s in (p.a, p.b)):
+        out.write("(reference): that side's evaluation failed; the number is a reference value\n")
+    for side, ids in (("A", c.only_a), ("B", c.only_b)):
+        if ids:
+            out.write(_visible(f"\n{len(ids)} tasks only in {side}: {', '.join(ids)}") + "\n")
+    for pair in c.series:
+        if pair.a is None or pair.b is None:
+            continue
+        changes = [ch for ch in c.changes(pair) if ch.a and ch.b]
+        if not changes:
+            out.write(_visible(f"\n{heading}{pair.label}: no task changed") + "\n")
+            _write_stats(out, c, pair, seed, resamples)
+            continue
+        up = sum(ch.flip == "0→1" for ch in changes)
+        down = sum(ch.flip == "1→0" for ch in changes)
+        states = sum(ch.state_changed for ch in changes)
+        out.write(_visible(
+            f"\n{heading}{pair.label}: {len(changes)} tasks changed "
+            f"({up} flips 0→1, {down} flips 1→0, {states} state changes)") + "\n")  # fmt: skip
+        _table(out, ["task", "change", "A state", "A value", "B state", "B value"], (
+            [ch.task_id, ch.kind, ch.state_a, _number(ch.value_a), ch.state_b, _number(ch.value_b)]
+            for ch in changes
+        ), markdown=markdown)  # fmt: skip
+        _write_stats(out, c, pair, seed, resamples)
+    verdict = "equal" if c.equal else f"differ ({len(c.report_differences)} report fields)"
+    out.write(f"\nresult: {verdict}\n")
+
+
+def _write_stats(out: TextIO, c: Comparison, pair: SeriesPair, seed: int, resamples: int) -> None:
+    for line in paired_lines(c.stats(pair, seed=seed, resamples=resamples)):
+        out.write(line + "\n")

@@ -1,0 +1,96 @@
+"""`inspector diff --format json`: paired t, bootstrap, McNemar, config differences, references."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from scipy import stats as scipy_stats
+
+from inspector.cli import main
+from tests.conftest import FIXTURE_RUNS
+
+RUNS = sorted(path for path in FIXTURE_RUNS.iterdir() if path.is_dir())
+PAIRED = {"n", "mean_diff", "se", "ci_low", "ci_high", "p_value", "method"}
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _values(capsys: pytest.CaptureFixture[str], run: Path, series: str) -> dict[str, float]:
+    """Per-task values of the evaluated tasks, from `inspector tasks` (another command)."""
+    code, out, _ = _run(capsys, "tasks", str(run), "--series", series, "--format", "jsonl")
+    assert code == 0
+    rows = [json.loads(line) for line in out.splitlines()]
+    return {r["task_id"]: r["value"] for r in rows if r["state"] == "evaluated"}
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[r.name for r in RUNS])
+def test_diff_of_a_run_with_itself(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, "diff", str(run), str(run), "--format", "json")
+    if code == 2:  # a run AgentCompass refuses
+        assert _run(capsys, "report", str(run))[0] == 2
+        return
+    assert code == 0, err
+    data = json.loads(out)
+    assert data["config_differences"] == [] and data["only_a"] == data["only_b"] == []
+    for series in data["series"]:
+        paired = series["paired"]
+        assert set(paired) >= PAIRED
+        if paired["n"] >= 2:
+            assert (paired["mean_diff"], paired["se"], paired["p_value"]) == (0.0, 0.0, 1.0)
+            assert series["bootstrap"]["seed"] == 0 and series["bootstrap"]["mean_diff"] == 0.0
+        if series["mcnemar"] is not None:
+            assert (series["mcnemar"]["b"], series["mcnemar"]["c"]) == (0, 0)
+
+
+def test_paired_t_and_mcnemar_of_the_compare_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    a, b = FIXTURE_RUNS / "compare_a", FIXTURE_RUNS / "compare_b"
+    code, out, _ = _run(capsys, "diff", str(a), str(b), "--format", "json", "--seed", "7")
+    assert code == 1
+    data = json.loads(out)
+    assert data["config_differences"] == [
+        "model differs: gpt-5-mini-2025-08-07 vs gpt-5-2025-08-07"
+    ]
+    series = next(s for s in data["series"] if s["label"] == "correct.native@1")
+    va, vb = (_values(capsys, run, "correct.native@1") for run in (a, b))
+    both = sorted(set(va) & set(vb))
+    ref = scipy_stats.ttest_rel([vb[t] for t in both], [va[t] for t in both])
+    ci = ref.confidence_interval(0.95)
+    paired = series["paired"]
+    assert paired["n"] == len(both) == 18
+    assert paired["mean_diff"] == pytest.approx(sum(vb[t] - va[t] for t in both) / 18)
+    assert paired["p_value"] == pytest.approx(ref.pvalue, rel=1e-10)
+    assert (paired["ci_low"], paired["ci_high"]) == (pytest.approx(ci.low), pytest.approx(ci.high))
+    expected = json.loads((FIXTURE_RUNS / "compare_expected.json").read_text(encoding="utf-8"))
+    flips = json.dumps(expected)
+    assert series["mcnemar"]["b"] == 2 and series["mcnemar"]["c"] == 3, flips
+    assert series["mcnemar"]["p_value"] == scipy_stats.binomtest(2, 5).pvalue == 1.0
+    assert series["bootstrap"]["seed"] == 7 and series["bootstrap"]["resamples"] == 10_000
+
+
+def test_k1_against_avg3_lists_the_config_first_and_has_no_mcnemar(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    a, b = FIXTURE_RUNS / "k3_avg_first_attempt", FIXTURE_RUNS / "k3_avg_hierarchy"
+    _, out, _ = _run(capsys, "diff", str(a), str(b), "--format", "json")
+    data = json.loads(out)
+    assert any(d.startswith("k differs: 1 vs 3") for d in data["config_differences"])
+    for series in data["series"]:
+        assert series["mcnemar"] is None
+    _, table, _ = _run(capsys, "diff", str(a), str(b))
+    first_table = table.index("series ")
+    assert table.index("k differs") < first_table
+
+
+def test_reference_values_are_marked_in_diff_tables(capsys: pytest.CaptureFixture[str]) -> None:
+    failed, ok = FIXTURE_RUNS / "k1_evaluation_failed", FIXTURE_RUNS / "k1_micro"
+    for form in ("table", "markdown"):
+        _, out, _ = _run(capsys, "diff", str(failed), str(ok), "--format", form)
+        row = next(line for line in out.splitlines() if line.lstrip("| ").startswith("correct."))
+        assert "0.636364 (reference)" in row, row
+        assert "reference value" in out
