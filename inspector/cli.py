@@ -337,7 +337,11 @@ def _add_plan_options(parser: argparse.ArgumentParser) -> None:
     group.add_argument("--strategy", choices=["avg", "pass"], help="attempt strategy")
     group.add_argument("--aggregation", choices=["micro_weighted", "category_mean"])
     group.add_argument("--hierarchy", metavar="FILE", help="category_hierarchy JSON file")
-    group.add_argument("--contract", metavar="FILE", help="metric contract JSON file")
+    group.add_argument(
+        "--contract", metavar="FILE",
+        help="metric contract JSON: AgentCompass's MetricContract dump, or make_metric_contract's "
+        "arguments",
+    )  # fmt: skip
     group.add_argument(
         "--benchmark", metavar="ID", help="benchmark id (built-in contract and formulas)"
     )

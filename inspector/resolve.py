@@ -66,6 +66,17 @@ def benchmark_params(
     return dict(value) if isinstance(value, Mapping) else {}
 
 
+# In a contract's source when some metric was guessed from what the attempts observed:
+# its label, unit, precision and place in the series order are guesses, and a declared
+# metric no attempt observed is missing.
+GUESSED = "guessed from the attempts' observations"
+
+
+def contract_guessed(source: str) -> bool:
+    """Whether a contract with this ``source`` was (partly) guessed from observations."""
+    return GUESSED in source
+
+
 def contract_from_stored(stored: Mapping[str, Any], tasks: Sequence[TaskRecord]) -> MetricContract:
     """Rebuild a contract from a stored metrics.json plus the attempts' observations.
 
@@ -106,8 +117,10 @@ def contract_from_stored(stored: Mapping[str, Any], tasks: Sequence[TaskRecord])
     # A k=1 or avg report lists every declared metric: a metric its series do not list is
     # undeclared, and AgentCompass would refuse the run. Only pass@k>1 hides auxiliaries.
     lists_every_metric = stored.get("k") == 1 or stored.get("strategy") == "avg"
+    guessed = []
     for metric_id, kind in observation_kinds(tasks).items():
         if metric_id not in metrics and not lists_every_metric:
+            guessed.append(metric_id)
             metrics[metric_id] = MetricSpec(
                 kind=kind,
                 reducers=("avg", "pass") if kind == BINARY else ("avg",),
@@ -115,7 +128,10 @@ def contract_from_stored(stored: Mapping[str, Any], tasks: Sequence[TaskRecord])
                 role="component",
                 display=MetricDisplay(label=default_label(metric_id)),
             )
-    return MetricContract(metrics, source="inferred from the stored metrics.json and the attempts")
+    source = "inferred from the stored metrics.json"
+    if guessed:
+        source += f", with {', '.join(guessed)} {GUESSED}"
+    return MetricContract(metrics, source=source)
 
 
 def observation_kinds(tasks: Sequence[TaskRecord]) -> dict[str, str]:
@@ -150,7 +166,7 @@ def contract_from_observations(tasks: Sequence[TaskRecord]) -> MetricContract:
         )
         for m in order
     }
-    return MetricContract(metrics, source="inferred from the attempts' observations")
+    return MetricContract(metrics, source=f"all metrics {GUESSED}")
 
 
 def resolve_plan(

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inspector.engine import (
     EngineError,
     ObservationError,
+    Plan,
     Recomputation,
     dumps_metrics_json,
     recompute,
@@ -24,6 +25,22 @@ from inspector.engine.reduction import ReductionStream
 from inspector.overrides import Overrides
 from inspector.resolve import resolve_plan
 from inspector.results import LoadProblem, Run
+
+DERIVED_KEY = "inspector_derived_plan"
+DERIVED_NOTE = (
+    "A what-if plan the inspector derived from this run's attempts: "
+    "AgentCompass did not score the run this way."
+)
+
+
+def derived_label(plan: Plan) -> dict[str, Any]:
+    """What a derived plan's outputs carry to say so (``extra.inspector_derived_plan``)."""
+    return {
+        "derived": plan.derived,
+        "plan": plan.label,
+        "note": DERIVED_NOTE,
+        "contract": plan.sources.get("contract", ""),
+    }
 
 
 @dataclass(frozen=True)
@@ -58,15 +75,31 @@ class Session:
         return self.recomputation.plan.benchmark_id if self.recomputation else ""
 
     def metrics_json(self) -> str:
+        """The report as metrics.json; a derived plan carries its label in ``extra``.
+
+        The label goes in the report's ``extra`` (under :data:`DERIVED_KEY`) because that is
+        the one free-form mapping of AgentCompass's ``MetricReport``: the document still
+        loads as a ``MetricReport``, and a reader that looks at the report cannot miss it.
+        """
         assert self.recomputation is not None
-        return dumps_metrics_json(self.recomputation.report)
+        report = self.recomputation.report
+        plan = self.recomputation.plan
+        if plan.derived:
+            report = replace(report, extra={**report.extra, DERIVED_KEY: derived_label(plan)})
+        return dumps_metrics_json(report)
 
     def summary_markdown(self) -> str:
+        """summary.md; a derived plan gets a ``## Derived plan`` heading under the title."""
         assert self.recomputation is not None
-        from inspector.engine.render import render_summary_markdown  # tabulate: load on use
+        from inspector.engine.render import markdown_text, render_summary_markdown
 
         plan = self.recomputation.plan
-        return render_summary_markdown(plan.model_id, plan.benchmark_id, self.recomputation.report)
+        text = render_summary_markdown(plan.model_id, plan.benchmark_id, self.recomputation.report)
+        if not plan.derived:
+            return text
+        title, rest = text.split("\n", 1)
+        heading = f"## Derived plan: {markdown_text(plan.derived)}\n\n{DERIVED_NOTE}"
+        return f"{title}\n\n{heading}\n{rest}"
 
 
 def reduction_stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:

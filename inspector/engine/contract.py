@@ -218,14 +218,76 @@ def make_metric_contract(
     return MetricContract(metrics, source=source)
 
 
-def contract_from_json(data: object, *, source: str = "") -> MetricContract:
-    """A contract file: ``{"primary", "binary", "scalar", "labels", "display"}``.
+SPEC_FIELDS = frozenset({"kind", "reducers", "primary", "role", "display"})
+DISPLAY_FIELDS = frozenset({"label", "description", "unit", "precision"})
 
-    ``display`` maps metric ids to ``{"description", "unit", "precision"}`` (and may
-    carry ``label``). The file format takes exactly ``make_metric_contract``'s arguments.
+
+def _display_from_dump(metric_id: str, value: object) -> MetricDisplay | None:
+    if value is None:
+        return None
+    if not isinstance(value, Mapping):
+        raise ContractError(f"metric {metric_id!r}: display must be an object or null")
+    unknown = set(value) - DISPLAY_FIELDS
+    if unknown:
+        raise ContractError(f"metric {metric_id!r}: unknown display keys {sorted(unknown)}")
+    for key in ("description", "unit"):
+        if value.get(key) is not None and not isinstance(value.get(key), str):
+            raise ContractError(f"metric {metric_id!r}: display {key} must be a string or null")
+    return MetricDisplay(
+        label=value.get("label"),  # type: ignore[arg-type]  # checked by MetricDisplay
+        description=value.get("description"),
+        unit=value.get("unit"),
+        precision=value.get("precision"),
+    )
+
+
+def contract_from_dump(data: Mapping[str, Any], *, source: str = "") -> MetricContract:
+    """AgentCompass's own ``MetricContract.model_dump()``: ``{"metrics": {id: spec}}``.
+
+    Each spec is ``{"kind", "reducers", "primary", "role", "display"}`` (spec §5); the
+    contract is checked as AgentCompass's validators check it.
+    """
+    if set(data) != {"metrics"} or not isinstance(data["metrics"], Mapping):
+        raise ContractError('a MetricContract dump is exactly {"metrics": {id: spec, ...}}')
+    metrics: dict[str, MetricSpec] = {}
+    for raw_id, spec in data["metrics"].items():
+        metric_id = normalize_metric_id(raw_id)
+        if metric_id in metrics:
+            raise ContractError(f"duplicate metric id {metric_id!r}")
+        if not isinstance(spec, Mapping):
+            raise ContractError(f"metric {metric_id!r}: the spec must be an object")
+        unknown = set(spec) - SPEC_FIELDS
+        if unknown:
+            raise ContractError(f"metric {metric_id!r}: unknown keys {sorted(unknown)}")
+        reducers = spec.get("reducers", [])
+        if not isinstance(reducers, list | tuple) or not all(isinstance(r, str) for r in reducers):
+            raise ContractError(f"metric {metric_id!r}: reducers must be a list of ids")
+        primary, role = spec.get("primary", False), spec.get("role")
+        if not isinstance(primary, bool):
+            raise ContractError(f"metric {metric_id!r}: primary must be true or false")
+        if role is not None and not isinstance(role, str):
+            raise ContractError(f"metric {metric_id!r}: role must be a string or null")
+        metrics[metric_id] = MetricSpec(
+            kind=spec.get("kind"),  # type: ignore[arg-type]  # checked by MetricContract
+            reducers=tuple(r.strip().lower() for r in reducers),
+            primary=primary,
+            role=role,
+            display=_display_from_dump(metric_id, spec.get("display")),
+        )
+    return MetricContract(metrics, source=source)
+
+
+def contract_from_json(data: object, *, source: str = "") -> MetricContract:
+    """A contract file: AgentCompass's ``MetricContract`` dump (``{"metrics": {...}}``,
+    :func:`contract_from_dump`), or ``{"primary", "binary", "scalar", "labels", "display"}``.
+
+    In the second form ``display`` maps metric ids to ``{"description", "unit",
+    "precision"}`` (and may carry ``label``): exactly ``make_metric_contract``'s arguments.
     """
     if not isinstance(data, Mapping):
         raise ContractError("a contract file must hold a JSON object")
+    if "metrics" in data:
+        return contract_from_dump(data, source=source)
     allowed = {"primary", "binary", "scalar", "labels", "display"}
     unknown = set(data) - allowed
     if unknown:

@@ -1,6 +1,7 @@
 """Scoring a run as it is read: the tasks are reduced while the reader processes deliver
 them, then the report is made; a plan with another k or strategy (``--k`` / ``--strategy``)
-is applied as a derived plan (the attempts restricted or replayed)."""
+is applied as a derived plan (the attempts restricted or replayed), always with a note
+saying so, and a contract guessed from the observations gets a warning."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from pathlib import Path
 
 from inspector.engine import EngineError
 from inspector.loading.pending import PendingRead
-from inspector.loading.report_cache import NOTE_PREFIX
+from inspector.loading.report_cache import NOTE_PREFIX, WARNING_PREFIX
 from inspector.overrides import Overrides
-from inspector.session import Session, reduction_stream, score_run
+from inspector.session import DERIVED_KEY, Session, reduction_stream, score_run
+
+CONTRACT_WARNING = WARNING_PREFIX + "contract: "
 
 
 def finish_and_score(
@@ -58,6 +61,15 @@ def derive(session: Session, overrides: Overrides | None, path: str | Path) -> D
     ``path`` is the run as the user named it (for messages)."""
     if session.refusal is not None:
         return Derived(session, refusal=f"{Path(path) / session.refusal_path}: {session.refusal}")
+    derived = _derive(session, overrides, path)
+    if derived.refusal is None:
+        assert session.recomputation is not None
+        source = session.recomputation.plan.sources.get("contract", "")
+        derived.notes.extend(guessed_contract_warning(path, source))
+    return derived
+
+
+def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> Derived:
     assert session.recomputation is not None
     if overrides is None or base_plan(overrides) is overrides:
         return Derived(session)
@@ -79,4 +91,28 @@ def derive(session: Session, overrides: Overrides | None, path: str | Path) -> D
         return Derived(session, refusal=f"{path}: cannot score as {strategy}@{k}: {exc}")
     session.differences = []
     notes = [f"{NOTE_PREFIX}{derivation.description}: {note}" for note in derivation.notes]
+    notes.append(derived_note(derivation.description, derivation.equivalent))
     return Derived(session, notes=notes)
+
+
+def derived_note(description: str, equivalent: bool) -> str:
+    """The stderr note every output of a derived plan gets."""
+    claim = "equivalent to" if equivalent else "NOT equivalent to"
+    return (
+        f"{NOTE_PREFIX}derived plan: {description} ({claim} having run it); labelled in "
+        f"metrics.json extra.{DERIVED_KEY} and under the summary.md title"
+    )
+
+
+def guessed_contract_warning(path: str | Path, source: str) -> list[str]:
+    """The warning (as a list of lines: none or one) for a contract guessed from the
+    attempts' observations."""
+    from inspector.resolve import contract_guessed
+
+    if not contract_guessed(source):
+        return []
+    return [
+        f"{CONTRACT_WARNING}{path}: the metric contract was {source}: labels, units, "
+        "precision and series order may differ from the benchmark's, and a metric no "
+        "attempt observed is missing; pass --contract FILE to fix it"
+    ]
