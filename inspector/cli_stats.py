@@ -30,7 +30,15 @@ from typing import Any, TextIO
 
 from inspector.cli_audit import _number, _table, _visible
 from inspector.engine import Recomputation
-from inspector.run_stats import FlakyTask, PassCurve, RunStats, ScopeStats, SeriesStats, run_stats
+from inspector.run_stats import (
+    FlakyTask,
+    PassCurve,
+    RunStats,
+    ScopeStats,
+    SeriesStats,
+    outcomes_text,
+    run_stats,
+)
 from inspector.stats import Interval
 
 EXIT_OK = 0
@@ -239,17 +247,3 @@ def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: 
         theirs = ", ".join(f"{sid} = {_number(v)}" for sid, v in curve.agentcompass.items())
         if theirs:
             out.write(_visible(f"AgentCompass's own series: {theirs}") + "\n")
-
-
-def outcomes_text(f: FlakyTask) -> str:
-    """``1:✓ 2:✗ 3:—`` (binary) or ``1:0.5 2:1`` (scalar); ``—`` no observation."""
-    parts = []
-    for o in f.outcomes:
-        if o.value is None:
-            mark = "—" if o.status is None else f"— ({o.status})"
-        elif isinstance(o.value, bool):
-            mark = "✓" if o.value else "✗"
-        else:
-            mark = f"{o.value:g}"
-        parts.append(f"{o.attempt}:{mark}")
-    return " ".join(parts)

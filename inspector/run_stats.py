@@ -225,6 +225,20 @@ class FlakyTask:
     disagreement: float
 
 
+def outcomes_text(f: FlakyTask) -> str:
+    """``1:✓ 2:✗ 3:—`` (binary) or ``1:0.5 2:1`` (scalar); ``—`` no observation."""
+    parts = []
+    for o in f.outcomes:
+        if o.value is None:
+            mark = "—" if o.status is None else f"— ({o.status})"
+        elif isinstance(o.value, bool):
+            mark = "✓" if o.value else "✗"
+        else:
+            mark = f"{o.value:g}"
+        parts.append(f"{o.attempt}:{mark}")
+    return " ".join(parts)
+
+
 def flaky_metrics(rec: Recomputation) -> list[str]:
     """The metrics checked for flakiness: the primary and every binary metric."""
     contract = rec.plan.contract

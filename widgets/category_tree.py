@@ -21,6 +21,7 @@ NAME_WIDTH = 26
 EXPANDER_WIDTH = 2
 SHORT_AGGREGATIONS = {"leaf": "", "weighted_by_count": "by_count"}
 GUIDE_WIDTH = 4
+INTERVAL_WIDTH = 7
 REFERENCE_STYLE = "italic yellow"
 
 
@@ -51,6 +52,7 @@ def node_row(
     weight: str = "",
     share: str = "",
     aggregation: str = "",
+    interval: str = "",
 ) -> Text:
     """One tree label laid out in columns that line up whatever the indent.
 
@@ -64,6 +66,7 @@ def node_row(
     row.append(" ")
     if part is None:
         row.append_text(_cell("-", 8, "dim"))
+        row.append_text(_cell("", INTERVAL_WIDTH))
         counts = ("",) * 5
     else:
         if part.value is not None:
@@ -74,6 +77,7 @@ def node_row(
             )
         else:
             row.append_text(_cell("-", 8, "dim"))
+        row.append_text(_cell(interval, INTERVAL_WIDTH, "dim"))
         c = part.counts
         counts = tuple(
             str(v) for v in (c.total, c.evaluated, c.error, c.unavailable, c.invalidated)
@@ -94,6 +98,7 @@ def header_row() -> Text:
     row = Text(style="bold")
     row.append("node".ljust(NAME_WIDTH - EXPANDER_WIDTH) + " ")
     row.append("value".rjust(8) + " ")
+    row.append("±95%".rjust(INTERVAL_WIDTH) + " ")
     for name in ("tot", "eval", "err", "unav", "inv"):
         row.append(name.rjust(4) + " ")
     row.append("aggw".rjust(5) + " ")
@@ -101,6 +106,11 @@ def header_row() -> Text:
     row.append("share".rjust(5) + " ")
     row.append(" aggregation")
     return row
+
+
+def category_interval_key(category: str) -> str:
+    """The key of a category's interval text (hierarchy nodes use their path)."""
+    return f"category:{category}"
 
 
 def indent_of(depth: int, branch: bool) -> int:
@@ -111,16 +121,18 @@ def indent_of(depth: int, branch: bool) -> int:
 class CategoryTree(Tree[NodeData | None]):
     """The hierarchy of the selected series (when the run has one) and its flat categories.
 
-    Columns: value (ʳ marks a reference value), the five counts, aggregation_weight
+    Columns: value (ʳ marks a reference value), ``±95%`` (half the width of its interval),
+    the five counts, aggregation_weight
     (``aggw``), the configured weight (``wght``), the share after re-normalisation among
     valued siblings, and the node's aggregation. **enter** lists the tasks under a node.
     """
 
     HELP = """\
 ## Categories
-Per node: value (ʳ = reference value), counts total / evaluated / error / unavailable /
-invalidated, `aggw` (aggregation_weight), the configured weight `wght`, the `share` the node
-gets after re-normalisation among its valued siblings, and the node's aggregation.
+Per node: value (ʳ = reference value), `±95%` (half the width of its 95% interval), counts
+total / evaluated / error / unavailable / invalidated, `aggw` (aggregation_weight), the
+configured weight `wght`, the `share` the node gets after re-normalisation among its valued
+siblings, and the node's aggregation.
 Categories that no hierarchy leaf names count in the series but not in `overall`.
 Press **enter** on a node to list its tasks.
 """
@@ -148,10 +160,21 @@ Press **enter** on a node to list its tasks.
         super().__init__(header_row(), data=None, id=id)
         self.guide_depth = GUIDE_WIDTH
         self._series_id = ""
+        self._intervals: Mapping[str, str] = {}
 
-    def show(self, series: MetricSeries, root: HierarchyNode | None) -> None:
-        """Rebuild the tree for ``series``; ``root`` is the plan's hierarchy, if any."""
+    def show(
+        self,
+        series: MetricSeries,
+        root: HierarchyNode | None,
+        intervals: Mapping[str, str] | None = None,
+    ) -> None:
+        """Rebuild the tree for ``series``; ``root`` is the plan's hierarchy, if any.
+
+        ``intervals``: the text of the ``±95%`` column per hierarchy path and per
+        ``category:<key>`` (see :func:`category_interval_key`).
+        """
         self._series_id = series.series_id
+        self._intervals = intervals or {}
         self.clear()
         self.root.set_label(header_row())
         self.root.expand()
@@ -193,6 +216,7 @@ Press **enter** on a node to list its tasks.
             weight=weight,
             share=share,
             aggregation=node.aggregation,
+            interval=self._intervals.get(node.path, ""),
         )
         if node.is_leaf:
             parent.add_leaf(label, data=data)
@@ -211,8 +235,10 @@ Press **enter** on a node to list its tasks.
         depth: int,
     ) -> None:
         for key in keys:
+            interval = self._intervals.get(category_interval_key(key), "")
+            part = series.categories.get(key)
             parent.add_leaf(
-                node_row(key, indent_of(depth, False), series.categories.get(key), series),
+                node_row(key, indent_of(depth, False), part, series, interval=interval),
                 data=NodeData(key, frozenset({key}), category=key),
             )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -37,7 +38,8 @@ class SeriesTable(DataTable[Text]):
     HELP = """\
 ## Series
 One row per series of the recomputed report. The value column shows the official value, or
-the reference value (marked *reference*) when the evaluation failed.
+the reference value (marked *reference*) when the evaluation failed; `95% CI` is its
+interval (attempts of a task averaged first; see `inspector stats`).
 Move to a count and press **enter** to list exactly the tasks behind it.
 """
 
@@ -82,6 +84,7 @@ Move to a count and press **enter** to list exactly the tasks behind it.
             ("Reducer", "reducer"),
             ("Formula", "formula"),
             ("Value", "value"),
+            ("95% CI", "interval"),
         ):
             self.add_column(label, key=key)
         for name in COUNT_COLUMNS:
@@ -115,6 +118,7 @@ Move to a count and press **enter** to list exactly the tasks behind it.
                 Text(series.reducer_at_k),
                 one_line(series.aggregation),
                 value_text(series),
+                Text("", "dim"),
                 *(Text(str(getattr(counts, name)), justify="right") for name in COUNT_COLUMNS),
                 key=series.series_id,
             )
@@ -122,6 +126,14 @@ Move to a count and press **enter** to list exactly the tasks behind it.
         if self._series_ids:
             self.move_cursor(row=0, column=self.get_column_index("value"))
             self._post_highlight()
+
+    def show_intervals(self, texts: Mapping[str, str]) -> None:
+        """Fill the interval column: series id → its text (``[0.27, 0.83]``, ``—``)."""
+        for series_id, text in texts.items():
+            if series_id in self._series_ids:
+                cell = Text(text, "dim" if text == "—" else "")
+                self.update_cell(series_id, "interval", cell, update_width=True)
+        refresh_header(self)
 
     def select_series(self, series_id: str) -> None:
         if series_id in self._series_ids:

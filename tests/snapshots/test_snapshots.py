@@ -118,9 +118,9 @@ class TestRunsScreen:
 
 class TestOverviewScreen:
     def test_k3_avg_hierarchy(self, snap_compare: Any) -> None:
-        """You should see correct.avg@3 and correct.pass@3 with their five counts, the
-        count-overlap note, the hierarchy tree of correct.avg@3 (overall and its groups with
-        value, counts, weights and aggregation) and the distribution plot and plan."""
+        """You should see correct.avg@3 and correct.pass@3 with their 95% CI and five counts,
+        the count-overlap note, the hierarchy tree of correct.avg@3 (overall and its groups
+        with value, ±95%, counts, weights and aggregation) and the distribution plot and plan."""
         assert snap_compare(make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps())
 
     def test_k3_avg_hierarchy_pass_series(self, snap_compare: Any) -> None:
@@ -311,8 +311,9 @@ class TestWhatIfScreen:
 class TestCompareScreen:
     def test_k1_beside_avg3(self, snap_compare: Any) -> None:
         """You should see the stored avg@3 plan (A) beside k=1 derived from attempt 1 (B,
-        labelled derived, equivalent: yes): correct.avg@3 ↔ correct.native@1 with both values
-        and counts, McNemar and the bootstrap interval, and the tasks whose state changed."""
+        labelled derived, equivalent: yes): correct.avg@3 ↔ correct.native@1 with both values,
+        their 95% intervals and counts, the paired t and bootstrap interval (no McNemar: A has
+        three attempts), and the tasks whose state changed."""
         assert snap_compare(
             make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps(press("w", "enter"))
         )
@@ -326,6 +327,23 @@ class TestCompareScreen:
             make_app(""),
             terminal_size=SMALL,
             run_before=steps(mark_and_compare("compare_a", "compare_b")),
+        )
+
+
+class TestFlakyScreen:
+    def test_k3_avg_flaky_tasks(self, snap_compare: Any) -> None:
+        """You should see pass@1..3 and pass^1..3 as bars with estimate and se (0.562 /
+        0.750 / 0.812 and 0.562 / 0.375 / 0.250 over 16 tasks), AgentCompass's own avg@3 and
+        pass@3 beside them, and the nine tasks whose attempts disagree with ✓ / ✗ per attempt."""
+        assert snap_compare(
+            make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps(press("f"))
+        )
+
+    def test_k3_pass_flaky_small(self, snap_compare: Any) -> None:
+        """You should see why a pass run has no pass@j curve (attempts stop early), and its
+        flaky tasks sorted by task id after pressing s, attempts never run shown as — (100×30)."""
+        assert snap_compare(
+            make_app("k3_pass"), terminal_size=SMALL, run_before=steps(press("f"), press("s"))
         )
 
 

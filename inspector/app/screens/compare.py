@@ -19,8 +19,11 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from inspector.app.intervals import bounds_text
 from inspector.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.engine import MetricSeries
+from inspector.paired import paired_lines
+from inspector.run_stats import series_stats
 from inspector.session import Session
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable, field_columns
@@ -59,6 +62,13 @@ class StatsReady(Message):
 
 
 @dataclass
+class SideIntervals(Message):
+    """Each side's value with its 95% interval: (series row, "a" / "b") → text."""
+
+    texts: dict[tuple[int, str], str]
+
+
+@dataclass
 class ChangesListed(Message):
     """The aligned tasks of a series pair passing a filter (picked in a worker), with the
     columns they need."""
@@ -71,6 +81,13 @@ class ChangesListed(Message):
 
 def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.6g}"
+
+
+def _value(series: MetricSeries | None) -> str:
+    """The series' number; a failed evaluation's reference value is marked as such."""
+    if series is not None and series.value is None and series.reference_value is not None:
+        return _number(series.reference_value) + " (reference)"
+    return _number(series.shown_value if series else None)
 
 
 def _counts(series: MetricSeries | None) -> str:
@@ -107,8 +124,10 @@ class CompareScreen(Screen[None]):
 # Compare
 The series of both sides side by side (counts are total/evaluated/error/unavailable/
 invalidated), and for the highlighted series the tasks that flipped (0→1, 1→0) or changed
-state (e.g. error→evaluated). `f` cycles the task filter. Paired statistics (McNemar's exact
-test, a seeded paired bootstrap interval) cover the tasks evaluated on both sides.
+state (e.g. error→evaluated). `f` cycles the task filter. Each value has its 95% interval.
+Paired statistics cover the tasks evaluated on both sides: a paired t on the per-task
+differences, a seeded paired bootstrap, and McNemar's exact test where both sides are
+binary with one attempt.
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
 **enter** on a task opens it on side A, **b** on side B; **w** picks another what-if plan.
 """
@@ -163,7 +182,9 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         yield Static(id="compare-header")
         a, b = self._side_label("A"), self._side_label("B")
         series: DataTable[Text | str] = DataTable(id="compare-series", cursor_type="row")
-        series.add_columns("series", a, b, "B − A", "A counts", "B counts")
+        for key, label in (("series", "series"), ("a", a), ("b", b), ("delta", "B − A"),
+                           ("counts_a", "A counts"), ("counts_b", "B counts")):  # fmt: skip
+            series.add_column(label, key=key)
         yield series
         yield Static(id="compare-stats")
         yield RecordTable(CHANGE_FIELDS, id="compare-tasks")
@@ -204,8 +225,8 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         for index, pair in enumerate(c.series):
             self.series_table.add_row(
                 one_line(pair.label),
-                _number(pair.a.shown_value if pair.a else None),
-                _number(pair.b.shown_value if pair.b else None),
+                _value(pair.a),
+                _value(pair.b),
                 _number(pair.delta),
                 _counts(pair.a),
                 _counts(pair.b),
@@ -213,7 +234,25 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
             )
         self.series_table.move_cursor(row=c.series.index(self.pair))
         self.show_tasks()
+        self._side_intervals()
         self.series_table.focus()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-intervals",
+          description="intervals")  # fmt: skip
+    def _side_intervals(self) -> None:
+        c = self.comparison
+        texts: dict[tuple[int, str], str] = {}
+        for index, pair in enumerate(c.series):
+            for key, rec, series in (("a", c.a, pair.a), ("b", c.b, pair.b)):
+                if series is not None:
+                    interval = series_stats(rec, series).own.interval
+                    texts[(index, key)] = f"{_value(series)} {bounds_text(interval)}"
+        self.post_message(SideIntervals(texts))
+
+    @on(SideIntervals)
+    def _show_side_intervals(self, message: SideIntervals) -> None:
+        for (index, key), text in message.texts.items():
+            self.series_table.update_cell(str(index), key, text, update_width=True)
 
     def show_tasks(self) -> None:
         """List the aligned tasks of the current series pair that pass the filter (picked in
@@ -249,17 +288,8 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
             text.append(" · computing paired statistics…", "dim")
             self.compute_stats(self.pair)
         else:
-            if stats.mcnemar_p is not None:
-                text.append(
-                    f"\nMcNemar exact: {stats.one_to_zero} 1→0, {stats.zero_to_one} 0→1 of "
-                    f"{stats.binary_pairs} binary pairs, p = {stats.mcnemar_p:.4g}"
-                )
-            if stats.bootstrap is not None:
-                ci = stats.bootstrap
-                text.append(
-                    f"\nmean B − A over {stats.paired} tasks: {ci.difference:+.4g} "
-                    f"({ci.confidence:.0%} bootstrap CI {ci.low:+.4g} … {ci.high:+.4g}, seed {ci.seed})"
-                )
+            for line in paired_lines(stats):
+                text.append("\n" + line)
         self.stats_line.update(text)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-stats",

@@ -16,6 +16,7 @@ from textual.worker import Worker, get_current_worker
 
 from inspector import loading
 from inspector.app.banners import difference_lines, failed_lines, refusal_lines
+from inspector.app.intervals import IntervalsReady, all_series_stats, bounds_text, tree_texts
 from inspector.app.messages import LoadFailed, LoadProgress, ReportPreview, SessionLoaded
 from inspector.app.model import COUNTS_NOTE, PlanChoice, TaskFilter, plan_choices, series_values
 from inspector.app.task_index import TaskIndexes
@@ -24,6 +25,7 @@ from inspector.engine import Recomputation
 from inspector.loading import heap
 from inspector.loading.preview import preview_of
 from inspector.resolve import Overrides
+from inspector.run_stats import SeriesStats
 from inspector.session import Difference, Session
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree
@@ -57,7 +59,8 @@ exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
 **l** opens the count ledger (which tasks, and why) and **e** explains how the value is made,
 for the series and count under the cursor — or for the tree node, when the tree has focus.
 **w** compares the stored plan with a what-if plan (k=1, avg@j, pass@j); **i** lists the
-issues and retries.
+issues and retries; **f** lists the flaky tasks (attempts that disagree) with the pass@j and
+pass^j estimates. `95% CI` and `±95%` are intervals with a task's attempts averaged first.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -75,6 +78,7 @@ issues and retries.
             "w", "what_if", "What-if", tooltip="Compare the stored plan with k=1 / avg@j / pass@j"
         ),
         Binding("i", "issues", "Issues", tooltip="Issues by severity × phase × code, and retries"),
+        Binding("f", "flaky", "Flaky", tooltip="Tasks whose attempts disagree; pass@j / pass^j"),
         Binding("p", "focus_problems", "Problems", tooltip="Show the load problems"),
         Binding("x", "export", "Export", tooltip="Write EEE / Parquet / CSV / JSONL to a folder"),
     ]
@@ -89,6 +93,7 @@ issues and retries.
         self._early: EarlyOpen | None = None
         self._previewed = False
         self._load_worker: Worker[None] | None = None
+        self.intervals: dict[str, SeriesStats] = {}
 
     # Typed accessors.
     @property
@@ -282,7 +287,9 @@ issues and retries.
         ids = [s.series_id for s in recomputation.report.series]
         if previous in ids:
             self.series_table.select_series(previous)  # type: ignore[arg-type]
+        self.intervals = {}
         self._show_series(self.series_table.series_id or ids[0])
+        self._compute_intervals(recomputation)
         self.series_table.focus()
         app.session_changed(replaced, session)
         self._prepare_tasks(
@@ -295,6 +302,23 @@ issues and retries.
         """Build the summary series' task rows ahead of the tasks screen (``t``)."""
         with heap.paused():
             indexes.build(series_id)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="intervals",
+          description="intervals")  # fmt: skip
+    def _compute_intervals(self, recomputation: Recomputation) -> None:
+        self.post_message(IntervalsReady(recomputation, all_series_stats(recomputation)))
+
+    @on(IntervalsReady)
+    def _intervals_ready(self, message: IntervalsReady) -> None:
+        if self.session is None or message.recomputation is not self.session.recomputation:
+            return  # an earlier load's
+        self.intervals = message.stats
+        self.series_table.show_intervals(
+            {sid: bounds_text(stats.own.interval) for sid, stats in message.stats.items()}
+        )
+        shown, self.selected_series = self.selected_series, None
+        if shown is not None:
+            self._show_series(shown)
 
     def _show_banners(self, session: Session) -> None:
         self.banner("refusal").show(refusal_lines(session))
@@ -314,7 +338,8 @@ issues and retries.
             return
         self.selected_series = series_id
         series = rec.report.series_by_id(series_id)
-        self.category_tree.show(series, rec.root)
+        stats = self.intervals.get(series_id)
+        self.category_tree.show(series, rec.root, tree_texts(stats) if stats else None)
         self.distribution.show(series_id, series_values(rec, series_id))
 
     @on(SeriesTable.CountChosen)
@@ -442,6 +467,12 @@ issues and retries.
 
     def action_issues(self) -> None:
         self.open_issues()
+
+    def action_flaky(self) -> None:
+        if self.session is not None and self.session.recomputation is not None:
+            from inspector.app.screens.flaky import FlakyScreen
+
+            self.app.push_screen(FlakyScreen(self.session))
 
     def action_tasks(self) -> None:
         if self.selected_series:
