@@ -9,9 +9,9 @@ import pytest
 from scipy import stats as scipy_stats
 
 from inspector.cli import main
-from tests.conftest import FIXTURE_RUNS
+from tests.conftest import FIXTURE_RUNS, conformance_runs
 
-RUNS = sorted(path for path in FIXTURE_RUNS.iterdir() if path.is_dir())
+RUNS = sorted(path for path in FIXTURE_RUNS.iterdir() if path.is_dir()) + conformance_runs()
 PAIRED = {"n", "mean_diff", "se", "ci_low", "ci_high", "p_value", "method"}
 
 

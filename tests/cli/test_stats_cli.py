@@ -9,12 +9,10 @@ from pathlib import Path
 import pytest
 
 from inspector.cli import main
-from tests.conftest import FIXTURE_RUNS
+from tests.conftest import FIXTURE_RUNS, conformance_runs
 
 RUNS = sorted(path for path in FIXTURE_RUNS.iterdir() if path.is_dir())
-CONFORMANCE = (Path(__file__).resolve().parents[2] / ".." / "shared" / "conformance").resolve()
-EXTRA = sorted(p for p in CONFORMANCE.iterdir() if (p / "run_info.json").is_file()) if (
-    CONFORMANCE.is_dir()) else []  # fmt: skip
+EXTRA = conformance_runs()  # AgentCompass-written runs (fixtures/conformance, ../shared adds)
 FIELDS = {"value", "reference_value", "reference", "estimate", "n", "se", "ci_low", "ci_high",
           "confidence", "df", "method"}  # fmt: skip
 
