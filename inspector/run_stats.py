@@ -251,11 +251,11 @@ def flaky_tasks(rec: Recomputation) -> tuple[FlakyTask, ...]:
     keys = rec.category_keys
     out: list[tuple[float, int, FlakyTask]] = []
     contract = rec.plan.contract
+    metrics = [(m, contract.metrics[m].kind) for m in flaky_metrics(rec)]
     for position, task in enumerate(rec.tasks):
         if len(task.attempts) < 2:
             continue
-        for metric_id in flaky_metrics(rec):
-            kind = contract.metrics[metric_id].kind
+        for metric_id, kind in metrics:
             observed = [a.metrics[metric_id] for a in task.attempts.values()
                         if metric_id in a.metrics]  # fmt: skip
             if len({float(v) for v in observed}) < 2:
@@ -328,11 +328,13 @@ def pass_curves(
             counts.append(sum(a.metrics[metric_id] is True for a in attempts))  # type: ignore[union-attr]
 
         def curve(estimator: Any, counts: Sequence[int] = counts) -> tuple[Interval, ...]:
-            return tuple(
-                mean_interval([estimator(k, c, j) for c in counts], confidence=confidence,
-                              what=WHAT_CHEN)
-                for j in range(1, k + 1)
-            )  # fmt: skip
+            out = []
+            for j in range(1, k + 1):
+                # one exact value per possible count c = 0..k, then one per task
+                table = [estimator(k, c, j) for c in range(k + 1)]
+                values = [table[c] for c in counts]
+                out.append(mean_interval(values, confidence=confidence, what=WHAT_CHEN))
+            return tuple(out)
 
         ours = {
             s.series_id: s.shown_value
