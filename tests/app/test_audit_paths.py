@@ -37,8 +37,8 @@ async def test_count_to_ledger_to_task_and_back(run_path) -> None:  # type: igno
     async with app.run_test(size=SIZE) as pilot:
         overview = await _overview(pilot)
         rec = overview.recomputation
-        # Value → Total → Evaluated → Error → Unavailable, then the ledger of that count.
-        await pilot.press("right", "right", "right", "right", "l")
+        # Value → 95% CI → Total → Evaluated → Error → Unavailable, then that count's ledger.
+        await pilot.press("right", "right", "right", "right", "right", "l")
         await settle(pilot)
         ledger = app.screen
         assert isinstance(ledger, LedgerScreen)
@@ -77,7 +77,7 @@ async def test_count_cells_still_open_the_tasks_screen(run_path) -> None:  # typ
     app = InspectorApp([run_path("k3_avg_hierarchy")])
     async with app.run_test(size=SIZE) as pilot:
         await _overview(pilot)
-        await pilot.press("right", "right", "right", "enter")
+        await pilot.press("right", "right", "right", "right", "enter")  # past the 95% CI
         await settle(pilot)
         assert isinstance(app.screen, TasksScreen)
         assert app.screen.task_filter.state == "count:error"

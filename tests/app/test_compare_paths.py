@@ -47,7 +47,8 @@ async def test_what_if_shows_k1_beside_avg3(run_path) -> None:  # type: ignore[n
         c = screen.comparison
         assert c.kind == "plans" and c.derivation is not None and c.derivation.equivalent
         # Both series side by side: avg@3 (the stored plan) and k=1 (derived).
-        row = [str(cell) for cell in screen.series_table.get_row_at(0)]
+        # each value, then (computed in a worker) its 95% interval
+        row = [str(cell).split(" [")[0] for cell in screen.series_table.get_row_at(0)]
         stored = c.a.report.series_by_id("correct.avg@3")
         derived = c.b.report.series_by_id("correct.native@1")
         assert row[:3] == [
@@ -175,7 +176,8 @@ async def test_runs_screen_marks_two_runs_and_compares_them(runs_root: Path) -> 
         # Paired statistics come from a worker; the run-vs-run warning names what differs.
         await settle(pilot)
         stats = static_text(screen.stats_line)
-        assert f"McNemar exact: {len(flips['1_to_0'])} 1→0, {len(flips['0_to_1'])} 0→1" in stats
+        down, up = len(flips["1_to_0"]), len(flips["0_to_1"])
+        assert f"McNemar exact (two-sided): {down} 1→0 vs {up} 0→1" in stats
         assert "bootstrap CI" in stats and "seed 0" in stats
         header = static_text(screen.header_text)
         assert c.warnings and all(w in header for w in c.warnings)

@@ -24,8 +24,8 @@ async def test_drill_down_and_back(run_path) -> None:  # type: ignore[no-untyped
         assert isinstance(overview, OverviewScreen)
         rec = overview.session.recomputation
         assert rec is not None
-        # Value → Total → Evaluated → Error → Unavailable.
-        await pilot.press("right", "right", "right", "right", "enter")
+        # Value → 95% CI → Total → Evaluated → Error → Unavailable.
+        await pilot.press("right", "right", "right", "right", "right", "enter")
         await settle(pilot)
         tasks = app.screen
         assert isinstance(tasks, TasksScreen)

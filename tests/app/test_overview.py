@@ -65,8 +65,8 @@ async def test_count_cell_opens_exactly_its_tasks(run_path) -> None:  # type: ig
         screen = app.screen
         assert isinstance(screen, OverviewScreen)
         messages = capture(screen.series_table, SeriesTable.CountChosen)
-        # Cursor starts on Value; three to the right is Error.
-        await pilot.press("right", "right", "right", "enter")
+        # Cursor starts on Value; four to the right (past the 95% CI) is Error.
+        await pilot.press("right", "right", "right", "right", "enter")
         await settle(pilot)
         tasks = app.screen
         from inspector.app.screens.tasks import TasksScreen
