@@ -255,7 +255,7 @@ def contract_from_dump(data: Mapping[str, Any], *, source: str = "") -> MetricCo
         if metric_id in metrics:
             raise ContractError(f"duplicate metric id {metric_id!r}")
         if not isinstance(spec, Mapping):
-            raise ContractError(f"metric {metric_id!r}: the spec must be an object")
+            raise ContractError(f"metric {metric_id!r}: its entry must be an object")
         unknown = set(spec) - SPEC_FIELDS
         if unknown:
             raise ContractError(f"metric {metric_id!r}: unknown keys {sorted(unknown)}")
