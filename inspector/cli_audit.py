@@ -70,7 +70,12 @@ def register(subparsers: Any) -> None:
         ),
     )
     diff.add_argument("a", help="run directory A")
-    diff.add_argument("b", help="run directory B")
+    diff.add_argument("b", nargs="?", help="run directory B (omit with --what-if)")
+    diff.add_argument(
+        "--what-if", metavar="PLAN",
+        help="instead of B: run A under a derived plan (k=1, avg@J or pass@J, J up to its k), "
+        "a paired comparison on the same tasks",
+    )  # fmt: skip
     diff.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     diff.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     diff.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")

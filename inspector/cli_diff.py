@@ -1,4 +1,5 @@
-"""``inspector diff A B``: two runs aligned task by task, with paired statistics.
+"""``inspector diff A B``: two runs aligned task by task, with paired statistics;
+``inspector diff A --what-if PLAN``: run A beside itself under a derived plan.
 
 Registered by :mod:`inspector.cli_audit`. Pure: no textual, no rich. Before any comparison
 the output lists what differs between the two runs' configurations (model, harness,
@@ -16,8 +17,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, TextIO
 
 from inspector.cli_audit import EXIT_DIFFERS, EXIT_OK, _number, _table, _visible
-from inspector.compare import Comparison, SeriesPair, TaskChange, compare
-from inspector.engine import MetricSeries, SeriesCounts
+from inspector.compare import Comparison, SeriesPair, TaskChange, compare, compare_plans
+from inspector.engine import MetricSeries, Recomputation, SeriesCounts
 from inspector.paired import paired_json, paired_lines
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -47,18 +48,74 @@ def shown_value(series: MetricSeries | None) -> str:
     return _number(series.value)
 
 
-def cmd_diff(args: argparse.Namespace) -> int:
-    from inspector.cli import load_session
+def what_if_plan(text: str) -> tuple[int, str | None]:
+    """``k=1`` / ``avg@J`` / ``pass@J`` as (k, strategy); None: the run's own strategy.
 
-    a = load_session(args.a)
-    b = load_session(args.b)
-    assert a.recomputation is not None and b.recomputation is not None
+    Raises:
+        ValueError: not one of those forms (the message says which are).
+    """
+    spelled = text.strip().lower()
+    if spelled == "k=1":
+        return 1, None
+    strategy, at, j = spelled.partition("@")
+    if at and strategy in ("avg", "pass") and j.isdigit() and int(j) >= 1:
+        return int(j), strategy
+    raise ValueError(f"--what-if {text!r}: a plan is k=1, avg@J or pass@J (J a whole number)")
+
+
+def _comparison(args: argparse.Namespace) -> Comparison:
+    """Run A beside run B, or beside itself under ``--what-if`` (a derived plan)."""
+    from inspector.cli import Unusable, load_session
     from inspector.loading.remote import shown
 
-    comparison = compare(
+    if (args.b is None) == (args.what_if is None):
+        raise Unusable("diff: give either run B or --what-if PLAN (one of the two)")
+    a = load_session(args.a)
+    assert a.recomputation is not None
+    if args.what_if is not None:
+        return _what_if(args.a, a.recomputation, args.what_if)
+    b = load_session(args.b)
+    assert b.recomputation is not None
+    return compare(
         a.recomputation, b.recomputation, label_a=shown(args.a), label_b=shown(args.b),
         harness=(harness_of(a), harness_of(b)),
     )  # fmt: skip
+
+
+def _what_if(path: str, rec: Recomputation, plan: str) -> Comparison:
+    """The run's own plan (A) beside a derived plan (B) on the same attempts, as the
+    compare screen shows it after ``w``."""
+    from dataclasses import replace
+
+    from inspector.cli import Unusable, _stderr
+    from inspector.engine import EngineError
+    from inspector.loading.remote import shown
+    from inspector.loading.scoring import derived_note
+
+    try:
+        k, strategy = what_if_plan(plan)
+    except ValueError as exc:
+        raise Unusable(str(exc)) from None
+    if k > rec.plan.k:
+        raise Unusable(f"{path}: --what-if {plan}: the run has {rec.plan.k} attempts per task")
+    if (k, strategy or rec.plan.strategy) == (rec.plan.k, rec.plan.strategy):
+        raise Unusable(f"{path}: --what-if {plan} is the run's own plan: nothing to compare")
+    try:
+        comparison = compare_plans(rec, k=k, strategy=strategy)
+    except (EngineError, ValueError) as exc:
+        raise Unusable(f"{path}: cannot score as {plan}: {exc}") from None
+    derivation = comparison.derivation
+    assert derivation is not None
+    _stderr(derived_note(derivation.description, derivation.equivalent, "side B's name"))
+    return replace(
+        comparison,
+        label_a=f"{shown(path)} {comparison.label_a}",
+        label_b=f"{shown(path)} {comparison.label_b}",
+    )
+
+
+def cmd_diff(args: argparse.Namespace) -> int:
+    comparison = _comparison(args)
     if args.format == "json":
         data = comparison_json(comparison, seed=args.seed, resamples=args.resamples)
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")

@@ -95,12 +95,16 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
     return Derived(session, notes=notes)
 
 
-def derived_note(description: str, equivalent: bool) -> str:
-    """The stderr note every output of a derived plan gets."""
+def derived_note(
+    description: str,
+    equivalent: bool,
+    labelled: str = f"metrics.json extra.{DERIVED_KEY} and under the summary.md title",
+) -> str:
+    """The stderr note every output of a derived plan gets (``labelled``: where the
+    output itself says so)."""
     claim = "equivalent to" if equivalent else "NOT equivalent to"
     return (
-        f"{NOTE_PREFIX}derived plan: {description} ({claim} having run it); labelled in "
-        f"metrics.json extra.{DERIVED_KEY} and under the summary.md title"
+        f"{NOTE_PREFIX}derived plan: {description} ({claim} having run it); labelled in {labelled}"
     )
 
 

@@ -94,3 +94,69 @@ def test_reference_values_are_marked_in_diff_tables(capsys: pytest.CaptureFixtur
         row = next(line for line in out.splitlines() if line.lstrip("| ").startswith("correct."))
         assert "0.636364 (reference)" in row, row
         assert "reference value" in out
+
+
+def test_what_if_k1_is_a_paired_comparison_on_the_same_tasks(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`diff RUN --what-if k=1`: the run's avg@3 beside k=1 on its first attempts; the paired t
+    is checked against scipy on the task values of the genuine k=1 run written from attempt 1
+    (fixtures/runs/k3_avg_first_attempt), read by `inspector tasks`."""
+    run, genuine = FIXTURE_RUNS / "k3_avg_hierarchy", FIXTURE_RUNS / "k3_avg_first_attempt"
+    code, out, err = _run(capsys, "diff", str(run), "--what-if", "k=1", "--format", "json")
+    assert code == 1, err
+    assert "derived plan: k=1 on attempt 1 of a avg@3 run (equivalent to having run it)" in err
+    data = json.loads(out)
+    assert data["b"] == f"{run} k=1 (derived)" and data["a"] == f"{run} avg@3"
+    assert "k differs: 3 vs 1" in data["config_differences"]
+    assert data["only_a"] == data["only_b"] == []
+    series = next(s for s in data["series"] if s["a"] and s["a"]["series_id"] == "correct.avg@3")
+    assert series["b"]["series_id"] == "correct.native@1"
+    va, vb = _values(capsys, run, "correct.avg@3"), _values(capsys, genuine, "correct.native@1")
+    both = sorted(set(va) & set(vb))
+    ref = scipy_stats.ttest_rel([vb[t] for t in both], [va[t] for t in both])
+    ci = ref.confidence_interval(0.95)
+    paired = series["paired"]
+    assert paired["n"] == len(both) == 16
+    assert paired["mean_diff"] == pytest.approx(sum(vb[t] - va[t] for t in both) / 16)
+    assert paired["p_value"] == pytest.approx(ref.pvalue, rel=1e-10)
+    assert (paired["ci_low"], paired["ci_high"]) == (pytest.approx(ci.low), pytest.approx(ci.high))
+    assert series["mcnemar"] is None  # A averages three attempts per task
+    assert series["bootstrap"]["n"] == 16 and series["bootstrap"]["seed"] == 0
+    # The table prints the same paired t as diffing the run with the genuine k=1 run.
+    _, table, _ = _run(capsys, "diff", str(run), "--what-if", "k=1")
+    _, runs_table, _ = _run(capsys, "diff", str(run), str(genuine))
+    line = next(x for x in table.splitlines() if x.startswith("paired t:"))
+    assert line in runs_table.splitlines()
+
+
+def test_what_if_of_a_pass_run_says_it_is_not_equivalent(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    run = FIXTURE_RUNS / "k3_pass"
+    code, out, err = _run(capsys, "diff", str(run), "--what-if", "avg@3", "--format", "json")
+    assert code == 1, err
+    assert "(NOT equivalent to having run it)" in err
+    data = json.loads(out)
+    assert "B is not equivalent to having run that plan" in data["notes"]
+    assert "strategy differs: pass vs avg" in data["config_differences"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["k3_avg_hierarchy"], "give either run B or --what-if PLAN"),
+        (["k3_avg_hierarchy", "k3_pass", "--what-if", "k=1"], "give either run B or --what-if"),
+        (["k3_avg_hierarchy", "--what-if", "avg@5"], "the run has 3 attempts per task"),
+        (["k3_avg_hierarchy", "--what-if", "best@2"], "a plan is k=1, avg@J or pass@J"),
+        (["k3_avg_hierarchy", "--what-if", "avg@3"], "is the run's own plan"),
+        (["k1_micro", "--what-if", "k=1"], "is the run's own plan"),
+    ],
+)
+def test_what_if_misuse_is_one_line(
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    runs = [str(FIXTURE_RUNS / a) if (FIXTURE_RUNS / a).is_dir() else a for a in argv]
+    code, out, err = _run(capsys, "diff", *runs)
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and message in err, err
