@@ -212,6 +212,41 @@ def encode_entry(entry: Any) -> tuple[Any, ...]:
     )
 
 
+def trusted_entry(data: tuple[Any, ...]) -> Any:
+    """The TaskEntry :func:`encode_entry` made ``data`` from, without checking its shape:
+    only for data this inspector's own reader processes just made (a cache file is
+    checked: :func:`decode_entry`)."""
+    from inspector.results.tasks import TaskEntry
+
+    task_id, folder, state, published, rec, dirs, problems, schema = data
+    record = None
+    if rec is not None:
+        tid, category, k, strategy, attempts, retries, truth, source = rec
+        record = TaskRecord(
+            task_id=tid,
+            category=category,
+            plan_k=k,
+            plan_strategy=strategy,
+            attempts={
+                a[0]: Attempt(a[0], a[1], a[2], tuple([Issue(*i) for i in a[3]]), a[4])
+                for a in attempts
+            },
+            retry_counts=dict(retries),
+            ground_truth=truth,
+            source=source,
+        )
+    return TaskEntry(
+        task_id=task_id,
+        folder=folder,
+        state=state,
+        published=published,
+        record=record,
+        attempt_dirs=dict(dirs),
+        problems=[LoadProblem(*p) for p in problems],
+        schema_version=schema,
+    )
+
+
 def decode_entry(data: Any) -> Any:
     """The TaskEntry :func:`encode_entry` made ``data`` from, or None when ``data`` does not
     have that shape or those types (a cache file from elsewhere: a miss, never a problem)."""
