@@ -296,13 +296,28 @@ class ReductionStream:
         self.series = [(plan, resolve_metric_reducer(plan.reducer)) for plan in series]
         self.by_series: dict[str, list[TaskReduction]] = {p.series_id: [] for p, _ in self.series}
 
-    def add(self, tasks: Sequence[TaskRecord]) -> None:
+    @property
+    def series_ids(self) -> tuple[str, ...]:
+        """The series each task is reduced for, in the order :meth:`add` takes them."""
+        return tuple(plan.series_id for plan, _ in self.series)
+
+    def add(
+        self,
+        tasks: Sequence[TaskRecord],
+        known: Sequence[Sequence[TaskReduction] | None] | None = None,
+    ) -> None:
+        """Reduce ``tasks``; ``known[i]``, when given and not None, is the reduction of
+        ``tasks[i]`` for each of :attr:`series_ids` made earlier under this same plan (a
+        cache's): it is taken as it is."""
         if self.failed:
             return
         contract, k, _ = self.key
         try:
-            for task in tasks:
-                for reduction in _reduce_task(task, self.series, contract, k):
+            for position, task in enumerate(tasks):
+                done = known[position] if known is not None else None
+                if done is None:
+                    done = _reduce_task(task, self.series, contract, k)
+                for reduction in done:
                     self.by_series[reduction.series_id].append(reduction)
                 self.tasks.append(task)
         except Exception:  # recompute raises it properly

@@ -8,8 +8,10 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from inspector.engine.model import TaskRecord
+from inspector.engine.reduction import ReductionStream
 from inspector.loading import task_cache
 from inspector.loading.readers import EntryLoad
+from inspector.loading.reduction_cache import ReductionCache
 from inspector.results.listing import RUN_FILES, listing_key, running_files
 from inspector.results.reader import (
     ListedRun,
@@ -32,6 +34,7 @@ class PendingRead:
         self.listed = listed
         self.run = listed.run
         self.load = load
+        self.reduction_cache: ReductionCache | None = None
 
     @property
     def path(self) -> Path:
@@ -74,8 +77,19 @@ class PendingRead:
         finish_problems(run)
         return run
 
+    def reductions(self, stream: ReductionStream) -> ReductionCache | None:
+        """The stored reductions of this run's unchanged tasks under ``stream``'s plan
+        (None when the cache is off); :meth:`save_cache` writes them again."""
+        cache = self.load.cache
+        if cache is None:
+            return None
+        self.reduction_cache = ReductionCache(cache, stream)
+        return self.reduction_cache
+
     def save_cache(self) -> None:
-        """Write the task cache (after ``finish(save_cache=False)``)."""
+        """Write the task cache, with the reductions (after ``finish(save_cache=False)``)."""
+        if self.reduction_cache is not None:
+            self.reduction_cache.attach()
         self.load.save_cache()
 
     def cancel(self) -> None:

@@ -28,10 +28,16 @@ def finish_and_score(
     """Finish a read started earlier and score it, reducing the tasks while the rest are
     still read. ``save_cache=False``: the caller writes the task cache later."""
     stream = reduction_stream(pending.run, overrides)
-    run = pending.finish(
-        progress, on_tasks=stream.add if stream is not None else None, save_cache=save_cache
-    )
-    return score_run(run, overrides, stream=stream)
+    on_tasks = None
+    if stream is not None:
+        # The tasks whose files are unchanged take their stored reductions.
+        kept = pending.reductions(stream)
+        on_tasks = kept.add if kept is not None else stream.add
+    run = pending.finish(progress, on_tasks=on_tasks, save_cache=False)
+    session = score_run(run, overrides, stream=stream)
+    if save_cache:
+        pending.save_cache()
+    return session
 
 
 @dataclass

@@ -28,7 +28,7 @@ from inspector.engine.model import Attempt, Issue, TaskRecord
 from inspector.results.layout import Stat, stat_key
 from inspector.results.problems import LoadProblem
 
-FORMAT = 3
+FORMAT = 4
 Signature = tuple[tuple[Any, ...], ...]
 """Per file ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)`` (:func:`stat_key`)."""
 
@@ -347,6 +347,10 @@ class TaskCache:
         self.fence = time.time_ns()  # before any task file is read: see is_racy
         self.entries: dict[str, Any] = {}
         self.fresh: dict[str, tuple[Signature, str, tuple[Any, ...]]] = {}
+        # Beside each entry, what was derived from it (the task's reductions under one
+        # plan: inspector.loading.reduction_cache), as stored and as to be stored.
+        self.kept: dict[str, Any] = {}
+        self.attached: dict[str, Any] = {}
         self.hits = 0
         data = load_marshal(self.path) if reuse else None
         if (
@@ -365,9 +369,9 @@ class TaskCache:
         the key: a same-named folder appearing in another state folder changes the entry.
         """
         cached = self.entries.get(folder)
-        if type(cached) is not tuple or len(cached) != 3:
+        if type(cached) is not tuple or len(cached) != 4:
             return None
-        sig, first, data = cached
+        sig, first, data, _ = cached
         if first != first_location or type(data) is not tuple or len(data) != 8:
             return None
         if data[2] != state or not valid_signature(sig):
@@ -382,7 +386,9 @@ class TaskCache:
         if entry is None or entry.folder != folder:
             return None
         self.hits += 1
-        self.fresh[folder] = cached
+        self.fresh[folder] = cached[:3]
+        if cached[3] is not None:
+            self.kept[folder] = cached[3]
         return entry
 
     def put(self, entry: Any, first_location: str, seen: Signature | None = None) -> None:
@@ -404,6 +410,8 @@ class TaskCache:
 
     def save(self) -> None:
         """Write the entries seen in this read (atomically, in the cache directory)."""
-        if self.fresh == self.entries:
+        attached = self.attached
+        out = {folder: (*value, attached.get(folder)) for folder, value in self.fresh.items()}
+        if out == self.entries:
             return
-        write_atomically(self.path, (FORMAT, self.root, self.fresh))
+        write_atomically(self.path, (FORMAT, self.root, out))

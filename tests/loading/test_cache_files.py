@@ -34,9 +34,9 @@ def outputs(run: Path, capsys) -> list[tuple[int, str, str]]:  # type: ignore[no
 def _task_entries(data: Any, change) -> Any:  # type: ignore[no-untyped-def]
     version, root, entries = data
     first = sorted(entries)[0]
-    sig, where, entry = entries[first]
+    sig, where, entry, derived = entries[first]
     entries = dict(entries)
-    entries[first] = change(sig, where, list(entry))
+    entries[first] = (*change(sig, where, list(entry)), derived)
     return (version, root, entries)
 
 
