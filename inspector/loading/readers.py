@@ -129,7 +129,7 @@ class EntryLoad:
         self.chunk_size = size
         self.pool: Any = None
         self.owned = False
-        self.futures: list[Any] = []
+        self.futures: list[Any] = []  # None once its chunk is taken
         self.signatures: dict[str, task_cache.Signature] = {}
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], None] | None = None
@@ -201,7 +201,8 @@ class EntryLoad:
     def cancel(self) -> None:
         """Stop the workers (what they have not started is dropped)."""
         for future in self.futures:
-            future.cancel()
+            if future is not None:
+                future.cancel()
         if self.pool is not None and self.owned:
             self.pool.shutdown(wait=False, cancel_futures=True)
         self.pool, self.futures = None, []
@@ -275,7 +276,8 @@ class EntryLoad:
                     progress(done, total)
         finally:
             for future in self.futures:
-                future.cancel()
+                if future is not None:
+                    future.cancel()
             if self.pool is not None and self.owned:
                 self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
@@ -323,6 +325,8 @@ class EntryLoad:
 
         try:
             data = self.futures[number].result()
+            # The future would keep the chunk's bytes for the rest of the read.
+            self.futures[number] = None
         except (BrokenProcessPool, OSError, RuntimeError, ValueError) as exc:
             if isinstance(exc, BrokenProcessPool) and self.pool is not None and not self.owned:
                 drop_shared_pool(self.pool)

@@ -212,6 +212,29 @@ def encode_entry(entry: Any) -> tuple[Any, ...]:
     )
 
 
+_SHARED: dict[tuple[Any, ...], dict[str, Any]] = {}
+_SHARED_MAX = 4096
+
+
+def shared(mapping: dict[str, Any]) -> dict[str, Any]:
+    """One object for equal small mappings of booleans (an attempt's ``{"correct": true}``,
+    an empty ``scoring_artifacts``): a large run holds hundreds of thousands of them, and
+    nothing changes an attempt's mappings once it is read. Only booleans: a key of values
+    that compare equal across types (1, 1.0, True) or signs (0.0, -0.0) would mix them."""
+    if len(mapping) > 4:
+        return mapping
+    for value in mapping.values():
+        if type(value) is not bool:
+            return mapping
+    key = tuple(mapping.items())
+    found = _SHARED.get(key)
+    if found is None:
+        if len(_SHARED) >= _SHARED_MAX:
+            return mapping
+        _SHARED[key] = found = mapping
+    return found
+
+
 def trusted_entry(data: tuple[Any, ...]) -> Any:
     """The TaskEntry :func:`encode_entry` made ``data`` from, without checking its shape:
     only for data this inspector's own reader processes just made (a cache file is
@@ -228,7 +251,9 @@ def trusted_entry(data: tuple[Any, ...]) -> Any:
             plan_k=k,
             plan_strategy=strategy,
             attempts={
-                a[0]: Attempt(a[0], a[1], a[2], tuple([Issue(*i) for i in a[3]]), a[4])
+                a[0]: Attempt(
+                    a[0], a[1], shared(a[2]), tuple([Issue(*i) for i in a[3]]), shared(a[4])
+                )
                 for a in attempts
             },
             retry_counts=dict(retries),
@@ -304,7 +329,7 @@ def _decode_record(rec: Any) -> TaskRecord | None:
         shaped = tuple(Issue(*i) for i in issues)
         if not all(type(getattr(i, f)) is str for i in shaped for f in Issue.__slots__):
             return None
-        decoded[index] = Attempt(index, status, metrics, shaped, artifacts)
+        decoded[index] = Attempt(index, status, shared(metrics), shaped, shared(artifacts))
     retry_counts = dict(retries)
     if not all(type(a) is int and type(b) is int for a, b in retry_counts.items()):
         return None
