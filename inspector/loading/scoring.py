@@ -104,7 +104,7 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
 def derived_note(
     description: str,
     equivalent: bool,
-    labelled: str = f"metrics.json extra.{DERIVED_KEY} and under the summary.md title",
+    labelled: str = f"the output too (metrics.json: extra.{DERIVED_KEY}; markdown: a heading)",
 ) -> str:
     """The stderr note every output of a derived plan gets (``labelled``: where the
     output itself says so)."""

@@ -152,6 +152,9 @@ def test_diff_of_two_runs_finds_exactly_the_built_flips(tmp_path: Path) -> None:
     assert (stats["binary_pairs"], stats["one_to_zero"], stats["zero_to_one"]) == (8, 1, 1)
     assert stats["mcnemar_p"] == 1.0  # 2 · (C(2,0) + C(2,1)) / 4, capped
     assert stats["bootstrap"]["difference"] == 0.0
+    # the task only in A is reported apart, never paired
+    assert series["paired"]["n"] == series["bootstrap"]["n"] == 8
+    assert series["mcnemar"]["b"] == series["mcnemar"]["c"] == 1
     assert data["warnings"] == []
     code, table, _ = run_cli("diff", str(a), str(b))
     assert code == 1
