@@ -145,3 +145,44 @@ def audit_runs(
         audit_call, calls, failed=failed, cancelled=cancelled, every=every
     ):
         yield [(runs[index][0], check) for index, check in batch]
+
+
+def interval_call(
+    path: str, overrides: Overrides, series_id: str
+) -> tuple[float, float, float] | None:
+    """``(value, low, high)``: the recomputed series ``series_id`` of the run and its
+    interval (:func:`inspector.run_stats.series_stats`), or None when the series has no
+    interval or the run cannot be scored now. In one of the app's reader processes, after
+    the check (the caches answer for the files the check read)."""
+    from inspector import loading
+    from inspector.run_stats import series_stats
+
+    result = loading.open(path, loading.Request(overrides=overrides))
+    if not isinstance(result, loading.Loaded) or result.refusal is not None:
+        return None
+    rec = result.session.recomputation
+    series = next((s for s in rec.report.series if s.series_id == series_id), None) if rec else None
+    if rec is None or series is None:
+        return None
+    interval = series_stats(rec, series).own.interval
+    if interval.estimate is None or interval.ci_low is None or interval.ci_high is None:
+        return None
+    return interval.estimate, interval.ci_low, interval.ci_high
+
+
+def audit_intervals(
+    runs: Sequence[tuple[str, str]],
+    overrides: Overrides,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+    every: float = 0.05,
+) -> Iterator[list[tuple[str, tuple[float, float, float] | None]]]:
+    """:func:`interval_call` for ``(path, headline series id)`` runs in the shared reader
+    processes, yielding ``(path, answer)`` pairs in batches as they are done."""
+    from inspector.loading.many import stream_in_shared_pool
+
+    calls = [(path, overrides, series_id) for path, series_id in runs]
+    for batch in stream_in_shared_pool(
+        interval_call, calls, failed=lambda index, exc: None, cancelled=cancelled, every=every
+    ):
+        yield [(runs[index][0], answer) for index, answer in batch]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from inspector.results.discover import RunSummary
 from inspector.run_check import DIFFERS, OK, UNUSABLE, Headline, RunCheck
@@ -82,6 +82,16 @@ class RunRow:
 def with_checks(rows: Sequence[RunRow], checks: dict[str, RunCheck]) -> list[RunRow]:
     """``rows`` with the checks that arrived (keyed by the run's path as text)."""
     return [RunRow(row.summary, checks.get(str(row.summary.path), row.check)) for row in rows]
+
+
+def with_interval(check: RunCheck, answer: tuple[float, float, float] | None) -> RunCheck:
+    """``check`` with its headline's interval, from ``(value, low, high)`` (the statistics
+    of the run read again): only when that value is the headline value the check shows (a
+    run changed in between keeps no interval rather than another read's)."""
+    headline = check.headline
+    if answer is None or headline is None or headline.is_reference or answer[0] != headline.value:
+        return check
+    return replace(check, headline=replace(headline, interval=(answer[1], answer[2])))
 
 
 # -- sorting ------------------------------------------------------------------------------

@@ -66,17 +66,18 @@ SCICODE_MODEL = "gpt-5-mini-2025-08-07"
 
 
 async def checked_screen(pilot: Any, settle: Callable[[Any], Awaitable[None]]) -> Any:
-    """Wait until every run on the runs screen has been recomputed; returns the screen."""
+    """Wait until every run on the runs screen has been recomputed and the statistics of
+    its headline have arrived; returns the screen."""
     from inspector.app.screens.runs import RunsScreen
 
     await settle(pilot)
     screen = pilot.app.screen
     assert isinstance(screen, RunsScreen)
-    for _ in range(100):
-        if screen.rows and screen.all_checked:
+    for _ in range(600):
+        if screen.rows and screen.all_checked and screen.intervals_done:
             break
         await pilot.pause(0.1)
         await settle(pilot)
-    assert screen.all_checked
+    assert screen.all_checked and screen.intervals_done
     await settle(pilot)
     return screen

@@ -122,7 +122,8 @@ def run_cell(relative: str, width: int) -> Text:
 
 
 def headline_cell(row: RunRow) -> Text:
-    """The recomputed headline value once known; until then the stored one, marked so."""
+    """The recomputed headline value once known, with the half-width of its interval once
+    the statistics exist (``0.5000 ±0.042``); until then the stored one, marked so."""
     run = row.summary
     if row.check is None or row.check.status == UNUSABLE:
         # Not (yet) recomputed: what metrics.json says, marked as such.
@@ -134,7 +135,11 @@ def headline_cell(row: RunRow) -> Text:
         return Text("-", "dim")
     if headline.is_reference:
         return Text(f"{headline.value:.4f} ref", "italic yellow")
-    return Text(f"{headline.value:.4f}", "bold")
+    text = Text(f"{headline.value:.4f}", "bold")
+    if headline.interval is not None:
+        low, high = headline.interval
+        text.append(f" ±{(high - low) / 2:.3f}", "dim")
+    return text
 
 
 def check_cell(row: RunRow) -> Text:

@@ -99,3 +99,12 @@ class RunsChecked(Message):
     """Runs of the runs screen were recomputed and checked: ``(run path, check)``."""
 
     checks: list[tuple[str, RunCheck]]
+
+
+@dataclass
+class RunsIntervals(Message):
+    """Statistics of runs of the runs screen: ``(run path, (value, low, high) or None)``;
+    ``done``: the last of them."""
+
+    intervals: list[tuple[str, tuple[float, float, float] | None]]
+    done: bool = False

@@ -65,8 +65,12 @@ def find_runs(root: Path | str) -> list[RunSummary]:
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
-    found = [summarize_run(path, relative) for path, relative in run_folders(root)]
-    return sorted(found, key=_newest_first)
+    return newest_first([summarize_run(path, relative) for path, relative in run_folders(root)])
+
+
+def newest_first(summaries: list[RunSummary]) -> list[RunSummary]:
+    """The runs newest first (``started_at``, else ``run_id``), as :func:`find_runs`."""
+    return sorted(summaries, key=_newest_first)
 
 
 def run_folders(root: Path | str) -> list[tuple[Path, str]]:
@@ -135,6 +139,11 @@ def _walk(
         return
     for name in children:
         _walk(directory / name, base, depth + 1, visited, found)
+
+
+def task_counts(path: Path) -> dict[str, int]:
+    """Task folders per state folder (and ``v2``: the legacy layout's), listed, none read."""
+    return _task_counts(RunFiles(path))
 
 
 def _task_counts(files: RunFiles) -> dict[str, int]:

@@ -216,3 +216,63 @@ async def test_three_runs_of_one_namespace_fit_at_100_columns(tmp_path: Path) ->
             assert len(shown) >= 1, (folder, lines)
             assert f"{stored:.4f}" in shown[0] and "✓" in shown[0]
         del screen
+
+
+def stats_interval(run: Path, series_id: str) -> tuple[float, float]:
+    """The interval `inspector stats` gives the series (issue 15's statistics)."""
+    import contextlib
+    import io
+
+    from inspector.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["stats", str(run), "--format", "json", "--series", series_id]) == 0
+    series = json.loads(out.getvalue())["series"][0]
+    return series["ci_low"], series["ci_high"]
+
+
+@pilot_test
+async def test_headline_intervals_arrive_after_the_values(root: Path) -> None:
+    app = InspectorApp([root])
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await checked_screen(pilot)
+        cells = row_cells(screen.run_table)
+        for run in (PASS, MICRO):
+            series_id = stored_headline(root / run)["series_id"]
+            low, high = stats_interval(root / run, series_id)
+            value = stored_headline(root / run)["value"]
+            assert cells[run]["headline"] == f"{value:.4f} ±{(high - low) / 2:.3f}", run
+            row = next(r for r in screen.rows if r.summary.relative == run)
+            assert row.recomputed is not None and row.recomputed.interval == (low, high)
+        # No interval for a reference value or a run that cannot be recomputed.
+        assert "±" not in cells[FAILED]["headline"] and "±" not in cells[CUT_OFF]["headline"]
+        table = screen.run_table
+        table.move_cursor(row=[r.summary.relative for r in table.rows_shown].index(MICRO))
+        await pilot.pause()
+        text = " ".join(static_text(screen.query_one("#runs-status"), width=400).split())
+        low, high = stats_interval(root / MICRO, stored_headline(root / MICRO)["series_id"])
+        assert f"interval [{low:.4f}, {high:.4f}]" in text
+
+
+@pilot_test
+async def test_the_intervals_wait_for_every_value(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The statistics are asked for only once every run shows its recomputed value."""
+    asked_when: list[bool] = []
+
+    def watched(runs, overrides, **kwargs):  # type: ignore[no-untyped-def]
+        asked_when.append(screen_ref[0].all_checked)
+        yield from runs_module_intervals(runs, overrides, **kwargs)
+
+    screen_ref: list[RunsScreen] = []
+    runs_module_intervals = runs_module.audit_intervals
+    monkeypatch.setattr(runs_module, "audit_intervals", watched)
+    app = InspectorApp([root])
+    async with app.run_test(size=(140, 45)) as pilot:
+        await pilot.pause()
+        assert isinstance(app.screen, RunsScreen)
+        screen_ref.append(app.screen)
+        await checked_screen(pilot)
+        assert asked_when == [True]

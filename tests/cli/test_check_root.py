@@ -147,3 +147,23 @@ def test_a_folder_without_runs_is_unusable(
     (tmp_path / "empty" / "inside").mkdir(parents=True)
     assert main(["check", str(tmp_path / "empty")]) == 2
     assert "no runs here" in capsys.readouterr().err
+
+
+def test_json_is_a_list_of_objects_with_run_status_differences_problem(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The shape issue 16 names, first in every object; then tasks, load warnings and the
+    recomputed headline (null for an unusable run)."""
+    main(["check", str(root), "--format", "json"])
+    runs = json.loads(capsys.readouterr().out)
+    assert isinstance(runs, list) and len(runs) == 6
+    for item in runs:
+        assert list(item) == [
+            "run", "status", "differences", "problem", "tasks", "warnings", "headline",
+        ]  # fmt: skip
+        assert item["status"] in ("ok", "differs", "unusable")
+        assert isinstance(item["run"], str) and not item["run"].startswith("/")
+        assert all(list(d) == ["where", "stored", "recomputed"] for d in item["differences"])
+        assert (item["problem"] is None) == (item["status"] != "unusable")
+        assert bool(item["differences"]) == (item["status"] == "differs")
+        assert (item["headline"] is None) == (item["status"] == "unusable")

@@ -26,10 +26,12 @@ from inspector.app.messages import (
     ComparisonReady,
     RunsChecked,
     RunsFound,
+    RunsIntervals,
 )
-from inspector.check_root import audit_runs
+from inspector.check_root import audit_intervals, audit_runs
 from inspector.compare import compare
-from inspector.results.discover import RunSummary, find_runs, is_run, summarize_run
+from inspector.loading.summary_cache import find_runs
+from inspector.results.discover import RunSummary, is_run, summarize_run
 from inspector.results.problems import RunReadError
 from inspector.run_check import RunCheck
 from inspector.runs_view import (
@@ -41,6 +43,7 @@ from inspector.runs_view import (
     parse_filter,
     sort_rows,
     with_checks,
+    with_interval,
 )
 from inspector.session import Session
 from widgets.literal import literal
@@ -89,6 +92,10 @@ their plans or benchmark params differ.
         self.sort_by = "date"
         """One of :data:`inspector.runs_view.SORTS`."""
         self.reverse = False
+        self.intervals_asked = False
+        """The headline intervals were asked for (once every run is checked)."""
+        self.intervals_done = False
+        """Every headline interval asked for has arrived."""
         self.marked: list[Path] = []
         """The runs marked for comparison, in the order they were marked (A, then B)."""
 
@@ -134,6 +141,7 @@ their plans or benchmark params differ.
     def reload(self) -> None:
         self.run_table.loading = True
         self.checks = {}
+        self.intervals_asked = self.intervals_done = False
         self._find()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs", description="find runs")
@@ -175,9 +183,47 @@ their plans or benchmark params differ.
                 return
             self.post_message(RunsChecked(batch))
 
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs-intervals",
+          description="headline intervals")  # fmt: skip
+    def _intervals(self, runs: list[tuple[str, str]]) -> None:
+        worker = get_current_worker()
+        overrides = self.app.settings.overrides  # type: ignore[attr-defined]
+        try:
+            for batch in audit_intervals(runs, overrides, cancelled=lambda: worker.is_cancelled):
+                if worker.is_cancelled:
+                    return
+                self.post_message(RunsIntervals(batch))
+        finally:  # the statistics are extra: a failure leaves the values without intervals
+            self.post_message(RunsIntervals([], done=True))
+
     @on(RunsChecked)
     def _checked(self, message: RunsChecked) -> None:
-        self.checks.update(message.checks)
+        self._arrived(message.checks)
+        if self.all_checked and not self.intervals_asked:
+            # Only now: the statistics never delay a recomputed value.
+            self.intervals_asked = True
+            self._intervals(
+                [
+                    (path, check.headline.series_id)
+                    for path, check in self.checks.items()
+                    if check.headline is not None and not check.headline.is_reference
+                ]
+            )
+
+    @on(RunsIntervals)
+    def _intervals_arrived(self, message: RunsIntervals) -> None:
+        self.intervals_done = message.done
+        self._arrived(
+            [
+                (path, with_interval(self.checks[path], answer))
+                for path, answer in message.intervals
+                if path in self.checks
+            ]
+        )
+
+    def _arrived(self, checks: list[tuple[str, RunCheck]]) -> None:
+        """Checks (or their intervals) arrived: the rows, the leaderboard and the table."""
+        self.checks.update(checks)
         self.rows = with_checks(self.rows, self.checks)
         for screen in self.app.screen_stack:
             if hasattr(screen, "runs_updated"):  # the leaderboard over these runs
@@ -185,7 +231,7 @@ their plans or benchmark params differ.
         if self.sort_by in ("check", "value"):
             self.apply_filter()  # the order depends on what arrived
         else:
-            arrived = {path for path, _ in message.checks}
+            arrived = {path for path, _ in checks}
             self.run_table.update_rows(
                 [row for row in self.rows if str(row.summary.path) in arrived]
             )
