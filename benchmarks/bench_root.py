@@ -18,10 +18,16 @@ Each round measures, interleaved (the machine is shared and noisy; medians are p
   check cold    `inspector check ROOT` in a fresh process with an empty cache directory
                 (wall time, start-up included);
   screen cold   the app on ROOT, headless (Pilot, 100x30), in a fresh process with an
-                empty cache: seconds until every row shows its recomputed value;
+                empty cache: seconds until every row shows its recomputed value (from the
+                process's start; "from rows": from the moment the rows were listed);
   screen cached the same again with the cache the cold screen left: unchanged runs are
-                answered by the report cache (one listing and one lstat per file).
+                answered by the report cache (one listing and one lstat per file) and the
+                runs list by the summary cache;
+  stat floor    one lstat of every file the report cache checks (run-level files, task
+                folders, task.json, result.json), split over two forked processes: the
+                least a cached screen that sees any change to any file can spend.
 
+The time until the headline intervals are all shown (after the values) is printed too.
 Ratios are against the floor measured in the same round.
 """
 
@@ -88,6 +94,29 @@ def floor(root: Path, script: Path) -> float:
     return total
 
 
+def stat_floor(root: Path) -> float:
+    """Seconds to lstat every file the report cache checks, in two forked processes."""
+    paths: list[str] = []
+    for run in run_folders(root):
+        paths += [str(run / name) for name in ("run_info.json", "params.json", "metrics.json",
+                                                "summary.md")]  # fmt: skip
+        for folder in sorted((run / "details").glob("*/*")):
+            paths += [str(folder), str(folder / "task.json")]
+            paths += [str(p) for p in folder.glob("attempt-*/result.json")]
+    began = time.perf_counter()
+    pid = os.fork()
+    mine = paths[1::2] if pid == 0 else paths[0::2]
+    for path in mine:
+        try:  # noqa: SIM105 - contextlib.suppress would slow the floor itself
+            os.lstat(path)
+        except FileNotFoundError:
+            pass
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return time.perf_counter() - began
+
+
 def check_cold(root: Path) -> float:
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, XDG_CACHE_HOME=cache)
@@ -103,15 +132,19 @@ def check_cold(root: Path) -> float:
     return elapsed
 
 
-def screen(root: Path, cache: str) -> float:
+def screen(root: Path, cache: str) -> tuple[float, float, float]:
+    """Seconds from the start until every row shows its recomputed value, the same from
+    the moment the rows were listed, and from the start until every interval is shown."""
     env = dict(os.environ, XDG_CACHE_HOME=cache)
     proc = subprocess.run(
         [PYTHON, __file__, "--screen", str(root)], env=env, capture_output=True, text=True
     )
-    match = re.search(r"all checked ([0-9.]+)", proc.stdout)
+    match = re.search(
+        r"all checked ([0-9.]+) s \(([0-9.]+) s from rows\).*intervals ([0-9.]+)", proc.stdout
+    )
     if match is None:
         raise SystemExit(f"screen: {proc.stdout}{proc.stderr[-2000:]}")
-    return float(match.group(1))
+    return float(match.group(1)), float(match.group(2)), float(match.group(3))
 
 
 def screen_child(root: Path) -> None:
@@ -128,16 +161,25 @@ def screen_child(root: Path) -> None:
     async def main() -> None:
         app = InspectorApp([root])
         async with app.run_test(size=(100, 30)) as pilot:
+            listed = None
             while True:
                 await pilot.pause(0.02)
                 screen = app.screen
+                if isinstance(screen, RunsScreen) and screen.rows and listed is None:
+                    listed = time.perf_counter()
                 if isinstance(screen, RunsScreen) and screen.rows and screen.all_checked:
                     shown = screen.run_table.rows_shown
                     assert all(row.check is not None for row in shown)
                     break
-            elapsed = time.perf_counter() - began
+            done = time.perf_counter()
+            while not screen.intervals_done:
+                await pilot.pause(0.05)
+            intervals = time.perf_counter() - began
             states = {row.check_state for row in screen.rows}
-            print(f"all checked {elapsed:.3f} s, {len(screen.rows)} runs, states {states}")
+            print(
+                f"all checked {done - began:.3f} s ({done - (listed or done):.3f} s from rows), "
+                f"{len(screen.rows)} runs, states {states}; intervals {intervals:.3f} s"
+            )
 
     asyncio.run(main())
 
@@ -163,25 +205,35 @@ def main() -> int:
         return 0
     runs = run_folders(args.root)
     print(f"{args.root}: {len(runs)} runs; {os.cpu_count()} cores; rounds {args.rounds}")
-    rows: dict[str, list[float]] = {"floor": [], "check cold": [], "screen cold": [],
-                                    "screen cached": []}  # fmt: skip
+    names = ("floor", "check cold", "screen cold", "screen cold from rows", "intervals cold",
+             "stat floor", "screen cached", "screen cached from rows", "intervals cached")  # fmt: skip
+    rows: dict[str, list[float]] = {name: [] for name in names}
     for number in range(args.rounds):
         rows["floor"].append(floor(args.root, args.floor_script))
         rows["check cold"].append(check_cold(args.root))
         with tempfile.TemporaryDirectory() as cache:
-            rows["screen cold"].append(screen(args.root, cache))
-            rows["screen cached"].append(screen(args.root, cache))
+            for kind in ("cold", "cached"):
+                if kind == "cached":
+                    rows["stat floor"].append(stat_floor(args.root))
+                whole, from_rows, intervals = screen(args.root, cache)
+                rows[f"screen {kind}"].append(whole)
+                rows[f"screen {kind} from rows"].append(from_rows)
+                rows[f"intervals {kind}"].append(intervals)
         line = ", ".join(f"{name} {values[-1]:.2f} s" for name, values in rows.items())
         print(f"round {number + 1}: {line}", flush=True)
-    base = statistics.median(rows["floor"])
-    print(f"median floor (sum over runs, 2 processes): {base:.2f} s")
-    for name in ("check cold", "screen cold", "screen cached"):
-        value = statistics.median(rows[name])
-        ratios = [v / f for v, f in zip(rows[name], rows["floor"], strict=True)]
-        print(
-            f"{name}: median {value:.2f} s = {value / base:.2f}x floor "
-            f"(per-round ratios {', '.join(f'{r:.2f}' for r in ratios)})"
-        )
+    for floor_name, measured in (("floor", ("check cold", "screen cold", "screen cold from rows",
+                                            "intervals cold")),
+                                 ("stat floor", ("screen cached", "screen cached from rows",
+                                                 "intervals cached"))):  # fmt: skip
+        base = statistics.median(rows[floor_name])
+        print(f"median {floor_name}: {base:.2f} s")
+        for name in measured:
+            value = statistics.median(rows[name])
+            ratios = [v / f for v, f in zip(rows[name], rows[floor_name], strict=True)]
+            print(
+                f"  {name}: median {value:.2f} s = {value / base:.2f}x {floor_name} "
+                f"(per-round ratios {', '.join(f'{r:.2f}' for r in ratios)})"
+            )
     return 0
 
 

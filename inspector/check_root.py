@@ -10,10 +10,12 @@ Pure: no textual, no rich.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
 
 from inspector.loading.report_cache import WARNING_PREFIX
 from inspector.overrides import Overrides
@@ -153,10 +155,17 @@ def interval_call(
     """``(value, low, high)``: the recomputed series ``series_id`` of the run and its
     interval (:func:`inspector.run_stats.series_stats`), or None when the series has no
     interval or the run cannot be scored now. In one of the app's reader processes, after
-    the check (the caches answer for the files the check read)."""
+    the check. The answer is kept in the report cache, for the run as it was read."""
     from inspector import loading
+    from inspector.loading import report_cache
     from inspector.run_stats import series_stats
 
+    key = report_cache.key_for(overrides, f"headline interval {series_id}")
+    kept = report_cache.lookup(Path(path), key)
+    if type(kept) is tuple and (
+        kept == () or (len(kept) == 3 and all(type(n) is float for n in kept))
+    ):
+        return kept or None
     result = loading.open(path, loading.Request(overrides=overrides))
     if not isinstance(result, loading.Loaded) or result.refusal is not None:
         return None
@@ -165,9 +174,16 @@ def interval_call(
     if rec is None or series is None:
         return None
     interval = series_stats(rec, series).own.interval
-    if interval.estimate is None or interval.ci_low is None or interval.ci_high is None:
-        return None
-    return interval.estimate, interval.ci_low, interval.ci_high
+    answer = None
+    if (
+        interval.estimate is not None
+        and interval.ci_low is not None
+        and interval.ci_high is not None
+    ):
+        answer = (float(interval.estimate), float(interval.ci_low), float(interval.ci_high))
+    with contextlib.suppress(Exception):  # a cache is optional: never fails the answer
+        report_cache.store(result.session.run, key, answer or ())
+    return answer
 
 
 def audit_intervals(

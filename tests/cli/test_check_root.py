@@ -167,3 +167,29 @@ def test_json_is_a_list_of_objects_with_run_status_differences_problem(
         assert (item["problem"] is None) == (item["status"] != "unusable")
         assert bool(item["differences"]) == (item["status"] == "differs")
         assert (item["headline"] is None) == (item["status"] == "unusable")
+
+
+def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import time
+
+    from inspector import check_root as module
+    from inspector import loading
+
+    run = tmp_path / "ns" / "k1_micro"
+    shutil.copytree(FIXTURE_RUNS / "k1_micro", run)
+    time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
+    series_id = "correct.native@1"
+    first = module.interval_call(str(run), Overrides(), series_id)
+    assert first is not None and first[1] < first[0] < first[2]
+    opened: list[str] = []
+    real_open = loading.open
+    monkeypatch.setattr(loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a))
+    assert module.interval_call(str(run), Overrides(), series_id) == first
+    assert opened == []  # the kept answer: the run's files are unchanged
+    result = next(run.glob("details/normal/*/attempt-1/result.json"))
+    result.write_text(result.read_text(encoding="utf-8") + " ", encoding="utf-8")
+    time.sleep(0.1)
+    assert module.interval_call(str(run), Overrides(), series_id) == first
+    assert opened == [str(run)]  # changed: read again
