@@ -148,6 +148,13 @@ async def test_filter_by_field_and_sort(root: Path) -> None:
         await pilot.press("s")  # run
         assert screen.sort_by == "run"
         assert [run.relative for run in screen.shown] == sorted(newest_first, key=str.casefold)
+        for field in ("model", "benchmark", "harness"):
+            await pilot.press("s")
+            assert screen.sort_by == field
+            named = [getattr(run, field) for run in screen.shown]
+            present = [name for name in named if name]
+            assert present == sorted(present, key=str.casefold), field
+            assert named == present + [None] * (len(named) - len(present)), field
         while screen.sort_by != "check":
             await pilot.press("s")
         assert [run.relative for run in screen.shown][:2] == [CUT_OFF, TAMPERED]
