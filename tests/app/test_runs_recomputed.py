@@ -268,18 +268,15 @@ async def test_the_intervals_wait_for_every_value(
 ) -> None:
     """The statistics are asked for only once every run shows its recomputed value."""
     asked_when: list[bool] = []
+    app = InspectorApp([root])
+    real = runs_module.audit_intervals
 
     def watched(runs, overrides, **kwargs):  # type: ignore[no-untyped-def]
-        asked_when.append(screen_ref[0].all_checked)
-        yield from runs_module_intervals(runs, overrides, **kwargs)
+        screen = app.screen
+        asked_when.append(isinstance(screen, RunsScreen) and screen.all_checked)
+        yield from real(runs, overrides, **kwargs)
 
-    screen_ref: list[RunsScreen] = []
-    runs_module_intervals = runs_module.audit_intervals
     monkeypatch.setattr(runs_module, "audit_intervals", watched)
-    app = InspectorApp([root])
     async with app.run_test(size=(140, 45)) as pilot:
-        await pilot.pause()
-        assert isinstance(app.screen, RunsScreen)
-        screen_ref.append(app.screen)
         await checked_screen(pilot)
         assert asked_when == [True]
