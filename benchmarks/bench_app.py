@@ -464,6 +464,9 @@ def main(argv: list[str] | None = None) -> None:
         print(f"  {'imports':<8} {IMPORTED - STARTED:7.2f} s")
         asyncio.run(bench(args.runs[0], args.repeat, (width, height), args.phases))
         return
+    # As installed (pip compiles the bytecode): the app's processes do not compile the
+    # inspector's source again when the shell sets PYTHONDONTWRITEBYTECODE.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     cache = "off" if os.environ.get("INSPECTOR_CACHE", "1") == "0" else "on"
     workers = os.environ.get("INSPECTOR_WORKERS", "one per core")
     print(f"cache {cache}, reader processes: {workers}, terminal {width}x{height}")
