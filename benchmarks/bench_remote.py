@@ -3,14 +3,21 @@ against reading the same run from disk.
 
     .venv/bin/python benchmarks/bench_remote.py [--tasks 10000] [--k 1] [--trajectory-kb 2]
         [--rounds 3] [--workdir /tmp/inspector-bench-remote]
+        [--floor ../shared/bench/read_floor.py]
 
 Generates the run once (fixtures/make_large_run.py, no missing attempts, kept in --workdir), starts moto's S3
 server on 127.0.0.1 (a free port, in this process) and uploads the run, then times in fresh
-processes, in --rounds interleaved rounds, `inspector report RUN --json`:
+processes, in --rounds interleaved rounds:
+
+  read floor    read_floor.py RUN --parser orjson: parse every task.json and result.json
+                from disk, nothing else (the least any reader can spend on the local run);
+
+and `inspector report RUN --json`:
 
   disk          the local run, task/report cache off (INSPECTOR_CACHE=0);
   disk cached   the local run, cache on, after one warming run;
-  s3 cold       the URL with an empty user cache: list, fetch every object, read (in the
+  s3 cold       the URL with an empty user cache (XDG_CACHE_HOME and HOME pointed at an
+                empty folder): list, fetch every object, read (in the
                 first --cold-rounds rounds: moto serves some tens of requests a second here);
                 its mirror is then the one reopened below;
   s3 reopen     the URL again (mirror up to date: one listing, no transfer), cache off;
@@ -18,8 +25,9 @@ processes, in --rounds interleaved rounds, `inspector report RUN --json`:
 
 and, as floors for the server's share, s3fs listing the prefix (list floor) and, with
 --fetch-floor, listing plus fetching every object (fetch floor), writing and parsing nothing; and prints the
-median wall time of each, its ratio to `disk`'s median of the same run, and
-the spread. The machine is shared: only the ratios measured together mean anything.
+median wall time of each, its ratios to the read floor's and to `disk`'s medians of the
+same run, and the spread. The machine is shared: only the ratios measured together mean
+anything. The server is stopped at the end, also on failure.
 """
 
 from __future__ import annotations
@@ -35,6 +43,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+READ_FLOOR = ROOT.parent / "shared" / "bench" / "read_floor.py"
 BUCKET = "bench"
 
 
@@ -91,7 +100,10 @@ def main() -> None:
     parser.add_argument(
         "--workdir", type=Path, default=Path(tempfile.gettempdir()) / "inspector-bench-remote"
     )
+    parser.add_argument("--floor", type=Path, default=READ_FLOOR, help="read_floor.py")
     args = parser.parse_args()
+    if not args.floor.is_file():
+        raise SystemExit(f"{args.floor}: no read_floor.py (pass --floor)")
 
     for name in ("AWS_PROFILE", "HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy"):
         os.environ.pop(name, None)
@@ -127,16 +139,18 @@ def main() -> None:
         base = dict(os.environ, FSSPEC_S3_ENDPOINT_URL=endpoint, AWS_ENDPOINT_URL=endpoint)
 
         def env(cache: str, on: bool) -> dict[str, str]:
-            return dict(
-                base, XDG_CACHE_HOME=str(caches / cache), INSPECTOR_CACHE="1" if on else "0"
-            )
+            home = caches / cache
+            return dict(base, XDG_CACHE_HOME=str(home / ".cache"), HOME=str(home),
+                        INSPECTOR_CACHE="1" if on else "0")  # fmt: skip
 
         shutil.rmtree(caches, ignore_errors=True)
         timed([*inspector, str(run), "--json"], env("disk", True))  # warm the disk cache
-        names = ("disk", "disk cached", "s3 cold", "fetch floor", "s3 reopen", "s3 cached",
+        read_floor = [sys.executable, str(args.floor), str(run), "--parser", "orjson"]
+        names = ("read floor", "disk", "disk cached", "s3 cold", "fetch floor", "s3 reopen", "s3 cached",
                  "list floor")  # fmt: skip
         times: dict[str, list[float]] = {name: [] for name in names}
         for index in range(args.rounds):
+            times["read floor"].append(timed(read_floor, base))
             times["disk"].append(timed([*inspector, str(run), "--json"], env("disk", False)))
             if index < args.cold_rounds:
                 shutil.rmtree(caches / "cold", ignore_errors=True)
@@ -154,15 +168,15 @@ def main() -> None:
             times["s3 cached"].append(timed([*inspector, url, "--json"], env("s3", True)))
     finally:
         server.stop()
-    floor = statistics.median(times["disk"])
-    print(f"{'':12} {'median s':>9} {'x disk':>7}  rounds  spread (min..max s)")
+    floor, disk = statistics.median(times["read floor"]), statistics.median(times["disk"])
+    print(f"{'':12} {'median s':>9} {'x floor':>8} {'x disk':>7}  rounds  spread (min..max s)")
     for name, values in times.items():
         if not values:
             continue
         median = statistics.median(values)
         print(
-            f"{name:12} {median:9.2f} {median / floor:7.2f}  {len(values):6}  "
-            f"{min(values):.2f}..{max(values):.2f}"
+            f"{name:12} {median:9.2f} {median / floor:8.2f} {median / disk:7.2f}  "
+            f"{len(values):6}  {min(values):.2f}..{max(values):.2f}"
         )
 
 
