@@ -5,8 +5,8 @@ Two files, as EEE's own converters write them (``every_eval_ever/converters/insp
 - the aggregate record (``eval.schema.json``): one ``evaluation_results`` entry per series of
   the recomputed report — the engine's value (a failed evaluation's *reference* value, marked
   ``value_is_reference`` in ``score_details.details``), the five counts, and ``uncertainty``
-  (``num_samples`` = the evaluated tasks; standard error and interval from the statistics
-  module, see :func:`series_uncertainty`);
+  (standard error, confidence interval, standard deviation and ``num_samples`` from the
+  statistics of issue 15, see :func:`series_uncertainty`);
 - the instance records (``instance_level_eval.schema.json``), one JSON line per task and
   attempt: the attempt number is the *epoch* in ``metadata`` (``{"epoch": "2"}``), as the
   Inspect converter writes ``sample.epoch``; the trajectory's steps become ``messages``
@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import re
 import time
 import uuid
@@ -30,7 +31,7 @@ from typing import Any
 from inspector.engine.contract import BINARY
 from inspector.engine.model import Attempt, TaskRecord
 from inspector.engine.recomputation import Recomputation
-from inspector.engine.report import MetricSeries
+from inspector.engine.report import MICRO_WEIGHTED, MetricSeries
 from inspector.run_stats import series_stats
 
 SCHEMA_VERSION = "0.3.0"
@@ -92,17 +93,24 @@ def datastore_names(record: Mapping[str, Any], identity: str) -> tuple[str, str]
 
 
 def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, Any]:
-    """``score_details.uncertainty`` of one series.
+    """``score_details.uncertainty`` of one series, from the statistics of issue 15.
 
-    ``num_samples`` is the number of tasks the value averages (the evaluated count). The
-    standard error and interval come from the statistics module of issue 15
-    (``inspector.run_stats.series_stats``: a clustered standard error over task values and a
-    Student-t interval), never a second, different estimate computed here.
+    The interval is :func:`inspector.run_stats.series_stats`'s: the unit is the task (a
+    task value already averages its attempts: the clustered standard error), a Student t
+    interval at 95 %, the same numbers ``inspector stats`` shows. With an interval,
+    ``num_samples`` is the number of task values it was computed from, ``standard_error``
+    and ``confidence_interval`` carry its ``method``; a ``micro_weighted`` series (a plain
+    mean of its task values, EEE's ``SE = standard_deviation / sqrt(num_samples)``) also gets
+    the ``standard_deviation`` of those values. Without one (a corpus formula, a value
+    carried over, fewer than two task values) only ``num_samples`` = the evaluated count.
     """
-    out: dict[str, Any] = {"num_samples": series.counts.evaluated}
     interval = series_stats(rec, series).own.interval
-    if interval.se is not None:
-        out["standard_error"] = {"value": interval.se, "method": interval.method}
+    if interval.se is None:
+        return {"num_samples": series.counts.evaluated}
+    out: dict[str, Any] = {
+        "num_samples": interval.n,
+        "standard_error": {"value": interval.se, "method": interval.method},
+    }
     if interval.ci_low is not None and interval.ci_high is not None:
         out["confidence_interval"] = {
             "lower": interval.ci_low,
@@ -110,6 +118,8 @@ def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, An
             "confidence_level": interval.confidence,
             "method": interval.method,
         }
+    if series.aggregation == MICRO_WEIGHTED:
+        out["standard_deviation"] = interval.se * math.sqrt(interval.n)
     return out
 
 

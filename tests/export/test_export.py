@@ -19,10 +19,13 @@ import pyarrow.parquet as pq
 import pytest
 
 from inspector.cli import main
-from tests.conftest import FIXTURE_RUNS
+from tests.conftest import FIXTURE_RUNS, conformance_runs
 
 SCHEMAS = Path(__file__).parent / "eee_schema"
 RUNS = sorted(path for path in FIXTURE_RUNS.iterdir() if path.is_dir())
+# The sample runs and the runs AgentCompass itself wrote (fixtures/conformance, and any
+# found only in ../shared/conformance).
+ALL_RUNS = RUNS + conformance_runs()
 
 
 def _validator(name: str) -> jsonschema.Draft7Validator:
@@ -57,7 +60,9 @@ def test_the_schemas_are_eee_0_3_0() -> None:
 def _attempt_numbers_on_disk(run: Path) -> dict[str, set[int]]:
     """task id -> attempt numbers with a terminal result.json that holds a status."""
     found: dict[str, set[int]] = {}
-    for task_json in run.glob("details/*/*/task.json"):
+    # the state folders, and the legacy layout without them (syn_legacy_v2_layout)
+    indexes = [*run.glob("details/*/*/task.json"), *run.glob("details/*/task.json")]
+    for task_json in indexes:
         if task_json.parts[-3] == "running":
             continue
         task_id = json.loads(task_json.read_text(encoding="utf-8"))["task_id"]
@@ -71,7 +76,7 @@ def _attempt_numbers_on_disk(run: Path) -> dict[str, set[int]]:
     return found
 
 
-@pytest.mark.parametrize("run", RUNS, ids=[run.name for run in RUNS])
+@pytest.mark.parametrize("run", ALL_RUNS, ids=[run.name for run in ALL_RUNS])
 def test_eee_records_are_valid_and_carry_the_reports_values(
     run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -95,7 +100,11 @@ def test_eee_records_are_valid_and_carry_the_reports_values(
     for result in record["evaluation_results"]:
         counts = next(s["counts"] for s in stored["series"]
                       if s["series_id"] == result["evaluation_result_id"])  # fmt: skip
-        assert result["score_details"]["uncertainty"]["num_samples"] == counts["evaluated"]
+        uncertainty = result["score_details"]["uncertainty"]
+        if "standard_error" in uncertainty:  # the task values the interval was computed from
+            assert 2 <= uncertainty["num_samples"] <= counts["evaluated"]
+        else:
+            assert uncertainty["num_samples"] == counts["evaluated"]
         assert result["score_details"]["details"]["total"] == str(counts["total"])
 
     detail = record["detailed_evaluation_results"]
@@ -152,7 +161,7 @@ def test_eee_messages_come_from_the_trajectory(
     assert "api_key" not in samples_path.read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("run", RUNS, ids=[run.name for run in RUNS])
+@pytest.mark.parametrize("run", ALL_RUNS, ids=[run.name for run in ALL_RUNS])
 def test_parquet_reads_back_to_the_tasks_rows(
     run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,0 +1,113 @@
+"""EEE ``uncertainty`` against an independent calculation.
+
+The task values come from `inspector tasks --series all --format jsonl` (the engine's
+per-task reductions); the standard error, interval and standard deviation are computed
+here with scipy / numpy from the formulas of E. Miller's "Adding Error Bars to Evals"
+(task = cluster, Student t), not through inspector.stats; the records are validated
+against EEE's schema.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from tests.conftest import FIXTURE_RUNS
+
+from .test_export import AGGREGATE, _export, _tasks_output
+
+
+def _task_values(run: Path, series_id: str, capsys: pytest.CaptureFixture[str]) -> list[dict]:
+    rows = [json.loads(line) for line in _tasks_output(run, "jsonl", capsys).splitlines()]
+    return [r for r in rows if r["series_id"] == series_id and r["state"] == "evaluated"]
+
+
+def _uncertainty(run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, dict]:
+    aggregate_path, _ = _export(run, "eee", tmp_path, capsys)
+    record = json.loads(aggregate_path.read_text(encoding="utf-8"))
+    assert not list(AGGREGATE.iter_errors(record))
+    return {r["evaluation_result_id"]: r["score_details"] for r in record["evaluation_results"]}
+
+
+@pytest.mark.parametrize("series_id", ["correct.native@1", "reward.native@1"])
+def test_a_micro_mean_has_scipys_standard_error_and_t_interval(
+    series_id: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = FIXTURE_RUNS / "k1_micro"
+    values = np.array([r["value"] for r in _task_values(run, series_id, capsys)], dtype=float)
+    details = _uncertainty(run, tmp_path, capsys)[series_id]
+    got = details["uncertainty"]
+    n = len(values)
+    assert details["score"] == pytest.approx(values.mean(), rel=1e-12)
+    sem = stats.sem(values)
+    low, high = stats.t.interval(0.95, n - 1, loc=values.mean(), scale=sem)
+    assert got["num_samples"] == n == 11
+    assert got["standard_error"]["value"] == pytest.approx(sem, rel=1e-9)
+    assert got["standard_deviation"] == pytest.approx(np.std(values, ddof=1), rel=1e-9)
+    ci = got["confidence_interval"]
+    assert ci["confidence_level"] == 0.95
+    assert (ci["lower"], ci["upper"]) == (
+        pytest.approx(low, rel=1e-9),
+        pytest.approx(high, rel=1e-9),
+    )
+
+
+def test_correct_on_k1_micro_worked_by_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """7 of 11 tasks right: p = 7/11, s² = 11/10 · p(1 − p), se = s/√11, t₀.₉₇₅,₁₀ = 2.228139."""
+    got = _uncertainty(FIXTURE_RUNS / "k1_micro", tmp_path, capsys)["correct.native@1"]
+    p = 7 / 11
+    s = math.sqrt(p * (1 - p) * 11 / 10)
+    se = s / math.sqrt(11)
+    assert got["score"] == p
+    u = got["uncertainty"]
+    assert u["standard_deviation"] == pytest.approx(s, rel=1e-12)
+    assert u["standard_error"]["value"] == pytest.approx(se, rel=1e-12)
+    assert u["confidence_interval"]["lower"] == pytest.approx(p - 2.228139 * se, abs=1e-6)
+    assert u["confidence_interval"]["upper"] == pytest.approx(p + 2.228139 * se, abs=1e-6)
+
+
+def test_a_mean_of_category_means_has_the_stratified_standard_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """k3_pass (category_mean, one one-task category): Var = Σ (1/G)² s_g² / n_g, the
+    one-task category borrowing the pooled within-category variance; Welch–Satterthwaite df."""
+    run = FIXTURE_RUNS / "k3_pass"
+    groups: dict[str, list[float]] = {}
+    for row in _task_values(run, "correct.pass@3", capsys):
+        groups.setdefault(row["category"], []).append(row["value"])
+    details = _uncertainty(run, tmp_path, capsys)["correct.pass@3"]
+    g = len(groups)
+    assert details["score"] == pytest.approx(sum(np.mean(v) for v in groups.values()) / g)
+    many = [v for v in groups.values() if len(v) > 1]
+    assert len(many) < g  # the pooled variance is exercised
+    pooled_df = sum(len(v) - 1 for v in many)
+    pooled = sum((len(v) - 1) * np.var(v, ddof=1) for v in many) / pooled_df
+    parts = []
+    for v in groups.values():
+        variance, df = (np.var(v, ddof=1), len(v) - 1) if len(v) > 1 else (pooled, pooled_df)
+        parts.append(((1 / g) ** 2 * variance / len(v), df))
+    se = math.sqrt(sum(p for p, _ in parts))
+    welch = sum(p for p, _ in parts) ** 2 / sum(p**2 / df for p, df in parts if p > 0)
+    half = stats.t.ppf(0.975, welch) * se
+    got = details["uncertainty"]
+    assert got["num_samples"] == sum(map(len, groups.values())) == 13
+    assert got["standard_error"]["value"] == pytest.approx(se, rel=1e-9)
+    assert got["confidence_interval"]["lower"] == pytest.approx(details["score"] - half, rel=1e-9)
+    assert got["confidence_interval"]["upper"] == pytest.approx(details["score"] + half, rel=1e-9)
+    assert "standard_deviation" not in got  # se is not sd/√n here
+
+
+def test_a_corpus_formula_has_no_interval(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """compare_a's ratio of sums: no standard error is claimed, only the evaluated count."""
+    run = FIXTURE_RUNS / "compare_a"
+    got = _uncertainty(run, tmp_path, capsys)["subproblem_correctness.native@1"]["uncertainty"]
+    assert got == {"num_samples": 18}
