@@ -23,28 +23,34 @@ BUCKET = "results"
 
 
 class CountingApp:
-    """WSGI middleware: counts object GETs (transfers) and listings by path."""
+    """WSGI middleware: counts object GETs (transfers) and listings by path, and every
+    request that could change the bucket (any method but GET and HEAD)."""
 
     def __init__(self, app: Any) -> None:
         self.app = app
         self.gets: Counter[str] = Counter()
         self.lists = 0
+        self.writes: list[str] = []
         self.lock = threading.Lock()
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         query = environ.get("QUERY_STRING", "")
-        if environ["REQUEST_METHOD"] == "GET":
-            with self.lock:
+        method = environ["REQUEST_METHOD"]
+        with self.lock:
+            if method == "GET":
                 if "list-type" in query or "prefix=" in query:
                     self.lists += 1
                 else:
                     self.gets[environ.get("PATH_INFO", "")] += 1
+            elif method != "HEAD":
+                self.writes.append(f"{method} {environ.get('PATH_INFO', '')}?{query}")
         return self.app(environ, start_response)
 
     def reset(self) -> None:
         with self.lock:
             self.gets.clear()
             self.lists = 0
+            self.writes.clear()
 
 
 @dataclass

@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import remote
 from inspector.cli import main
+from inspector.loading import remote
 from tests.conftest import FIXTURE_RUNS
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import remote
 from inspector.cli import main
+from inspector.loading import remote
 from tests.conftest import FIXTURE_RUNS
 
 from .conftest import S3
@@ -34,6 +34,7 @@ def test_report_json_is_byte_identical_to_the_local_runs(
     captured = capsysbinary.readouterr()
     assert captured.out == local == (run / "metrics.json").read_bytes()
     assert s3.transfers == _objects(run)  # every object once, nothing else
+    assert s3.counter.writes == []  # never a PUT, POST or DELETE
 
 
 def test_check_exit_codes(s3: S3, capsys: pytest.CaptureFixture[str]) -> None:
@@ -90,6 +91,7 @@ def test_a_reopen_transfers_only_changed_objects(
     assert main(["report", url, "--json"]) == 0
     assert capsysbinary.readouterr().out == first
     assert s3.transfers == 0 and s3.counter.lists >= 1
+    assert s3.counter.writes == []
 
     # one object rewritten, one removed: one transfer, and the mirror follows both
     remote.forget()
@@ -136,28 +138,34 @@ def test_escaping_keys_and_huge_objects_are_refused(
     assert {key for key, _ in mirror.refused} >= {"details/..//../outside.json", "details/big.bin"}
 
 
-def test_the_runs_screen_lists_the_remote_root(s3: S3) -> None:
-    import asyncio
+def test_stats_of_a_url_is_the_local_runs(s3: S3, capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("k3_pass", "k3_avg_hierarchy"):
+        for fmt in ("table", "json"):
+            assert main(["stats", str(FIXTURE_RUNS / name), "--format", fmt]) == 0
+            local = capsys.readouterr().out
+            assert main(["stats", s3.url(f"root/{name}"), "--format", fmt]) == 0
+            assert capsys.readouterr().out == local
+    assert s3.counter.writes == []
 
-    from inspector.app import InspectorApp
-    from inspector.app.screens.runs import RunsScreen
 
-    local = Path(remote.local_path(s3.url("root")))
-
-    async def run_app() -> tuple[set[str], str]:
-        app = InspectorApp([local])
-        async with app.run_test(size=(140, 45)) as pilot:
-            for _ in range(50):
-                await pilot.pause(0.1)
-                if isinstance(app.screen, RunsScreen) and app.screen.runs:
-                    break
-            screen = app.screen
-            assert isinstance(screen, RunsScreen)
-            return {run.relative for run in screen.runs}, str(screen.sub_title)
-
-    names, title = asyncio.run(run_app())
-    assert names == {run.name for run in RUNS}
-    assert title == "runs · root"
+def test_check_of_a_remote_root_is_the_local_roots(
+    s3: S3, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check", str(FIXTURE_RUNS)]) == 0
+    local = capsys.readouterr().out
+    assert main(["check", s3.url("root")]) == 0
+    assert capsys.readouterr().out == local
+    assert f"{len(RUNS)} runs: {len(RUNS)} ok" in local
+    assert s3.transfers == sum(map(_objects, RUNS))  # each object once, for all the runs
+    assert s3.counter.writes == []
+    # one run under a root edited on the server: that run differs, the root exits 1
+    s3.upload_tree(FIXTURE_RUNS / "k1_micro", "edited_root/k1_micro")
+    s3.upload_tree(FIXTURE_RUNS / "k3_pass", "edited_root/k3_pass")
+    s3.put("edited_root/k3_pass/metrics.json",
+           (FIXTURE_RUNS / "k1_micro" / "metrics.json").read_bytes())  # fmt: skip
+    assert main(["check", s3.url("edited_root"), "--format", "json"]) == 1
+    statuses = {r["run"]: r["status"] for r in json.loads(capsys.readouterr().out)}
+    assert statuses == {"k1_micro": "ok", "k3_pass": "differs"}
 
 
 def test_export_reads_a_remote_root(
