@@ -188,9 +188,12 @@ def test_parquet_reads_back_to_the_tasks_rows(
         assert row["attempt"] in on_disk[row["task_id"]]
 
 
-def test_duckdb_reads_the_parquet(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    duckdb = pytest.importorskip("duckdb")
-    run = FIXTURE_RUNS / "k3_avg_hierarchy"
+@pytest.mark.parametrize("run", ALL_RUNS, ids=[run.name for run in ALL_RUNS])
+def test_duckdb_reads_the_parquet(
+    run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import duckdb  # a test dependency (pyproject's [test] extra)
+
     tasks_path, attempts_path = _export(run, "parquet", tmp_path, capsys)
     expected = [json.loads(line) for line in _tasks_output(run, "jsonl", capsys).splitlines()]
     got = duckdb.sql(

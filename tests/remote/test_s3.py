@@ -168,6 +168,16 @@ def test_check_of_a_remote_root_is_the_local_roots(
     assert statuses == {"k1_micro": "ok", "k3_pass": "differs"}
 
 
+def test_leaderboard_of_a_remote_root_is_the_local_roots(
+    s3: S3, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["leaderboard", str(FIXTURE_RUNS), "--format", "json"]) == 0
+    local = capsys.readouterr().out
+    assert main(["leaderboard", s3.url("root"), "--format", "json"]) == 0
+    assert capsys.readouterr().out == local
+    assert s3.counter.writes == []
+
+
 def test_export_reads_a_remote_root(
     s3: S3, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
