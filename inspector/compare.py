@@ -146,6 +146,8 @@ class Comparison:
     derivation: Derivation | None = None
     # What differs between the two sides' configurations (model, harness, plan, ...).
     config_differences: tuple[str, ...] = ()
+    # The side the derivation made: "B", or "A" once the sides were swapped.
+    derived_side: str = "B"
 
     def pair(self, label: str | None = None) -> SeriesPair:
         """The pair with ``label`` (or holding that series id); default: the summary pair."""
@@ -157,6 +159,35 @@ class Comparison:
             if label == pair.label or label in ids:
                 return pair
         raise KeyError(label)
+
+    def opening_pair(self) -> SeriesPair:
+        """The pair a comparison opens on: side A's summary series when side B has its
+        counterpart, else the pair holding side B's summary series, else the first pair
+        both sides have (a pass@2 what-if of an avg@3 run opens on pass@3 ↔ pass@2, not on
+        avg@3, which only side A has)."""
+        both = [p for p in self.series if p.a is not None and p.b is not None]
+        summary_a = self.a.report.summary_series.series_id
+        summary_b = self.b.report.summary_series.series_id
+        for pair in both:
+            if pair.a is not None and pair.a.series_id == summary_a:
+                return pair
+        for pair in both:
+            if pair.b is not None and pair.b.series_id == summary_b:
+                return pair
+        return both[0] if both else self.series[0]
+
+    def swapped(self) -> Comparison:
+        """The same comparison with the sides exchanged (B becomes A)."""
+        other = {"A": "B", "B": "A"}
+        notes = [
+            f"{other[n[0]]}{n[1:]}" if n[:5] in ("A is ", "B is ") else n
+            for n in self.notes
+            if not _side_note(n)
+        ]
+        out = compare(
+            self.b, self.a, label_a=self.label_b, label_b=self.label_a, kind=self.kind, notes=notes
+        )
+        return replace(out, derivation=self.derivation, derived_side=other[self.derived_side])
 
     def tasks(self, pair: SeriesPair | None = None) -> tuple[TaskChange, ...]:
         """Every task of either side for one series pair, side A's order first."""
@@ -206,6 +237,11 @@ class Comparison:
             pair.label, both, one_outcome=pair.binary and self.one_attempt,
             seed=seed, resamples=resamples, confidence=confidence,
         )  # fmt: skip
+
+
+def _side_note(note: str) -> bool:
+    """A note :func:`compare` writes from the sides themselves (written again on a swap)."""
+    return note.startswith(("A is a derived plan", "B is a derived plan", "plans: "))
 
 
 def _by_task(rec: Recomputation, series: MetricSeries | None) -> dict[str, TaskReduction]:

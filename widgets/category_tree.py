@@ -15,12 +15,18 @@ from textual.widgets.tree import TreeNode
 from inspector.engine import MetricBreakdown, MetricSeries
 from inspector.engine.hierarchy import HierarchyNode, node_weights
 from inspector.engine.render import format_value
-from widgets.literal import literal
+from widgets.literal import cut_middle, literal
 
 NAME_WIDTH = 26
+"""The node column's width (with the tree's guides) when the tree's width is not known."""
+FIXED_WIDTH = 9 + 8 + 5 * 5
+"""The value, its ±95% interval and the five counts after the name: they never fold."""
+WEIGHTS_WIDTH = 3 * 6 + 11
+"""aggw, wght, share and the aggregation: shown when the tree is wide enough."""
+MIN_NAME = 24
 EXPANDER_WIDTH = 2
 SHORT_AGGREGATIONS = {"leaf": "", "weighted_by_count": "by_count"}
-GUIDE_WIDTH = 4
+GUIDE_WIDTH = 3
 INTERVAL_WIDTH = 7
 REFERENCE_STYLE = "italic yellow"
 
@@ -39,6 +45,18 @@ class NodeData:
     category: str | None = None
 
 
+def node_line(data: NodeData | None) -> Text:
+    """The node under the cursor in full, for a status line (its name may be cut above)."""
+    text = Text()
+    if data is not None:
+        text.append_text(literal(data.path or data.label))
+        if data.category is None:
+            n = len(data.categories)
+            text.append(f" · {n} {'category' if n == 1 else 'categories'}", "dim")
+        text.append(" · enter: its tasks · l: ledger · e: explain", "dim")
+    return text
+
+
 def _cell(text: str, width: int, style: str = "") -> Text:
     return Text(text.rjust(width)[:width] + " ", style)
 
@@ -53,13 +71,17 @@ def node_row(
     share: str = "",
     aggregation: str = "",
     interval: str = "",
+    name_width: int = NAME_WIDTH,
+    weights: bool = True,
 ) -> Text:
     """One tree label laid out in columns that line up whatever the indent.
 
     ``indent`` is where the tree starts the label: guides plus the expander of a branch.
+    A name longer than its column is cut in the middle (``build-and-…-management``);
+    without ``weights`` the weight and aggregation columns are left out.
     """
-    width = max(8, NAME_WIDTH - indent)
-    label = literal(name)
+    width = max(8, name_width - indent)
+    label = cut_middle(literal(name), width)
     label.truncate(width, overflow="ellipsis", pad=True)
     row = Text()
     row.append_text(label)
@@ -84,6 +106,8 @@ def node_row(
         )
     for value in counts:
         row.append_text(_cell(value, 4))
+    if not weights:
+        return row
     agg_weight = (
         "" if part is None or part.aggregation_weight is None else f"{part.aggregation_weight:g}"
     )
@@ -94,13 +118,15 @@ def node_row(
     return row
 
 
-def header_row() -> Text:
+def header_row(name_width: int = NAME_WIDTH, weights: bool = True) -> Text:
     row = Text(style="bold")
-    row.append("node".ljust(NAME_WIDTH - EXPANDER_WIDTH) + " ")
+    row.append("node".ljust(name_width - EXPANDER_WIDTH) + " ")
     row.append("value".rjust(8) + " ")
     row.append("±95%".rjust(INTERVAL_WIDTH) + " ")
     for name in ("tot", "eval", "err", "unav", "inv"):
         row.append(name.rjust(4) + " ")
+    if not weights:
+        return row
     row.append("aggw".rjust(5) + " ")
     row.append("wght".rjust(5) + " ")
     row.append("share".rjust(5) + " ")
@@ -161,6 +187,8 @@ Press **enter** on a node to list its tasks.
         self.guide_depth = GUIDE_WIDTH
         self._series_id = ""
         self._intervals: Mapping[str, str] = {}
+        self._shown: tuple[MetricSeries, HierarchyNode | None, Mapping[str, str]] | None = None
+        self._layout: tuple[int, bool] = (NAME_WIDTH, True)
 
     def show(
         self,
@@ -171,12 +199,16 @@ Press **enter** on a node to list its tasks.
         """Rebuild the tree for ``series``; ``root`` is the plan's hierarchy, if any.
 
         ``intervals``: the text of the ``±95%`` column per hierarchy path and per
-        ``category:<key>`` (see :func:`category_interval_key`).
+        ``category:<key>`` (see :func:`category_interval_key`). Rebuilt for the same
+        series (a reload, new intervals), the cursor stays on the node it was on.
         """
+        keep = self.node_data if series.series_id == self._series_id else None
         self._series_id = series.series_id
         self._intervals = intervals or {}
+        self._shown = (series, root, self._intervals)
+        self._layout = self._fit(self.size.width)
         self.clear()
-        self.root.set_label(header_row())
+        self.root.set_label(header_row(*self._layout))
         self.root.expand()
         if root is not None and series.hierarchy:
             self._add_hierarchy(self.root, root, series, 1, "")
@@ -195,7 +227,28 @@ Press **enter** on a node to list its tasks.
             expand=root is None or not series.hierarchy,
         )
         self._add_categories(flat, series, list(series.categories), 2)
-        self.move_cursor_to_line(1)
+        self.move_cursor_to_line(self._line_of(keep) if keep is not None else 1)
+
+    def _fit(self, width: int) -> tuple[int, bool]:
+        """The name column's width and whether the weight columns fit in ``width``."""
+        if width <= 0:
+            return NAME_WIDTH, True
+        room = width - 3 - FIXED_WIDTH  # the scrollbar and a space
+        weights = room - WEIGHTS_WIDTH >= MIN_NAME
+        return max(MIN_NAME, room - (WEIGHTS_WIDTH if weights else 0)), weights
+
+    def on_resize(self) -> None:
+        shown = self._shown
+        if shown is not None and self._fit(self.size.width) != self._layout:
+            self.show(*shown)
+
+    def _line_of(self, data: NodeData) -> int:
+        """The line of the node standing for the same thing as ``data`` (else line 1)."""
+        for line in range(self.last_line + 1):
+            node = self.get_node_at_line(line)
+            if node is not None and node.data == data:
+                return line
+        return 1
 
     def _add_hierarchy(
         self,
@@ -217,6 +270,8 @@ Press **enter** on a node to list its tasks.
             share=share,
             aggregation=node.aggregation,
             interval=self._intervals.get(node.path, ""),
+            name_width=self._layout[0],
+            weights=self._layout[1],
         )
         if node.is_leaf:
             parent.add_leaf(label, data=data)
@@ -238,7 +293,15 @@ Press **enter** on a node to list its tasks.
             interval = self._intervals.get(category_interval_key(key), "")
             part = series.categories.get(key)
             parent.add_leaf(
-                node_row(key, indent_of(depth, False), part, series, interval=interval),
+                node_row(
+                    key,
+                    indent_of(depth, False),
+                    part,
+                    series,
+                    interval=interval,
+                    name_width=self._layout[0],
+                    weights=self._layout[1],
+                ),
                 data=NodeData(key, frozenset({key}), category=key),
             )
 

@@ -156,14 +156,10 @@ def one_line(value: object, max_chars: int = 200) -> Text:
     return text
 
 
-def one_line_middle(value: object, width: int) -> Text:
-    """A single-line literal of at most ``width`` cells, shortened in the middle ("a…z"),
-    so the end of a name (what tells ``run_000001`` from ``run_000002``) stays visible."""
-    source = as_text(value)
-    window = 4 * max(1, width)
-    if len(source) > 2 * window:  # only the ends can be shown: look at no more than them
-        source = source[:window] + source[-window:]
-    text = literal(source)
+def cut_middle(text: Text, width: int) -> Text:
+    """``text`` cut to at most ``width`` cells with "…" in the middle, keeping more of the
+    end (``build-and-…-management``, ``ns/…_000002``): where ids, categories and run folder
+    names differ."""
     if text.cell_len <= width:
         return text
     if width <= 1:
@@ -174,8 +170,20 @@ def one_line_middle(value: object, width: int) -> Text:
     while True:
         shortened = text[:head] + Text("…", TRUNCATION_STYLE) + text[len(text) - tail :]
         if shortened.cell_len <= width or head + tail == 0:
+            shortened.no_wrap = True
+            shortened.end = ""
             return shortened
         if tail > head:
             tail -= 1
         else:
             head -= 1
+
+
+def one_line_middle(value: object, width: int) -> Text:
+    """A single-line literal of at most ``width`` cells, shortened in the middle ("a…z"),
+    so the end of a name (what tells ``run_000001`` from ``run_000002``) stays visible."""
+    source = as_text(value)
+    window = 4 * max(1, width)
+    if len(source) > 2 * window:  # only the ends can be shown: look at no more than them
+        source = source[:window] + source[-window:]
+    return cut_middle(literal(source), width)

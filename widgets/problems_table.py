@@ -3,13 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import DataTable
 
 from inspector.results import LoadProblem
 from widgets._table import refresh_header
-from widgets.literal import one_line
+from widgets.literal import literal, one_line
+
+
+def problem_text(problem: LoadProblem, where: str) -> Text:
+    """One problem in full: the file (``where``), what is wrong, the rule, its effect."""
+    text = Text()
+    for label, value in (
+        ("file", where),
+        ("problem", problem.message),
+        ("rule", problem.rule),
+        ("effect", problem.effect),
+    ):
+        text.append(f"{label:8}", "bold")
+        text.append_text(literal(value, multiline=True, max_chars=4000))
+        text.append("\n")
+    text.append("o: read the file in $PAGER · escape: close", "dim")
+    return text
+
+
+EFFECT_STYLES = {"refuses run": "bold red", "skipped": "yellow", "noted": "dim"}
 
 
 class ProblemsTable(DataTable[Text]):
@@ -19,8 +40,17 @@ class ProblemsTable(DataTable[Text]):
     HELP = """\
 ## Load problems
 Each unreadable or invalid file of the run. *refuses run* means AgentCompass itself would
-refuse to load the run; the other tasks are still shown.
+refuse to load the run; *skipped*: the file or task is left out, the other tasks are still
+shown; *noted*: the file is still read (a v2 `run_info.json`). **enter** shows a problem
+in full.
 """
+
+    @dataclass
+    class ProblemChosen(Message):
+        """The user pressed enter on a problem."""
+
+        table: ProblemsTable
+        problem: LoadProblem
 
     DEFAULT_CSS = """
     ProblemsTable {
@@ -31,6 +61,7 @@ refuse to load the run; the other tasks are still shown.
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)
+        self.problems: list[LoadProblem] = []
 
     def on_mount(self) -> None:
         self.add_column("Effect", key="effect")
@@ -40,11 +71,17 @@ refuse to load the run; the other tasks are still shown.
 
     def show(self, problems: Sequence[LoadProblem]) -> None:
         self.clear()
+        self.problems = list(problems)
         for problem in problems:
             self.add_row(
-                Text("refuses run", "bold red") if problem.blocking else Text("skipped", "yellow"),
+                Text(problem.effect, EFFECT_STYLES.get(problem.effect, "")),
                 one_line(problem.message, max_chars=90),
                 one_line(problem.path or ".", max_chars=50),
                 one_line(problem.rule, max_chars=60),
             )
         refresh_header(self)
+
+    def on_data_table_row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        if 0 <= event.cursor_row < len(self.problems):
+            self.post_message(self.ProblemChosen(self, self.problems[event.cursor_row]))

@@ -35,6 +35,11 @@ class Field(Generic[RowT]):
     max_chars: int = 200
     justify: Literal["left", "right"] = "left"
     style: Callable[[RowT], str] | None = None
+    fold: int = 0
+    """When the column gives way on a narrow screen (0: never; see ``Column``)."""
+    shrink: int | None = None
+    """How narrow the column may be cut before columns fold."""
+    cut: Literal["end", "middle"] = "end"
 
     def cell(self, row: RowT) -> Text:
         text = one_line(self.text(row), max_chars=self.max_chars)
@@ -51,6 +56,9 @@ def field_columns(fields: Sequence[Field[RowT]], rows: Sequence[RowT]) -> tuple[
             field.label,
             max((shown_width(field.text(row), field.max_chars) for row in rows), default=0),
             field.justify,
+            fold=field.fold,
+            shrink=field.shrink,
+            cut=field.cut,
         )
         for field in fields
     )
@@ -98,3 +106,15 @@ class RecordTable(VirtualTable[RowT]):
 
     def _cells(self, row: RowT) -> tuple[Text, ...]:
         return tuple(field.cell(row) for field in self.fields)
+
+    def texts(self) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+        """Headers and the full text of every field of every row shown (for an export)."""
+        headers = tuple(field.label for field in self.fields)
+        return headers, tuple(tuple(field.text(row) for field in self.fields) for row in self.rows)
+
+    @property
+    def cursor_item(self) -> RowT | None:
+        """The row under the cursor."""
+        if not self.rows:
+            return None
+        return self.rows[min(self.cursor_row, len(self.rows) - 1)]

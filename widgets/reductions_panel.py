@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
@@ -40,8 +41,8 @@ engine gives for every state other than evaluated and for every has_error.
         table.add_column("State", no_wrap=True)
         table.add_column("Value", justify="right", no_wrap=True)
         table.add_column("has_error", no_wrap=True)
-        table.add_column("Coverage", no_wrap=True)
-        table.add_column("Reasons", ratio=1, overflow="fold")
+        table.add_column("Coverage", no_wrap=True, ratio=1)
+        reasons_of = Text()
         for reduction in reductions:
             coverage = reduction.coverage
             cover = Text(
@@ -49,12 +50,11 @@ engine gives for every state other than evaluated and for every has_error.
             )
             if reduction.early_stopped:
                 cover.append(" · early stop", "dim")
-            reasons = Text()
             for reason in reduction.reasons:
-                reasons.append(f"{reason.code}: ", "bold")
-                reasons.append_text(literal(reason.text, max_chars=300))
-                reasons.append("\n")
-            reasons.rstrip()
+                reasons_of.append("\n")
+                reasons_of.append_text(literal(reduction.series_id))
+                reasons_of.append(f" {reason.code}: ", "bold")
+                reasons_of.append_text(literal(reason.text, max_chars=300))
             table.add_row(
                 literal(reduction.series_id),
                 Text(reduction.state, STATE_STYLES.get(reduction.state, "")),
@@ -63,6 +63,14 @@ engine gives for every state other than evaluated and for every has_error.
                     "yes" if reduction.has_error else "no", "red" if reduction.has_error else "dim"
                 ),
                 cover,
-                reasons if reduction.reasons else Text("—", "dim"),
             )
-        self.update(table)
+        # The reasons under the table, a line each across the whole width: a column of
+        # their own would wrap them a word per line on a narrow screen.
+        if reasons_of:
+            text = Text()
+            text.append("\nReasons", "bold")
+            text.append_text(reasons_of)
+            self.update(Group(table, text))
+        else:
+            self.update(Group(table, Text("\nReasons: none (every series evaluated, no error)",
+                                          "dim")))  # fmt: skip

@@ -17,6 +17,28 @@ from widgets._table import refresh_header
 from widgets.literal import one_line
 
 COUNT_COLUMNS = ("total", "evaluated", "error", "unavailable", "invalidated")
+SHORT_COUNTS = {
+    "total": "Tot",
+    "evaluated": "Eval",
+    "error": "Err",
+    "unavailable": "Unav",
+    "invalidated": "Inv",
+}
+"""Count headers when the full ones do not fit (the help and the note spell them out)."""
+DESCRIPTIONS = (
+    ("Series", "series"),
+    ("Label", "label"),
+    ("Role", "role"),
+    ("Reducer", "reducer"),
+    ("Formula", "formula"),
+    ("Value", "value"),
+    ("95% CI", "interval"),
+)
+FOLD_ORDER = ("label", "formula", "role", "interval", "reducer")
+"""The describing columns leave a narrow table in this order; the series id, its value and
+the five counts never do."""
+INTERVAL_CELLS = 16
+"""Room kept for an interval not computed yet (``[0.2700, 0.8300]``)."""
 REFERENCE_STYLE = "italic yellow"
 
 
@@ -75,20 +97,75 @@ Move to a count and press **enter** to list exactly the tasks behind it.
         super().__init__(id=id, cursor_type="cell", zebra_stripes=True)
         self._series_ids: list[str] = []
         self._last_series: str | None = None
+        self._report: MetricReport | None = None
+        self._intervals: dict[str, str] = {}
+        """The interval text of each series, kept for a table laid out again."""
+        self._layout: tuple[frozenset[str], bool] = (frozenset(), False)
+        """The folded columns and whether the count headers are short."""
 
     def on_mount(self) -> None:
-        for label, key in (
-            ("Series", "series"),
-            ("Label", "label"),
-            ("Role", "role"),
-            ("Reducer", "reducer"),
-            ("Formula", "formula"),
-            ("Value", "value"),
-            ("95% CI", "interval"),
-        ):
-            self.add_column(label, key=key)
+        self._add_columns()
+
+    def _add_columns(self) -> None:
+        folded, short = self._layout
+        for label, key in DESCRIPTIONS:
+            if key not in folded:
+                self.add_column(label, key=key)
         for name in COUNT_COLUMNS:
-            self.add_column(name.capitalize(), key=name)
+            self.add_column(SHORT_COUNTS[name] if short else name.capitalize(), key=name)
+
+    @property
+    def folded(self) -> frozenset[str]:
+        """The describing columns left out at this width."""
+        return self._layout[0]
+
+    def _fit(self, report: MetricReport, width: int) -> tuple[frozenset[str], bool]:
+        """The columns to leave out so that the table fits ``width`` cells."""
+        cells: dict[str, int] = {"series": 6, "label": 5, "role": 4, "reducer": 7,
+                                 "formula": 7, "value": 5, "interval": INTERVAL_CELLS}  # fmt: skip
+        for series in report.series:
+            for key, text in (
+                ("series", series.series_id),
+                ("label", series.label),
+                ("role", series.role),
+                ("reducer", series.reducer_at_k),
+                ("formula", series.aggregation),
+                ("value", value_text(series).plain),
+                ("interval", self._intervals.get(series.series_id, "")),
+            ):
+                cells[key] = max(cells[key], len(text))
+        numbers = max((len(str(getattr(s.counts, n))) for s in report.series
+                       for n in COUNT_COLUMNS), default=1)  # fmt: skip
+
+        def needed(folded: set[str], short: bool) -> int:
+            described = sum(w + 2 for k, w in cells.items() if k not in folded)
+            counts = sum(
+                max(numbers, len(SHORT_COUNTS[n] if short else n)) + 2 for n in COUNT_COLUMNS
+            )
+            return described + counts + 2  # the scrollbar
+
+        folded: set[str] = set()
+        short = False
+        for key in (None, *FOLD_ORDER):
+            if key is not None:
+                folded.add(key)
+            if needed(folded, False) <= width:
+                break
+            if needed(folded, True) <= width:
+                short = True
+                break
+        else:
+            short = True
+        return frozenset(folded), short
+
+    def on_resize(self) -> None:
+        report = self._report
+        if (
+            report is not None
+            and self.size.width
+            and self._fit(report, self.size.width) != self._layout
+        ):
+            self.show(report)
 
     @property
     def series_id(self) -> str | None:
@@ -106,32 +183,68 @@ Move to a count and press **enter** to list exactly the tasks behind it.
         return column if column in COUNT_COLUMNS else None
 
     def show(self, report: MetricReport) -> None:
-        """Fill the table from ``report``."""
-        self.clear()
+        """Fill the table from ``report``, leaving out the describing columns that do not
+        fit (see :data:`FOLD_ORDER`); the cursor keeps its series and column."""
+        same = self._report is not None and [s.series_id for s in self._report.series] == [
+            s.series_id for s in report.series
+        ]
+        keep = (
+            (self.series_id, self.ordered_columns[self.cursor_column].key.value)
+            if (same and self._series_ids and self.ordered_columns)
+            else None
+        )
+        if report is not self._report:
+            self._intervals = {}  # another report: its intervals are still to come
+        self._report = report
+        layout = self._fit(report, self.size.width or 200)
+        if layout != self._layout:
+            self._layout = layout
+            self.clear(columns=True)
+            self._add_columns()
+        else:
+            self.clear()
         self._series_ids = [s.series_id for s in report.series]
+        folded = self._layout[0]
         for series in report.series:
             counts = series.counts
+            cells = {
+                "series": one_line(series.series_id),
+                "label": one_line(series.label),
+                "role": Text(series.role, "bold" if series.role == "headline" else "dim"),
+                "reducer": Text(series.reducer_at_k),
+                "formula": one_line(series.aggregation),
+                "value": value_text(series),
+                "interval": self._interval_cell(series.series_id),
+            }
             self.add_row(
-                one_line(series.series_id),
-                one_line(series.label),
-                Text(series.role, "bold" if series.role == "headline" else "dim"),
-                Text(series.reducer_at_k),
-                one_line(series.aggregation),
-                value_text(series),
-                Text("", "dim"),
+                *(cell for key, cell in cells.items() if key not in folded),
                 *(Text(str(getattr(counts, name)), justify="right") for name in COUNT_COLUMNS),
                 key=series.series_id,
             )
         refresh_header(self)
-        if self._series_ids:
+        if not self._series_ids:
+            return
+        if keep is not None and keep[0] in self._series_ids:
+            keys = [c.key.value for c in self.ordered_columns]
+            column = keys.index(keep[1]) if keep[1] in keys else self.get_column_index("value")
+            self.move_cursor(row=self._series_ids.index(keep[0]), column=column)
+        else:
             self.move_cursor(row=0, column=self.get_column_index("value"))
-            self._post_highlight()
+        self._post_highlight()
+
+    def _interval_cell(self, series_id: str) -> Text:
+        text = self._intervals.get(series_id, "")
+        return Text(text, "dim" if text in ("", "—") else "")
 
     def show_intervals(self, texts: Mapping[str, str]) -> None:
-        """Fill the interval column: series id → its text (``[0.27, 0.83]``, ``—``)."""
-        for series_id, text in texts.items():
+        """Fill the interval column: series id → its text (``[0.27, 0.83]``, ``—``); kept
+        when the column is folded at this width, shown when it fits again."""
+        self._intervals.update(texts)
+        if "interval" in self.folded:
+            return
+        for series_id in texts:
             if series_id in self._series_ids:
-                cell = Text(text, "dim" if text == "—" else "")
+                cell = self._interval_cell(series_id)
                 self.update_cell(series_id, "interval", cell, update_width=True)
         refresh_header(self)
 

@@ -46,19 +46,33 @@ task with has_error, whatever its state.
         height: auto;
     }
     TaskFilterBar Select {
-        width: 1fr;
+        width: 2fr;
     }
     TaskFilterBar SelectCurrent Static#label {
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
-    TaskFilterBar #series { width: 2fr; }
-    TaskFilterBar #state { width: 2fr; }
+    /* Widths by what the labels need: "severity" and "phase" are short words; series,
+       states, categories and issue codes are long. */
+    TaskFilterBar #series, TaskFilterBar #state, TaskFilterBar #category, TaskFilterBar #code {
+        width: 3fr;
+    }
     TaskFilterBar Input {
         width: 2fr;
     }
     TaskFilterBar.-narrow Select, TaskFilterBar.-narrow Input {
         margin-right: 1;
+    }
+    /* The open list is wider than its narrow select, one line per choice: issue codes
+       like evaluation_failed are never wrapped over three lines. */
+    TaskFilterBar SelectOverlay {
+        width: auto;
+        min-width: 36;
+        max-width: 70;
+    }
+    TaskFilterBar SelectOverlay > .option-list--option {
+        text-wrap: nowrap;
+        text-overflow: ellipsis;
     }
     """
 

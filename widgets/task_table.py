@@ -27,13 +27,28 @@ COLUMNS: tuple[tuple[str, str], ...] = (
     ("task", "Task"),
     ("category", "Category"),
     ("state", "State"),
+    ("outcomes", "Attempts"),
     ("value", "Value"),
+    ("reduction", "Reduction"),
     ("error", "has_error"),
-    ("attempts", "Attempts"),
+    ("attempts", "Recorded"),
     ("severity", "Severity"),
     ("retries", "Retries"),
 )
 RIGHT = frozenset({"value", "attempts", "retries"})
+FOLD = {
+    "attempts": 9,
+    "reduction": 7,
+    "severity": 6,
+    "error": 5,
+    "category": 3,
+    "outcomes": 2,
+}
+"""Which columns give way first on a narrow screen: the task, its state, value and retries
+never (ids, values and counts stay); "Recorded" (2/3) first, the marks say the same."""
+SHRINK = {"task": 18, "category": 14, "reduction": 22}
+"""Columns cut down (task ids and categories in the middle) before any column folds."""
+REDUCTION_CHARS = 60
 
 STATE_STYLES = {
     "evaluated": "green",
@@ -44,6 +59,16 @@ STATE_STYLES = {
 SEVERITY_STYLES = {"fatal": "bold magenta", "error": "red", "warning": "yellow"}
 
 FormatValue = Callable[[float | None], str]
+
+MARK_STYLES = {"✓": "green", "✗": "red", "!": "bold red", "◐": "yellow", "·": "dim", "?": "yellow"}
+
+
+def marks_text(marks: str) -> Text:
+    """The per-attempt marks, each in its colour."""
+    text = Text()
+    for mark in marks:
+        text.append(mark, MARK_STYLES.get(mark, ""))
+    return text
 
 
 def task_columns(rows: Sequence[TaskRow], format_value: FormatValue) -> tuple[Column, ...]:
@@ -56,13 +81,23 @@ def task_columns(rows: Sequence[TaskRow], format_value: FormatValue) -> tuple[Co
     widths["task"] = max((shown_width(row.task_id, TASK_CHARS) for row in rows), default=0)
     widths["category"] = max((shown_width(row.category, CATEGORY_CHARS) for row in rows), default=0)
     widths["state"] = max((len(row.state) for row in rows), default=0)
+    widths["outcomes"] = max((len(row.marks) for row in rows), default=0)
+    widths["reduction"] = max((shown_width(row.words, REDUCTION_CHARS) for row in rows), default=0)
     widths["value"] = max((cell_len(format_value(row.value)) for row in rows), default=0)
     widths["error"] = 3 if any(row.has_error for row in rows) else 0
     widths["attempts"] = max((len(row.attempts_text) for row in rows), default=0)
     widths["severity"] = max((len(row.severity or "") for row in rows), default=0)
     widths["retries"] = max((len(str(row.retries)) for row in rows if row.retries), default=0)
     return tuple(
-        Column(key, label, widths[key], "right" if key in RIGHT else "left")
+        Column(
+            key,
+            label,
+            widths[key],
+            "right" if key in RIGHT else "left",
+            fold=FOLD.get(key, 0),
+            shrink=SHRINK.get(key),
+            cut="middle" if key in ("task", "category") else "end",
+        )
         for key, label in COLUMNS
     )
 
@@ -75,8 +110,11 @@ class TaskTable(VirtualTable[TaskRow]):
 
     HELP = """\
 ## Tasks
-One row per task: its state and value for the selected series, attempts recorded of k,
-the most severe issue of any attempt, and retries.
+One row per task: its state and value for the selected series, one mark per attempt
+(✓ passed, ✗ failed, ◐ partial, · not run or early stop, ! an ERROR/FATAL issue,
+? no observation), the reduction in words (`mean(0, 1, 1) = 0.6667`), attempts recorded
+of k, the most severe issue of any attempt, and retries. On a narrow screen the columns
+further right fold away first; the line under the table shows the cursor's task in full.
 **enter** opens the task, **s** sorts by the cursor's column (press again to reverse).
 """
 
@@ -150,11 +188,32 @@ the most severe issue of any attempt, and retries.
             one_line(row.task_id, max_chars=TASK_CHARS),
             one_line(row.category, max_chars=CATEGORY_CHARS),
             Text(row.state, STATE_STYLES.get(row.state, "")),
+            marks_text(row.marks),
             Text(self._format_value(row.value)),
+            one_line(row.words, max_chars=REDUCTION_CHARS),
             Text("yes" if row.has_error else "", "red"),
             Text(row.attempts_text),
             Text(row.severity or "", SEVERITY_STYLES.get(row.severity or "", "")),
             Text(str(row.retries) if row.retries else ""),
+        )
+
+    def texts(self) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
+        """Headers and full cell texts of every row shown, folded columns included."""
+        headers = tuple(label for _, label in COLUMNS)
+        return headers, tuple(
+            (
+                row.task_id,
+                row.category,
+                row.state,
+                row.marks,
+                self._format_value(row.value),
+                row.words,
+                "yes" if row.has_error else "",
+                row.attempts_text,
+                row.severity or "",
+                str(row.retries) if row.retries else "",
+            )
+            for row in self.rows
         )
 
     def action_open_task(self) -> None:
@@ -167,8 +226,9 @@ the most severe issue of any attempt, and retries.
         self.action_open_task()
 
     def action_sort_column(self) -> None:
-        self.post_message(self.SortRequested(self, COLUMNS[self.cursor_column][0]))
+        if self.columns:
+            self.post_message(self.SortRequested(self, self.columns[self.cursor_column].key))
 
     def on_virtual_table_header_selected(self, event: VirtualTable.HeaderSelected) -> None:
         event.stop()
-        self.post_message(self.SortRequested(self, COLUMNS[event.column][0]))
+        self.post_message(self.SortRequested(self, self.columns[event.column].key))

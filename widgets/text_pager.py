@@ -7,6 +7,7 @@ from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
+from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.cache import LRUCache
 from textual.geometry import Size
@@ -63,9 +64,33 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
         self._document: Document | None = None
         self._pages: LRUCache[int, list[str]] = LRUCache(16)
         self._strips: LRUCache[tuple[int, int, int], Strip] = LRUCache(512)
+        self._wrapped: LRUCache[tuple[int, int, int], list[Strip]] = LRUCache(512)
         self.match_line: int | None = None
         self.needle = ""
         self._gutter = 6
+        self._wrap = False
+
+    @property
+    def wrap(self) -> bool:
+        """Long lines continue on the next rows (scrolling then moves a line at a time)."""
+        return self._wrap
+
+    @wrap.setter
+    def wrap(self, value: bool) -> None:
+        self._wrap = value
+        self._strips.clear()
+        self._wrapped.clear()
+        self._resize_virtual()
+        self.refresh()
+
+    def _resize_virtual(self) -> None:
+        document = self._document
+        count = document.line_count if document is not None else 0
+        longest = document.max_width if document is not None else 0
+        width = min(MAX_LINE_CHARS, longest) + self._gutter + 1
+        if self._wrap:
+            width = 0  # nothing to scroll sideways
+        self.virtual_size = Size(width, count)
 
     @property
     def document(self) -> Document | None:
@@ -76,12 +101,11 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
         self._document = document
         self._pages.clear()
         self._strips.clear()
+        self._wrapped.clear()
         self.match_line = None
         count = document.line_count if document is not None else 0
         self._gutter = len(str(max(count, 1))) + 1
-        longest = document.max_width if document is not None else 0
-        width = min(MAX_LINE_CHARS, longest) + self._gutter + 1
-        self.virtual_size = Size(width, count)
+        self._resize_virtual()
         self.scroll_to(0, 0, animate=False)
         self.refresh()
         self._post_moved()
@@ -97,7 +121,54 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
         offset = index - page * PAGE_LINES
         return lines[offset] if offset < len(lines) else None
 
+    def _wrapped_rows(self, index: int, width: int) -> list[Strip]:
+        """Line ``index`` cut into rows of ``width`` cells, the gutter on the first."""
+        line = self._line(index)
+        if line is None:
+            return []
+        text = self._styled(index, line)
+        text.no_wrap = False
+        room = max(1, width - self._gutter)
+        rows = text.wrap(self.app.console, room, overflow="fold") if text.plain else [text]
+        out = []
+        for number, row in enumerate(rows):
+            label = f"{index + 1:>{self._gutter - 1}} " if number == 0 else " " * self._gutter
+            segments = [Segment(label, GUTTER_STYLE), *row.render(self.app.console)]
+            strip = Strip(segments).crop(0, width).extend_cell_length(width)
+            out.append(strip.apply_style(self.rich_style))
+        return out
+
+    def _styled(self, index: int, line: str) -> Text:
+        text = literal(line)
+        if index == self.match_line and self.needle:
+            # Literal substitutions can shift columns; highlight in the shown text.
+            shown = text.plain.casefold().find(self.needle.casefold())
+            if shown >= 0:
+                text.stylize(MATCH_STYLE, shown, shown + len(self.needle))
+        return text
+
+    def _render_wrapped(self, y: int) -> Strip:
+        """Row ``y`` of the screen with wrapping: the lines from the top line on, each
+        taking as many rows as it needs."""
+        width = self.scrollable_content_region.width
+        index = int(self.scroll_y)
+        row = 0
+        while True:
+            key = (index, -1, width)
+            rows = self._wrapped.get(key)
+            if rows is None or index == self.match_line:
+                rows = self._wrapped_rows(index, width)
+                self._wrapped[key] = rows
+            if not rows:
+                return Strip.blank(width, self.rich_style)
+            if row + len(rows) > y:
+                return rows[y - row]
+            row += len(rows)
+            index += 1
+
     def render_line(self, y: int) -> Strip:
+        if self._wrap:
+            return self._render_wrapped(y)
         scroll_x, scroll_y = self.scroll_offset
         index = scroll_y + y
         width = self.scrollable_content_region.width
@@ -134,6 +205,7 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
         self.needle = needle
         self.match_line = line
         self._strips.clear()
+        self._wrapped.clear()
         if line is not None:
             self.go_to_line(line)
         else:

@@ -27,25 +27,12 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
+from widgets.columns import PADDING, Column, fit_columns
+from widgets.literal import cut_middle
+
 RowT = TypeVar("RowT")
 CursorType = Literal["cell", "row"]
-PADDING = 1
-"""Blank cells on each side of a column, as in DataTable."""
 CACHE_LINES = 512
-
-
-@dataclass(frozen=True)
-class Column:
-    """One column: its key, header label, content width (without padding) and alignment."""
-
-    key: str
-    label: str
-    width: int
-    justify: Literal["left", "right"] = "left"
-
-    @property
-    def render_width(self) -> int:
-        return max(self.width, len(self.label)) + 2 * PADDING
 
 
 class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
@@ -161,7 +148,9 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
         super().__init__(id=id, classes=classes)
         self.cursor_type: CursorType = cursor_type
         self.zebra_stripes = zebra_stripes
+        self._all_columns: tuple[Column, ...] = tuple(columns)
         self._columns: tuple[Column, ...] = tuple(columns)
+        self._shown: tuple[int, ...] = tuple(range(len(self._columns)))
         self._rows: Sequence[RowT] = ()
         self._row_cells: Callable[[RowT], Sequence[Text]] = lambda row: ()
         self._cursor = (0, 0)
@@ -172,7 +161,13 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
     # What the table shows.
     @property
     def columns(self) -> tuple[Column, ...]:
+        """The columns on screen (some may be folded away or shrunk: see :class:`Column`)."""
         return self._columns
+
+    @property
+    def folded(self) -> tuple[Column, ...]:
+        """The columns left out because the table is too narrow for them."""
+        return tuple(c for i, c in enumerate(self._all_columns) if i not in self._shown)
 
     @property
     def rows(self) -> Sequence[RowT]:
@@ -184,7 +179,21 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
         return len(self._rows)
 
     def set_columns(self, columns: Sequence[Column]) -> None:
-        self._columns = tuple(columns)
+        self._all_columns = tuple(columns)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Choose the columns that fit the width: shrink, then fold (see :class:`Column`)."""
+        width = self.scrollable_content_region.width or self.size.width
+        key = self._columns[self.cursor_column].key if self._columns else None
+        shown, columns = fit_columns(self._all_columns, width)
+        self._shown = tuple(shown)
+        self._columns = columns
+        keys = [c.key for c in self._columns]
+        if key in keys:
+            self._cursor = (self._cursor[0], keys.index(key))
+        else:
+            self._cursor = (self._cursor[0], min(self._cursor[1], max(0, len(keys) - 1)))
         self._changed()
 
     def set_rows(
@@ -210,7 +219,7 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
     def get_cell_at(self, coordinate: tuple[int, int]) -> Text:
         """The cell at (row, column), as rendered (``DataTable.get_cell_at``)."""
         row, column = coordinate
-        return self._row_cells(self._rows[row])[column]
+        return self._row_cells(self._rows[row])[self._shown[column]]
 
     # The cursor.
     @property
@@ -342,6 +351,7 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
 
     def _on_resize(self, event: events.Resize) -> None:
         self._lines.clear()
+        self._fit()
 
     def render_lines(self, crop: Region) -> list[Strip]:
         # The widget's own style walks its ancestors: work it out once per update.
@@ -376,7 +386,8 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
             cells: Sequence[Text] = [Text(column.label) for column in self._columns]
             style = base + self.get_component_rich_style("virtual-table--header")
         else:
-            cells = self._row_cells(self._rows[row])
+            every = self._row_cells(self._rows[row])
+            cells = [every[i] for i in self._shown if i < len(every)]
             stripe = "virtual-table--odd-row" if row % 2 else "virtual-table--even-row"
             style = base + (
                 self.get_component_rich_style(stripe) if self.zebra_stripes else Style()
@@ -423,6 +434,8 @@ def _cell_segments(
     """One cell cut and aligned to its column, padded, over ``style`` (``post`` on top)."""
     text = cell.copy()
     content = column.render_width - 2 * PADDING
+    if column.cut == "middle" and text.cell_len > content:
+        text = cut_middle(text, content)
     text.truncate(content, overflow="ellipsis")
     text.align(justify, content)
     # Text.render leaves the text's own style (not its spans) to the caller.

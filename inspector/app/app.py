@@ -30,6 +30,7 @@ from inspector.compare import compare_plans
 from inspector.engine import EngineError, Recomputation
 from inspector.results.discover import is_run
 from inspector.session import Session
+from inspector.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.loading.early import EarlyOpen
@@ -71,6 +72,15 @@ class InspectorApp(App[None]):
             "task folders are read again)",
         ),
         Binding("question_mark,f1", "help", "Help", tooltip="Keys and what this screen shows"),
+        Binding(
+            "ctrl+s",
+            "export",
+            "Export",
+            tooltip="Write the rows on screen to a CSV / JSON / Markdown file (never into "
+            "the run directory)",
+        ),
+        Binding("y", "copy", "Copy id", show=False, tooltip="Copy the task id under the cursor"),
+        Binding("Y", "copy(True)", "Copy row", show=False, tooltip="Copy the row under the cursor"),
     ]
 
     def __init__(
@@ -292,7 +302,13 @@ class InspectorApp(App[None]):
                 candidates.extend(screen.sessions)
         return next((s for s in candidates if s.recomputation is recomputation), None)
 
-    def open_task(self, session: Session | None, task_id: str, series_id: str | None) -> None:
+    def open_task(
+        self,
+        session: Session | None,
+        task_id: str,
+        series_id: str | None,
+        side: str | None = None,
+    ) -> None:
         from inspector.app.screens.task import TaskScreen
 
         rec = session.recomputation if session is not None else None
@@ -300,7 +316,7 @@ class InspectorApp(App[None]):
             self.notify("This task cannot be opened from here.", severity="warning")
             return
         series_id = series_id or rec.report.summary_series.series_id
-        self.push_screen(TaskScreen(session, task_id, series_id))
+        self.push_screen(TaskScreen(session, task_id, series_id, side))
 
     @on(TaskChosen)
     def _task_chosen(self, message: TaskChosen) -> None:
@@ -314,14 +330,61 @@ class InspectorApp(App[None]):
             return
         side_b = message.side == "b"
         session = screen.sessions[1 if side_b else 0]
-        self.open_task(session, message.task_id, message.series_b if side_b else message.series_a)
+        comparison = screen.comparison
+        side = f"side B: {comparison.label_b}" if side_b else f"side A: {comparison.label_a}"
+        self.open_task(
+            session, message.task_id, message.series_b if side_b else message.series_a, side
+        )
 
     # Actions.
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide Back on the first screen: there is nothing to go back to."""
         if action == "back":
             return sum(not isinstance(s, ModalScreen) for s in self.screen_stack) > 2
+        if action == "export":
+            return callable(getattr(self.screen, "export_table", None))
+        if action == "copy":
+            return callable(getattr(self.screen, "copy_text", None))
         return True
+
+    def run_dirs(self) -> list[Path]:
+        """Every run directory open in a screen (an export never goes into one)."""
+        dirs = {p.resolve() for p in self.paths if p.is_dir()}
+        for screen in self.screen_stack:
+            for session in (
+                getattr(screen, "session", None),
+                *(getattr(screen, "sessions", None) or ()),
+            ):
+                if isinstance(session, Session):
+                    dirs.add(session.run.path.resolve())
+        return sorted(dirs)
+
+    def action_export(self) -> None:
+        """Ask where to write the table on screen, then write it and say where."""
+        from inspector.app.screens.table_export import TableExportScreen
+
+        table = getattr(self.screen, "export_table", lambda: None)()
+        if table is None:
+            self.notify("Nothing to export on this screen.", severity="warning")
+            return
+        folder = self.settings.cwd or Path(os.getcwd())
+
+        def written(path: Path | None) -> None:
+            if path is not None:
+                self.notify(f"Wrote {len(table.rows):,} rows to {path}", title="Exported",
+                            markup=False, timeout=8)  # fmt: skip
+
+        self.push_screen(TableExportScreen(table, folder, self.run_dirs()), written)
+
+    def action_copy(self, row: bool = False) -> None:
+        """Copy the task id (``Y``: the whole row, tab-separated) under the cursor."""
+        text = getattr(self.screen, "copy_text", lambda row: None)(row)
+        if not text:
+            self.notify("Nothing under the cursor to copy.", severity="warning")
+            return
+        self.copy_to_clipboard(text)
+        shown = visible(text if len(text) <= 60 else text[:59] + "…", one_line=True)
+        self.notify(f"Copied: {shown}", markup=False, timeout=3)
 
     def action_back(self) -> None:
         if len(self.screen_stack) > 2:

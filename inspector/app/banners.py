@@ -21,8 +21,28 @@ def refusal_lines(session: Session) -> list[Text]:
     ]
 
 
+def status_lines(session: Session) -> list[Text]:
+    """The run's own status when it did not simply complete: cancelled, failed or never
+    finished, with AgentCompass's error text (a failed run must not look finished)."""
+    info = session.run.run_info or {}
+    status = info.get("status")
+    error = info.get("error")
+    if status == "completed" and not error:
+        return []
+    line = Text("Run status: ", "bold")
+    if isinstance(status, str) and status:
+        line += one_line(status, max_chars=40)
+    else:
+        line.append("not finished", "bold yellow")
+        line.append(" (run_info.json has no final status)", "dim")
+    if isinstance(error, str) and error and error != status:
+        line.append(" · AgentCompass: ", "bold")
+        line += one_line(error, max_chars=300)
+    return [line]
+
+
 def failed_lines(session: Session) -> list[Text]:
-    lines = []
+    lines = status_lines(session)
     rec = session.recomputation
     if rec is not None and rec.report.evaluation_failed:
         lines.append(

@@ -8,10 +8,12 @@ neither textual nor rich.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from inspector import audit
+from inspector.app.outcomes import attempt_marks, reduction_words
 from inspector.engine import (
     ERROR,
     EVALUATED,
@@ -21,6 +23,7 @@ from inspector.engine import (
     TaskReduction,
 )
 from inspector.engine.model import SEVERITIES, TaskRecord
+from inspector.engine.render import format_value
 
 COUNT_NAMES = ("total", "evaluated", "error", "unavailable", "invalidated")
 
@@ -38,6 +41,9 @@ COUNTS_NOTE = (
     "“error” counts tasks with an ERROR/FATAL issue or a missing attempt and overlaps the "
     "other counts, so evaluated + error can exceed total (AgentCompass counts them so)."
 )
+
+COUNTS_NOTE_SHORT = "total = evaluated + unavailable + invalidated · “error” overlaps them (see ?)"
+"""The counts note on a screen narrower than 120 columns."""
 
 # State filter tokens: a count ("count:error") or a single reduction state ("state:error").
 STATE_FILTERS: tuple[tuple[str, str], ...] = (
@@ -69,6 +75,10 @@ class TaskRow:
     retries: int
     issue_keys: frozenset[tuple[str, str, str]]
     reduction: TaskReduction
+    marks: str = ""
+    """One mark per attempt: ✓ passed, ✗ failed, · not run, ! error (:mod:`.outcomes`)."""
+    words: str = ""
+    """The reduction in words: ``mean(0, 1, 1) = 0.6667``, or why there is no value."""
 
     @property
     def attempts_text(self) -> str:
@@ -143,6 +153,12 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
     """
     k = recomputation.plan.k
     tasks = recomputation.tasks
+    series = audit.series_of(recomputation, series_id)
+    metric_id = series.metric_id
+
+    def shown(value: float | None) -> str:
+        return format_value(value, series)
+
     rows = []
     for index, entry in enumerate(audit.scoped_tasks(recomputation, series_id)):
         task = tasks[index]
@@ -165,6 +181,8 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
                 retries=task.retry_count,
                 issue_keys=frozenset(issue_keys) if issue_keys else NO_ISSUES,
                 reduction=entry.reduction,
+                marks=attempt_marks(task, k, metric_id),
+                words=reduction_words(task, entry.reduction, series, shown),
             )
         )
     return rows
@@ -214,13 +232,29 @@ def filter_rows(rows: Iterable[TaskRow], task_filter: TaskFilter) -> list[TaskRo
 
 _STATE_ORDER = {EVALUATED: 0, UNAVAILABLE: 1, ERROR: 2, INVALIDATED: 3}
 
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
+    """A sort key that orders the digit runs of ``text`` as numbers: ``task-5`` before
+    ``task-13`` (text order puts 13, 20, 25, 39 before 5 and 7). Case is ignored, then
+    kept as the tie-break."""
+    parts: list[tuple[int, int | str]] = []
+    for index, part in enumerate(_DIGITS.split(text)):
+        if index % 2:
+            parts.append((0, int(part)))
+        elif part:
+            parts.append((1, part.casefold()))
+    parts.append((-1, text))
+    return tuple(parts)
+
 
 def sort_value(row: TaskRow, column: str) -> object:
     """What ``column`` sorts ``row`` by (None: a missing value)."""
     if column == "task":
-        return row.task_id
+        return natural_key(row.task_id)
     if column == "category":
-        return row.category
+        return natural_key(row.category)
     if column == "state":
         return _STATE_ORDER.get(row.state, 9)
     if column == "value":
@@ -229,6 +263,10 @@ def sort_value(row: TaskRow, column: str) -> object:
         return row.has_error
     if column == "attempts":
         return row.attempts
+    if column == "outcomes":
+        return row.marks
+    if column == "reduction":
+        return natural_key(row.words)
     if column == "severity":
         return SEVERITY_RANK.get(row.severity or "", 0)
     if column == "retries":

@@ -26,7 +26,10 @@ from inspector.app.model import (
 )
 from inspector.engine import Recomputation
 
-SORT_COLUMNS = ("task", "category", "state", "value", "error", "attempts", "severity", "retries")
+SORT_COLUMNS = (
+    "task", "category", "state", "outcomes", "value", "reduction", "error", "attempts",
+    "severity", "retries",
+)  # fmt: skip
 """The columns of the tasks table (what :func:`sort_value` knows)."""
 
 

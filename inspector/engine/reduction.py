@@ -76,6 +76,11 @@ class _TaskFacts:
     gap_or_unstopped: bool
 
 
+def _article(word: str) -> str:
+    """The article: "an" before a vowel (an ERROR issue, an avg@3 run), else "a" (a FATAL issue)."""
+    return "an" if word[:1].lower() in "aeiou" else "a"
+
+
 def _fmt_attempts(indices: Sequence[int]) -> str:
     word = "attempt" if len(indices) == 1 else "attempts"
     return f"{word} {', '.join(str(i) for i in indices)}"
@@ -155,7 +160,7 @@ def _issue_reasons(attempts: Sequence[Attempt], severity: str, code: str) -> lis
                 reasons.append(
                     Reason(
                         code,
-                        f"attempt {attempt.index} has a {severity.upper()} issue "
+                        f"attempt {attempt.index} has {_article(severity)} {severity.upper()} issue "
                         f"{issue.phase}/{issue.code}: {issue.message}",
                         (attempt.index,),
                         issue,

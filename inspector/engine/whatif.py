@@ -84,10 +84,11 @@ def derive(
                 task, attempts=attempts, retry_counts=retry_counts, plan_k=k, plan_strategy=strategy
             )
         )
+    run = f"{'an' if source_strategy[:1] in 'aeiou' else 'a'} {source_strategy}@{source_k} run"
     if k == 1:
-        description = f"k=1 on attempt 1 of a {source_strategy}@{source_k} run"
+        description = f"k=1 on attempt 1 of {run}"
     else:
-        description = f"{strategy}@{k} on attempts 1..{k} of a {source_strategy}@{source_k} run"
+        description = f"{strategy}@{k} on attempts 1..{k} of {run}"
     notes: list[str] = []
     equivalent = True
     if not_run:

@@ -38,6 +38,10 @@ RULE_SPECIAL = "result files are regular files"  # spec §1.3
 RULE_NO_DETAILS = "details/ holds the task folders"  # spec §1.7 step 1
 
 
+NOTED_RULES = frozenset({RULE_RUN_INFO_V2})
+"""Problems about a file that is still read (a v2 ``run_info.json`` loads): only noted."""
+
+
 @dataclass(frozen=True)
 class LoadProblem:
     """One thing wrong with one file of a run.
@@ -59,6 +63,14 @@ class LoadProblem:
     def __post_init__(self) -> None:
         # A problem is always one line, whatever the exception text held.
         object.__setattr__(self, "message", one_line(self.message))
+
+    @property
+    def effect(self) -> str:
+        """What the problem does: ``refuses run`` (AgentCompass would refuse the whole run),
+        ``noted`` (the file is still read) or ``skipped`` (the file or task is left out)."""
+        if self.blocking:
+            return "refuses run"
+        return "noted" if self.rule in NOTED_RULES else "skipped"
 
     def line(self) -> str:
         """``<path>: <message>``, one line, for CLI stderr ("." names the run directory)."""

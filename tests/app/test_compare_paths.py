@@ -61,7 +61,7 @@ async def test_what_if_shows_k1_beside_avg3(run_path) -> None:  # type: ignore[n
         header = static_text(screen.header_text)
         assert "(the stored plan)" in header and "k=1 (derived)" in header
         assert "equivalent to having run it: yes" in header
-        assert "B is a derived plan: k=1 on attempt 1 of a avg@3 run" in header
+        assert "B is a derived plan: k=1 on attempt 1 of an avg@3 run" in header
         # k=1 derived from avg@3 equals the same tasks run with k=1 (the fixture built so).
         first = open_run(run_path("k3_avg_first_attempt")).recomputation
         assert first is not None
@@ -83,7 +83,7 @@ async def test_what_if_shows_k1_beside_avg3(run_path) -> None:  # type: ignore[n
         task = app.screen
         assert isinstance(task, TaskScreen)
         assert task.session.recomputation is c.b and [card.index for card in task.cards] == [1]
-        assert "derived plan: k=1 on attempt 1 of a avg@3 run" in static_text(
+        assert "derived plan: k=1 on attempt 1 of an avg@3 run" in static_text(
             task.query_one("#task-head")
         )
         await pilot.press("escape", "escape")

@@ -119,7 +119,7 @@ async def test_sort_by_column_and_reverse(run_path) -> None:  # type: ignore[no-
         table = screen.task_table
         sorts = capture(table, TaskTable.SortRequested)
         table.focus()
-        table.move_cursor(column=3)  # Value
+        table.move_cursor(column=table.get_column_index("value"))
         await pilot.press("s")
         await settle(pilot)
         assert [m.column for m in sorts] == ["value"]

@@ -79,7 +79,7 @@ def test_plans_side_by_side() -> None:
     assert (c.label_a, c.label_b, c.kind) == ("avg@3", "k=1 (derived)", "plans")
     assert [p.label for p in c.series] == ["correct.avg@3 ↔ correct.native@1", "correct.pass@3"]
     assert c.warnings == ()
-    assert "B is a derived plan: k=1 on attempt 1 of a avg@3 run" in c.notes
+    assert "B is a derived plan: k=1 on attempt 1 of an avg@3 run" in c.notes
     # every aligned task: the avg@3 value against attempt 1's value
     changes = {ch.task_id: (ch.value_a, ch.value_b) for ch in c.changes()}
     for tid, (avg, first) in changes.items():

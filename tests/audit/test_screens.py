@@ -120,8 +120,9 @@ async def test_compare_shows_k1_beside_avg3_and_filters_tasks() -> None:
         assert str(row[0]) == "correct.avg@3 ↔ correct.native@1"
         # the value, then (once computed) its 95% interval
         assert str(row[1]).split(" ")[0] == f"{rec.report.series[0].shown_value:.6g}"
-        # default filter: flips and state changes — avg@3 values against 0/1 are neither
-        assert _keys(screen.task_table) == []
+        # default filter: every changed task (avg@3 values against 0/1 change in value)
+        changed = [c.task_id for c in screen.comparison.tasks(screen.pair) if c.changed]
+        assert changed and _keys(screen.task_table) == changed
         await pilot.press("f", "f", "f")  # changes → flips → states → all
         await settled(pilot)
         assert screen.task_filter == "all" and len(screen.task_table.rows) == 10

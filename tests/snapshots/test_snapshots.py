@@ -183,7 +183,7 @@ class TestTasksScreen:
 
         async def sort(pilot: Pilot[None]) -> None:
             table = pilot.app.screen.query_one("TaskTable")
-            table.move_cursor(column=3)  # type: ignore[attr-defined]
+            table.move_cursor(column=table.get_column_index("value"))  # type: ignore[attr-defined]
             await pilot.press("s", "s")
 
         assert snap_compare(

@@ -20,20 +20,28 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from inspector.app.intervals import bounds_text
+from inspector.app.table_export import Table
+from inspector.app.titles import middle, place, plural, session_title
 from inspector.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.engine import MetricSeries
 from inspector.paired import paired_lines
 from inspector.run_stats import series_stats
 from inspector.session import Session
-from widgets.literal import literal, one_line
+from widgets.literal import literal, literal_plain, one_line
 from widgets.record_table import Field, RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
 
+SIDE_LABEL_CHARS = 28
+"""A value column's header keeps this much of its side's label, cut in the middle."""
+NARROW_SIDE_LABEL_CHARS = 16
+"""The same below 120 columns (both value columns stay on an 80-column screen)."""
+
 FILTERS = ("changes", "flips", "states", "all")
-"""Task filters: flips or state changes (default), flips only, state changes only, every task."""
+"""Task filters: every changed task (default: a flip, a state, a value or has_error that
+differs, or a task on one side only), flips only, state changes only, every task."""
 
 FILTER_LABELS = {
-    "changes": "flips and state changes",
+    "changes": "changed (flips, states, values)",
     "flips": "flips 0→1 / 1→0",
     "states": "state changes",
     "all": "all tasks",
@@ -65,7 +73,7 @@ class StatsReady(Message):
 class SideIntervals(Message):
     """Each side's value with its 95% interval: (series row, "a" / "b") → text."""
 
-    texts: dict[tuple[int, str], str]
+    texts: dict[tuple[int, str], Text]
 
 
 @dataclass
@@ -83,11 +91,14 @@ def _number(value: float | None) -> str:
     return "—" if value is None else f"{value:.6g}"
 
 
-def _value(series: MetricSeries | None) -> str:
-    """The series' number; a failed evaluation's reference value is marked as such."""
-    if series is not None and series.value is None and series.reference_value is not None:
-        return _number(series.reference_value) + " (reference)"
-    return _number(series.shown_value if series else None)
+def _value(series: MetricSeries | None) -> Text:
+    """The shown value of one side, marked when it is the reference value of a failed
+    evaluation (as the overview marks it)."""
+    if series is None:
+        return Text("—")
+    if series.value is None and series.reference_value is not None:
+        return Text(f"{series.reference_value:.6g} (reference)", "italic yellow")
+    return Text(_number(series.value))
 
 
 def _counts(series: MetricSeries | None) -> str:
@@ -98,7 +109,7 @@ def _counts(series: MetricSeries | None) -> str:
 
 
 CHANGE_FIELDS: tuple[Field[TaskChange], ...] = (
-    Field("task", "task", lambda change: change.task_id),
+    Field("task", "task", lambda change: change.task_id, shrink=18, cut="middle"),
     Field("change", "change", lambda change: change.kind),
     Field("state_a", "A state", lambda change: change.state_a or "—"),
     Field("value_a", "A value", lambda change: _number(change.value_a)),
@@ -114,7 +125,7 @@ def _keep(change: TaskChange, task_filter: str) -> bool:
         return change.flip is not None
     if task_filter == "states":
         return change.state_changed or change.a is None or change.b is None
-    return change.flip is not None or change.state_changed or change.a is None or change.b is None
+    return change.changed or change.a is None or change.b is None
 
 
 class CompareScreen(Screen[None]):
@@ -136,6 +147,7 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
         Binding("f", "next_filter", "Filter", tooltip="Flips+state changes / flips / states / all"),
         Binding("b", "open_b", "Task in B", tooltip="Open the highlighted task on side B"),
+        Binding("x", "swap", "Swap A/B", tooltip="Exchange the sides: B becomes A"),
         Binding(
             "w", "what_if", "What-if", tooltip="Compare the stored plan with another derived plan"
         ),
@@ -153,13 +165,12 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         """Sides A and B, for opening a task (None: tasks cannot be opened from here)."""
         self.pair: SeriesPair = self._default_pair()
         self.shown: tuple[TaskChange, ...] = ()
+        self.keep_task: TaskChange | None = None
+        """Put the task cursor (and the focus) on this task once the tasks are listed."""
         self._stats: dict[str, PairedStats] = {}
 
     def _default_pair(self) -> SeriesPair:
-        try:
-            return self.comparison.pair()
-        except (KeyError, StopIteration):
-            return self.comparison.series[0]
+        return self.comparison.opening_pair()
 
     @property
     def header_text(self) -> Static:
@@ -193,24 +204,32 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
     def _side_label(self, side: str) -> Text:
         """A value column's header: ``A avg@3`` / ``B k=1 (derived)`` / ``A <run>``."""
         label = self.comparison.label_a if side == "A" else self.comparison.label_b
-        return Text(f"{side} ") + one_line(label, max_chars=24)
+        chars = SIDE_LABEL_CHARS if self.app.size.width >= 120 else NARROW_SIDE_LABEL_CHARS
+        return Text(f"{side} {middle(literal_plain(label), chars)}")
 
     def on_mount(self) -> None:
         c = self.comparison
-        self.sub_title = "compare plans" if c.kind == PLANS else "compare runs"
+        if self.sessions is not None:
+            self.title = session_title(self.sessions[0])
+        self.sub_title = place(
+            "compare plans" if c.kind == PLANS else "compare runs",
+            f"A {c.label_a}",
+            f"B {c.label_b}",
+        )
         text = Text()
+        room = max(24, self.app.size.width - 6)
         text.append("A: ", "bold")
-        text.append_text(one_line(c.label_a))
+        text.append(middle(literal_plain(c.label_a), room))
         if c.kind == PLANS and not c.a.plan.derived:
             text.append(" (the stored plan)", "dim")
+        if c.derivation is not None and c.derived_side == "A":
+            self._equivalence(text)
         text.append("\nB: ", "bold")
-        text.append_text(one_line(c.label_b))
-        if c.derivation is not None:
-            equivalent = c.derivation.equivalent
-            text.append(
-                " · equivalent to having run it: " + ("yes" if equivalent else "no"),
-                "bold" if equivalent else "bold yellow",
-            )
+        text.append(middle(literal_plain(c.label_b), room))
+        if c.kind == PLANS and not c.b.plan.derived:
+            text.append(" (the stored plan)", "dim")
+        if c.derivation is not None and c.derived_side == "B":
+            self._equivalence(text)
         for warning in c.warnings:
             text.append("\n⚠ ", "bold yellow")
             text.append_text(literal(warning))
@@ -219,7 +238,7 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
             text.append_text(literal(note))
         for side, ids in (("A", c.only_a), ("B", c.only_b)):
             if ids:
-                text.append(f"\n{len(ids)} tasks only in {side}")
+                text.append(f"\n{plural(len(ids), 'task')} only in {side}")
         text.append("\ncounts: total/evaluated/error/unavailable/invalidated", "dim")
         self.header_text.update(text)
         for index, pair in enumerate(c.series):
@@ -246,13 +265,24 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
             for key, rec, series in (("a", c.a, pair.a), ("b", c.b, pair.b)):
                 if series is not None:
                     interval = series_stats(rec, series).own.interval
-                    texts[(index, key)] = f"{_value(series)} {bounds_text(interval)}"
+                    cell = _value(series)
+                    cell.append(f" {bounds_text(interval)}", "dim")
+                    texts[(index, key)] = cell
         self.post_message(SideIntervals(texts))
 
     @on(SideIntervals)
     def _show_side_intervals(self, message: SideIntervals) -> None:
         for (index, key), text in message.texts.items():
             self.series_table.update_cell(str(index), key, text, update_width=True)
+
+    def _equivalence(self, text: Text) -> None:
+        derivation = self.comparison.derivation
+        assert derivation is not None
+        equivalent = derivation.equivalent
+        text.append(
+            " · equivalent to having run it: " + ("yes" if equivalent else "no"),
+            "bold" if equivalent else "bold yellow",
+        )
 
     def show_tasks(self) -> None:
         """List the aligned tasks of the current series pair that pass the filter (picked in
@@ -274,13 +304,18 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         self.shown = message.changes
         self.task_table.loading = False
         self.task_table.show(self.shown, columns=message.columns)
+        keep, self.keep_task = self.keep_task, None
+        if keep is not None:
+            rows = [i for i, change in enumerate(self.shown) if change.task_id == keep.task_id]
+            self.task_table.move_cursor(row=rows[0] if rows else 0)
+            self.task_table.focus()
         self._show_stats()
         self.refresh_bindings()
 
     def _show_stats(self) -> None:
         text = Text()
         text.append_text(one_line(self.pair.label))
-        text.append(f" · {len(self.shown)} tasks · {FILTER_LABELS[self.task_filter]}")
+        text.append(f" · {plural(len(self.shown), 'task')} · {FILTER_LABELS[self.task_filter]}")
         stats = self._stats.get(self.pair.label)
         if self.pair.a is None or self.pair.b is None:
             text.append(" · this series exists on one side only")
@@ -340,6 +375,40 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
             return
         row = min(table.cursor_row, len(self.shown) - 1)
         self._choose(self.shown[row], "b")
+
+    def export_table(self) -> Table:
+        """The aligned tasks listed for the series pair (ctrl+s)."""
+        headers, rows = self.task_table.texts()
+        headers = tuple(
+            h.replace("A ", f"A ({self.comparison.label_a}) ", 1).replace(
+                "B ", f"B ({self.comparison.label_b}) ", 1
+            )
+            for h in headers
+        )
+        return Table(f"compare-{self.pair.label}", headers, rows)
+
+    def copy_text(self, row: bool = False) -> str | None:
+        change = self.task_table.cursor_item
+        if change is None:
+            return None
+        if not row:
+            return change.task_id
+        return "\t".join(field.text(change) for field in CHANGE_FIELDS)
+
+    def action_swap(self) -> None:
+        """Show the same comparison with B as side A (the cursor stays on its series)."""
+        swapped = CompareScreen(
+            self.comparison.swapped(),
+            None if self.sessions is None else (self.sessions[1], self.sessions[0]),
+        )
+        swapped.pair = next(
+            (p for p in swapped.comparison.series if (p.a, p.b) == (self.pair.b, self.pair.a)),
+            swapped.pair,
+        )
+        swapped.set_reactive(CompareScreen.task_filter, self.task_filter)
+        if self.focused is self.task_table and self.shown:
+            swapped.keep_task = self.shown[min(self.task_table.cursor_row, len(self.shown) - 1)]
+        self.app.switch_screen(swapped)
 
     def action_what_if(self) -> None:
         from inspector.app.app import InspectorApp

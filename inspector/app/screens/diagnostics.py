@@ -24,7 +24,9 @@ from textual.widgets.option_list import Option
 
 from inspector.app.diagnostics import STEP_MARK, Source, attempt_sources
 from inspector.app.documents import Document, FileDocument
+from inspector.app.handoff import command_of
 from inspector.app.payloads import read_payload
+from inspector.app.titles import place, session_title
 from inspector.results import ResultFileError
 from inspector.results.layout import open_regular
 from inspector.session import Session
@@ -64,6 +66,8 @@ class DocumentReady(Message):
 
 @dataclass
 class MatchFound(Message):
+    key: str | None
+    """The source searched (a match in a document no longer shown is dropped)."""
     needle: str
     line: int | None
 
@@ -77,10 +81,16 @@ Everything recorded about one attempt, keyed by where it was found: the executio
 diagnostics, the verifier's raw data (`meta.benchmark.eval_raw_data`), analyzer verdicts,
 retry records and archived executions, artifact files, the trajectory step by step, and the
 raw files. Text is read a page at a time and shown literally.
+**,** / **.** switch to the previous / next attempt of the task (the same section stays
+open when that attempt has it); **enter** reads the section, **escape** goes back to the
+list of sections; **w** wraps long lines.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", tooltip="Find text in this document"),
+        Binding("comma", "attempt(-1)", "Prev attempt", tooltip="The previous attempt's evidence"),
+        Binding("full_stop", "attempt(1)", "Next attempt", tooltip="The next attempt's evidence"),
+        Binding("w", "wrap", "Wrap", tooltip="Wrap long lines (again: one line per line)"),
         Binding("n", "next_match", "Next", show=False),
         Binding(
             "right_square_bracket",
@@ -95,8 +105,8 @@ raw files. Text is read a page at a time and shown literally.
             show=False,
             tooltip="Jump to the previous trajectory step",
         ),
-        Binding("o", "open_pager", "Pager", tooltip="Open in $PAGER"),
-        Binding("e", "open_editor", "Editor", tooltip="Open a copy in $EDITOR"),
+        Binding("o", "open_pager", "Pager: this", tooltip="Read this file in $PAGER"),
+        Binding("e", "open_editor", "Editor: a copy", tooltip="Open a copy in $EDITOR"),
         Binding("c", "copy", "Copy", tooltip="Copy this document (first MiB) to the clipboard"),
         Binding("escape", "back", "Back", tooltip="Close search, then go back"),
     ]
@@ -152,9 +162,34 @@ raw files. Text is read a page at a time and shown literally.
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = f"diagnostics · attempt {self.attempt}"
+        self.title = session_title(self.session)
+        self.show_attempt(self.attempt)
+
+    @property
+    def attempts(self) -> list[int]:
+        """The attempts the task recorded (the ones this screen can switch between)."""
+        rec = self.session.recomputation
+        if rec is None or self.task_id not in rec.task_index():
+            return [self.attempt]
+        return sorted(rec.tasks[rec.task_index()[self.task_id]].attempts) or [self.attempt]
+
+    def show_attempt(self, attempt: int) -> None:
+        """List the sources of ``attempt`` (in a worker); the open section stays open."""
+        self.attempt = attempt
+        rec = self.session.recomputation
+        k = rec.plan.k if rec is not None else attempt
+        self.sub_title = place(f"attempt {attempt} of {k}", f"task {self.task_id}", "diagnostics")
         self.source_list.loading = True
         self._find_sources()
+
+    def action_attempt(self, step: int) -> None:
+        attempts = self.attempts
+        position = attempts.index(self.attempt) if self.attempt in attempts else 0
+        target = attempts[max(0, min(len(attempts) - 1, position + step))]
+        if target == self.attempt:
+            self.notify(f"Attempt {target} is the {'last' if step > 0 else 'first'} recorded.")
+            return
+        self.show_attempt(target)
 
     @work(
         thread=True,
@@ -188,15 +223,22 @@ raw files. Text is read a page at a time and shown literally.
     def _sources_ready(self, message: SourcesReady) -> None:
         self.source_list.loading = False
         self.sources = message.sources
+        keys = [s.key for s in self.sources]
+        keep = self.current_key if self.current_key in keys else None
+        pager_focused = self.focused is self.pager
+        self.current_key = None  # open the section again: it is another attempt's now
         self.source_list.clear_options()
         self.source_list.add_options(
             Option(one_line(s.label, max_chars=60), id=s.key) for s in self.sources
         )
+        self.show_notice(None, None)
         if message.error:
             self.show_notice("cannot list the sources", message.error)
         if self.sources:
-            self.source_list.highlighted = 0
-            self.source_list.focus()
+            self.source_list.highlighted = keys.index(keep) if keep is not None else 0
+            (self.pager if pager_focused and keep is not None else self.source_list).focus()
+        else:
+            self.pager.show(None)
 
     @on(OptionList.OptionHighlighted, "#sources")
     def _source_highlighted(self, message: OptionList.OptionHighlighted) -> None:
@@ -233,6 +275,8 @@ raw files. Text is read a page at a time and shown literally.
             return
         self.pager.loading = False
         self.pager.show(message.document)
+        if self.needle and message.document is not None:
+            self._find(message.document, self.needle, -1, False)  # the search follows
         source = next((s for s in self.sources if s.key == message.key), None)
         if message.error:
             self.show_notice("cannot open", message.error)
@@ -245,6 +289,7 @@ raw files. Text is read a page at a time and shown literally.
     def _moved(self, message: TextPager.Moved) -> None:
         document = self.pager.document
         text = Text()
+        text.append(f"attempt {self.attempt} · ", "bold")
         if document is not None:
             text.append_text(one_line(document.title, max_chars=60))
             text.append(
@@ -256,6 +301,8 @@ raw files. Text is read a page at a time and shown literally.
             text.append(" · ")
             text.append_text(one_line(self.needle, max_chars=40))
             text.append(" not found", "yellow")
+        if self.focused is self.pager:
+            text.append(" · esc: sections", "dim")
         self.status.update(text)
 
     def action_search(self) -> None:
@@ -285,6 +332,9 @@ raw files. Text is read a page at a time and shown literally.
         )
         self._find(document, self.needle, start, backwards)
 
+    def action_wrap(self) -> None:
+        self.pager.wrap = not self.pager.wrap
+
     def action_step(self, backwards: bool) -> None:
         """Jump to the next (previous) ``── step N ──`` heading of a trajectory."""
         document = self.pager.document
@@ -304,16 +354,24 @@ raw files. Text is read a page at a time and shown literally.
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="search", description="search")
     def _find(self, document: Document, needle: str, start: int, backwards: bool) -> None:
-        self.post_message(MatchFound(needle, document.find(needle, start, backwards=backwards)))
+        key = self.current_key
+        line = document.find(needle, start, backwards=backwards)
+        self.post_message(MatchFound(key, needle, line))
 
     @on(MatchFound)
     def _match_found(self, message: MatchFound) -> None:
+        if message.key != self.current_key:
+            return  # a search of a section no longer shown
         self.pager.set_match(message.needle, message.line)
 
     def action_back(self) -> None:
+        """Close the search, else go from the text back to the sections, else leave."""
         if self.has_class("-searching"):
             self.set_class(False, "-searching")
             self.pager.focus()
+            return
+        if self.focused is self.pager and self.sources:
+            self.source_list.focus()
             return
         self.app.pop_screen()
 
@@ -336,8 +394,8 @@ raw files. Text is read a page at a time and shown literally.
                 handle.write(document.head(limit=1 << 62).encode("utf-8", "replace"))
         return handle.name, True
 
-    def _run_external(self, variable: str, default: str, *, copy: bool) -> None:
-        command = os.environ.get(variable) or default
+    def _run_external(self, variable: str, *, copy: bool) -> None:
+        command = command_of(variable)
         if not shutil.which(shlex.split(command)[0] if command.strip() else ""):
             self.notify(f"${variable} ({command}) is not available.", severity="warning")
             return
@@ -355,10 +413,10 @@ raw files. Text is read a page at a time and shown literally.
                 remove_handoff_file(path)
 
     def action_open_pager(self) -> None:
-        self._run_external("PAGER", "less", copy=False)
+        self._run_external("PAGER", copy=False)
 
     def action_open_editor(self) -> None:
-        self._run_external("EDITOR", "vi", copy=True)
+        self._run_external("EDITOR", copy=True)
 
     def action_copy(self) -> None:
         document = self.pager.document

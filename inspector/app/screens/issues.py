@@ -19,8 +19,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
+from inspector.app.table_export import Table
 from inspector.app.messages import RetriesRead
 from inspector.app.model import TaskFilter
+from inspector.app.titles import place, session_title
 from inspector.attribution import (
     EFFECTS,
     IssueRow,
@@ -133,7 +135,8 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "issues"
+        self.title = session_title(self.session)
+        self.sub_title = place("issues and retries", self.series_id)
         self.attribute()
         self._read_retries()
 
@@ -281,6 +284,20 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         from inspector.app.screens.tasks import TasksScreen
 
         self.app.push_screen(TasksScreen(self.session, task_filter))
+
+    def export_table(self) -> Table:
+        """The severity × phase × code rows of the issue table (ctrl+s)."""
+        table = self.issue_table
+        headers = tuple(str(column.label) for column in table.ordered_columns)
+        rows = tuple(
+            tuple(cell.plain if isinstance(cell, Text) else str(cell)
+                  for cell in table.get_row_at(index))
+            for index in range(table.row_count)
+        )  # fmt: skip
+        rows = tuple(  # full codes, not the shortened cells
+            (*row[:2], self.issues[index].code, *row[3:]) for index, row in enumerate(rows)
+        )
+        return Table(f"issues-{self.series_id}", headers, rows)
 
     def action_next_series(self) -> None:
         ids = [s.series_id for s in self.recomputation.report.series]

@@ -18,6 +18,8 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from inspector.app.table_export import Table
+from inspector.app.titles import place, plural, title_of
 from inspector.audit import (
     COUNTS,
     SERIES_SCOPE,
@@ -82,8 +84,8 @@ def ledger_fields(series: MetricSeries) -> tuple[Field[LedgerTask], ...]:
     """The ledger's columns: task, category, state, error, value (as the series shows it),
     the first reason."""
     return (
-        Field("task", "task", lambda t: t.task_id),
-        Field("category", "category", lambda t: t.category),
+        Field("task", "task", lambda t: t.task_id, shrink=18, cut="middle"),
+        Field("category", "category", lambda t: t.category, fold=2, shrink=14, cut="middle"),
         Field("state", "state", lambda t: t.state),
         Field("error", "error", lambda t: "yes" if t.has_error else ""),
         Field(
@@ -91,7 +93,7 @@ def ledger_fields(series: MetricSeries) -> tuple[Field[LedgerTask], ...]:
             "value",
             lambda t: format_value(t.value, series) if t.value is not None else "—",
         ),
-        Field("reason", "reason", lambda t: t.reasons[0].text if t.reasons else "", 120),
+        Field("reason", "reason", lambda t: t.reasons[0].text if t.reasons else "", 120, shrink=24),
     )
 
 
@@ -103,10 +105,20 @@ TERM_FIELDS: tuple[Field[Term], ...] = (
 )
 
 TASK_FIELDS: tuple[Field[LedgerTask], ...] = (
-    Field("task", "task", lambda task: task.task_id),
-    Field("category", "category", lambda task: task.category),
+    Field("task", "task", lambda task: task.task_id, shrink=18, cut="middle"),
+    Field("category", "category", lambda task: task.category, shrink=14, cut="middle"),
     Field("value", "value", lambda task: _number(task.value)),
 )
+
+
+def _copy(table: RecordTable[LedgerTask], row: bool) -> str | None:
+    """The task id under the cursor, or its row tab-separated."""
+    task = table.cursor_item
+    if task is None:
+        return None
+    if not row:
+        return task.task_id
+    return "\t".join(field.text(task) for field in table.fields)
 
 
 class LedgerScreen(Screen[None]):
@@ -165,7 +177,13 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "count ledger"
+        self.title = title_of(self.app, self.recomputation)
+        self.sub_title = place(
+            "count ledger",
+            self.series_id,
+            None if self.scope == SERIES_SCOPE else self.scope.label,
+            f"count {self.count}" if self.count else None,
+        )
         self.show()
 
     def _asked(self) -> tuple[object, ...]:
@@ -215,11 +233,11 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
             title.append_text(one_line(self.scope.label))
         if self.count and entry is not None:
             title.append(f" · count {self.count} = {entry.reported}", "bold")
-            title.append(f" · {len(self.tasks)} tasks listed")
+            title.append(f" · {plural(len(self.tasks), 'task')} listed")
             title.append("\n")
             title.append(entry.note, "dim")
         else:
-            title.append(f" · {len(self.tasks)} tasks")
+            title.append(f" · {plural(len(self.tasks), 'task')}")
         if self.state:
             title.append(f"\nonly state {self.state}")
         if rec.plan.derived:
@@ -251,6 +269,15 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+    def export_table(self) -> Table:
+        """The tasks listed, every column (ctrl+s)."""
+        headers, rows = self.task_table.texts()
+        name = "-".join(p for p in ("ledger", self.series_id, self.count) if p)
+        return Table(name, headers, rows)
+
+    def copy_text(self, row: bool = False) -> str | None:
+        return _copy(self.task_table, row)
 
     def action_next_count(self) -> None:
         index = COUNTS.index(self.count) if self.count in COUNTS else -1
@@ -325,7 +352,12 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "explain"
+        self.title = title_of(self.app, self.recomputation)
+        self.sub_title = place(
+            "explain",
+            self.series_id,
+            None if self.scope == SERIES_SCOPE else self.scope.label,
+        )
         self.term_table.loading = self.task_table.loading = True
         self._explain(self.recomputation)
 
@@ -402,6 +434,14 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
 
     def action_back(self) -> None:
         self.app.pop_screen()
+
+    def export_table(self) -> Table:
+        """The tasks behind the value, every column (ctrl+s)."""
+        headers, rows = self.task_table.texts()
+        return Table(f"explain-{self.series_id}", headers, rows)
+
+    def copy_text(self, row: bool = False) -> str | None:
+        return _copy(self.task_table, row)
 
     def action_ledger(self) -> None:
         self.app.push_screen(LedgerScreen(self.recomputation, self.series_id, "total", self.scope))

@@ -18,8 +18,16 @@ from inspector import loading
 from inspector.app.banners import difference_lines, failed_lines, refusal_lines
 from inspector.app.intervals import IntervalsReady, all_series_stats, bounds_text, tree_texts
 from inspector.app.messages import LoadFailed, LoadProgress, ReportPreview, SessionLoaded
-from inspector.app.model import COUNTS_NOTE, PlanChoice, TaskFilter, plan_choices, series_values
+from inspector.app.model import (
+    COUNTS_NOTE,
+    COUNTS_NOTE_SHORT,
+    PlanChoice,
+    TaskFilter,
+    plan_choices,
+    series_values,
+)
 from inspector.app.task_index import TaskIndexes
+from inspector.app.titles import RUN_LABEL_CELLS, middle, place, run_label
 from inspector.audit import SERIES_SCOPE, Scope
 from inspector.engine import Recomputation
 from inspector.loading import heap
@@ -28,11 +36,11 @@ from inspector.resolve import Overrides
 from inspector.run_stats import SeriesStats
 from inspector.session import Difference, Session
 from widgets.banner import Banner
-from widgets.category_tree import CategoryTree
+from widgets.category_tree import CategoryTree, node_line
 from widgets.distribution import Distribution
-from widgets.literal import one_line
+from widgets.literal import literal_plain, one_line
 from widgets.plan_panel import PlanPanel
-from widgets.problems_table import ProblemsTable
+from widgets.problems_table import ProblemsTable, problem_text
 from widgets.series_table import SeriesTable
 
 if TYPE_CHECKING:
@@ -41,11 +49,6 @@ if TYPE_CHECKING:
 
 
 LOADING = "Reading and recomputing the run…"
-
-
-def run_label(path: Path) -> str:
-    """``namespace/run_id`` — never an absolute path."""
-    return "/".join(path.parts[-2:])
 
 
 class OverviewScreen(Screen[None]):
@@ -134,9 +137,11 @@ pass^j estimates. `95% CI` and `±95%` are intervals with a task's attempts aver
         yield Static(id="load-status")
         yield SeriesTable()
         yield Static(Text(COUNTS_NOTE, "dim"), id="counts-note")
+        yield Static(Text(COUNTS_NOTE_SHORT, "dim"), id="counts-note-short")
         with Horizontal(id="overview-lower"):
             with Vertical(id="overview-left"):
                 yield CategoryTree()
+                yield Static(id="tree-cursor")
             with VerticalScroll(id="overview-right"):
                 yield Distribution()
                 yield Static("Plan", classes="section-title")
@@ -146,11 +151,32 @@ pass^j estimates. `95% CI` and `±95%` are intervals with a task's attempts aver
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = run_label(self.path)
+        self.title = middle(literal_plain(run_label(self.path)), RUN_LABEL_CELLS)
+        self.sub_title = "overview"
         app: InspectorApp = self.app  # type: ignore[assignment]
         self._early = app.take_early(self.path)
         self._previewed = False
         self.reload()
+
+    def on_resize(self) -> None:
+        self.set_class(self.size.width < 100, "-tiny")
+
+    @on(ProblemsTable.ProblemChosen)
+    def _problem_chosen(self, message: ProblemsTable.ProblemChosen) -> None:
+        """A load problem in full: the file, what is wrong, the rule, its effect."""
+        from inspector.app.screens.detail import DetailScreen
+
+        problem = message.problem
+        where = f"{run_label(self.path)}/{problem.path}" if problem.path else "the run"
+        text = problem_text(problem, where)
+        target = self.path / problem.path if problem.path else None
+        self.app.push_screen(DetailScreen(text, target))
+
+    @on(CategoryTree.NodeHighlighted)
+    def _node_highlighted(self) -> None:
+        """The node under the tree's cursor in full (its name may be cut in the tree)."""
+        text = node_line(self.category_tree.node_data)
+        self.query_one("#tree-cursor", Static).update(text)
 
     def reload(self, *, fresh: bool = False) -> None:
         """Read and recompute the run again (in a worker); ``fresh``: read every file,
@@ -275,11 +301,7 @@ pass^j estimates. `95% CI` and `±95%` are intervals with a task's attempts aver
             return
         self.set_class(False, "-refused")
         plan = recomputation.plan
-        self.sub_title = " · ".join(
-            part
-            for part in (plan.benchmark_id, plan.model_id, plan.label, run_label(self.path))
-            if part
-        )
+        self.sub_title = place("overview", plan.label, plan.benchmark_id, plan.model_id)
         self.plan_panel.show(plan, recomputation.report.aggregation)
         previous = self.selected_series
         self.selected_series = None
@@ -290,7 +312,8 @@ pass^j estimates. `95% CI` and `±95%` are intervals with a task's attempts aver
         self.intervals = {}
         self._show_series(self.series_table.series_id or ids[0])
         self._compute_intervals(recomputation)
-        self.series_table.focus()
+        if self.focused is None or (self.focused is self.problems_table and not session.problems):
+            self.series_table.focus()  # the first load; a reload keeps the focus where it is
         app.session_changed(replaced, session)
         self._prepare_tasks(
             app.task_indexes(recomputation), recomputation.report.summary_series.series_id
@@ -448,8 +471,8 @@ pass^j estimates. `95% CI` and `±95%` are intervals with a task's attempts aver
         """Hide the keys that cannot do anything for this run (k=1: no what-if plans)."""
         if action == "what_if":
             return bool(self.what_if_choices())
-        if action == "focus_problems":
-            return self.session is None or bool(self.session.problems)
+        if action == "focus_problems":  # greyed out (not hidden) when there are none
+            return True if self.session is None or self.session.problems else None
         return True
 
     def action_ledger(self) -> None:

@@ -13,14 +13,16 @@ from textual.containers import HorizontalScroll, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from inspector.app.handoff import command_of, hand_over
 from inspector.app.messages import PayloadsLoaded
-from inspector.app.payloads import PayloadTooLarge, read_payload, too_large_message
+from inspector.app.payloads import PayloadTooLarge, read_payload, result_path, too_large_message
+from inspector.app.titles import middle, place, run_label, session_title
 from inspector.engine import TaskRecord, TaskReduction
 from inspector.engine.render import format_value
 from inspector.results import ResultFileError
 from inspector.session import Session
 from widgets.attempt_card import AttemptCard, json_scalar
-from widgets.literal import literal, one_line
+from widgets.literal import literal, literal_plain, one_line
 from widgets.reductions_panel import ReductionsPanel
 
 
@@ -40,13 +42,29 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
             "Diagnostics",
             tooltip="Verifier output, retries, artifacts, trajectory",
         ),
+        Binding(
+            "o",
+            "open_result",
+            "Pager: result.json",
+            tooltip="Read the focused attempt's result.json in $PAGER (the file itself)",
+        ),
+        Binding(
+            "e",
+            "open_folder",
+            "Editor: task folder",
+            tooltip="Open the task's folder in $EDITOR (the inspector itself never writes)",
+        ),
     ]
 
-    def __init__(self, session: Session, task_id: str, series_id: str) -> None:
+    def __init__(
+        self, session: Session, task_id: str, series_id: str, side: str | None = None
+    ) -> None:
         super().__init__()
         self.session = session
         self.task_id = task_id
         self.series_id = series_id
+        self.side = side
+        """Which side of a comparison the task was opened on ("side B: <label>"), if any."""
         self.payloads: dict[int, dict[str, Any]] = {}
         self.payload_errors: dict[int, str] = {}
 
@@ -77,6 +95,7 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         yield Header()
         with VerticalScroll(id="task-body"):
             yield Static(id="task-head")
+            yield Static(id="task-files")
             yield ReductionsPanel()
             with HorizontalScroll(id="attempts"):
                 for index in range(1, self.k + 1):
@@ -84,11 +103,14 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "task"
+        self.title = session_title(self.session)
+        self.sub_title = place(f"task {self.task_id}", self.series_id, self.side)
         self.show_task()
         self._load_payloads()
         focus = self._default_attempt()
-        self.query_one(f"#attempt-{focus}", AttemptCard).focus()
+        # Focus the attempt that failed without scrolling to it: the task id, category and
+        # ground truth stay on screen, above the attempts.
+        self.query_one(f"#attempt-{focus}", AttemptCard).focus(scroll_visible=False)
 
     def _default_attempt(self) -> int:
         task = self.task
@@ -105,6 +127,8 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         head = Table.grid(padding=(0, 1))
         head.add_column(style="bold", no_wrap=True)
         head.add_column(overflow="fold")
+        if self.side:
+            head.add_row("side", Text(self.side, "bold"))
         head.add_row("task", literal(task.task_id, max_chars=400))
         head.add_row("category", literal(rec.category_keys[index], max_chars=200))
         truth = task.ground_truth
@@ -129,6 +153,7 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
             self.reductions, lambda sid, value: format_value(value, series[sid])
         )
         self.show_attempts()
+        self.show_files()
 
     def show_attempts(self) -> None:
         task = self.task
@@ -172,6 +197,61 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         self.payloads = message.payloads
         self.payload_errors = message.errors
         self.show_attempts()
+
+    def result_file(self) -> str | None:
+        """The focused attempt's ``result.json``, relative to the run (None: no such file)."""
+        entry = self.session.run.entry_for(self.task_id)
+        index = self.focused_attempt()
+        if entry is None or index not in self.task.attempts:
+            return None
+        return result_path(entry, index)
+
+    def task_folder(self) -> str | None:
+        """The task's folder, relative to the run."""
+        entry = self.session.run.entry_for(self.task_id)
+        return entry.folder if entry is not None else None
+
+    def show_files(self) -> None:
+        """Which file ``o`` and which folder ``e`` open (under the run's folder; cut in the
+        middle to one line each: the attempt and the file name stay)."""
+        run = run_label(self.session.run.path)
+        room = max(20, (self.size.width or 140) - 12)
+        text = Text()
+        result = self.result_file()
+        text.append("o ", "bold")
+        if result is None:
+            text.append(f"attempt {self.focused_attempt()} has no result.json", "dim")
+        else:
+            pager = command_of("PAGER")
+            text.append(f"{pager} ")
+            text.append(middle(literal_plain(f"{run}/{result}"), room - len(pager)))
+        folder = self.task_folder()
+        if folder is not None:
+            editor = command_of("EDITOR")
+            text.append("\ne ", "bold")
+            text.append(f"{editor} ")
+            text.append(middle(literal_plain(f"{run}/{folder}/"), room - len(editor)))
+        self.query_one("#task-files", Static).update(text)
+
+    def on_resize(self) -> None:
+        self.show_files()
+
+    def on_descendant_focus(self) -> None:
+        self.show_files()
+
+    def action_open_result(self) -> None:
+        result = self.result_file()
+        if result is None:
+            self.notify(f"Attempt {self.focused_attempt()} has no result.json.", severity="warning")
+            return
+        hand_over(self.app, "PAGER", self.session.run.path / result)
+
+    def action_open_folder(self) -> None:
+        folder = self.task_folder()
+        if folder is None:
+            self.notify("The task has no folder in this run.", severity="warning")
+            return
+        hand_over(self.app, "EDITOR", self.session.run.path / folder)
 
     def focused_attempt(self) -> int:
         focused = self.focused

@@ -19,20 +19,24 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
+from inspector.app.table_export import Table
 from inspector.app.model import (
     COUNT_MEANINGS,
     COUNTS_NOTE,
+    COUNTS_NOTE_SHORT,
     TaskFilter,
     TaskRow,
     issue_choices,
 )
 from inspector.app.task_index import TaskIndex, TaskIndexes
+from inspector.app.titles import place, session_title
 from inspector.engine.render import format_value
 from inspector.loading import heap
 from inspector.session import Session
+from widgets.literal import one_line
 from widgets.task_filter_bar import TaskFilterBar
-from widgets.task_table import FormatValue, TaskTable, task_columns
-from widgets.virtual_table import Column
+from widgets.task_table import FormatValue, TaskTable, marks_text, task_columns
+from widgets.virtual_table import Column, VirtualTable
 
 if TYPE_CHECKING:
     from inspector.app.app import InspectorApp
@@ -102,10 +106,12 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         )
         yield Static(id="tasks-note")
         yield TaskTable()
+        yield Static(id="tasks-cursor", classes="cursor-line")
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "tasks"
+        self.title = session_title(self.session)
+        self.sub_title = place("tasks", self.task_filter.series_id)
         self.refresh_rows()
         self.task_table.focus()
 
@@ -131,6 +137,28 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         self.shown = index.select(self.task_filter, self.sort_column, self.sort_reverse)
         self.task_table.show(self.shown, self.format_value(), columns)
         self._show_note()
+        self._show_cursor()
+
+    @on(VirtualTable.CursorMoved)
+    def _cursor_moved(self, message: VirtualTable.CursorMoved) -> None:
+        self._show_cursor()
+
+    def _show_cursor(self) -> None:
+        """The task under the cursor in full: id, category, reduction, attempt marks."""
+        table = self.task_table
+        line = Text()
+        if self.shown:
+            row = self.shown[min(table.cursor_row, len(self.shown) - 1)]
+            line.append_text(one_line(row.task_id, max_chars=200))
+            line.append(" · ", "dim")
+            line.append_text(one_line(row.category, max_chars=120))
+            line.append(" · ", "dim")
+            line.append_text(marks_text(row.marks))
+            line.append(" · ", "dim")
+            line.append_text(one_line(row.words, max_chars=200))
+            if table.folded:
+                line.append("  (folded: " + ", ".join(c.label for c in table.folded) + ")", "dim")
+        self.query_one("#tasks-cursor", Static).update(line)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="task-index",
           description="task rows")  # fmt: skip
@@ -152,7 +180,9 @@ list; opening a count from the overview lands here filtered to exactly its tasks
     def _show_note(self) -> None:
         task_filter = self.task_filter
         note = Text()
-        note.append(f"{len(self.shown)} of {self.total} tasks", "bold")
+        note.append(
+            f"{len(self.shown)} of {self.total} task{'' if self.total == 1 else 's'}", "bold"
+        )
         note.append(" · ")
         note.append(task_filter.describe())
         token = task_filter.state or ""
@@ -163,12 +193,13 @@ list; opening a count from the overview lands here filtered to exactly its tasks
             note.append(
                 f" · sorted by {self.sort_column}{' (reversed)' if self.sort_reverse else ''}"
             )
-        note.append("\n" + COUNTS_NOTE, "dim")
+        note.append("\n" + (COUNTS_NOTE if self.size.width >= 120 else COUNTS_NOTE_SHORT), "dim")
         self.note.update(note)
 
     @on(TaskFilterBar.Changed)
     def _filter_changed(self, message: TaskFilterBar.Changed) -> None:
         self.task_filter = message.task_filter
+        self.sub_title = place("tasks", self.task_filter.series_id)
         self.refresh_rows()
 
     @on(TaskTable.SortRequested)
@@ -184,6 +215,20 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         from inspector.app.screens.task import TaskScreen
 
         self.app.push_screen(TaskScreen(self.session, message.task_id, self.task_filter.series_id))
+
+    def export_table(self) -> Table:
+        """The rows on screen, every column (ctrl+s)."""
+        headers, rows = self.task_table.texts()
+        return Table(f"tasks-{self.task_filter.series_id}", headers, rows)
+
+    def copy_text(self, row: bool = False) -> str | None:
+        """The task id under the cursor, or (``row``) its whole row tab-separated."""
+        table = self.task_table
+        if not self.shown:
+            return None
+        _, rows = table.texts() if row else ((), ())
+        index = min(table.cursor_row, len(self.shown) - 1)
+        return "\t".join(rows[index]) if row else self.shown[index].task_id
 
     def action_focus_filters(self) -> None:
         self.filter_bar.query("Select").first().focus()

@@ -1,0 +1,53 @@
+"""What the header says: where you are (run, series, task, attempt, side A/B).
+
+Each screen's title is the run it shows (``namespace/run_id``, never an absolute path) and
+its sub-title the place inside it, most specific first, so a narrow header still says it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from inspector.session import Session
+from widgets.literal import literal_plain
+
+RUN_LABEL_CELLS = 32
+"""A run label longer than this is shortened in the middle (its end tells runs apart)."""
+
+
+def run_label(path: Path) -> str:
+    """``namespace/run_id`` — never an absolute path."""
+    return "/".join(path.parts[-2:])
+
+
+def middle(text: str, width: int) -> str:
+    """``text`` cut to ``width`` characters in the middle ("gpt_sci…_000007"), keeping
+    more of the end, where run folders and task ids differ."""
+    if len(text) <= width or width < 5:
+        return text if len(text) <= width else text[:width]
+    tail = (width - 1) * 3 // 5
+    head = width - 1 - tail
+    return f"{text[:head]}…{text[len(text) - tail :]}"
+
+
+def session_title(session: Session) -> str:
+    """The run of ``session`` as a screen title."""
+    return middle(literal_plain(run_label(session.run.path)), RUN_LABEL_CELLS)
+
+
+def title_of(app: object, recomputation: object) -> str | None:
+    """The title of the run ``recomputation`` belongs to (None: the app's own title)."""
+    session_for = getattr(app, "session_for", None)
+    session = session_for(recomputation) if session_for is not None else None
+    return session_title(session) if session is not None else None
+
+
+def place(*parts: str | None) -> str:
+    """Sub-title parts joined with " · " (empty parts left out); text from result files
+    (task ids, series ids) is made literal and long parts are cut in the middle."""
+    return " · ".join(middle(literal_plain(part), 48) for part in parts if part)
+
+
+def plural(n: int, word: str) -> str:
+    """``1 task``, ``2 tasks``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
