@@ -73,7 +73,7 @@ class InspectorApp(App[None]):
         ),
         Binding("question_mark,f1", "help", "Help", tooltip="Keys and what this screen shows"),
         Binding(
-            "ctrl+s",
+            "x",
             "export",
             "Export",
             tooltip="Write the rows on screen to a CSV / JSON / Markdown file (never into "

@@ -1,8 +1,9 @@
 """The command palette: every drill-down as a command ("go: tasks with errors").
 
 Also every number's ledger and explanation ("ledger: correct.avg@3 · unavailable",
-"explain: correct.avg@3"), the what-if plans ("what-if: k=1"), the issues screen and, on
-the runs screen, marking and comparing two runs.
+"explain: correct.avg@3"), the what-if plans ("what-if: k=1"), the issues screen, on the
+runs screen marking and comparing two runs, and every key of the screen underneath
+("key x: Export"), so that the palette, the footer and the help screen name the same keys.
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ class InspectorCommands(Provider):
             yield (
                 "go: leaderboard",
                 runs.action_leaderboard,
-                "Models × benchmarks: the recomputed headline of the newest finished runs (l)",
+                "Models × benchmarks: the recomputed headline of the newest finished runs (g)",
             )
             yield ("sort: next field", runs.action_sort, "date, run, model, benchmark, … (s)")
             yield ("sort: reverse", runs.action_reverse, "Reverse the order of the runs (S)")
@@ -124,6 +125,22 @@ class InspectorCommands(Provider):
             yield ("leaderboard: next run of the cell", board.action_next_run, "(n)")
         yield ("reload", app.action_reload, "Read and recompute the run again")
         yield ("help", app.action_help, "Keys and what each screen shows")
+        yield from self.screen_keys()
+
+    def screen_keys(self) -> Iterator[tuple[str, Callable[[], object], str]]:
+        """Every key of the screen underneath that does something (the ones the footer and
+        the help screen list), as ``key x: Export``: the palette, the footer and help agree."""
+        screen = self.screen
+        for active in screen.active_bindings.values():
+            binding = active.binding
+            if not (active.enabled and binding.description and binding.tooltip):
+                continue
+            shown = screen.app.get_key_display(binding)
+            yield (
+                f"key {shown}: {binding.description}",
+                partial(active.node.run_action, binding.action),
+                active.tooltip or binding.tooltip,
+            )
 
     async def discover(self) -> Hits:
         for title, callback, help_text in self.commands():

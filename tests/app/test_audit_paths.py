@@ -66,7 +66,7 @@ async def test_count_to_ledger_to_task_and_back(run_path) -> None:  # type: igno
         assert task.task_id == expected.task_ids[0] and task.session is app.session
         await pilot.press("escape")
         assert app.screen is ledger
-        await pilot.press("c")  # unavailable → invalidated
+        await pilot.press("n")  # unavailable → invalidated
         assert ledger.count == "invalidated"
         await pilot.press("escape")
         assert app.screen is overview
@@ -102,7 +102,7 @@ async def test_tree_node_to_ledger_and_explain(run_path) -> None:  # type: ignor
         assert _keys(ledger.task_table) == list(
             tasks_behind(rec, "correct.avg@3", "total", Scope(node=data.path)).task_ids
         )
-        await pilot.press("escape", "e")
+        await pilot.press("escape", "h")
         await settle(pilot)
         explained = app.screen
         assert isinstance(explained, ExplainScreen)
@@ -117,7 +117,7 @@ async def test_overview_explains_the_series_value(run_path) -> None:  # type: ig
     async with app.run_test(size=SIZE) as pilot:
         overview = await _overview(pilot)
         rec = overview.recomputation
-        await pilot.press("down", "e")  # correct.pass@3
+        await pilot.press("down", "h")  # correct.pass@3
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, ExplainScreen)

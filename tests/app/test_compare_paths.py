@@ -168,7 +168,7 @@ async def test_runs_screen_marks_two_runs_and_compares_them(runs_root: Path) -> 
             **{t: "error→evaluated" for t in flips["error_to_evaluated"]},
             **{t: "evaluated→error" for t in flips["evaluated_to_error"]},
         }
-        await pilot.press("f")  # flips only
+        await pilot.press("ctrl+f")  # flips only
         await settle(pilot)
         assert sorted(_keys(screen.task_table), key=int) == sorted(
             flips["0_to_1"] + flips["1_to_0"], key=int

@@ -201,8 +201,8 @@ async def test_compare_labels_side_of_an_opened_task_and_swap(runs_root) -> None
         await pilot.press("escape")
         await settle(pilot)
         assert app.screen is screen
-        # x swaps the sides: B's run becomes side A, values and changes follow
-        await pilot.press("x")
+        # v swaps the sides: B's run becomes side A, values and changes follow
+        await pilot.press("v")
         await settle(pilot)
         swapped = app.screen
         assert isinstance(swapped, CompareScreen) and swapped is not screen
@@ -259,11 +259,11 @@ async def test_diagnostics_switches_attempt_keeping_the_section(run_path) -> Non
         diagnostics.pager.focus()
         await pilot.press("escape")
         assert app.screen is diagnostics and diagnostics.focused is diagnostics.source_list
-        # a long line wraps on w
+        # a long line wraps on z
         diagnostics.pager.show(StringDocument("long", "x" * 300 + "END\nsecond"))
         await pilot.pause()
         assert "END" not in "".join(s.text for s in diagnostics.pager.render_line(0))
-        await pilot.press("w")
+        await pilot.press("z")
         await pilot.pause()
         rows = ["".join(s.text for s in diagnostics.pager.render_line(y)) for y in range(14)]
         assert any("END" in row for row in rows), rows
@@ -298,7 +298,7 @@ async def test_export_writes_the_rows_on_screen(run_path, tmp_path) -> None:  # 
         assert isinstance(screen, TasksScreen)
         shown = [row.task_id for row in screen.shown]
         assert 0 < len(shown) < 19
-        await pilot.press("ctrl+s")
+        await pilot.press("x")
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, TableExportScreen)
@@ -313,7 +313,7 @@ async def test_export_writes_the_rows_on_screen(run_path, tmp_path) -> None:  # 
         assert all(r["has_error"] == "yes" for r in records)
         assert {r["Attempts"] for r in records} <= {m for m in (row.marks for row in screen.shown)}
         # JSON: the same rows; into the run directory: refused, nothing written
-        await pilot.press("ctrl+s")
+        await pilot.press("x")
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, TableExportScreen)
@@ -324,7 +324,7 @@ async def test_export_writes_the_rows_on_screen(run_path, tmp_path) -> None:  # 
         await settle(pilot)
         records = json.loads((tmp_path / "tasks-correct.avg@3.json").read_text(encoding="utf-8"))
         assert [r["Task"] for r in records] == shown
-        await pilot.press("ctrl+s")
+        await pilot.press("x")
         await settle(pilot)
         dialog = app.screen
         assert isinstance(dialog, TableExportScreen)

@@ -104,7 +104,7 @@ def test_exports_hold_every_cell(root: Path, capsys: pytest.CaptureFixture[str])
 
 async def open_leaderboard(pilot) -> LeaderboardScreen:  # type: ignore[no-untyped-def]
     await checked_screen(pilot)
-    await pilot.press("l")
+    await pilot.press("g")
     await settle(pilot)
     board = pilot.app.screen
     assert isinstance(board, LeaderboardScreen)

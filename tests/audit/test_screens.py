@@ -57,10 +57,10 @@ async def test_ledger_lists_the_tasks_behind_a_count_and_cycles_counts() -> None
         assert _keys(screen.task_table) == ["gamma-1", "gamma-2", "beta-2"]
         title = str(screen.title_bar.render())
         assert "count unavailable = 3" in title and "1 in state error plus 2" in title
-        await pilot.press("c")  # unavailable → invalidated
+        await pilot.press("n")  # unavailable → invalidated
         await settled(pilot)
         assert screen.count == "invalidated" and _keys(screen.task_table) == []
-        await pilot.press("c", "c")  # → total → evaluated
+        await pilot.press("n", "n")  # → total → evaluated
         await settled(pilot)
         assert screen.count == "evaluated" and len(screen.task_table.rows) == 7
         await pilot.press("enter")
@@ -123,7 +123,7 @@ async def test_compare_shows_k1_beside_avg3_and_filters_tasks() -> None:
         # default filter: every changed task (avg@3 values against 0/1 change in value)
         changed = [c.task_id for c in screen.comparison.tasks(screen.pair) if c.changed]
         assert changed and _keys(screen.task_table) == changed
-        await pilot.press("f", "f", "f")  # changes → flips → states → all
+        await pilot.press("ctrl+f", "ctrl+f", "ctrl+f")  # changes → flips → states → all
         await settled(pilot)
         assert screen.task_filter == "all" and len(screen.task_table.rows) == 10
         await app.workers.wait_for_complete()
@@ -144,7 +144,7 @@ async def test_compare_two_runs_lists_the_flips(tmp_path) -> None:
     async with app.run_test(size=(140, 45)) as pilot:
         await settled(pilot)
         assert _keys(screen.task_table) == ["code_v1_4", "math_v1_1", "math_v1_2", "_v1_9"]
-        await pilot.press("f")  # flips only
+        await pilot.press("ctrl+f")  # flips only
         await settled(pilot)
         assert _keys(screen.task_table) == ["code_v1_4", "math_v1_1"]
         screen.task_table.focus()

@@ -128,5 +128,5 @@ async def _browse(run: Path) -> None:
             for number in range(len(diagnostics.sources)):
                 diagnostics.source_list.highlighted = number
                 await settle(pilot, rounds=1)
-            await pilot.press("c")
+            await pilot.press("y")
             app.pop_screen()

@@ -73,7 +73,7 @@ class TestLeaderboard:
 
         async def run_before(pilot: Pilot[None]) -> None:
             await all_checked(pilot)
-            await pilot.press("l")
+            await pilot.press("g")
             await settle(pilot)
             board = pilot.app.screen
             assert isinstance(board, LeaderboardScreen)

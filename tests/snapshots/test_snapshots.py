@@ -285,13 +285,13 @@ class TestExplainScreen:
         root, each child with its value and its weight after re-normalisation, and the
         evaluated task values that fed it."""
         assert snap_compare(
-            make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps(press("e"))
+            make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps(press("h"))
         )
 
     def test_micro_small(self, snap_compare: Any) -> None:
         """You should see k1_micro's correct.native@1 as the micro mean of its evaluated task
         values, each task with weight 1/n (100×30)."""
-        assert snap_compare(make_app("k1_micro"), terminal_size=SMALL, run_before=steps(press("e")))
+        assert snap_compare(make_app("k1_micro"), terminal_size=SMALL, run_before=steps(press("h")))
 
 
 class TestWhatIfScreen:

@@ -135,19 +135,22 @@ class CompareScreen(Screen[None]):
 # Compare
 The series of both sides side by side (counts are total/evaluated/error/unavailable/
 invalidated), and for the highlighted series the tasks that flipped (0→1, 1→0) or changed
-state (e.g. error→evaluated). `f` cycles the task filter. Each value has its 95% interval.
+state (e.g. error→evaluated). `ctrl+f` cycles the task filter. Each value has its 95% interval.
 Paired statistics cover the tasks evaluated on both sides: a paired t on the per-task
 differences, a seeded paired bootstrap, and McNemar's exact test where both sides are
 binary with one attempt.
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
-**enter** on a task opens it on side A, **b** on side B; **w** picks another what-if plan.
+**enter** on a task opens it on side A, **b** on side B; **v** swaps the sides; **w** picks
+another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task id / row.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
-        Binding("f", "next_filter", "Filter", tooltip="Flips+state changes / flips / states / all"),
+        Binding(
+            "ctrl+f", "next_filter", "Filter", tooltip="Changed / flips / state changes / all"
+        ),
         Binding("b", "open_b", "Task in B", tooltip="Open the highlighted task on side B"),
-        Binding("x", "swap", "Swap A/B", tooltip="Exchange the sides: B becomes A"),
+        Binding("v", "swap", "Swap A/B", tooltip="Exchange the sides (A versus B): B becomes A"),
         Binding(
             "w", "what_if", "What-if", tooltip="Compare the stored plan with another derived plan"
         ),
@@ -377,7 +380,7 @@ A derived plan is labelled *derived*, with whether it is equivalent to having ru
         self._choose(self.shown[row], "b")
 
     def export_table(self) -> Table:
-        """The aligned tasks listed for the series pair (ctrl+s)."""
+        """The aligned tasks listed for the series pair (x)."""
         headers, rows = self.task_table.texts()
         headers = tuple(
             h.replace("A ", f"A ({self.comparison.label_a}) ", 1).replace(

@@ -83,14 +83,14 @@ retry records and archived executions, artifact files, the trajectory step by st
 raw files. Text is read a page at a time and shown literally.
 **,** / **.** switch to the previous / next attempt of the task (the same section stays
 open when that attempt has it); **enter** reads the section, **escape** goes back to the
-list of sections; **w** wraps long lines.
+list of sections; **z** wraps long lines; **y** copies the document.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "search", "Search", tooltip="Find text in this document"),
         Binding("comma", "attempt(-1)", "Prev attempt", tooltip="The previous attempt's evidence"),
         Binding("full_stop", "attempt(1)", "Next attempt", tooltip="The next attempt's evidence"),
-        Binding("w", "wrap", "Wrap", tooltip="Wrap long lines (again: one line per line)"),
+        Binding("z", "wrap", "Wrap", tooltip="Wrap long lines (again: one line per line)"),
         Binding("n", "next_match", "Next", show=False),
         Binding(
             "right_square_bracket",
@@ -107,7 +107,7 @@ list of sections; **w** wraps long lines.
         ),
         Binding("o", "open_pager", "Pager: this", tooltip="Read this file in $PAGER"),
         Binding("e", "open_editor", "Editor: a copy", tooltip="Open a copy in $EDITOR"),
-        Binding("c", "copy", "Copy", tooltip="Copy this document (first MiB) to the clipboard"),
+        Binding("y", "copy", "Copy", tooltip="Copy this document (first MiB) to the clipboard"),
         Binding("escape", "back", "Back", tooltip="Close search, then go back"),
     ]
 

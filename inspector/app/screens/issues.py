@@ -19,9 +19,9 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from inspector.app.table_export import Table
 from inspector.app.messages import RetriesRead
 from inspector.app.model import TaskFilter
+from inspector.app.table_export import Table
 from inspector.app.titles import place, session_title
 from inspector.attribution import (
     EFFECTS,
@@ -286,7 +286,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         self.app.push_screen(TasksScreen(self.session, task_filter))
 
     def export_table(self) -> Table:
-        """The severity × phase × code rows of the issue table (ctrl+s)."""
+        """The severity × phase × code rows of the issue table (x)."""
         table = self.issue_table
         headers = tuple(str(column.label) for column in table.ordered_columns)
         rows = tuple(

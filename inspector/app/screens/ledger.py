@@ -133,8 +133,8 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
-        Binding("c", "next_count", "Next count", tooltip="Show the tasks behind the next count"),
-        Binding("e", "explain", "Explain", tooltip="How the value of this scope is made"),
+        Binding("n", "next_count", "Next count", tooltip="Show the tasks behind the next count"),
+        Binding("h", "explain", "Explain", tooltip="How the value of this scope is made"),
     ]
 
     AUTO_FOCUS = "#ledger-tasks"
@@ -271,7 +271,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         self.app.pop_screen()
 
     def export_table(self) -> Table:
-        """The tasks listed, every column (ctrl+s)."""
+        """The tasks listed, every column (x)."""
         headers, rows = self.task_table.texts()
         name = "-".join(p for p in ("ledger", self.series_id, self.count) if p)
         return Table(name, headers, rows)
@@ -436,7 +436,7 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         self.app.pop_screen()
 
     def export_table(self) -> Table:
-        """The tasks behind the value, every column (ctrl+s)."""
+        """The tasks behind the value, every column (x)."""
         headers, rows = self.task_table.texts()
         return Table(f"explain-{self.series_id}", headers, rows)
 

@@ -59,11 +59,12 @@ class OverviewScreen(Screen[None]):
 The report recomputed from the run's task results. Move through the series table; the
 category tree and the distribution follow the selected series. **enter** on a count lists
 exactly the tasks behind it; **enter** on a tree node lists the tasks under it.
-**l** opens the count ledger (which tasks, and why) and **e** explains how the value is made,
+**l** opens the count ledger (which tasks, and why) and **h** explains how the value is made,
 for the series and count under the cursor — or for the tree node, when the tree has focus.
 **w** compares the stored plan with a what-if plan (k=1, avg@j, pass@j); **i** lists the
 issues and retries; **f** lists the flaky tasks (attempts that disagree) with the pass@j and
-pass^j estimates. `95% CI` and `±95%` are intervals with a task's attempts averaged first.
+pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
+`95% CI` and `±95%` are intervals with a task's attempts averaged first.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -75,7 +76,10 @@ pass^j estimates. `95% CI` and `±95%` are intervals with a task's attempts aver
             tooltip="Which tasks stand behind this count or node, and why",
         ),
         Binding(
-            "e", "explain", "Explain", tooltip="How this value is made: formula, weights, tasks"
+            "h",
+            "explain",
+            "Explain",
+            tooltip="How this value is made: formula, weights, tasks",
         ),
         Binding(
             "w", "what_if", "What-if", tooltip="Compare the stored plan with k=1 / avg@j / pass@j"

@@ -66,7 +66,7 @@ Type **/** to filter: words match anywhere; `model:`, `benchmark:`, `harness:`,
 `status:`, `date:`, `check:` (ok, differs, unusable, pending), `plan:` and `run:` match
 one field (`status:failed check:differs`). **s** sorts by the next of date, run, model,
 benchmark, harness, status, check and value; **S** reverses the order. **enter** opens a
-run; **l** opens the leaderboard (models × benchmarks).
+run; **g** opens the leaderboard (the grid of models × benchmarks).
 **m** marks a run (two at most) and **c** compares the two marked runs task by task:
 series side by side, flips, state changes and paired statistics, with a warning when
 their plans or benchmark params differ.
@@ -76,7 +76,9 @@ their plans or benchmark params differ.
         Binding("slash", "focus_filter", "Filter", tooltip="Filter runs: words or field:text"),
         Binding("s", "sort", "Sort", tooltip="Sort by the next field"),
         Binding("S", "reverse", "Reverse", show=False, tooltip="Reverse the sort order"),
-        Binding("l", "leaderboard", "Leaderboard", tooltip="Models × benchmarks, recomputed"),
+        Binding(
+            "g", "leaderboard", "Leaderboard", tooltip="The grid of models × benchmarks, recomputed"
+        ),
         Binding("m", "mark", "Mark", tooltip="Mark this run for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs task by task"),
     ]

@@ -19,7 +19,6 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
-from inspector.app.table_export import Table
 from inspector.app.model import (
     COUNT_MEANINGS,
     COUNTS_NOTE,
@@ -28,6 +27,7 @@ from inspector.app.model import (
     TaskRow,
     issue_choices,
 )
+from inspector.app.table_export import Table
 from inspector.app.task_index import TaskIndex, TaskIndexes
 from inspector.app.titles import place, session_title
 from inspector.engine.render import format_value
@@ -217,7 +217,7 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         self.app.push_screen(TaskScreen(self.session, message.task_id, self.task_filter.series_id))
 
     def export_table(self) -> Table:
-        """The rows on screen, every column (ctrl+s)."""
+        """The rows on screen, every column (x)."""
         headers, rows = self.task_table.texts()
         return Table(f"tasks-{self.task_filter.series_id}", headers, rows)
 
