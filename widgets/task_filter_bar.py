@@ -26,6 +26,29 @@ def _value(select: Select[str]) -> str | None:
 NARROW = 120
 """Below this width the filters drop their borders (one row instead of three)."""
 
+CHROME = {True: 3, False: 8}
+"""Cells a select takes beside its label: compact (narrow) / with its border."""
+LABEL_CAP = 36
+"""No select asks for more than this many cells of label."""
+TEXT_MIN = 14
+"""What the text field keeps at least (10 below 100 columns)."""
+
+
+def fit_widths(
+    needs: dict[str, int], room: int, chosen: frozenset[str] = frozenset(), floor: int = 3
+) -> dict[str, int]:
+    """Label widths for the selects: what each label needs when they all fit ``room``;
+    otherwise the widest are narrowed first, one cell at a time, down to ``floor`` — the
+    prompts first, then the ``chosen`` ones (a value the user picked stays whole longest)."""
+    widths = dict(needs)
+    for group in ([k for k in widths if k not in chosen], [k for k in widths if k in chosen]):
+        while group and sum(widths.values()) > room:
+            widest = max(group, key=lambda key: widths[key])
+            if widths[widest] <= floor:
+                break
+            widths[widest] -= 1
+    return widths
+
 
 class TaskFilterBar(Horizontal):
     """The filters of the tasks screen. Posts :class:`TaskFilterBar.Changed`.
@@ -45,20 +68,13 @@ task with has_error, whatever its state.
     TaskFilterBar {
         height: auto;
     }
-    TaskFilterBar Select {
-        width: 2fr;
-    }
     TaskFilterBar SelectCurrent Static#label {
         text-wrap: nowrap;
         text-overflow: ellipsis;
     }
-    /* Widths by what the labels need: "severity" and "phase" are short words; series,
-       states, categories and issue codes are long. */
-    TaskFilterBar #series, TaskFilterBar #state, TaskFilterBar #category, TaskFilterBar #code {
-        width: 3fr;
-    }
     TaskFilterBar Input {
-        width: 2fr;
+        width: 1fr;
+        min-width: 10;
     }
     TaskFilterBar.-narrow Select, TaskFilterBar.-narrow Input {
         margin-right: 1;
@@ -96,21 +112,33 @@ task with has_error, whatever its state.
         self._choices = choices
         self._filter = task_filter
         self._ready = False
+        self._labels: dict[str, dict[object, int]] = {}
+        """The width in cells of each select's labels by value (its prompt under NULL)."""
 
     @property
     def task_filter(self) -> TaskFilter:
         return self._filter
 
+    def _select(self, options: list[tuple[Text | str, str]], **kwargs: object) -> Select[str]:
+        """A Select of ``options``; the widths of its labels are kept for :meth:`_fit`."""
+        widths: dict[object, int] = {
+            value: (Text(label) if isinstance(label, str) else label).cell_len
+            for label, value in options
+        }
+        widths[Select.NULL] = len(str(kwargs.get("prompt", "")))
+        self._labels[str(kwargs["id"])] = widths
+        return Select(options, **kwargs)  # type: ignore[arg-type]
+
     def compose(self) -> ComposeResult:
         f = self._filter
-        yield Select(
+        yield self._select(
             [(one_line(s), s) for s in self._series_ids],
             value=f.series_id,
             allow_blank=False,
             id="series",
             tooltip="Series",
         )
-        yield Select(
+        yield self._select(
             [(label, token) for token, label in STATE_FILTERS],
             value=f.state if f.state in dict(STATE_FILTERS) else Select.NULL,
             prompt="any state",
@@ -129,28 +157,28 @@ task with has_error, whatever its state.
                     0, (one_line(f"node {f.category_label}", max_chars=40), ALL_CATEGORIES)
                 )
                 category_value = ALL_CATEGORIES
-        yield Select(
+        yield self._select(
             categories,
             value=category_value if category_value is not None else Select.NULL,
             prompt="category",
             id="category",
             tooltip="Category",
         )
-        yield Select(
+        yield self._select(
             [(s, s) for s in self._choices.severities],
             value=f.severity or Select.NULL,
             prompt="severity",
             id="severity",
             tooltip="Issue severity",
         )
-        yield Select(
+        yield self._select(
             [(p, p) for p in self._choices.phases],
             value=f.phase or Select.NULL,
             prompt="phase",
             id="phase",
             tooltip="Issue phase",
         )
-        yield Select(
+        yield self._select(
             [(one_line(c, max_chars=40), c) for c in self._choices.codes],
             value=f.code or Select.NULL,
             prompt="code",
@@ -167,9 +195,33 @@ task with has_error, whatever its state.
         for widget in self.query("Select, Input"):
             widget.compact = narrow  # type: ignore[attr-defined]
         self.set_class(narrow, "-narrow")
+        self._fit(event.size.width)
+
+    def _fit(self, width: int) -> None:
+        """Each select as wide as the label it shows needs (an issue code on one line, a
+        prompt whole), narrowed widest first when they do not all fit; the text field
+        takes the rest. The open list is wider (SelectOverlay above)."""
+        if not width:
+            return
+        narrow = width < NARROW
+        chrome = CHROME[narrow]
+        selects = list(self.query(Select))
+        margins = len(selects) + 1 if narrow else 0
+        text = TEXT_MIN if width >= 100 else 10
+        room = width - margins - text - chrome * len(selects)
+        needs = {}
+        chosen = frozenset(s.id or "" for s in selects if s.value is not Select.NULL)
+        for select in selects:
+            labels = self._labels.get(select.id or "", {})
+            shown = labels.get(select.value, labels.get(Select.NULL, 8))
+            needs[select.id or ""] = min(max(shown, 4), LABEL_CAP)
+        widths = fit_widths(needs, room, chosen)
+        for select in selects:
+            select.styles.width = widths[select.id or ""] + chrome
 
     def on_select_changed(self, event: Select.Changed) -> None:
         event.stop()
+        self._fit(self.size.width)
         if not self._ready:
             return
         select = event.select

@@ -1,0 +1,89 @@
+"""What fits at 80×24, 100×30 and 140×45 (issue 14 items 6 and 8): every count of the
+series table without scrolling sideways, category names whole in the tree at 140 columns,
+issue codes on one line in the filter bar, the reasons of a task as lines of text."""
+
+from __future__ import annotations
+
+import pytest
+
+from inspector.app import InspectorApp
+from inspector.app.model import TaskFilter
+from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.task import TaskScreen
+from inspector.app.screens.tasks import TasksScreen
+from widgets.reductions_panel import ReductionsPanel
+from widgets.series_table import COUNT_COLUMNS
+
+from .helpers import pilot_test, settle
+
+SIZES = [(80, 24), (100, 30), (140, 45)]
+
+
+def _line(widget, y: int) -> str:  # type: ignore[no-untyped-def]
+    return "".join(segment.text for segment in widget.render_line(y))
+
+
+async def _overview(pilot, app: InspectorApp) -> OverviewScreen:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    screen = app.screen
+    assert isinstance(screen, OverviewScreen)
+    return screen
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pilot_test
+async def test_series_table_shows_every_count_without_scrolling(run_path, size) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=size) as pilot:
+        overview = await _overview(pilot, app)
+        table = overview.series_table
+        keys = [column.key.value for column in table.ordered_columns]
+        assert set(COUNT_COLUMNS) <= set(keys)  # "Invalidated" is never off-screen
+        assert "series" in keys and "value" in keys
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+
+
+@pilot_test
+async def test_tree_shows_category_names_whole_at_140_columns(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(140, 45)) as pilot:
+        overview = await _overview(pilot, app)
+        tree = overview.category_tree
+        tree.root.expand_all()
+        await settle(pilot)
+        lines = [_line(tree, y) for y in range(tree.size.height)]
+        assert any("build-and-dependency-management" in line for line in lines), lines
+        assert not any("…" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("size", [(100, 30), (140, 45)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pilot_test
+async def test_filter_bar_shows_an_issue_code_on_one_line(run_path, size) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=size) as pilot:
+        overview = await _overview(pilot, app)
+        overview.open_tasks(TaskFilter("correct.avg@3", code="environment_failed"))
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, TasksScreen)
+        label = screen.query_one("#code").query_one("SelectCurrent #label")
+        assert label.size.height == 1
+        assert "environment_failed" in _line(label, 0)  # not "environ/ment_fa/iled"
+        for name in ("category", "severity", "phase"):  # the prompts whole, not "categ…"
+            prompt = screen.query_one(f"#{name}").query_one("SelectCurrent #label")
+            assert name in _line(prompt, 0), name
+
+
+@pilot_test
+async def test_task_reasons_read_as_lines_at_100_columns(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        overview = await _overview(pilot, app)
+        assert overview.session is not None
+        app.push_screen(TaskScreen(overview.session, "git-leak-recovery", "correct.avg@3"))
+        await settle(pilot)
+        panel = app.screen.query_one(ReductionsPanel)
+        lines = [_line(panel, y) for y in range(panel.size.height)]
+        # each reason is one line of text beside its series, not one word per line
+        for reason in ("attempt 3 of 3 is missing", "attempt 3 left only a retry count, no result"):
+            assert any(reason in line and "correct.avg@3" in line for line in lines), lines
