@@ -53,7 +53,7 @@ def node_line(data: NodeData | None) -> Text:
         if data.category is None:
             n = len(data.categories)
             text.append(f" · {n} {'category' if n == 1 else 'categories'}", "dim")
-        text.append(" · enter: its tasks · l: ledger · e: explain", "dim")
+        text.append(" · enter: its tasks · l: ledger · h: explain", "dim")
     return text
 
 

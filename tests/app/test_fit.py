@@ -87,3 +87,27 @@ async def test_task_reasons_read_as_lines_at_100_columns(run_path) -> None:  # t
         # each reason is one line of text beside its series, not one word per line
         for reason in ("attempt 3 of 3 is missing", "attempt 3 left only a retry count, no result"):
             assert any(reason in line and "correct.avg@3" in line for line in lines), lines
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pilot_test
+async def test_compare_series_table_fits_without_scrolling(runs_root, size) -> None:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.compare import CompareScreen
+    from inspector.compare import compare
+    from inspector.loading import open_session
+
+    a = open_session(runs_root / "compare_a")
+    b = open_session(runs_root / "compare_b")
+    assert a.recomputation is not None and b.recomputation is not None
+    long = "qwen3-coder-480b-a35b-instruct_terminal_bench_2_terminus2/20261130_00000"
+    comparison = compare(a.recomputation, b.recomputation, label_a=f"{long}3", label_b=f"{long}4")
+    app = InspectorApp([runs_root / "compare_a"])
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        app.push_screen(CompareScreen(comparison, (a, b)))
+        await settle(pilot)
+        table = app.screen.query_one("#compare-series")
+        assert len(table.ordered_columns) == 6  # series, A, B, B − A, A counts, B counts
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        headers = [str(column.label) for column in table.ordered_columns]
+        assert headers[1] != headers[2]

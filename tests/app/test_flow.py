@@ -186,6 +186,8 @@ async def test_compare_labels_side_of_an_opened_task_and_swap(runs_root) -> None
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, CompareScreen)
+        listed = [change.task_id for change in screen.shown]
+        assert len(listed) > 3 and listed == sorted(listed, key=int)  # 5, 7, 13, 20, not 13, 20, 5
         headers = [str(col.label) for col in screen.series_table.ordered_columns]
         assert headers[1] != headers[2]
         assert headers[1].endswith("000001") and headers[2].endswith("000002")

@@ -20,6 +20,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
 from inspector.app.intervals import bounds_text
+from inspector.app.model import natural_key
 from inspector.app.table_export import Table
 from inspector.app.titles import middle, place, plural, session_title
 from inspector.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
@@ -27,14 +28,23 @@ from inspector.engine import MetricSeries
 from inspector.paired import paired_lines
 from inspector.run_stats import series_stats
 from inspector.session import Session
-from widgets.literal import literal, literal_plain, one_line
+from widgets.literal import cut_middle, literal, literal_plain, one_line
 from widgets.record_table import Field, RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
 
 SIDE_LABEL_CHARS = 28
 """A value column's header keeps this much of its side's label, cut in the middle."""
-NARROW_SIDE_LABEL_CHARS = 16
-"""The same below 120 columns (both value columns stay on an 80-column screen)."""
+NARROW_SIDE_LABEL_CHARS = 12
+"""The same below 120 columns (the end of a run folder stays: ``qwen3…000003``)."""
+SERIES_CELLS = {120: None, 100: 24, 0: 18}
+"""The series column's width from a screen width on (None: whole); below 100 columns the
+value headers are just A and B (the lines above name the sides in full), so every column
+of the series table, counts included, fits without scrolling sideways."""
+
+
+def _series_cells(width: int) -> int | None:
+    return next(cells for least, cells in SERIES_CELLS.items() if width >= least)
+
 
 FILTERS = ("changes", "flips", "states", "all")
 """Task filters: every changed task (default: a flip, a state, a value or has_error that
@@ -207,7 +217,10 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
     def _side_label(self, side: str) -> Text:
         """A value column's header: ``A avg@3`` / ``B k=1 (derived)`` / ``A <run>``."""
         label = self.comparison.label_a if side == "A" else self.comparison.label_b
-        chars = SIDE_LABEL_CHARS if self.app.size.width >= 120 else NARROW_SIDE_LABEL_CHARS
+        width = self.app.size.width
+        if width < 100:
+            return Text(side)
+        chars = SIDE_LABEL_CHARS if width >= 120 else NARROW_SIDE_LABEL_CHARS
         return Text(f"{side} {middle(literal_plain(label), chars)}")
 
     def on_mount(self) -> None:
@@ -244,9 +257,11 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
                 text.append(f"\n{plural(len(ids), 'task')} only in {side}")
         text.append("\ncounts: total/evaluated/error/unavailable/invalidated", "dim")
         self.header_text.update(text)
+        cells = _series_cells(self.app.size.width)
         for index, pair in enumerate(c.series):
+            label = one_line(pair.label)
             self.series_table.add_row(
-                one_line(pair.label),
+                label if cells is None else cut_middle(label, cells),
                 _value(pair.a),
                 _value(pair.b),
                 _number(pair.delta),
@@ -296,7 +311,8 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-tasks",
           description="aligned tasks")  # fmt: skip
     def _list_changes(self, pair: SeriesPair, task_filter: str) -> None:
-        changes = tuple(ch for ch in self.comparison.tasks(pair) if _keep(ch, task_filter))
+        kept = (ch for ch in self.comparison.tasks(pair) if _keep(ch, task_filter))
+        changes = tuple(sorted(kept, key=lambda ch: natural_key(ch.task_id)))  # 5 before 13
         columns = field_columns(CHANGE_FIELDS, changes)
         self.post_message(ChangesListed(pair, task_filter, changes, columns))
 
