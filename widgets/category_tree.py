@@ -23,6 +23,9 @@ FIXED_WIDTH = 9 + 8 + 5 * 5
 """The value, its ±95% interval and the five counts after the name: they never fold."""
 WEIGHTS_WIDTH = 3 * 6 + 11
 """aggw, wght, share and the aggregation: shown when the tree is wide enough."""
+AGGREGATION_WIDTH = 11
+"""The aggregation column, the first to go so that names stay whole (the plan panel and
+the explain screen name it too)."""
 MIN_NAME = 24
 EXPANDER_WIDTH = 2
 SHORT_AGGREGATIONS = {"leaf": "", "weighted_by_count": "by_count"}
@@ -72,13 +75,13 @@ def node_row(
     aggregation: str = "",
     interval: str = "",
     name_width: int = NAME_WIDTH,
-    weights: bool = True,
+    weights: int = 2,
 ) -> Text:
     """One tree label laid out in columns that line up whatever the indent.
 
     ``indent`` is where the tree starts the label: guides plus the expander of a branch.
     A name longer than its column is cut in the middle (``build-and-…-management``);
-    without ``weights`` the weight and aggregation columns are left out.
+    ``weights``: 2 the weight and aggregation columns, 1 the weights only, 0 neither.
     """
     width = max(8, name_width - indent)
     label = cut_middle(literal(name), width)
@@ -114,11 +117,12 @@ def node_row(
     row.append_text(_cell(agg_weight, 5))
     row.append_text(_cell(weight, 5))
     row.append_text(_cell(share, 5))
-    row.append(" " + SHORT_AGGREGATIONS.get(aggregation, aggregation), "dim")
+    if weights > 1:
+        row.append(" " + SHORT_AGGREGATIONS.get(aggregation, aggregation), "dim")
     return row
 
 
-def header_row(name_width: int = NAME_WIDTH, weights: bool = True) -> Text:
+def header_row(name_width: int = NAME_WIDTH, weights: int = 2) -> Text:
     row = Text(style="bold")
     row.append("node".ljust(name_width - EXPANDER_WIDTH) + " ")
     row.append("value".rjust(8) + " ")
@@ -130,7 +134,8 @@ def header_row(name_width: int = NAME_WIDTH, weights: bool = True) -> Text:
     row.append("aggw".rjust(5) + " ")
     row.append("wght".rjust(5) + " ")
     row.append("share".rjust(5) + " ")
-    row.append(" aggregation")
+    if weights > 1:
+        row.append(" aggregation")
     return row
 
 
@@ -142,6 +147,17 @@ def category_interval_key(category: str) -> str:
 def indent_of(depth: int, branch: bool) -> int:
     """Columns the tree draws before a label at ``depth`` (root = 0)."""
     return GUIDE_WIDTH * depth + (EXPANDER_WIDTH if branch else 0)
+
+
+def name_need(series: MetricSeries, root: HierarchyNode | None) -> int:
+    """The name column's width that shows every node and category name whole."""
+    need = [len(key) + indent_of(2, False) for key in series.categories]
+    if root is not None and series.hierarchy:
+        need.extend(
+            len(node.name) + indent_of(node.path.count("/") + 1, not node.is_leaf)
+            for node in root.walk()
+        )
+    return max(need, default=0)
 
 
 class CategoryTree(Tree[NodeData | None]):
@@ -188,7 +204,9 @@ Press **enter** on a node to list its tasks.
         self._series_id = ""
         self._intervals: Mapping[str, str] = {}
         self._shown: tuple[MetricSeries, HierarchyNode | None, Mapping[str, str]] | None = None
-        self._layout: tuple[int, bool] = (NAME_WIDTH, True)
+        self._layout: tuple[int, int] = (NAME_WIDTH, 2)
+        self._name_need = MIN_NAME
+        """The name column that shows every name of the tree whole (its indent included)."""
 
     def show(
         self,
@@ -206,6 +224,7 @@ Press **enter** on a node to list its tasks.
         self._series_id = series.series_id
         self._intervals = intervals or {}
         self._shown = (series, root, self._intervals)
+        self._name_need = name_need(series, root)
         self._layout = self._fit(self.size.width)
         self.clear()
         self.root.set_label(header_row(*self._layout))
@@ -229,12 +248,18 @@ Press **enter** on a node to list its tasks.
         self._add_categories(flat, series, list(series.categories), 2)
         self.move_cursor_to_line(self._line_of(keep) if keep is not None else 1)
 
-    def _fit(self, width: int) -> tuple[int, bool]:
-        """The name column's width and whether the weight columns fit in ``width``."""
+    def _fit(self, width: int) -> tuple[int, int]:
+        """The name column's width and which weight columns fit in ``width`` (2, 1, 0 as
+        :func:`node_row`): the aggregation goes first when names would be cut."""
         if width <= 0:
-            return NAME_WIDTH, True
+            return NAME_WIDTH, 2
         room = width - 3 - FIXED_WIDTH  # the scrollbar and a space
-        weights = room - WEIGHTS_WIDTH >= MIN_NAME
+        whole = max(MIN_NAME, self._name_need)
+        if room - WEIGHTS_WIDTH >= whole:
+            return room - WEIGHTS_WIDTH, 2
+        if room - WEIGHTS_WIDTH + AGGREGATION_WIDTH >= whole:
+            return room - WEIGHTS_WIDTH + AGGREGATION_WIDTH, 1
+        weights = 2 if room - WEIGHTS_WIDTH >= MIN_NAME else 0
         return max(MIN_NAME, room - (WEIGHTS_WIDTH if weights else 0)), weights
 
     def on_resize(self) -> None:

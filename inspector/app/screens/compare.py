@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
-from inspector.app.intervals import bounds_text
+from inspector.app.intervals import bounds_text, half_width_text
 from inspector.app.model import natural_key
 from inspector.app.table_export import Table
 from inspector.app.titles import middle, place, plural, session_title
@@ -28,6 +28,7 @@ from inspector.engine import MetricSeries
 from inspector.paired import paired_lines
 from inspector.run_stats import series_stats
 from inspector.session import Session
+from inspector.stats import Interval
 from widgets.literal import cut_middle, literal, literal_plain, one_line
 from widgets.record_table import Field, RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
@@ -81,9 +82,9 @@ class StatsReady(Message):
 
 @dataclass
 class SideIntervals(Message):
-    """Each side's value with its 95% interval: (series row, "a" / "b") → text."""
+    """Each side's 95% interval: (series row, "a" / "b") → (the side's series, interval)."""
 
-    texts: dict[tuple[int, str], Text]
+    intervals: dict[tuple[int, str], tuple[MetricSeries, Interval]]
 
 
 @dataclass
@@ -156,9 +157,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
-        Binding(
-            "ctrl+f", "next_filter", "Filter", tooltip="Changed / flips / state changes / all"
-        ),
+        Binding("ctrl+f", "next_filter", "Filter", tooltip="Changed / flips / state changes / all"),
         Binding("b", "open_b", "Task in B", tooltip="Open the highlighted task on side B"),
         Binding("v", "swap", "Swap A/B", tooltip="Exchange the sides (A versus B): B becomes A"),
         Binding(
@@ -278,20 +277,25 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
           description="intervals")  # fmt: skip
     def _side_intervals(self) -> None:
         c = self.comparison
-        texts: dict[tuple[int, str], str] = {}
+        intervals: dict[tuple[int, str], tuple[MetricSeries, Interval]] = {}
         for index, pair in enumerate(c.series):
             for key, rec, series in (("a", c.a, pair.a), ("b", c.b, pair.b)):
                 if series is not None:
-                    interval = series_stats(rec, series).own.interval
-                    cell = _value(series)
-                    cell.append(f" {bounds_text(interval)}", "dim")
-                    texts[(index, key)] = cell
-        self.post_message(SideIntervals(texts))
+                    intervals[(index, key)] = (series, series_stats(rec, series).own.interval)
+        self.post_message(SideIntervals(intervals))
 
     @on(SideIntervals)
     def _show_side_intervals(self, message: SideIntervals) -> None:
-        for (index, key), text in message.texts.items():
-            self.series_table.update_cell(str(index), key, text, update_width=True)
+        """The value, then its interval: ``[low, high]`` from 120 columns, ``±half`` from
+        100, none below (the series table keeps every column without scrolling)."""
+        width = self.app.size.width
+        if width < 100:
+            return
+        shown = bounds_text if width >= 120 else half_width_text
+        for (index, key), (series, interval) in message.intervals.items():
+            cell = _value(series)
+            cell.append(f" {shown(interval)}", "dim")
+            self.series_table.update_cell(str(index), key, cell, update_width=True)
 
     def _equivalence(self, text: Text) -> None:
         derivation = self.comparison.derivation
