@@ -182,8 +182,8 @@ def retry_summary(
     )
     total = sum(n for _, _, n in by_attempt)
     if records is None:
-        notes = (RETRY_NOTE_NO_RECORDS,) if total else ()
-        return RetrySummary(total, by_attempt, retry_only, (), False, notes)
+        said = (RETRY_NOTE_NO_RECORDS,) if total else ()
+        return RetrySummary(total, by_attempt, retry_only, (), False, said)
     grouped: dict[tuple[str, str, str], list[tuple[str, int]]] = {}
     seen: dict[tuple[str, int], int] = {}
     archives: list[tuple[str, int]] = []
@@ -198,10 +198,10 @@ def retry_summary(
             problem = _field(record, "problem")
             if problem is not None:
                 notes.append(f"{task_id}: unreadable retry record {_field(record, 'path')}")
-            key = tuple(
+            stage, scope, pattern = (
                 str(_field(record, f) or "?") for f in ("stage", "scope", "matched_pattern")
             )
-            grouped.setdefault(key, []).append((task_id, index))  # type: ignore[arg-type]
+            grouped.setdefault((stage, scope, pattern), []).append((task_id, index))
             seen[(task_id, index)] = seen.get((task_id, index), 0) + 1
     rows = tuple(
         RetryRow(
@@ -215,10 +215,8 @@ def retry_summary(
         for (stage, scope, pattern), items in sorted(grouped.items())
     )
     counted = {(t, i): n for t, i, n in by_attempt}
-    for key in sorted(set(counted) | set(seen)):
-        if counted.get(key, 0) != seen.get(key, 0):
-            notes.append(
-                f"{key[0]} attempt {key[1]}: retry_count {counted.get(key, 0)} but "
-                f"{seen.get(key, 0)} retry records"
-            )
+    for task_id, index in sorted(set(counted) | set(seen)):
+        told, found = counted.get((task_id, index), 0), seen.get((task_id, index), 0)
+        if told != found:
+            notes.append(f"{task_id} attempt {index}: retry_count {told} but {found} retry records")
     return RetrySummary(total, by_attempt, retry_only, rows, True, tuple(notes), tuple(archives))

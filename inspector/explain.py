@@ -182,7 +182,7 @@ def _is_category_mean(rec: Recomputation, series: MetricSeries) -> bool:
     return (
         rec.report.aggregation == CATEGORY_MEAN
         and series.shown_value is not None
-        and mean(values) == series.shown_value  # type: ignore[arg-type]
+        and mean(values) == series.shown_value
     )
 
 
@@ -281,8 +281,10 @@ def _ratio(rec: Recomputation, series: MetricSeries, scope: Scope, notes: list[s
             return formula, (), _part(series, scope).shown_value
         total_n = series.extra.get("numerator_total")
         total_d = series.extra.get("denominator_total")
-        terms = (Term("numerator_total", total_n, kind="sum"),
-                 Term("denominator_total", total_d, kind="sum"))  # fmt: skip
+        terms: tuple[Term, ...] = (
+            Term("numerator_total", total_n, kind="sum"),
+            Term("denominator_total", total_d, kind="sum"),
+        )
         if not evaluated or not isinstance(total_n, float) or not isinstance(total_d, float):
             return formula, terms, series.shown_value
         return formula, terms, (total_n / total_d if total_d else 0.0)

@@ -49,7 +49,8 @@ def headline_of(metrics: Any) -> Headline | None:
         if isinstance(item, dict) and item.get("role") == "headline":
             value, reference = item.get("value"), item.get("reference_value")
             uses_reference = not _is_number(value) and _is_number(reference)
-            counts = item.get("counts") if isinstance(item.get("counts"), dict) else {}
+            raw = item.get("counts")
+            counts: dict[str, Any] = raw if isinstance(raw, dict) else {}
             return Headline(
                 series_id=str(item.get("series_id")),
                 value=reference if uses_reference else value if _is_number(value) else None,

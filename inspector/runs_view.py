@@ -109,6 +109,7 @@ def sort_rows(rows: Iterable[RunRow], by: str, *, reverse: bool = False) -> list
     if by == "date":
         # The listing is newest first already (results.discover).
         return listed[::-1] if reverse else listed
+    keyed: list[tuple[bool, float | str, RunRow]]
     if by == "value":
         keyed = [(row.value is None, -(row.value or 0.0), row) for row in listed]
     elif by == "check":
