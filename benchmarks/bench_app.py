@@ -70,7 +70,7 @@ sys.path.insert(0, str(ROOT))
 
 EARLY = None
 if __name__ == "__main__" and "--one" in sys.argv:
-    # As `inspector RUN` does (inspector.cli.cmd_app): before textual is imported, the
+    # As `inspector RUN` does (inspector.cli.main.cmd_app): before textual is imported, the
     # run's cached report is looked up, else its reader processes are started.
     from inspector.loading.early import prepare
 

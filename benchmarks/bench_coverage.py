@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/bench_coverage.py [--draws 2000] [--seed 15]
 
 Each scenario draws a run from a known population many times, scores it with the engine
-(``recompute``) and computes the series interval with :func:`inspector.run_stats.series_stats`
+(``recompute``) and computes the series interval with :func:`inspector.views.run_stats.series_stats`
 (the same code path as ``inspector stats``); it prints how often the 95 % interval covers
 the population's true value, with the exact binomial 95 % interval of that share.
 
@@ -27,8 +27,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from inspector.engine import Attempt, Plan, TaskRecord, make_metric_contract, recompute
-from inspector.run_stats import series_stats
+from inspector.engine.contract import make_metric_contract
+from inspector.engine.model import Attempt, TaskRecord
+from inspector.engine.plan import Plan
+from inspector.engine.recomputation import recompute
+from inspector.views.run_stats import series_stats
 
 CONTRACT = make_metric_contract("correct", binary=["correct"])
 

@@ -52,7 +52,7 @@ t = time.perf_counter()
 out = os.open(os.devnull, os.O_WRONLY)
 saved = os.dup(1)
 os.dup2(out, 1)
-from inspector.cli import main
+from inspector.cli.main import main
 code = main(sys.argv[1:])
 sys.stdout.flush()
 os.dup2(saved, 1)

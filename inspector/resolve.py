@@ -10,19 +10,19 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from inspector.engine import (
+from inspector.engine.benchmarks import builtin_contract, default_hierarchy
+from inspector.engine.contract import (
     BINARY,
+    PRIMARY_IDS,
     SCALAR,
     MetricContract,
     MetricDisplay,
     MetricSpec,
-    Plan,
-    TaskRecord,
-    builtin_contract,
-    default_hierarchy,
+    default_label,
 )
-from inspector.engine.contract import PRIMARY_IDS, default_label
 from inspector.engine.errors import ContractError, PlanError
+from inspector.engine.model import TaskRecord
+from inspector.engine.plan import Plan
 from inspector.overrides import Overrides
 
 

@@ -19,8 +19,8 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
 
-from inspector.run_check import DIFFERS, OK, UNUSABLE
-from inspector.runs_view import PENDING, RunRow
+from inspector.views.run_check import DIFFERS, OK, UNUSABLE
+from inspector.views.runs_view import PENDING, RunRow
 from widgets._table import refresh_header
 from widgets.literal import literal, one_line_middle
 

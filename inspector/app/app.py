@@ -25,12 +25,12 @@ from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.settings import Settings
 from inspector.app.task_index import TaskIndexes
-from inspector.audit import SERIES_SCOPE, Scope
-from inspector.compare import compare_plans
 from inspector.engine import EngineError, Recomputation
 from inspector.results.discover import is_run
 from inspector.session import Session
-from inspector.visible import visible
+from inspector.views.audit import SERIES_SCOPE, Scope
+from inspector.views.compare import compare_plans
+from inspector.views.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.loading.early import EarlyOpen

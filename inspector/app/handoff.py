@@ -15,7 +15,7 @@ from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 
-from inspector.visible import visible
+from inspector.views.visible import visible
 
 DEFAULTS = {"PAGER": "less", "EDITOR": "vi"}
 

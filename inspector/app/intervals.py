@@ -1,6 +1,6 @@
 """The app's texts for intervals (series table, category tree, compare screen).
 
-The numbers come from :mod:`inspector.run_stats`; here they only become short strings that
+The numbers come from :mod:`inspector.views.run_stats`; here they only become short strings that
 the dumb widgets show. The app always uses 95 % intervals.
 """
 
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from inspector.engine import Recomputation
-from inspector.run_stats import SeriesStats, series_stats
-from inspector.stats import Interval
+from inspector.engine.recomputation import Recomputation
+from inspector.views.run_stats import SeriesStats, series_stats
+from inspector.views.stats import Interval
 from widgets.category_tree import category_interval_key
 
 NONE = "—"

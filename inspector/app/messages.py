@@ -7,12 +7,12 @@ from typing import Any
 
 from textual.message import Message
 
-from inspector.attribution import RetrySummary
-from inspector.compare import Comparison
 from inspector.loading.report_cache import Outputs
 from inspector.results.discover import RunSummary
-from inspector.run_check import RunCheck
 from inspector.session import Session
+from inspector.views.attribution import RetrySummary
+from inspector.views.compare import Comparison
+from inspector.views.run_check import RunCheck
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """What the screens show, picked (never computed) from one :class:`Recomputation`.
 
 Every number here is read from the engine's report and task reductions. Which tasks stand
-behind a count is decided by :mod:`inspector.audit` (the count ledger) — this module only
+behind a count is decided by :mod:`inspector.views.audit` (the count ledger) — this module only
 turns its tasks into table rows, applies the remaining filters and sorts. It imports
 neither textual nor rich.
 """
@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from inspector import audit
 from inspector.app.outcomes import attempt_marks, reduction_words
 from inspector.engine import (
     ERROR,
@@ -24,6 +23,7 @@ from inspector.engine import (
 )
 from inspector.engine.model import SEVERITIES, TaskRecord
 from inspector.engine.render import format_value
+from inspector.views import audit
 
 COUNT_NAMES = ("total", "evaluated", "error", "unavailable", "invalidated")
 
@@ -148,7 +148,7 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
     """One row per recomputed task for ``series_id``, in the engine's task order.
 
     The tasks, their category keys (as the series' breakdown groups them) and their
-    reductions come from :func:`inspector.audit.scoped_tasks`; a series carried over
+    reductions come from :func:`inspector.views.audit.scoped_tasks`; a series carried over
     unrecomputed has no rows.
     """
     k = recomputation.plan.k
@@ -191,8 +191,8 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
 def in_count(row: TaskRow, token: str | None) -> bool:
     """True when the row belongs to the count or state named by ``token``.
 
-    ``count:<name>`` asks :func:`inspector.audit.in_count` (the ledger's rule for the five
-    counts), ``state:<name>`` asks :func:`inspector.audit.in_state`.
+    ``count:<name>`` asks :func:`inspector.views.audit.in_count` (the ledger's rule for the five
+    counts), ``state:<name>`` asks :func:`inspector.views.audit.in_state`.
     """
     if token in (None, "", "count:total"):
         return True

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.visible import visible
+from inspector.views.visible import visible
 
 FORMATS = {"csv": "CSV", "json": "JSON", "md": "Markdown"}
 """File extension → format name."""

@@ -21,7 +21,6 @@ _SOURCES = {
     "MetricContract": "inspector.engine.contract",
     "MetricDisplay": "inspector.engine.contract",
     "MetricSpec": "inspector.engine.contract",
-    "contract_from_json": "inspector.engine.contract",
     "make_metric_contract": "inspector.engine.contract",
     "AggregationError": "inspector.engine.errors",
     "ContractError": "inspector.engine.errors",
@@ -93,7 +92,6 @@ __all__ = [
     "TaskReduction",
     "builtin_contract",
     "category_key",
-    "contract_from_json",
     "default_hierarchy",
     "dumps_metrics_json",
     "make_metric_contract",
@@ -119,7 +117,6 @@ if TYPE_CHECKING:  # pragma: no cover
         MetricContract,
         MetricDisplay,
         MetricSpec,
-        contract_from_json,
         make_metric_contract,
     )
     from inspector.engine.errors import (

@@ -28,11 +28,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector import __version__
-from inspector.audit import LedgerTask, task_filter
 from inspector.export.eee import aggregate_record, datastore_names, instance_record
 from inspector.export.tables import attempt_rows, task_rows, write_parquet
 from inspector.results.lazy import read_attempt_payload
 from inspector.results.problems import ResultFileError
+from inspector.views.audit import LedgerTask, task_filter
+from inspector.views.task_rows import task_json, write_task_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
@@ -91,13 +92,10 @@ def write_export(session: Session, fmt: str, out: Path) -> list[Path]:
     assert rec is not None
     stem = file_stem(session.run.run_id)
     if fmt in ("csv", "jsonl"):
-        from inspector.cli_audit import write_task_rows
-
         path = out / f"{stem}.tasks.{fmt}"
         _atomic_write(path, lambda f: write_task_rows(f, fmt, all_task_rows(session)))
         return [path]
     if fmt == "parquet":
-        from inspector.cli_audit import task_json
 
         tasks = task_rows(session.run.run_id, (task_json(t) for t in all_task_rows(session)))
         paths = [out / f"{stem}.tasks.parquet", out / f"{stem}.attempts.parquet"]

@@ -32,7 +32,7 @@ from inspector.engine.contract import BINARY
 from inspector.engine.model import Attempt, TaskRecord
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import MICRO_WEIGHTED, MetricSeries
-from inspector.run_stats import series_stats
+from inspector.views.run_stats import series_stats
 
 SCHEMA_VERSION = "0.3.0"
 LIBRARY = "agentcompass"
@@ -95,7 +95,7 @@ def datastore_names(record: Mapping[str, Any], identity: str) -> tuple[str, str]
 def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, Any]:
     """``score_details.uncertainty`` of one series, from the statistics of issue 15.
 
-    The interval is :func:`inspector.run_stats.series_stats`'s: the unit is the task (a
+    The interval is :func:`inspector.views.run_stats.series_stats`'s: the unit is the task (a
     task value already averages its attempts: the clustered standard error), a Student t
     interval at 95 %, the same numbers ``inspector stats`` shows. With an interval,
     ``num_samples`` is the number of task values it was computed from, ``standard_error``

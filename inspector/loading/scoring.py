@@ -84,7 +84,7 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
     strategy = (overrides.strategy or plan.strategy).lower()
     if (k, strategy) == (plan.k, plan.strategy):
         return Derived(session)
-    from inspector.compare import derived
+    from inspector.views.compare import derived
 
     try:
         session.recomputation, derivation = derived(

@@ -10,8 +10,8 @@ from inspector.app.screens.ledger import ExplainScreen, LedgerScreen, TaskChosen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
-from inspector.audit import SERIES_SCOPE, Scope, tasks_behind
-from inspector.explain import explain
+from inspector.views.audit import SERIES_SCOPE, Scope, tasks_behind
+from inspector.views.explain import explain
 
 from .helpers import capture, pilot_test, settle, static_text
 

@@ -152,7 +152,7 @@ async def test_derived_values_keep_the_reference_marker(run_path) -> None:  # ty
         assert isinstance(overview, OverviewScreen)
         rec = overview.recomputation
         assert rec is not None and rec.report.evaluation_failed
-        from inspector.compare import compare, compare_plans
+        from inspector.views.compare import compare, compare_plans
 
         comparison = compare(rec, rec, label_a="A run", label_b="B run")
         app.push_screen(CompareScreen(comparison))
@@ -170,8 +170,8 @@ def _tree(screen: OverviewScreen) -> CategoryTree:
 
 @pilot_test
 async def test_compare_labels_side_of_an_opened_task_and_swap(runs_root) -> None:  # type: ignore[no-untyped-def]
-    from inspector.compare import compare
     from inspector.loading import open_session as open_run
+    from inspector.views.compare import compare
 
     a = open_run(runs_root / "compare_a")
     b = open_run(runs_root / "compare_b")

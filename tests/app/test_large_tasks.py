@@ -29,9 +29,9 @@ from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
 from inspector.app.task_index import TaskIndex
-from inspector.audit import tasks_behind
-from inspector.explain import explain
 from inspector.loading import open_session as open_run
+from inspector.views.audit import tasks_behind
+from inspector.views.explain import explain
 from tests.conftest import ROOT
 from widgets.task_table import COLUMNS, TaskTable
 

@@ -14,9 +14,9 @@ from inspector.app import InspectorApp
 from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.leaderboard import LeaderboardScreen
 from inspector.app.screens.overview import OverviewScreen
-from inspector.cli import main
-from inspector.leaderboard import build, export
-from inspector.runs_view import RunRow
+from inspector.cli.main import main
+from inspector.views.leaderboard import build, export
+from inspector.views.runs_view import RunRow
 from tests.conftest import FIXTURE_RUNS
 from tests.results_root import (
     ENDS_ALIKE,
@@ -63,7 +63,7 @@ def test_one_cell_per_model_and_benchmark_with_the_newest_finished_run(
 
 
 def test_newest_finished_run_is_chosen_over_a_newer_failed_one(tmp_path: Path) -> None:
-    from inspector.check_root import check_root
+    from inspector.answers import check_root
     from inspector.overrides import Overrides
     from inspector.results.discover import find_runs
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers import audit_runs
 from inspector.app import InspectorApp
 from inspector.app.screens import runs as runs_module
 from inspector.app.screens.runs import RunsScreen
-from inspector.check_root import audit_runs
 from tests.results_root import (
     CANCELLED,
     CUT_OFF,
@@ -230,7 +230,7 @@ def stats_interval(run: Path, series_id: str) -> tuple[float, float]:
     import contextlib
     import io
 
-    from inspector.cli import main
+    from inspector.cli.main import main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):

@@ -7,8 +7,8 @@ from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.flaky import FlakyScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
-from inspector.compare import compare_plans
-from inspector.run_stats import series_stats
+from inspector.views.compare import compare_plans
+from inspector.views.run_stats import series_stats
 
 from .helpers import cell_text, pilot_test, settle, static_text
 

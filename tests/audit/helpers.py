@@ -13,7 +13,8 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from inspector import cli
+from inspector.answers import load_session
+from inspector.cli import main as cli
 from inspector.engine.contract import MetricContract, make_metric_contract
 from inspector.engine.model import Attempt, Issue, TaskRecord
 from inspector.engine.plan import Plan
@@ -77,7 +78,7 @@ def rescore(
 
 
 def session(path: Path | str) -> Session:
-    return cli.load_session(str(path))
+    return load_session(str(path))
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:

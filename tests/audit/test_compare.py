@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import load_session
-from inspector.compare import compare, compare_plans, derived, pair_series
+from inspector.answers import load_session
 from inspector.engine import dumps_metrics_json
 from inspector.resolve import Overrides
+from inspector.views.compare import compare, compare_plans, derived, pair_series
 
 from .helpers import (
     CONFORMANCE,

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.audit import Scope, scopes
-from inspector.explain import explain
+from inspector.views.audit import Scope, scopes
+from inspector.views.explain import explain
 
 from .helpers import RUNS, SCORE, attempt, issue, load, rescore, session, task
 

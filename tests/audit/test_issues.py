@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from inspector.attribution import (
+from inspector.views.attribution import (
     RETRY_NOTE_NO_RECORDS,
     issue_table,
     load_retry_records,

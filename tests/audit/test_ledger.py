@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.audit import (
+from inspector.views.audit import (
     COUNTS,
     AuditError,
     Scope,

@@ -8,8 +8,8 @@ import statistics
 import pytest
 from scipy import stats as scipy_stats
 
-from inspector.run_stats import flaky_tasks, pass_curves, run_stats, series_stats
-from inspector.stats import pass_at_j
+from inspector.views.run_stats import flaky_tasks, pass_curves, run_stats, series_stats
+from inspector.views.stats import pass_at_j
 
 from .helpers import FIXTURE_RUNS, attempt, issue, rescore, session, task
 

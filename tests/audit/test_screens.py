@@ -9,8 +9,8 @@ from textual.widgets import DataTable
 from inspector.app.model import natural_key
 from inspector.app.screens.compare import CompareScreen, TaskPairChosen
 from inspector.app.screens.ledger import ExplainScreen, LedgerScreen, TaskChosen
-from inspector.audit import Scope
-from inspector.compare import compare, compare_plans
+from inspector.views.audit import Scope
+from inspector.views.compare import compare, compare_plans
 from widgets.record_table import RecordTable
 
 from .helpers import CONFORMANCE, attempt, issue, pilot_test, rescore, session, task

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from inspector.stats import mcnemar_exact, paired_bootstrap_ci
+from inspector.views.stats import mcnemar_exact, paired_bootstrap_ci
 
 
 @pytest.mark.parametrize(
@@ -82,7 +82,7 @@ from fractions import Fraction  # noqa: E402
 
 from scipy import stats as scipy_stats  # noqa: E402
 
-from inspector.stats import (  # noqa: E402
+from inspector.views.stats import (  # noqa: E402
     Group,
     combination_interval,
     mean_interval,

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.check_root import check_root
-from inspector.cli import main
+from inspector.answers import check_root
+from inspector.cli.main import main
 from inspector.overrides import Overrides
 from tests.conftest import FIXTURE_RUNS
 
@@ -174,7 +174,7 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
 ) -> None:
     import time
 
-    from inspector import check_root as module
+    from inspector import answers as module
     from inspector import loading
 
     run = tmp_path / "ns" / "k1_micro"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import main
+from inspector.cli.main import main
 from tests.conftest import conformance_runs
 
 RUNS = conformance_runs()

@@ -63,8 +63,8 @@ def test_help_names_every_command_and_the_app_options() -> None:
     assert done.returncode == 0
     for word in [*COMMANDS, "--watch", "--version", "-V", "--print-completion", "PATH"]:
         assert word in done.stdout, word
-    from inspector.cli import COMMANDS as DECLARED
-    from inspector.cli import build_parser
+    from inspector.cli.main import COMMANDS as DECLARED
+    from inspector.cli.main import build_parser
 
     parser = build_parser()
     (sub,) = [a for a in parser._actions if a.dest == "command"]

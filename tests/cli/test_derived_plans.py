@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import main
-from inspector.engine import ContractError, contract_from_json, validate_report
+from inspector.cli.main import main
+from inspector.engine.errors import ContractError
+from inspector.engine.report import validate_report
 from inspector.engine.serialize import report_from_json
 from inspector.session import DERIVED_KEY
+from inspector.user_files import contract_from_data
 from tests.conftest import FIXTURE_RUNS
 
 K3 = FIXTURE_RUNS / "k3_avg_hierarchy"
@@ -116,7 +118,7 @@ def test_contract_accepts_agentcompass_metric_contract_dump(
     code, out, err = _run(capsys, "report", str(run), "--contract", str(file))
     assert code == 0, err
     assert out == (run / "metrics.json").read_text("utf-8")
-    contract = contract_from_json(DUMP)
+    contract = contract_from_data(DUMP)
     assert list(contract.metrics) == ["correct", "reward"]
     assert contract.metrics["reward"].reducers == ("avg",)
     assert contract.primary_id == "correct"
@@ -128,8 +130,8 @@ def test_contract_accepts_agentcompass_metric_contract_dump(
         (lambda d: d["metrics"]["reward"].update(primary=True), "exactly one primary"),
         (lambda d: d["metrics"]["reward"].update(reducers=["native"]), "native"),
         (lambda d: d["metrics"]["reward"].update(kind="ratio"), "unknown kind"),
-        (lambda d: d["metrics"]["reward"].update(colour="red"), "unknown keys"),
-        (lambda d: d.update(extra=1), "exactly"),
+        (lambda d: d["metrics"]["reward"].update(colour="red"), "metrics.reward.colour: unknown key"),
+        (lambda d: d.update(extra=1), "extra: unknown key"),
         (lambda d: d["metrics"]["correct"]["display"].update(label=""), "label"),
     ],
 )
@@ -137,7 +139,7 @@ def test_a_bad_dump_is_refused(edit, message: str) -> None:  # type: ignore[no-u
     data = json.loads(json.dumps(DUMP))
     edit(data)
     with pytest.raises(ContractError, match=message):
-        contract_from_json(data)
+        contract_from_data(data)
 
 
 def test_a_bad_contract_file_is_one_line_naming_it(

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import main
+from inspector.cli.main import main
 from tests.conftest import FIXTURE_RUNS
 
 RUNS = sorted(path for path in FIXTURE_RUNS.iterdir() if path.is_dir())

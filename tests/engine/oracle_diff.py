@@ -53,13 +53,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from inspector.engine.contract import contract_from_json  # noqa: E402
 from inspector.engine.errors import EngineError  # noqa: E402
 from inspector.engine.model import Attempt, Issue, TaskRecord  # noqa: E402
 from inspector.engine.recomputation import recompute  # noqa: E402
 from inspector.engine.render import render_summary_markdown  # noqa: E402
 from inspector.engine.report import dumps_metrics_json  # noqa: E402
 from inspector.resolve import Overrides, resolve_plan  # noqa: E402
+from inspector.user_files import contract_from_data  # noqa: E402
 
 ORACLE_DIR = Path("/work/shared/oracle")
 
@@ -166,7 +166,7 @@ def load_run(run_dir: Path, use_reader: bool = True) -> LoadedRun:
 
 
 def _case_contract(run_dir: Path) -> Any:
-    """The oracle's contract (``oracle_case.json``) as a ``contract_from_json`` file, or None."""
+    """The oracle's contract (``oracle_case.json``) as a ``--contract`` file, or None."""
     case = _json(run_dir / "oracle_case.json") or {}
     dump = case.get("metric_contract")
     if not isinstance(dump, dict):
@@ -180,7 +180,7 @@ def _case_contract(run_dir: Path) -> Any:
         for mid, spec in metrics.items()
         if spec.get("display")
     }
-    contract = contract_from_json(
+    contract = contract_from_data(
         {"primary": primary, "binary": binary, "scalar": scalar, "display": display},
         source="oracle_case.json",
     )

@@ -3,7 +3,7 @@
 The task values come from `inspector tasks --series all --format jsonl` (the engine's
 per-task reductions); the standard error, interval and standard deviation are computed
 here with scipy / numpy from the formulas of E. Miller's "Adding Error Bars to Evals"
-(task = cluster, Student t), not through inspector.stats; the records are validated
+(task = cluster, Student t), not through inspector.views.stats; the records are validated
 against EEE's schema.
 """
 

@@ -18,7 +18,7 @@ import jsonschema
 import pyarrow.parquet as pq
 import pytest
 
-from inspector.cli import main
+from inspector.cli.main import main
 from tests.conftest import FIXTURE_RUNS, conformance_runs
 
 SCHEMAS = Path(__file__).parent / "eee_schema"

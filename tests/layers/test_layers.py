@@ -1,4 +1,5 @@
-"""The layer rules hold: import contracts, a pure engine and reader, strict typing below the UI."""
+"""The layer rules hold: import contracts, a pure engine, reader and views, strict typing below
+the UI (issue 12)."""
 
 from __future__ import annotations
 
@@ -11,30 +12,29 @@ from types import ModuleType
 
 import inspector.engine
 import inspector.results
+import inspector.views
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
-# Modules that must load without any UI library.
+PURE_PACKAGES = (inspector.engine, inspector.results, inspector.views)
+"""Every module of these packages must load without any UI library (design rule 1)."""
 PURE_TOP = (
     "inspector.session",
     "inspector.resolve",
     "inspector.overrides",
-    "inspector.audit",
-    "inspector.attribution",
-    "inspector.explain",
-    "inspector.compare",
-    "inspector.stats",
-    "inspector.run_stats",
-    "inspector.paired",
-    "inspector.cli_audit",
-    "inspector.cli_stats",
-    "inspector.cli_diff",
-    "inspector.run_check",
-    "inspector.check_root",
-    "inspector.runs_view",
-    "inspector.leaderboard",
+    "inspector.answers",
+    "inspector.user_files",
+    "inspector.cli.main",
+    "inspector.cli.report",
+    "inspector.cli.tasks",
+    "inspector.cli.stats",
+    "inspector.cli.diff",
+    "inspector.cli.export",
+    "inspector.cli.check_root",
+    "inspector.cli.leaderboard",
 )
+"""Modules above the views that load without one too (the app is only imported to run it)."""
 
 
 def _walk(package: ModuleType) -> list[str]:
@@ -42,9 +42,10 @@ def _walk(package: ModuleType) -> list[str]:
     return [name, *sorted(m.name for m in pkgutil.walk_packages(package.__path__, name + "."))]
 
 
-def test_every_engine_and_reader_module_imports_no_ui_library() -> None:
-    modules = [*_walk(inspector.engine), *_walk(inspector.results), *PURE_TOP]
-    assert "inspector.results.reader" in modules and "inspector.engine.reduction" in modules
+def test_every_engine_reader_and_view_module_imports_no_ui_library() -> None:
+    modules = [name for package in PURE_PACKAGES for name in _walk(package)] + list(PURE_TOP)
+    for module in ("inspector.results.reader", "inspector.engine.reduction", "inspector.views.audit"):
+        assert module in modules
     probe = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}: importlib.import_module(name)\n"
@@ -64,8 +65,8 @@ def test_import_contracts_are_kept() -> None:
     assert "0 broken" in proc.stdout
 
 
-def test_engine_reader_and_session_are_strictly_typed() -> None:
-    targets = ["inspector/engine", "inspector/results", "inspector/session.py"]
+def test_engine_reader_session_and_views_are_strictly_typed() -> None:
+    targets = ["inspector/engine", "inspector/results", "inspector/session.py", "inspector/views"]
     proc = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", *targets],
         cwd=ROOT,

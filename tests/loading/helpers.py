@@ -8,7 +8,7 @@ import shutil
 import time
 from pathlib import Path
 
-from inspector import cli
+from inspector.cli import main as cli
 from inspector.loading import task_cache
 from tests.conftest import conformance_run
 

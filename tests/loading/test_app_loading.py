@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector import cli
 from inspector.app import InspectorApp
+from inspector.cli import main as cli
 from tests.app.helpers import pilot_test, settle, static_text
 from tests.loading.helpers import copy_run
 

@@ -215,7 +215,7 @@ def test_the_command_line_reduces_while_reading(
 ) -> None:
     """`inspector report` feeds each task to the engine as it is read; the bytes are still
     AgentCompass's."""
-    from inspector import cli
+    from inspector.cli import main as cli
     from inspector.engine import recomputation as recomputation_module
 
     run = FIXTURE_RUNS / "k3_avg_hierarchy"

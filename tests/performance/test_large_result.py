@@ -9,7 +9,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from inspector.results import read_run, runinfo
+from inspector.results import runinfo
+from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.conftest import FIXTURE_RUNS
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector import cli
+from inspector.cli import main as cli
+from inspector.cli.common import overrides_from
 from inspector.loading import door, report_cache, snapshot, task_cache
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 
@@ -217,7 +218,7 @@ def test_plan_files_are_never_cached(
     hierarchy.write_text(json.dumps({"overall": {}}), encoding="utf-8")
     assert (
         report_cache.key_for(
-            cli._overrides(
+            overrides_from(
                 cli.build_parser().parse_args(["report", str(run), "--hierarchy", str(hierarchy)])
             ),
             "outputs",

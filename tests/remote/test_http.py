@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from inspector.cli import main
+from inspector.cli.main import main
 from inspector.loading import remote
 from tests.conftest import FIXTURE_RUNS
 

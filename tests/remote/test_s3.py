@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import main
+from inspector.cli.main import main
 from inspector.loading import remote
 from tests.conftest import FIXTURE_RUNS
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from inspector import cli
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
+from inspector.cli import main as cli
 from tests.app.helpers import cell_text, pilot_test, settle
 from tests.conftest import FIXTURE_RUNS
 

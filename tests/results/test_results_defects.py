@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.results import problems, read_run
+from inspector.results import problems
+from inspector.results.reader import read_run
 
 from .helpers import BASE_RUN, BASE_TASKS, DEFECTS, dump, first_task, load
 

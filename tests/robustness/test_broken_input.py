@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import main
+from inspector.cli.main import main
 from inspector.results.reader import read_run
 from tests.conftest import CONFORMANCE, FIXTURE_RUNS
 from tests.results.helpers import BASE_RUN, DEFECTS, dump, first_task, load, rel

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.cli import main
-from inspector.visible import visible
+from inspector.cli.main import main
+from inspector.views.visible import visible
 from tests.conftest import FIXTURE_RUNS
 
 HOSTILE_NAME = "evil\x1b[2J\x1b]0;pwned\x07\u202egnp.exe\nsecond-line--" + "0" * 64

@@ -38,7 +38,7 @@ from rich.console import Console
 
 from inspector.app.diagnostics import attempt_sources
 from inspector.app.payloads import read_payload
-from inspector.cli import main
+from inspector.cli.main import main
 from inspector.results.problems import ResultFileError
 from inspector.results.reader import read_run
 from inspector.session import score_run

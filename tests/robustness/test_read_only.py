@@ -22,7 +22,7 @@ from inspector.app.model import TaskFilter
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
-from inspector.cli import main
+from inspector.cli.main import main
 from inspector.results.discover import find_runs
 from inspector.results.reader import read_run
 from inspector.session import score_run

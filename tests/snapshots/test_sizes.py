@@ -22,9 +22,9 @@ from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
-from inspector.audit import Scope
-from inspector.compare import compare
 from inspector.loading import open_session as open_run
+from inspector.views.audit import Scope
+from inspector.views.compare import compare
 
 from .test_snapshots import settle, steps
 

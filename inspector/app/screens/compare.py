@@ -1,6 +1,6 @@
 """Two plans of one run (k=1 beside avg@3) or two runs, series by series and task by task.
 
-The screen shows one :class:`~inspector.compare.Comparison`. ``sessions`` (sides A and B as
+The screen shows one :class:`~inspector.views.compare.Comparison`. ``sessions`` (sides A and B as
 :class:`~inspector.session.Session` objects) let the app open an aligned task on either side;
 a derived plan's session holds the derived recomputation over the same run.
 """
@@ -23,12 +23,12 @@ from inspector.app.intervals import bounds_text, half_width_text
 from inspector.app.model import natural_key
 from inspector.app.table_export import Table
 from inspector.app.titles import middle, place, plural, session_title
-from inspector.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.engine import MetricSeries
-from inspector.paired import paired_lines
-from inspector.run_stats import series_stats
 from inspector.session import Session
-from inspector.stats import Interval
+from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
+from inspector.views.paired import paired_lines
+from inspector.views.run_stats import series_stats
+from inspector.views.stats import Interval
 from widgets.literal import cut_middle, literal, literal_plain, one_line
 from widgets.record_table import Field, RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable

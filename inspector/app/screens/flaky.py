@@ -1,6 +1,6 @@
 """Flaky tasks: the tasks whose attempts disagree, and the pass@j / pass^j curves.
 
-Reached from the overview (``f``). The numbers come from :mod:`inspector.run_stats`,
+Reached from the overview (``f``). The numbers come from :mod:`inspector.views.run_stats`,
 computed in a worker; the screen only arranges them. **s** switches the order between most
 disagreement first and task id; **enter** opens the task.
 """
@@ -17,9 +17,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from inspector.run_stats import FlakyTask, PassCurve, flaky_tasks, outcomes_text, pass_curves
-from inspector.run_stats import pass_curves_note as curves_note
 from inspector.session import Session
+from inspector.views.run_stats import FlakyTask, PassCurve, flaky_tasks, outcomes_text, pass_curves
+from inspector.views.run_stats import pass_curves_note as curves_note
 from widgets.bar_chart import Bar, BarChart
 from widgets.record_table import Field, RecordTable
 from widgets.virtual_table import VirtualTable

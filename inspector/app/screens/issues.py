@@ -1,6 +1,6 @@
 """Issues by severity × phase × code, the counts they pushed tasks into, and retries by pattern.
 
-Both tables show what :mod:`inspector.attribution` picks from one recomputation; the retry
+Both tables show what :mod:`inspector.views.attribution` picks from one recomputation; the retry
 records are read lazily, in a worker, through the reader. Result-file strings (codes, stages,
 scopes, patterns) go through :mod:`widgets.literal`.
 """
@@ -23,7 +23,9 @@ from inspector.app.messages import RetriesRead
 from inspector.app.model import TaskFilter
 from inspector.app.table_export import Table
 from inspector.app.titles import place, session_title
-from inspector.attribution import (
+from inspector.engine import Recomputation
+from inspector.session import Session
+from inspector.views.attribution import (
     EFFECTS,
     IssueRow,
     RetryRow,
@@ -32,8 +34,6 @@ from inspector.attribution import (
     load_retry_records,
     retry_summary,
 )
-from inspector.engine import Recomputation
-from inspector.session import Session
 from widgets.literal import literal, one_line
 
 PUSHED = ("invalidated", "error", "unavailable", "evaluated")
@@ -42,7 +42,7 @@ PUSHED = ("invalidated", "error", "unavailable", "evaluated")
 SEVERITY_STYLES = {"fatal": "bold magenta", "error": "red", "warning": "yellow"}
 
 SHORT_EFFECTS = {"fatal": "invalidates", "error": "error", "warning": "none"}
-"""The effect column; the title spells out :data:`inspector.attribution.EFFECTS`."""
+"""The effect column; the title spells out :data:`inspector.views.attribution.EFFECTS`."""
 
 
 def _plural(n: int, word: str) -> str:

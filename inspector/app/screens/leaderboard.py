@@ -1,6 +1,6 @@
 """The leaderboard: models × benchmarks of the runs on the runs screen, recomputed.
 
-A thin view of :mod:`inspector.leaderboard`: the runs screen recomputes the runs and tells
+A thin view of :mod:`inspector.views.leaderboard`: the runs screen recomputes the runs and tells
 this screen when checks arrive (``runs_updated``).
 """
 
@@ -18,9 +18,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 
-from inspector.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
-from inspector.run_check import DIFFERS, UNUSABLE
-from inspector.runs_view import RunRow, describe
+from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
+from inspector.views.run_check import DIFFERS, UNUSABLE
+from inspector.views.runs_view import RunRow, describe
 from widgets.literal import literal, one_line_middle
 
 if TYPE_CHECKING:  # pragma: no cover

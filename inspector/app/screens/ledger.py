@@ -1,6 +1,6 @@
 """The count ledger and "explain this number": the tasks behind a count, and how a value is made.
 
-Both screens only show what :mod:`inspector.audit` and :mod:`inspector.explain` pick from one
+Both screens only show what :mod:`inspector.views.audit` and :mod:`inspector.views.explain` pick from one
 :class:`~inspector.engine.Recomputation`; every result-file string (task ids, categories,
 reasons holding issue messages) is rendered with :func:`widgets.literal.literal`.
 """
@@ -20,7 +20,10 @@ from textual.widgets import Footer, Header, Static
 
 from inspector.app.table_export import Table
 from inspector.app.titles import place, plural, title_of
-from inspector.audit import (
+from inspector.engine import MetricSeries, Recomputation
+from inspector.engine.render import format_value
+from inspector.session import Session
+from inspector.views.audit import (
     COUNTS,
     SERIES_SCOPE,
     AuditError,
@@ -31,10 +34,7 @@ from inspector.audit import (
     task_filter,
     tasks_behind,
 )
-from inspector.engine import MetricSeries, Recomputation
-from inspector.engine.render import format_value
-from inspector.explain import Explanation, Term, explain
-from inspector.session import Session
+from inspector.views.explain import Explanation, Term, explain
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable

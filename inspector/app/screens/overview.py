@@ -28,13 +28,13 @@ from inspector.app.model import (
 )
 from inspector.app.task_index import TaskIndexes
 from inspector.app.titles import RUN_LABEL_CELLS, middle, place, run_label
-from inspector.audit import SERIES_SCOPE, Scope
 from inspector.engine import Recomputation
 from inspector.loading import heap
 from inspector.loading.preview import preview_of
 from inspector.resolve import Overrides
-from inspector.run_stats import SeriesStats
 from inspector.session import Difference, Session
+from inspector.views.audit import SERIES_SCOPE, Scope
+from inspector.views.run_stats import SeriesStats
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree, node_line
 from widgets.distribution import Distribution

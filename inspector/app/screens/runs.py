@@ -20,6 +20,7 @@ from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Stati
 from textual.worker import get_current_worker
 
 from inspector import loading
+from inspector.answers import audit_intervals, audit_runs
 from inspector.app.messages import (
     CompareProgress,
     ComparisonFailed,
@@ -28,13 +29,13 @@ from inspector.app.messages import (
     RunsFound,
     RunsIntervals,
 )
-from inspector.check_root import audit_intervals, audit_runs
-from inspector.compare import compare
 from inspector.loading.summary_cache import find_runs
 from inspector.results.discover import RunSummary, is_run, summarize_run
 from inspector.results.problems import RunReadError
-from inspector.run_check import RunCheck
-from inspector.runs_view import (
+from inspector.session import Session
+from inspector.views.compare import compare
+from inspector.views.run_check import RunCheck
+from inspector.views.runs_view import (
     PENDING,
     SORTS,
     RunRow,
@@ -45,7 +46,6 @@ from inspector.runs_view import (
     with_checks,
     with_interval,
 )
-from inspector.session import Session
 from widgets.literal import literal
 from widgets.run_table import RunTable
 
@@ -92,7 +92,7 @@ their plans or benchmark params differ.
         self.checks: dict[str, RunCheck] = {}
         """The checks that arrived, by the run's path."""
         self.sort_by = "date"
-        """One of :data:`inspector.runs_view.SORTS`."""
+        """One of :data:`inspector.views.runs_view.SORTS`."""
         self.reverse = False
         self.intervals_asked = False
         """The headline intervals were asked for (once every run is checked)."""

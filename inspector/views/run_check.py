@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.engine.vocabulary import COUNTS
-from inspector.visible import visible
+from inspector.views.visible import visible
 
 OK, DIFFERS, UNUSABLE = "ok", "differs", "unusable"
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from inspector.audit import in_count, reductions_of, series_of
 from inspector.engine.model import TaskRecord
 from inspector.engine.recomputation import Recomputation
 from inspector.results.lazy import list_retry_records
 from inspector.results.problems import ResultFileError
 from inspector.results.reader import Run
+from inspector.views.audit import in_count, reductions_of, series_of
 
 SEVERITY_ORDER = ("fatal", "error", "warning")
 PHASE_ORDER = ("setup", "run", "collect", "evaluate", "cleanup")

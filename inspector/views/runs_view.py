@@ -2,7 +2,7 @@
 and filters over them (issue 16). Pure: no textual, no rich.
 
 A :class:`RunRow` starts with the run's :class:`~inspector.results.RunSummary` (the stored
-headline, read without the tasks) and gains a :class:`~inspector.check_root.RunCheck` once
+headline, read without the tasks) and gains a :class:`~inspector.cli.check_root.RunCheck` once
 the run has been recomputed in the background.
 """
 
@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from inspector.results.discover import RunSummary
-from inspector.run_check import DIFFERS, OK, UNUSABLE, Headline, RunCheck
-from inspector.visible import visible
+from inspector.views.run_check import DIFFERS, OK, UNUSABLE, Headline, RunCheck
+from inspector.views.visible import visible
 
 PENDING = "pending"
 """The check state of a run not yet recomputed."""

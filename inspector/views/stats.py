@@ -34,11 +34,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 DEFAULT_CONFIDENCE = 0.95
 
 
-def _scipy_stats():  # type: ignore[no-untyped-def]
+def _scipy_stats() -> Any:
     # Imported when first needed: scipy.stats takes a few hundred milliseconds to load,
     # and the commands that never compute a statistic should not pay for it.
     from scipy import stats

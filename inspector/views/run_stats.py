@@ -3,7 +3,7 @@
 Pure (no I/O, no textual, no rich). Everything is read from one
 :class:`~inspector.engine.Recomputation`: the value of every scope is the engine's own
 number (bit for bit; a failed evaluation's reference value is marked as such), and the
-interval around it comes from the engine's per-task reductions through :mod:`inspector.stats`:
+interval around it comes from the engine's per-task reductions through :mod:`inspector.views.stats`:
 
 - a category: the mean of its evaluated task values (Student t, n − 1 df);
 - a ``micro_weighted`` series: the mean of every evaluated task value;
@@ -11,7 +11,7 @@ interval around it comes from the engine's per-task reductions through :mod:`ins
 - a hierarchy node: ``Σ a_g · m_g`` over its leaf categories, where ``a_g`` is the product
   of the effective (re-normalised) weights on the path from the node down to the leaf.
 
-The last two use :func:`inspector.stats.combination_interval`. A series whose value is a
+The last two use :func:`inspector.views.stats.combination_interval`. A series whose value is a
 corpus formula (a ratio of sums, a benchmark's own formula) or was carried over gets no
 interval, and the ``method`` says why; so does a scope whose value is not the mean the
 formula above gives (checked, never assumed).
@@ -24,11 +24,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.audit import category_keys, reductions_of
-from inspector.engine import BINARY, EVALUATED, MetricSeries, Recomputation, mean
+from inspector.engine.aggregation import mean
+from inspector.engine.contract import BINARY
 from inspector.engine.hierarchy import HierarchyNode, node_weights
-from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED
-from inspector.stats import (
+from inspector.engine.recomputation import Recomputation
+from inspector.engine.reduction import EVALUATED
+from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED, MetricSeries
+from inspector.views.audit import category_keys, reductions_of
+from inspector.views.stats import (
     DEFAULT_CONFIDENCE,
     Group,
     Interval,

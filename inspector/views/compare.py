@@ -11,23 +11,18 @@ objects; every value and count shown comes from one of them. Typical uses:
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspector.audit import reductions_of
-from inspector.engine import (
-    BINARY,
-    EVALUATED,
-    MetricSeries,
-    Recomputation,
-    TaskReduction,
-    dumps_metrics_json,
-    recompute,
-)
+from inspector.engine.contract import BINARY
+from inspector.engine.recomputation import Recomputation, recompute
+from inspector.engine.reduction import EVALUATED, TaskReduction
+from inspector.engine.report import MetricSeries, dumps_metrics_json
 from inspector.engine.whatif import Derivation, derive
-from inspector.paired import PairedStats, paired_stats
-from inspector.session import Difference, compare_reports
+from inspector.views.audit import reductions_of
+from inspector.views.differences import Difference, compare_reports
+from inspector.views.paired import PairedStats, paired_stats
 
 PLANS = "plans"
 RUNS = "runs"
@@ -226,7 +221,7 @@ class Comparison:
         resamples: int = 10_000,
         confidence: float = 0.95,
     ) -> PairedStats:
-        """Paired statistics over the tasks evaluated on both sides (:mod:`inspector.paired`)."""
+        """Paired statistics over the tasks evaluated on both sides (:mod:`inspector.views.paired`)."""
         pair = pair or self.pair()
         both = [
             (float(c.value_a), float(c.value_b)) for c in self.tasks(pair)
@@ -257,7 +252,7 @@ def pair_series(a: Sequence[MetricSeries], b: Sequence[MetricSeries]) -> tuple[S
     right = list(b)
     pairs: dict[int, MetricSeries | None] = {}
     taken: set[int] = set()
-    rules = (
+    rules: tuple[Callable[[MetricSeries, MetricSeries], bool], ...] = (
         lambda x, y: x.series_id == y.series_id,
         lambda x, y: (x.metric_id, x.reducer) == (y.metric_id, y.reducer),
         lambda x, y: x.metric_id == y.metric_id and {x.reducer, y.reducer} <= {"native", "avg"},

@@ -3,8 +3,8 @@
 Pure (no textual, no rich). Everything here reads one
 :class:`~inspector.engine.Recomputation`: the states, ``has_error`` flags, values and
 reasons of its task reductions, and the counts and breakdowns of its report. Nothing is
-reduced or averaged a second way; :mod:`inspector.explain` re-combines the report's own
-parts only to show the formula; :mod:`inspector.attribution` ties issues and retries to
+reduced or averaged a second way; :mod:`inspector.views.explain` re-combines the report's own
+parts only to show the formula; :mod:`inspector.views.attribution` ties issues and retries to
 the counts.
 
 The five counts and the overlaps between them (spec §6.4):

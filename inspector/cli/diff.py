@@ -1,11 +1,11 @@
 """``inspector diff A B``: two runs aligned task by task, with paired statistics;
 ``inspector diff A --what-if PLAN``: run A beside itself under a derived plan.
 
-Registered by :mod:`inspector.cli_audit`. Pure: no textual, no rich. Before any comparison
+Pure: no textual, no rich. Before any comparison
 the output lists what differs between the two runs' configurations (model, harness,
 benchmark params, k, strategy, aggregation, ...). Per series: the values side by side (a
 failed evaluation's reference value marked as such), the tasks that changed, and the paired
-statistics of :mod:`inspector.paired`; tasks present on one side only are listed apart.
+statistics of :mod:`inspector.views.paired`; tasks present on one side only are listed apart.
 """
 
 from __future__ import annotations
@@ -14,18 +14,51 @@ import argparse
 import json
 import sys
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from inspector.cli_audit import EXIT_DIFFERS, EXIT_OK, _number, _table, _visible
-from inspector.compare import Comparison, SeriesPair, TaskChange, compare, compare_plans
-from inspector.engine import MetricSeries, Recomputation, SeriesCounts
-from inspector.paired import paired_json, paired_lines
+from inspector.answers import Unusable, load_session, say_on_stderr
+from inspector.cli.common import EXIT_DIFFERS, EXIT_OK
+from inspector.cli.tables import number_text, table
+from inspector.engine.errors import EngineError
+from inspector.engine.recomputation import Recomputation
+from inspector.engine.report import MetricSeries, SeriesCounts
+from inspector.loading.remote import shown
+from inspector.loading.scoring import derived_note
+from inspector.views.compare import Comparison, SeriesPair, TaskChange, compare, compare_plans
+from inspector.views.paired import paired_json, paired_lines
+from inspector.views.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
 
 REFERENCE_MARK = " (reference)"
 PAIRED_KEYS = ("paired", "bootstrap", "mcnemar")
+
+
+def register(subparsers: Any) -> None:
+    """Add ``diff`` to the ``inspector`` command."""
+    diff = subparsers.add_parser(
+        "diff",
+        help="compare two runs task by task (exit 0 equal, 1 differ)",
+        description=(
+            "Recompute two runs and align them by task id: series side by side, per-task state "
+            "and value changes (flips), tasks present in only one, paired statistics. Exit 0 "
+            "when the recomputed reports and every task reduction are equal, 1 when they "
+            "differ, 2 when an input is unusable."
+        ),
+    )
+    diff.add_argument("a", help="run directory A")
+    diff.add_argument("b", nargs="?", help="run directory B (omit with --what-if)")
+    diff.add_argument(
+        "--what-if", metavar="PLAN",
+        help="instead of B: run A under a derived plan (k=1, avg@J or pass@J, J up to its k), "
+        "a paired comparison on the same tasks",
+    )  # fmt: skip
+    diff.add_argument("--format", choices=["table", "json", "markdown"], default="table")
+    diff.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    diff.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    diff.set_defaults(func=cmd_diff)
 
 
 def harness_of(session: Session) -> str | None:
@@ -44,8 +77,8 @@ def shown_value(series: MetricSeries | None) -> str:
     if series is None:
         return "—"
     if series.value is None and series.reference_value is not None:
-        return _number(series.reference_value) + REFERENCE_MARK
-    return _number(series.value)
+        return number_text(series.reference_value) + REFERENCE_MARK
+    return number_text(series.value)
 
 
 def what_if_plan(text: str) -> tuple[int, str | None]:
@@ -65,9 +98,6 @@ def what_if_plan(text: str) -> tuple[int, str | None]:
 
 def _comparison(args: argparse.Namespace) -> Comparison:
     """Run A beside run B, or beside itself under ``--what-if`` (a derived plan)."""
-    from inspector.cli import Unusable, load_session
-    from inspector.loading.remote import shown
-
     if (args.b is None) == (args.what_if is None):
         raise Unusable("diff: give either run B or --what-if PLAN (one of the two)")
     a = load_session(args.a)
@@ -85,13 +115,6 @@ def _comparison(args: argparse.Namespace) -> Comparison:
 def _what_if(path: str, rec: Recomputation, plan: str) -> Comparison:
     """The run's own plan (A) beside a derived plan (B) on the same attempts, as the
     compare screen shows it after ``w``."""
-    from dataclasses import replace
-
-    from inspector.cli import Unusable, _stderr
-    from inspector.engine import EngineError
-    from inspector.loading.remote import shown
-    from inspector.loading.scoring import derived_note
-
     try:
         k, strategy = what_if_plan(plan)
     except ValueError as exc:
@@ -106,7 +129,7 @@ def _what_if(path: str, rec: Recomputation, plan: str) -> Comparison:
         raise Unusable(f"{path}: cannot score as {plan}: {exc}") from None
     derivation = comparison.derivation
     assert derivation is not None
-    _stderr(derived_note(derivation.description, derivation.equivalent, "side B's name"))
+    say_on_stderr(derived_note(derivation.description, derivation.equivalent, "side B's name"))
     return replace(
         comparison,
         label_a=f"{shown(path)} {comparison.label_a}",
@@ -213,14 +236,14 @@ def write_comparison(
 ) -> None:
     """The comparison as a plain-text (or Markdown) report."""
     heading = "## " if markdown else ""
-    out.write(_visible(f"{heading}A: {c.label_a}\n{heading}B: {c.label_b}\n"))
+    out.write(visible(f"{heading}A: {c.label_a}\n{heading}B: {c.label_b}\n"))
     for line in (*(f"warning: {w}" for w in c.warnings), *(f"note: {n}" for n in c.notes)):
-        out.write(_visible(("- " if markdown else "") + line) + "\n")
+        out.write(visible(("- " if markdown else "") + line) + "\n")
     out.write("\n")
     headers = ["series", "A value", "B value", "delta", "A counts", "B counts"]
-    _table(out, headers, (
+    table(out, headers, (
         [pair.label, shown_value(pair.a), shown_value(pair.b),
-         _number(pair.delta), _counts_text(pair.a), _counts_text(pair.b)]
+         number_text(pair.delta), _counts_text(pair.a), _counts_text(pair.b)]
         for pair in c.series
     ), markdown=markdown)  # fmt: skip
     out.write("counts are total/evaluated/error/unavailable/invalidated\n")
@@ -228,23 +251,23 @@ def write_comparison(
         out.write("(reference): that side's evaluation failed; the number is a reference value\n")
     for side, ids in (("A", c.only_a), ("B", c.only_b)):
         if ids:
-            out.write(_visible(f"\n{len(ids)} tasks only in {side}: {', '.join(ids)}") + "\n")
+            out.write(visible(f"\n{len(ids)} tasks only in {side}: {', '.join(ids)}") + "\n")
     for pair in c.series:
         if pair.a is None or pair.b is None:
             continue
         changes = [ch for ch in c.changes(pair) if ch.a and ch.b]
         if not changes:
-            out.write(_visible(f"\n{heading}{pair.label}: no task changed") + "\n")
+            out.write(visible(f"\n{heading}{pair.label}: no task changed") + "\n")
             _write_stats(out, c, pair, seed, resamples)
             continue
         up = sum(ch.flip == "0→1" for ch in changes)
         down = sum(ch.flip == "1→0" for ch in changes)
         states = sum(ch.state_changed for ch in changes)
-        out.write(_visible(
+        out.write(visible(
             f"\n{heading}{pair.label}: {len(changes)} tasks changed "
             f"({up} flips 0→1, {down} flips 1→0, {states} state changes)") + "\n")  # fmt: skip
-        _table(out, ["task", "change", "A state", "A value", "B state", "B value"], (
-            [ch.task_id, ch.kind, ch.state_a, _number(ch.value_a), ch.state_b, _number(ch.value_b)]
+        table(out, ["task", "change", "A state", "A value", "B state", "B value"], (
+            [ch.task_id, ch.kind, ch.state_a, number_text(ch.value_a), ch.state_b, number_text(ch.value_b)]
             for ch in changes
         ), markdown=markdown)  # fmt: skip
         _write_stats(out, c, pair, seed, resamples)

@@ -14,16 +14,6 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspector.audit import (
-    SERIES_SCOPE,
-    AuditError,
-    LedgerTask,
-    Scope,
-    find_node,
-    reductions_of,
-    scoped_tasks,
-    series_of,
-)
 from inspector.engine.aggregation import mean
 from inspector.engine.hierarchy import HierarchyNode, node_weights
 from inspector.engine.recomputation import Recomputation
@@ -36,6 +26,16 @@ from inspector.engine.report import (
     MetricSeries,
 )
 from inspector.engine.strategies import metric_series_id
+from inspector.views.audit import (
+    SERIES_SCOPE,
+    AuditError,
+    LedgerTask,
+    Scope,
+    find_node,
+    reductions_of,
+    scoped_tasks,
+    series_of,
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 On a terminal, whatever the format (table, CSV, JSON Lines, JSON, Markdown), control, escape,
 bidirectional-override and zero-width characters from result files are shown as visible
-stand-ins (:func:`inspector.visible.visible`), so a task id cannot clear the screen or write
+stand-ins (:func:`inspector.views.visible.visible`), so a task id cannot clear the screen or write
 to the clipboard. To a pipe or a file the exact bytes are written: ``report --json`` and
 ``--markdown`` stay AgentCompass's ``metrics.json`` and ``summary.md`` byte for byte.
 
@@ -19,7 +19,7 @@ import sys
 from collections.abc import Iterator
 from typing import TextIO
 
-from inspector.visible import visible
+from inspector.views.visible import visible
 
 
 class Stdout(io.TextIOBase):

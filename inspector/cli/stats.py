@@ -1,7 +1,7 @@
 """``inspector stats RUN``: an interval on every value, flaky tasks, pass@j / pass^j curves.
 
-Registered by :mod:`inspector.cli` (``register(subparsers)``). Pure: no textual, no rich.
-The numbers come from :mod:`inspector.run_stats`; this module only prints them.
+Pure: no textual, no rich.
+The numbers come from :mod:`inspector.views.run_stats`; this module only prints them.
 
 JSON shape (scripts depend on it)::
 
@@ -28,9 +28,11 @@ import json
 import sys
 from typing import Any, TextIO
 
-from inspector.cli_audit import _number, _table, _visible
-from inspector.engine import Recomputation
-from inspector.run_stats import (
+from inspector.answers import Unusable, load_session
+from inspector.cli.common import EXIT_OK, add_plan_options, overrides_from
+from inspector.cli.tables import number_text, table
+from inspector.engine.recomputation import Recomputation
+from inspector.views.run_stats import (
     FlakyTask,
     PassCurve,
     RunStats,
@@ -39,17 +41,15 @@ from inspector.run_stats import (
     outcomes_text,
     run_stats,
 )
-from inspector.stats import Interval
+from inspector.views.stats import Interval
+from inspector.views.visible import visible
 
-EXIT_OK = 0
 ALL_SERIES = "all"
 REFERENCE_MARK = " (reference)"
 
 
 def register(subparsers: Any) -> None:
     """Add ``stats`` to the ``inspector`` command."""
-    from inspector.cli import _add_plan_options
-
     stats = subparsers.add_parser(
         "stats",
         help="an interval on every value, flaky tasks, pass@j / pass^j estimates",
@@ -67,16 +67,14 @@ def register(subparsers: Any) -> None:
     stats.add_argument("--confidence", type=float, default=0.95,
                        help="interval confidence level (default 0.95)")  # fmt: skip
     stats.add_argument("--format", choices=["table", "json", "markdown"], default="table")
-    _add_plan_options(stats)
+    add_plan_options(stats)
     stats.set_defaults(func=cmd_stats)
 
 
 def cmd_stats(args: argparse.Namespace) -> int:
-    from inspector.cli import Unusable, _overrides, load_session
-
     if not 0 < args.confidence < 1:
         raise Unusable(f"--confidence must be between 0 and 1, got {args.confidence}")
-    session = load_session(args.path, _overrides(args))
+    session = load_session(args.path, overrides_from(args))
     rec = session.recomputation
     assert rec is not None
     ids = None
@@ -189,7 +187,7 @@ def stats_json(rec: Recomputation, result: RunStats) -> dict[str, Any]:
 def shown(scope: ScopeStats) -> str:
     """The scope's number, marked when it is a failed evaluation's reference value."""
     number = scope.value if scope.value is not None else scope.reference_value
-    return _number(number) + (REFERENCE_MARK if scope.reference else "")
+    return number_text(number) + (REFERENCE_MARK if scope.reference else "")
 
 
 def interval_text(interval: Interval) -> str:
@@ -209,22 +207,22 @@ def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: 
     h = "## " if markdown else ""
     gap = "\n" if markdown else ""  # a Markdown table needs a blank line after its heading
     if rec.plan.derived:
-        out.write(_visible(f"{h}derived plan: {rec.plan.derived}") + "\n\n")
+        out.write(visible(f"{h}derived plan: {rec.plan.derived}") + "\n\n")
     level = f"{result.confidence:.0%}"
     headers = ["scope", "value", "se", f"{level} CI", "n", "method"]
     for index, s in enumerate(result.series):
         if index:
             out.write("\n")
-        out.write(_visible(f"{h}{s.series_id} ({s.aggregation})") + "\n" + gap)
+        out.write(visible(f"{h}{s.series_id} ({s.aggregation})") + "\n" + gap)
         rows = [_row("series", s.own)]
         rows += [_row(f"node {n.key}", n) for n in s.hierarchy]
         rows += [_row(f"category {c.key}", c) for c in s.categories]
-        _table(out, headers, rows, markdown=markdown)
+        table(out, headers, rows, markdown=markdown)
     if rec.report.evaluation_failed:
         out.write("\n(reference): the evaluation failed; the number is a reference value\n")
     out.write(f"\n{h}flaky tasks: {len(result.flaky)}\n" + (gap if result.flaky else ""))
     if result.flaky:
-        _table(out, ["task", "category", "metric", "disagreement", "attempts"], (
+        table(out, ["task", "category", "metric", "disagreement", "attempts"], (
             [f.task_id, f.category, f.metric_id, f"{f.disagreement:.3g}", outcomes_text(f)]
             for f in result.flaky
         ), markdown=markdown)  # fmt: skip
@@ -232,7 +230,7 @@ def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: 
         out.write(f"\n{result.pass_note}\n")
     for curve in result.pass_curves:
         out.write(
-            _visible(
+            visible(
                 f"\n{h}{curve.metric_id}: pass@j and pass^j estimates (Chen et al. 2021) over "
                 f"{curve.tasks} tasks with all {curve.k} attempts ({curve.excluded} left out), "
                 "each task weighted equally"
@@ -240,10 +238,10 @@ def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: 
             + "\n"
             + gap
         )
-        _table(out, ["j", "pass@j", "se", "pass^j", "se"], (
-            [j, _number(a.estimate), _number(a.se), _number(b.estimate), _number(b.se)]
+        table(out, ["j", "pass@j", "se", "pass^j", "se"], (
+            [j, number_text(a.estimate), number_text(a.se), number_text(b.estimate), number_text(b.se)]
             for j, (a, b) in enumerate(zip(curve.pass_at, curve.pass_hat, strict=True), 1)
         ), markdown=markdown)  # fmt: skip
-        theirs = ", ".join(f"{sid} = {_number(v)}" for sid, v in curve.agentcompass.items())
+        theirs = ", ".join(f"{sid} = {number_text(v)}" for sid, v in curve.agentcompass.items())
         if theirs:
-            out.write(_visible(f"AgentCompass's own series: {theirs}") + "\n")
+            out.write(visible(f"AgentCompass's own series: {theirs}") + "\n")

@@ -1,7 +1,6 @@
 """``inspector export RUN|ROOT --format eee|parquet|csv|jsonl --out DIR``.
 
-Registered by :mod:`inspector.cli`. A run is exported into ``DIR``; a results root's runs
-each into ``DIR/<path of the run under the root>`` (EEE: all into one datastore tree,
+A run is exported into ``DIR``; a results root's runs each into ``DIR/<path of the run under the root>`` (EEE: all into one datastore tree,
 ``DIR/data/...``). ``DIR`` may not lie inside the run or
 the root. A run that cannot be recomputed is named on stderr and the others are still
 exported (exit 2 when any failed).
@@ -14,7 +13,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from inspector.answers import Unusable, load_session, say_on_stderr
+from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE
 from inspector.export import FORMATS, ExportError, check_destination, write_export
+from inspector.results.discover import find_runs, is_run
+from inspector.results.problems import RunReadError
 
 
 def register(subparsers: Any) -> None:
@@ -35,10 +38,6 @@ def register(subparsers: Any) -> None:
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    from inspector.cli import EXIT_OK, EXIT_UNUSABLE, Unusable, _stderr, load_session
-    from inspector.results.discover import find_runs, is_run
-    from inspector.results.problems import RunReadError
-
     source, out = Path(args.path), Path(args.out)
     if is_run(source):
         targets = [(source, out)]
@@ -67,7 +66,7 @@ def cmd_export(args: argparse.Namespace) -> int:
         except BrokenPipeError:
             raise
         except (Unusable, ExportError, ImportError, OSError) as exc:
-            _stderr(f"inspector: {exc}")
+            say_on_stderr(f"inspector: {exc}")
             failed += 1
     sys.stdout.flush()
     return EXIT_UNUSABLE if failed else EXIT_OK

@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.run_check import DIFFERS, UNUSABLE
-from inspector.runs_view import PENDING, RunRow
-from inspector.visible import visible
+from inspector.views.run_check import DIFFERS, UNUSABLE
+from inspector.views.runs_view import PENDING, RunRow
+from inspector.views.visible import visible
 
 FINISHED = "completed"
 FORMATS = ("csv", "markdown", "json")
@@ -203,62 +203,3 @@ def markdown(board: Leaderboard) -> str:
         cells = [escape(cell_text(board.cell(model, b))) for b in board.benchmarks]
         lines.append(f"| {escape(model)} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
-
-
-# -- inspector leaderboard ROOT -----------------------------------------------------------
-
-
-def board_of_root(root: str, overrides: Any) -> Leaderboard:
-    """Every run under ``root`` recomputed and checked (as ``inspector check ROOT``), as a
-    leaderboard.
-
-    Raises:
-        RunReadError: ``root`` is not a readable directory.
-    """
-    from inspector.check_root import check_root
-    from inspector.results.discover import find_runs
-
-    checks = {check.run: check for check in check_root(root, overrides)}
-    return build([RunRow(run, checks.get(run.relative)) for run in find_runs(root)])
-
-
-def cmd_leaderboard(args: Any) -> int:
-    """``inspector leaderboard ROOT [--format csv|markdown|json]``."""
-    import sys
-
-    from inspector.cli import Unusable, _overrides, write_exact
-    from inspector.results.problems import RunReadError
-
-    try:
-        board = board_of_root(args.path, _overrides(args))
-    except RunReadError as exc:
-        raise Unusable(str(exc)) from None
-    if not board.cells:
-        raise Unusable(f"{args.path}: no runs here (a run has run_info.json or a details/ folder)")
-    text = export(board, args.format)
-    if args.format == "csv" and sys.stdout.isatty():
-        # Names from result files on a terminal: shown, never obeyed.
-        text = "\n".join(visible(line, one_line=True) for line in text.splitlines()) + "\n"
-    write_exact(text)
-    return 0
-
-
-def register(subparsers: Any) -> None:
-    """Add ``leaderboard`` to the ``inspector`` command."""
-    from inspector.cli import _add_plan_options
-
-    parser = subparsers.add_parser(
-        "leaderboard",
-        help="models × benchmarks of the recomputed runs under a results root",
-        description=(
-            "Recompute and check every run under ROOT (as `inspector check ROOT`) and print "
-            "one cell per model and benchmark: the recomputed headline of the newest "
-            "completed run, ✓ when every run behind the cell matches its stored "
-            "metrics.json (≠ one differs, ! one cannot be recomputed), and its error / "
-            "unavailable / invalidated counts."
-        ),
-    )
-    parser.add_argument("path", help="a results root")
-    parser.add_argument("--format", choices=FORMATS, default="markdown")
-    _add_plan_options(parser)
-    parser.set_defaults(func=cmd_leaderboard)

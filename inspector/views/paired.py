@@ -1,6 +1,6 @@
 """Paired statistics of one series pair: B − A on the tasks evaluated on both sides.
 
-Pure (no textual, no rich, no I/O). Used by :meth:`inspector.compare.Comparison.stats`
+Pure (no textual, no rich, no I/O). Used by :meth:`inspector.views.compare.Comparison.stats`
 (``inspector diff``, the compare screen, what-if plans of one run):
 
 - a paired t on the per-task differences of task values (a task's attempts are already
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.engine import mean
-from inspector.stats import (
+from inspector.engine.aggregation import mean
+from inspector.views.stats import (
     DEFAULT_CONFIDENCE,
     BootstrapCI,
     PairedT,

@@ -1,0 +1,207 @@
+"""The `inspector` command: headless reports and checks, and the app.
+
+Exit codes: 0 success (``check``: stored equals recomputed), 1 ``check`` found differences,
+2 unusable input (one line naming the file on stderr; never a traceback for bad data). What the
+commands print goes through :mod:`inspector.cli.output` (visible stand-ins on a terminal, exact
+bytes to a pipe or file, a closed pipe never changes the exit status). Each command family has
+its module in this package (``register(subparsers)`` and ``cmd_*``); this one parses and
+dispatches, and starts the app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from inspector import __version__, loading
+from inspector.answers import Unusable, say_on_stderr
+from inspector.cli import leaderboard, report
+from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE, localize, warn
+from inspector.cli.output import command_stdout, write_exact
+from inspector.engine.errors import EngineError, HierarchyError
+from inspector.loading.remote import local_path
+from inspector.results.problems import RunReadError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.app import InspectorApp
+
+COMMANDS = ("report", "check", "serve", "tasks", "diff", "export", "stats", "leaderboard")
+"""Every subcommand; anything else on the command line is a path for the app."""
+LIGHT_COMMANDS = ("report", "check", "serve")
+"""Commands that start without loading the audit code (``tasks``, ``diff``, ...)."""
+USAGE = (
+    "inspector [-h] [-V] [--watch SECONDS] [PATH ...]\n"
+    f"       inspector {{{','.join(COMMANDS)}}} ..."
+)
+
+
+def _add_app_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--watch",
+        type=float,
+        metavar="SECONDS",
+        help="the app reloads every SECONDS (a run that is still going); key a toggles it",
+    )
+
+
+def app_parser() -> argparse.ArgumentParser:
+    """``inspector [--watch SECONDS] [PATH ...]``: the app."""
+    parser = argparse.ArgumentParser(prog="inspector", usage=USAGE, description="Open the app.")
+    parser.add_argument("-V", "--version", action="version", version=f"inspector {__version__}")
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="run directories or results roots")
+    _add_app_options(parser)
+    return parser
+
+
+def cmd_app(options: argparse.Namespace) -> int:
+    """``inspector [PATH ...] [--watch SECONDS]``: paths that exist and a terminal, or one line."""
+    for path in options.paths:
+        if not os.path.lexists(path):
+            raise Unusable(f"no such command or run directory: {path}")
+    # textual draws on stderr and reads stdin; textual-serve's browser sessions talk to the
+    # app through pipes, with a driver of their own.
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    if not os.environ.get("TEXTUAL_DRIVER") and not all(s.isatty() for s in streams):
+        raise Unusable(
+            "the app needs a terminal (stdin, stdout and stderr); for output to a pipe or a "
+            "file use `inspector report PATH` (or check, tasks, diff)"
+        )
+    app = _build_app(options)
+    app.run()
+    return int(app.return_code or 0)
+
+
+def build_app(argv: list[str]) -> InspectorApp:
+    """The app for ``inspector [PATH ...] [--watch SECONDS]``."""
+    return _build_app(app_parser().parse_args(argv))
+
+
+def _build_app(options: argparse.Namespace) -> InspectorApp:
+    try:
+        paths = [Path(local_path(p, say=warn)) for p in options.paths]
+    except RunReadError as exc:
+        raise Unusable(str(exc)) from None
+    # Before textual is imported (and starts threads): the run's cached report, or its
+    # reader processes already at work.
+    early = loading.prepare_app(paths)
+    from inspector.app import InspectorApp, Settings  # textual: only now
+
+    settings = Settings(
+        watch=options.watch is not None, watch_seconds=options.watch or 5.0, early=early
+    )
+    return InspectorApp(paths, settings=settings)
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from inspector.app import serve
+
+    return serve(Path(args.path), host=args.host, port=args.port, max_sessions=args.max_sessions)
+
+
+def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
+    """The ``inspector`` parser; ``audit_commands=False`` leaves out ``tasks`` and ``diff``
+    (their module loads the audit code: ``report`` and ``check`` start faster without)."""
+    parser = argparse.ArgumentParser(
+        prog="inspector",
+        usage=USAGE,
+        description="Recompute, audit and browse AgentCompass evaluation runs.",
+        epilog=(
+            "inspector [PATH ...] opens the app on run directories or results roots "
+            "(no PATH: the runs under the current folder, else the bundled sample run); "
+            "it needs a terminal. Exit codes: 0 ok, 1 check/diff found differences, "
+            "2 unusable input or an unknown command."
+        ),
+    )
+    parser.add_argument("-V", "--version", action="version", version=f"inspector {__version__}")
+    parser.add_argument(
+        "--print-completion",
+        choices=["bash", "zsh", "tcsh"],
+        metavar="SHELL",
+        help="print a shell completion script (bash, zsh, tcsh) and exit; "
+        'e.g. eval "$(inspector --print-completion bash)"',
+    )
+    _add_app_options(parser.add_argument_group("the app (inspector [--watch SECONDS] [PATH ...])"))
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="inspector")
+
+    report.register(sub)
+
+    serve = sub.add_parser("serve", help="serve the app to a web browser (textual-serve)")
+    serve.add_argument("path", nargs="?", default=".", help="a run directory or results root")
+    serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port (0: any free one)")
+    serve.add_argument(
+        "--max-sessions",
+        type=int,
+        default=4,
+        metavar="N",
+        help="browser sessions at once, each a full app (default 4)",
+    )
+    serve.set_defaults(func=cmd_serve)
+
+    leaderboard.register(sub)
+    if audit_commands:
+        # These modules load the audit and statistics code: report and check start faster
+        # without them.
+        from inspector.cli import diff, export, stats, tasks
+
+        tasks.register(sub)
+        diff.register(sub)
+        export.register(sub)
+        stats.register(sub)
+    return parser
+
+
+def print_completion(shell: str) -> int:
+    """A completion script for ``shell`` (shtab, from the parser itself): commands, options,
+    choices, and folder / file names where a run directory or a FILE is asked for."""
+    import shtab
+
+    parser = build_parser()
+    parsers = [parser]
+    while parsers:
+        for action in parsers.pop()._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                parsers.extend(action.choices.values())
+            elif action.metavar == "FILE":
+                action.complete = shtab.FILE  # type: ignore[attr-defined]
+            elif not action.option_strings and action.dest in ("path", "a", "b"):
+                action.complete = shtab.DIRECTORY  # type: ignore[attr-defined]
+    write_exact(shtab.complete(parser, shell=shell))
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and (argv[0] in COMMANDS or argv[0].startswith("--print-completion")
+                 or argv[0] in ("-h", "--help")):  # fmt: skip
+        parser = build_parser(audit_commands=argv[0] not in LIGHT_COMMANDS)
+        args = parser.parse_args(argv)
+        if args.print_completion:
+            return print_completion(args.print_completion)
+        if args.command is None:
+            parser.print_help()
+            return EXIT_UNUSABLE
+    else:
+        args = app_parser().parse_args(argv)
+        args.func = cmd_app
+    try:
+        if args.func is cmd_app:  # textual draws on the terminal itself
+            return cmd_app(args)
+        localize(args)
+        with command_stdout():
+            return int(args.func(args))
+    except Unusable as exc:
+        say_on_stderr(f"inspector: {exc}")
+        return EXIT_UNUSABLE
+    except (EngineError, HierarchyError) as exc:
+        say_on_stderr(f"inspector: {getattr(args, 'path', '')}: {exc}")
+        return EXIT_UNUSABLE
+    except Exception as exc:  # never a traceback for bad data
+        if os.environ.get("INSPECTOR_DEBUG"):
+            raise
+        say_on_stderr(f"inspector: {getattr(args, 'path', '')}: {type(exc).__name__}: {exc}")
+        return EXIT_UNUSABLE

@@ -1,0 +1,102 @@
+"""``inspector report RUN`` (metrics.json or summary.md, exactly as AgentCompass writes them)
+and ``inspector check RUN|ROOT`` (exit 0 equal, 1 differs and says where, 2 unusable)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from inspector.answers import Unusable, load_outputs, stored_differences
+from inspector.cli.check_root import cmd_check_root
+from inspector.cli.common import EXIT_DIFFERS, EXIT_OK, add_plan_options, overrides_from
+from inspector.cli.output import write_exact
+from inspector.engine.errors import EngineError, HierarchyError
+from inspector.results.discover import is_run
+from inspector.views.visible import visible
+
+
+def register(subparsers: Any) -> None:
+    """Add ``report`` and ``check`` to the ``inspector`` command."""
+    report = subparsers.add_parser(
+        "report", help="print the recomputed report (metrics.json or summary.md)"
+    )
+    report.add_argument("path", help="a run directory or its URL (s3://, gs://, az://, https://)")
+    fmt = report.add_mutually_exclusive_group()
+    fmt.add_argument("--json", action="store_true", help="as metrics.json (default)")
+    fmt.add_argument("--markdown", action="store_true", help="as summary.md")
+    add_plan_options(report)
+    report.set_defaults(func=cmd_report)
+
+    check = subparsers.add_parser(
+        "check", help="exit 0 when the stored metrics.json equals the recomputation"
+    )
+    check.add_argument(
+        "path", help="a run directory or its URL, or a results root (every run beneath it)"
+    )
+    check.add_argument(
+        "--cached",
+        action="store_true",
+        help="let the cache stand in for reading unchanged files (faster; says what it used)",
+    )
+    check.add_argument(
+        "--format",
+        choices=["text", "json"],
+        default="text",
+        help="json: one object with status (equal / differs / unusable), tasks, "
+        "differences (where, stored, recomputed) and problem",
+    )
+    add_plan_options(check)
+    check.set_defaults(func=cmd_check)
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    outputs, _ = load_outputs(args.path, overrides_from(args))
+    write_exact(outputs.summary_markdown if args.markdown else outputs.metrics_json)
+    return EXIT_OK
+
+
+def cmd_check(args: argparse.Namespace) -> int:
+    if os.path.isdir(args.path) and not is_run(Path(args.path)):
+        return cmd_check_root(args, overrides_from(args))
+    as_json = getattr(args, "format", "text") == "json"
+    try:
+        # check reads what it judges: the cache stands in for reading only with --cached.
+        outputs, source = load_outputs(args.path, overrides_from(args), cached=args.cached)
+        if args.cached and not as_json:
+            print(f"--cached: from the cache: {source or 'nothing (every file was read)'}")
+        differences = stored_differences(args.path, outputs)
+    except (Unusable, EngineError, HierarchyError) as exc:
+        if as_json:
+            problem = str(exc) if isinstance(exc, Unusable) else f"{args.path}: {exc}"
+            _check_json(args.path, "unusable", None, [], problem)
+        raise
+    if as_json:
+        status = "differs" if differences else "equal"
+        _check_json(args.path, status, outputs.tasks, differences, None)
+    elif not differences:
+        print(f"ok: the stored metrics.json equals the recomputation ({outputs.tasks} tasks)")
+    else:
+        print(f"metrics.json differs from the recomputation in {len(differences)} places:")
+        for difference in differences:
+            print(f"  {visible(difference.line(), one_line=True)}")
+    return EXIT_DIFFERS if differences else EXIT_OK
+
+
+def _check_json(
+    path: str, status: str, tasks: int | None, differences: Sequence[Any], problem: str | None
+) -> None:
+    """``check --format json``: one object (status equal / differs / unusable)."""
+    data = {
+        "path": path,
+        "status": status,
+        "tasks": tasks,
+        "differences": [
+            {"where": d.where, "stored": d.stored, "recomputed": d.recomputed} for d in differences
+        ],
+        "problem": problem,
+    }
+    write_exact(json.dumps(data, indent=2, ensure_ascii=False) + "\n")

@@ -1,0 +1,67 @@
+"""Where a stored ``metrics.json`` and a recomputed one disagree, named by series and field.
+
+Pure: no I/O, no textual, no rich. ``check`` (CLI), the check of every run under a root and
+the overview's banner all read their differences from here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One place where the stored metrics.json and the recomputation disagree."""
+
+    where: str  # "correct.avg@3 counts.error", "report extra", ...
+    stored: Any
+    recomputed: Any
+
+    def line(self) -> str:
+        return f"{self.where}: stored {self.stored!r}, recomputed {self.recomputed!r}"
+
+
+def compare_reports(stored: Any, recomputed: Mapping[str, Any]) -> list[Difference]:
+    """Every field where two metrics.json documents differ, named by series and field."""
+    out: list[Difference] = []
+    if not isinstance(stored, Mapping):
+        return [Difference("metrics.json", stored, "a MetricReport object")]
+    for key in ("k", "strategy", "aggregation", "evaluation_failed", "extra"):
+        if stored.get(key) != recomputed.get(key):
+            out.append(Difference(f"report {key}", stored.get(key), recomputed.get(key)))
+    stored_series = {
+        s.get("series_id"): s for s in stored.get("series") or [] if isinstance(s, Mapping)
+    }
+    new_series = {s["series_id"]: s for s in recomputed.get("series") or []}
+    for sid in stored_series.keys() - new_series.keys():
+        out.append(Difference(f"{sid}", "present", "absent"))
+    for sid in new_series.keys() - stored_series.keys():
+        out.append(Difference(f"{sid}", "absent", "present"))
+    for sid, new in new_series.items():
+        old = stored_series.get(sid)
+        if old is None:
+            continue
+        _diff(sid, old, new, out)
+    stored_order = [s for s in stored_series if s in new_series]
+    new_order = [s for s in new_series if s in stored_series]
+    if stored_order != new_order:
+        out.append(Difference("series order", stored_order, new_order))
+    return out
+
+
+def _diff(where: str, old: Any, new: Any, out: list[Difference]) -> None:
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        for key in sorted(set(old) | set(new), key=str):
+            label = f"{where} {key}" if " " not in where else f"{where}.{key}"
+            if key not in old:
+                out.append(Difference(label, "absent", new[key]))
+            elif key not in new:
+                out.append(Difference(label, old[key], "absent"))
+            else:
+                _diff(label, old[key], new[key], out)
+        return
+    # 1 and 1.0 differ in the file, so a type change is a difference too.
+    if type(old) is not type(new) or old != new:
+        out.append(Difference(where, old, new))
