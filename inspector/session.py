@@ -1,18 +1,21 @@
-"""A run as the inspector sees it: read, its plan resolved, recomputed, compared with what
-is stored.
+"""A run as the inspector sees it: read, its plan resolved (once), recomputed; compared with
+what is stored when someone asks.
 
 Reading is done by :mod:`inspector.results` (fast, through :mod:`inspector.loading`, the
 one door that opens runs), scoring by :mod:`inspector.engine`; this module only wires
-them.
+them. A :class:`Session` is frozen: a derived plan is a new session made from this one.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
-from typing import Any
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any, overload
 
 from inspector.engine.errors import EngineError, ObservationError
+from inspector.engine.model import TaskRecord
 from inspector.engine.plan import Plan
 from inspector.engine.recomputation import Recomputation, recompute
 from inspector.engine.reduction import ReductionStream
@@ -40,16 +43,37 @@ def derived_label(plan: Plan) -> dict[str, Any]:
     }
 
 
-@dataclass
+@dataclass(frozen=True)
 class Session:
-    """A run as the inspector sees it."""
+    """A run as the inspector sees it.
+
+    Attributes:
+        run: What the reader found.
+        recomputation: The report and every task's reduction (None: refused).
+        refusal: Why the run could not be recomputed (AgentCompass would refuse it too).
+        refusal_path: The file the refusal is about, under the run.
+        own_plan: Scored with the run's own plan (no override): only then is the stored
+            metrics.json comparable with the recomputation (:attr:`differences`).
+    """
 
     run: Run
     recomputation: Recomputation | None = None
-    # Why the run could not be recomputed (AgentCompass would refuse it too), one line.
     refusal: str | None = None
     refusal_path: str = ""
-    differences: list[Difference] = field(default_factory=list)
+    own_plan: bool = True
+
+    @cached_property
+    def differences(self) -> list[Difference]:
+        """Where the stored metrics.json and the recomputation disagree, worked out the first
+        time someone asks (the overview's banner, ``check``); none for another plan."""
+        rec = self.recomputation
+        if rec is None or rec.plan.derived or self.run.stored_metrics is None or not self.own_plan:
+            return []
+        return compare_reports(self.run.stored_metrics, json.loads(self.metrics_json()))
+
+    def with_plan(self, recomputation: Recomputation) -> Session:
+        """The same run under another (derived) plan's recomputation."""
+        return replace(self, recomputation=recomputation, own_plan=False)
 
     @property
     def problems(self) -> list[LoadProblem]:
@@ -87,45 +111,72 @@ class Session:
         return f"{title}\n\n{heading}\n{rest}"
 
 
+class _NoTasks(Sequence[TaskRecord]):
+    """No tasks, noting whether plan resolution looked for any."""
+
+    def __init__(self) -> None:
+        self.looked = False
+
+    def __len__(self) -> int:
+        self.looked = True
+        return 0
+
+    @overload
+    def __getitem__(self, index: int) -> TaskRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[TaskRecord]: ...
+    def __getitem__(self, index: int | slice) -> TaskRecord | Sequence[TaskRecord]:
+        self.looked = True
+        raise IndexError(index)
+
+    def __iter__(self) -> Iterator[TaskRecord]:
+        self.looked = True
+        return iter(())
+
+
+class PlannedStream(ReductionStream):
+    """A reduction stream for a plan the run-level files gave whole: :func:`score_run`
+    takes that plan instead of resolving it again."""
+
+    def __init__(self, plan: Plan, overrides: Overrides | None) -> None:
+        super().__init__(plan.contract, plan.k, plan.strategy)
+        self.plan = plan
+        self.overrides = overrides
+
+
 def reduction_stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:
     """A reduction stream for the plan the run-level files give, if they give one without
     the tasks (the usual case; otherwise the tasks are reduced after reading)."""
     if run.blocking_problems:
         return None
+    no_tasks = _NoTasks()
     try:
-        plan = resolve_plan(run.run_info, run.params, run.stored_metrics, (), overrides)
+        plan = resolve_plan(run.run_info, run.params, run.stored_metrics, no_tasks, overrides)
     except (EngineError, KeyError, TypeError, ValueError):
         return None
-    return ReductionStream(plan.contract, plan.k, plan.strategy)
+    if no_tasks.looked:  # a part of the plan comes from the tasks: resolved once they are read
+        return ReductionStream(plan.contract, plan.k, plan.strategy)
+    return PlannedStream(plan, overrides)
 
 
 def score_run(
     run: Run, overrides: Overrides | None = None, *, stream: ReductionStream | None = None
 ) -> Session:
-    """Resolve the plan and recompute (``stream``: reductions made while reading)."""
-    session = Session(run=run)
+    """Resolve the plan (unless ``stream`` holds it already) and recompute (``stream``:
+    reductions made while reading)."""
+    own_plan = overrides in (None, Overrides())
     blocking = run.blocking_problems
     if blocking:
-        session.refusal = blocking[0].message
-        session.refusal_path = blocking[0].path
-        return session
+        return Session(run, refusal=blocking[0].message, refusal_path=blocking[0].path)
     try:
-        plan = resolve_plan(run.run_info, run.params, run.stored_metrics, run.tasks, overrides)
-        session.recomputation = recompute(
-            run.tasks, plan, stored_metrics=run.stored_metrics, stream=stream
-        )
+        if isinstance(stream, PlannedStream) and stream.overrides == overrides:
+            plan = stream.plan
+        else:
+            plan = resolve_plan(run.run_info, run.params, run.stored_metrics, run.tasks, overrides)
+        recomputation = recompute(run.tasks, plan, stored_metrics=run.stored_metrics, stream=stream)
     except ObservationError as exc:
-        session.refusal = f"{exc.task_id + ': ' if exc.task_id else ''}{exc}"
-        session.refusal_path = exc.source or "details"
+        refusal = f"{exc.task_id + ': ' if exc.task_id else ''}{exc}"
+        return Session(run, refusal=refusal, refusal_path=exc.source or "details")
     except (EngineError, KeyError, TypeError, ValueError) as exc:
-        session.refusal = str(exc) or type(exc).__name__
-        session.refusal_path = "run_info.json"
-    if (
-        session.recomputation is not None
-        and run.stored_metrics is not None
-        and overrides in (None, Overrides())
-    ):
-        session.differences = compare_reports(
-            run.stored_metrics, json.loads(session.metrics_json())
-        )
-    return session
+        return Session(run, refusal=str(exc) or type(exc).__name__, refusal_path="run_info.json")
+    return Session(run, recomputation, own_plan=own_plan)

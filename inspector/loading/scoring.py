@@ -87,7 +87,7 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
     from inspector.views.compare import derived
 
     try:
-        session.recomputation, derivation = derived(
+        recomputation, derivation = derived(
             session.recomputation,
             k=k,
             strategy=strategy,
@@ -95,7 +95,7 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
         )
     except EngineError as exc:
         return Derived(session, refusal=f"{path}: cannot score as {strategy}@{k}: {exc}")
-    session.differences = []
+    session = session.with_plan(recomputation)
     notes = [f"{NOTE_PREFIX}{derivation.description}: {note}" for note in derivation.notes]
     notes.append(derived_note(derivation.description, derivation.equivalent))
     return Derived(session, notes=notes)
