@@ -31,10 +31,10 @@ def test_derived_report_json_is_labelled_and_still_a_metric_report(
 ) -> None:
     code, out, err = _run(capsys, "report", str(K3), "--k", "1")
     assert code == 0
-    assert "derived plan: k=1 on attempt 1 of a avg@3 run" in err
+    assert "derived plan: k=1 on attempt 1 of an avg@3 run" in err
     data = json.loads(out)
     label = data["extra"][DERIVED_KEY]
-    assert label["derived"] == "k=1 on attempt 1 of a avg@3 run" and label["plan"] == "k=1"
+    assert label["derived"] == "k=1 on attempt 1 of an avg@3 run" and label["plan"] == "k=1"
     validate_report(report_from_json(data))  # every invariant of AgentCompass's models
     # apart from the label, the genuine k=1 run's metrics.json, byte for byte
     del data["extra"][DERIVED_KEY]
@@ -48,7 +48,7 @@ def test_derived_markdown_has_a_heading_and_the_run_plan_has_none(
     _, out, err = _run(capsys, "report", str(K3), "--k", "1", "--markdown")
     lines = out.splitlines()
     assert lines[0] == "# TERMINAL_BENCH_2 Evaluation Results"
-    assert lines[2] == "## Derived plan: k=1 on attempt 1 of a avg@3 run"
+    assert lines[2] == "## Derived plan: k=1 on attempt 1 of an avg@3 run"
     assert "derived plan" in err
     _, plain, err = _run(capsys, "report", str(K3), "--markdown")
     assert "Derived plan" not in plain and "derived plan" not in err

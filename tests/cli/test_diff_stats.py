@@ -105,7 +105,7 @@ def test_what_if_k1_is_a_paired_comparison_on_the_same_tasks(
     run, genuine = FIXTURE_RUNS / "k3_avg_hierarchy", FIXTURE_RUNS / "k3_avg_first_attempt"
     code, out, err = _run(capsys, "diff", str(run), "--what-if", "k=1", "--format", "json")
     assert code == 1, err
-    assert "derived plan: k=1 on attempt 1 of a avg@3 run (equivalent to having run it)" in err
+    assert "derived plan: k=1 on attempt 1 of an avg@3 run (equivalent to having run it)" in err
     data = json.loads(out)
     assert data["b"] == f"{run} k=1 (derived)" and data["a"] == f"{run} avg@3"
     assert "k differs: 3 vs 1" in data["config_differences"]
