@@ -239,6 +239,11 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
     def on_descendant_focus(self) -> None:
         self.show_files()
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in ("open_result", "open_folder"):  # a browser has no terminal to hand over
+            return not self.app.is_web
+        return True
+
     def action_open_result(self) -> None:
         result = self.result_file()
         if result is None:
