@@ -12,7 +12,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from inspector.engine import MetricReport, MetricSeries
-from inspector.engine.render import format_value
+from inspector.engine.render import REFERENCE_MARK, format_value
 from widgets._table import refresh_header
 from widgets.literal import one_line
 
@@ -47,7 +47,7 @@ def value_text(series: MetricSeries) -> Text:
     if series.value is not None:
         return Text(format_value(series.value, series), style="bold")
     if series.reference_value is not None:
-        return Text(format_value(series.reference_value, series) + " (reference)", REFERENCE_STYLE)
+        return Text(format_value(series.reference_value, series) + REFERENCE_MARK, REFERENCE_STYLE)
     return Text("-", "dim")
 
 

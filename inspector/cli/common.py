@@ -12,6 +12,8 @@ from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
+ALL_SERIES = "all"
+"""``--series all``: every series of the report."""
 
 
 def add_plan_options(parser: argparse.ArgumentParser) -> None:

@@ -22,6 +22,7 @@ from inspector.cli.common import EXIT_DIFFERS, EXIT_OK
 from inspector.cli.tables import number_text, table
 from inspector.engine.errors import EngineError
 from inspector.engine.recomputation import Recomputation
+from inspector.engine.render import REFERENCE_MARK
 from inspector.engine.report import MetricSeries, SeriesCounts
 from inspector.loading.remote import shown
 from inspector.loading.scoring import derived_note
@@ -32,7 +33,6 @@ from inspector.views.visible import visible
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
 
-REFERENCE_MARK = " (reference)"
 PAIRED_KEYS = ("paired", "bootstrap", "mcnemar")
 
 

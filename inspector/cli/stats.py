@@ -29,9 +29,10 @@ import sys
 from typing import Any, TextIO
 
 from inspector.answers import Unusable, load_session
-from inspector.cli.common import EXIT_OK, add_plan_options, overrides_from
+from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.tables import number_text, table
 from inspector.engine.recomputation import Recomputation
+from inspector.engine.render import REFERENCE_MARK
 from inspector.views.run_stats import (
     FlakyTask,
     PassCurve,
@@ -43,9 +44,6 @@ from inspector.views.run_stats import (
 )
 from inspector.views.stats import Interval
 from inspector.views.visible import visible
-
-ALL_SERIES = "all"
-REFERENCE_MARK = " (reference)"
 
 
 def register(subparsers: Any) -> None:

@@ -13,7 +13,7 @@ import sys
 from typing import Any
 
 from inspector.answers import Unusable, load_session
-from inspector.cli.common import EXIT_OK, add_plan_options, overrides_from
+from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.tables import number_text, table
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import MetricSeries
@@ -29,8 +29,6 @@ from inspector.views.audit import (
 )
 from inspector.views.task_rows import write_task_rows
 from inspector.views.visible import visible
-
-ALL_SERIES = "all"
 
 
 def register(subparsers: Any) -> None:

@@ -9,6 +9,10 @@ import tabulate as _tabulate
 
 from inspector.engine.report import MetricBreakdown, MetricReport, MetricSeries
 
+REFERENCE_MARK = " (reference)"
+"""After a failed evaluation's reference value, wherever one is shown (as AgentCompass's
+summary.md marks it)."""
+
 # AgentCompass does not install wcwidth, so tabulate pads by character count (item 49).
 _tabulate.WIDE_CHARS_MODE = False
 
@@ -140,7 +144,7 @@ def format_value(value: float | None, series: MetricSeries) -> str:
 
 def _series_value(series: MetricSeries) -> str:
     if series.reference_value is not None:
-        return format_value(series.reference_value, series) + " (reference)"
+        return format_value(series.reference_value, series) + REFERENCE_MARK
     return format_value(series.value, series)
 
 
@@ -148,7 +152,7 @@ def _breakdown_value(part: MetricBreakdown | None, series: MetricSeries) -> str:
     if part is None:
         return "-"
     if part.reference_value is not None:
-        return format_value(part.reference_value, series) + " (reference)"
+        return format_value(part.reference_value, series) + REFERENCE_MARK
     return format_value(part.value, series)
 
 

@@ -24,6 +24,7 @@ from inspector.app.model import natural_key
 from inspector.app.table_export import Table
 from inspector.app.titles import middle, place, plural, session_title
 from inspector.engine import MetricSeries
+from inspector.engine.render import REFERENCE_MARK
 from inspector.session import Session
 from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.views.paired import paired_lines
@@ -108,7 +109,7 @@ def _value(series: MetricSeries | None) -> Text:
     if series is None:
         return Text("—")
     if series.value is None and series.reference_value is not None:
-        return Text(f"{series.reference_value:.6g} (reference)", "italic yellow")
+        return Text(f"{series.reference_value:.6g}{REFERENCE_MARK}", "italic yellow")
     return Text(_number(series.value))
 
 

@@ -21,7 +21,7 @@ from textual.widgets import Footer, Header, Static
 from inspector.app.table_export import Table
 from inspector.app.titles import place, plural, title_of
 from inspector.engine import MetricSeries, Recomputation
-from inspector.engine.render import format_value
+from inspector.engine.render import REFERENCE_MARK, format_value
 from inspector.session import Session
 from inspector.views.audit import (
     COUNTS,
@@ -404,7 +404,7 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         value = format_value(e.value, series) if e.value is not None else "null"
         text.append(f" = {value}", "bold")
         if e.is_reference:
-            text.append(" (reference)", "italic")
+            text.append(REFERENCE_MARK, "italic")
         text.append("\n")
         text.append(e.formula)
         for note in e.notes:
