@@ -5,11 +5,52 @@ imported, kept for reloads, other runs and cache checks (issue 6)."""
 from __future__ import annotations
 
 import contextlib
+import marshal
 import os
 import sys
 import threading
 from collections.abc import Callable
 from typing import Any
+
+
+def halves_in_fork(
+    function: Callable[..., Any], first: tuple[Any, ...], second: tuple[Any, ...]
+) -> tuple[Any, Any] | None:
+    """``function(*first)`` here while a forked child does ``function(*second)`` (its answer,
+    plain data, comes back through a pipe as :mod:`marshal`): two cores for work that waits
+    on the kernel (``lstat``). Only for a caller with one thread (the command line). None
+    when there is no fork or the child failed (the caller then does it all itself)."""
+    if not hasattr(os, "fork"):
+        return None
+    read_end, write_end = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_end)
+        os.close(write_end)
+        return None
+    if pid == 0:  # pragma: no cover - the child's coverage is not collected
+        code = 1
+        try:
+            os.close(read_end)
+            with os.fdopen(write_end, "wb") as out:
+                out.write(marshal.dumps(function(*second)))
+            code = 0
+        finally:
+            os._exit(code)
+    os.close(write_end)
+    try:
+        mine = function(*first)
+    finally:
+        with os.fdopen(read_end, "rb") as stream:
+            data = stream.read()
+        _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        return None
+    try:
+        return mine, marshal.loads(data)
+    except (EOFError, ValueError, TypeError):
+        return None
 
 
 def workers() -> int:

@@ -24,6 +24,7 @@ import inspector
 from inspector.loading import snapshot as snapshots
 from inspector.loading import task_cache
 from inspector.overrides import Overrides
+from inspector.results.layout import stat_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
@@ -136,10 +137,29 @@ def cache_file(run_root: Path, folder: Path | None = None) -> Path:
     return task_cache.cache_file(run_root, folder).with_suffix(".report.marshal")
 
 
+_last: tuple[Any, Any] = (None, None)
+"""The last file :func:`_load` took apart (its path and stat key) and what it held: storing
+after a lookup in the same process does not load and check it again."""
+
+
 def _load(
     run_root: Path, folder: Path | None = None
 ) -> tuple[snapshots.Snapshot, dict[str, Any]] | None:
-    data = task_cache.load_marshal(cache_file(run_root, folder))
+    global _last
+    path = cache_file(run_root, folder)
+    try:
+        seen = (str(path), stat_key(os.stat(path)))
+    except OSError:
+        return None
+    if _last[0] == seen:
+        return _last[1]  # type: ignore[no-any-return]
+    loaded = _load_file(path, run_root)
+    _last = (seen, loaded)
+    return loaded
+
+
+def _load_file(path: Path, run_root: Path) -> tuple[snapshots.Snapshot, dict[str, Any]] | None:
+    data = task_cache.load_marshal(path)
     if type(data) is not tuple or len(data) != 5:
         return None
     version, root, code, snap, outputs = data
@@ -189,7 +209,7 @@ def store(run: Run, key: str | None, value: Any) -> None:
     if snapshot is None:
         return
     loaded = _load(run.path)
-    outputs = loaded[1] if loaded is not None and loaded[0] == snapshot else {}
+    outputs = dict(loaded[1]) if loaded is not None and loaded[0] == snapshot else {}
     outputs[key] = value
     task_cache.write_atomically(
         cache_file(run.path),

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.loading.task_cache import ABSENT, is_racy
+from inspector.loading.task_cache import ABSENT, COARSE_GRANULARITY_NS, is_racy
 from inspector.results.layout import stat_key
 from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
@@ -114,7 +114,10 @@ def take(run: Run) -> Snapshot | None:
     except (KeyError, TypeError):
         return None
     fence = run.read_started_ns
-    if any(
+    newest = max(max(stats[4::WIDTH], default=0), max(stats[5::WIDTH], default=0))
+    # No stamp within the coarsest granularity of the fence: none is racy (one pass in C
+    # instead of a call per file).
+    if newest >= fence - COARSE_GRANULARITY_NS and any(
         is_racy(tuple(stats[at : at + WIDTH]), fence)  # type: ignore[arg-type]
         for at in range(0, len(stats), WIDTH)
     ):

@@ -231,3 +231,37 @@ def test_the_command_line_reduces_while_reading(
     assert cli.main(["report", str(run), "--json"]) == 0
     assert capsys.readouterr().out == (run / "metrics.json").read_text(encoding="utf-8")
     assert not calls, "the tasks were reduced again after reading"
+
+
+def test_cached_folders_checked_half_in_a_forked_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The command line checks half of the cached folders' files in a forked child: a
+    rewrite in either half is seen, and the rest still comes from the cache."""
+    monkeypatch.setattr(parallel, "FORK_CHECK_MIN", 1)
+    forked: list[int] = []
+    original = parallel.halves_in_fork
+
+    def spy(*args):  # type: ignore[no-untyped-def]
+        both = original(*args)
+        forked.append(both is not None)
+        return both
+
+    monkeypatch.setattr(parallel, "halves_in_fork", spy)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    run = _copy(conformance_run("e2e_k1_micro"), tmp_path)
+    loaded(run)
+    results = sorted(run.glob("details/*/*/attempt-1/result.json"))
+    assert len(results) >= 4
+    for result in (results[0], results[-1]):  # one in each half of the check
+        payload = json.loads(result.read_text())
+        payload["metrics"] = {name: not value for name, value in payload["metrics"].items()}
+        result.write_text(json.dumps(payload, indent=2) + "\n")
+    settle_time_stamps()
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    expected = report(read_run(run))
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    again = loaded(run)
+    assert forked and all(forked), "the check was not split with a forked child"
+    assert report(again) == expected
+    assert again.cache_hits == len(again.entries) - 2
