@@ -3,40 +3,28 @@
 from __future__ import annotations
 
 import os
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
-from textual import on, work
+from textual import work
 from textual.app import App
 from textual.binding import Binding, BindingType
 from textual.screen import ModalScreen
-from textual.timer import Timer
-from textual.worker import get_current_worker
 
 from inspector import loading
 from inspector.app.commands import InspectorCommands
-from inspector.app.messages import ComparisonFailed, ComparisonReady
-from inspector.app.model import TaskFilter
-from inspector.app.screens.compare import CompareScreen, TaskPairChosen
+from inspector.app.host import InspectorScreen
+from inspector.app.navigator import Navigator
 from inspector.app.screens.help import HelpScreen, help_markdown
-from inspector.app.screens.ledger import TaskChosen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
+from inspector.app.screens.table_export import TableExportScreen
 from inspector.app.settings import Settings
-from inspector.app.task_index import TaskIndexes
-from inspector.engine import EngineError, Recomputation
 from inspector.results.discover import is_run
-from inspector.session import Session
-from inspector.views.audit import SERIES_SCOPE, Scope
-from inspector.views.compare import compare_plans
 from inspector.views.visible import visible
 
-if TYPE_CHECKING:  # pragma: no cover
-    from inspector.loading.early import EarlyOpen
 
-
-class InspectorApp(App[None]):
+class InspectorApp(Navigator):
     """AgentCompass Inspector.
 
     Args:
@@ -86,32 +74,9 @@ class InspectorApp(App[None]):
     def __init__(
         self, paths: list[Path] | None = None, *, settings: Settings | None = None
     ) -> None:
-        super().__init__()
+        super().__init__(settings)
         loading.start_app()
-        self.settings = settings or Settings()
         self.paths = [Path(p) for p in paths or []]
-        self.session: Session | None = None
-        """The session of the run open in the overview."""
-        self._watch_timer: Timer | None = None
-        self.last_reload: datetime | None = None
-        """When the open run was last read (shown while watching)."""
-        self._task_indexes: TaskIndexes | None = None
-        self._early = self.settings.early
-
-    def take_early(self, path: Path) -> EarlyOpen | None:
-        """What was done for ``path`` before the app started (once; then None)."""
-        early = self._early
-        if early is None or not early.matches(path):
-            return None
-        self._early = None
-        return early
-
-    def task_indexes(self, recomputation: Recomputation) -> TaskIndexes:
-        """The task rows of ``recomputation`` by series, built once (the last run asked for)."""
-        indexes = self._task_indexes
-        if indexes is None or indexes.recomputation is not recomputation:
-            indexes = self._task_indexes = TaskIndexes(recomputation)
-        return indexes
 
     def on_mount(self) -> None:
         self.push_screen(self.first_screen())
@@ -131,15 +96,6 @@ class InspectorApp(App[None]):
         if self._watch_timer is not None:
             self._watch_timer.stop()
             self._watch_timer = None
-
-    def reloaded(self) -> None:
-        """A run was just read (the time shown while watching)."""
-        self.last_reload = datetime.now()
-
-    @property
-    def watching(self) -> bool:
-        """True while watch mode reloads the run periodically."""
-        return self._watch_timer is not None
 
     def action_toggle_watch(self) -> None:
         """Start or stop reloading the run every ``settings.watch_seconds``.
@@ -181,189 +137,30 @@ class InspectorApp(App[None]):
             return OverviewScreen(self.paths[0], overrides)
         return RunsScreen(self.paths)
 
-    # Navigation used by screens and commands.
-    @property
-    def overview_screen(self) -> OverviewScreen | None:
-        for screen in reversed(self.screen_stack):
-            if isinstance(screen, OverviewScreen):
-                return screen
-        return None
-
-    @property
-    def has_runs_screen(self) -> bool:
-        return any(isinstance(screen, RunsScreen) for screen in self.screen_stack)
-
-    def go_to_overview(self) -> None:
-        overview = self.overview_screen
-        while overview is not None and self.screen is not overview:
-            self.pop_screen()
-
-    def go_to_runs(self) -> None:
-        while self.has_runs_screen and not isinstance(self.screen, RunsScreen):
-            self.pop_screen()
-
-    def open_tasks(self, task_filter: TaskFilter) -> None:
-        self.go_to_overview()
-        overview = self.overview_screen
-        if overview is not None:
-            overview.open_tasks(task_filter)
-
-    def show_series(self, series_id: str) -> None:
-        self.go_to_overview()
-        overview = self.overview_screen
-        if overview is not None:
-            overview.series_table.select_series(series_id)
-            overview.series_table.focus()
-
-    def show_problems(self) -> None:
-        self.go_to_overview()
-        overview = self.overview_screen
-        if overview is not None:
-            overview.action_focus_problems()
-
-    def open_ledger(
-        self, series_id: str, count: str = "total", scope: Scope = SERIES_SCOPE
-    ) -> None:
-        self.go_to_overview()
-        overview = self.overview_screen
-        if overview is not None:
-            overview.open_ledger(series_id, count, scope)
-
-    def open_explain(self, series_id: str, scope: Scope = SERIES_SCOPE) -> None:
-        self.go_to_overview()
-        overview = self.overview_screen
-        if overview is not None:
-            overview.open_explain(series_id, scope)
-
-    def open_issues(self) -> None:
-        self.go_to_overview()
-        overview = self.overview_screen
-        if overview is not None:
-            overview.open_issues()
-
-    def open_what_if(self) -> None:
-        """Ask for a what-if plan of the open run (from the overview or a plan comparison)."""
-        overview = self.overview_screen
-        if overview is not None:
-            overview.open_what_if()
-
-    def session_changed(self, replaced: Session | None, session: Session) -> None:
-        """A reload finished: let the screens that showed the replaced session follow.
-
-        Comparisons keep the sessions they were made from (a derived plan or another run).
-        """
-        if replaced is None:
-            return
-        for screen in self.screen_stack:
-            refresh = getattr(screen, "refresh_session", None)
-            shows = getattr(screen, "session", None) is replaced or (
-                getattr(screen, "recomputation", None) is replaced.recomputation
-                and replaced.recomputation is not None
-            )
-            if refresh is not None and shows:
-                refresh(session)
-
-    # Comparisons: a what-if plan beside the stored plan, or two runs.
-    def compare_plan(self, session: Session, k: int, strategy: str) -> None:
-        """Recompute ``session``'s run under a derived plan (in a worker), then compare."""
-        label = "k=1" if k == 1 else f"{strategy}@{k}"
-        self.notify(f"Recomputing the run as {label}…", timeout=2)
-        self._derive(session, k, strategy)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="what-if",
-          description="derived plan")  # fmt: skip
-    def _derive(self, session: Session, k: int, strategy: str) -> None:
-        rec = session.recomputation
-        assert rec is not None
-        try:
-            comparison = compare_plans(rec, k=k, strategy=strategy)
-        except (EngineError, ValueError) as exc:
-            self.post_message(ComparisonFailed(str(exc)))
-            return
-        derived = Session(run=session.run, recomputation=comparison.b)
-        if not get_current_worker().is_cancelled:
-            self.post_message(ComparisonReady(comparison, (session, derived)))
-
-    @on(ComparisonReady)
-    def _plans_compared(self, message: ComparisonReady) -> None:
-        self.go_to_overview()
-        self.push_screen(CompareScreen(message.comparison, message.sessions))
-
-    @on(ComparisonFailed)
-    def _compare_failed(self, message: ComparisonFailed) -> None:
-        self.notify(message.error, title="Cannot compare", severity="error", markup=False)
-
-    # Tasks chosen on the ledger, explain and compare screens.
-    def session_for(self, recomputation: Recomputation | None) -> Session | None:
-        """The session holding ``recomputation``: the open run's, or a comparison side."""
-        candidates = [self.session] if self.session is not None else []
-        for screen in self.screen_stack:
-            if isinstance(screen, CompareScreen) and screen.sessions is not None:
-                candidates.extend(screen.sessions)
-        return next((s for s in candidates if s.recomputation is recomputation), None)
-
-    def open_task(
-        self,
-        session: Session | None,
-        task_id: str,
-        series_id: str | None,
-        side: str | None = None,
-    ) -> None:
-        from inspector.app.screens.task import TaskScreen
-
-        rec = session.recomputation if session is not None else None
-        if session is None or rec is None or task_id not in rec.task_index():
-            self.notify("This task cannot be opened from here.", severity="warning")
-            return
-        series_id = series_id or rec.report.summary_series.series_id
-        self.push_screen(TaskScreen(session, task_id, series_id, side))
-
-    @on(TaskChosen)
-    def _task_chosen(self, message: TaskChosen) -> None:
-        session = self.session_for(getattr(self.screen, "recomputation", None))
-        self.open_task(session, message.task_id, message.series_id)
-
-    @on(TaskPairChosen)
-    def _task_pair_chosen(self, message: TaskPairChosen) -> None:
-        screen = self.screen
-        if not isinstance(screen, CompareScreen) or screen.sessions is None:
-            return
-        side_b = message.side == "b"
-        session = screen.sessions[1 if side_b else 0]
-        comparison = screen.comparison
-        side = f"side B: {comparison.label_b}" if side_b else f"side A: {comparison.label_a}"
-        self.open_task(
-            session, message.task_id, message.series_b if side_b else message.series_a, side
-        )
-
     # Actions.
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide Back on the first screen: there is nothing to go back to."""
         if action == "back":
             return sum(not isinstance(s, ModalScreen) for s in self.screen_stack) > 2
+        screen = self.screen
         if action == "export":
-            return callable(getattr(self.screen, "export_table", None))
+            return isinstance(screen, InspectorScreen) and screen.EXPORTS
         if action == "copy":
-            return callable(getattr(self.screen, "copy_text", None))
+            return isinstance(screen, InspectorScreen) and screen.COPIES
         return True
 
     def run_dirs(self) -> list[Path]:
         """Every run directory open in a screen (an export never goes into one)."""
         dirs = {p.resolve() for p in self.paths if p.is_dir()}
         for screen in self.screen_stack:
-            for session in (
-                getattr(screen, "session", None),
-                *(getattr(screen, "sessions", None) or ()),
-            ):
-                if isinstance(session, Session):
-                    dirs.add(session.run.path.resolve())
+            if isinstance(screen, InspectorScreen):
+                dirs.update(session.run.path.resolve() for session in screen.shown_sessions())
         return sorted(dirs)
 
     def action_export(self) -> None:
         """Ask where to write the table on screen, then write it and say where."""
-        from inspector.app.screens.table_export import TableExportScreen
-
-        table = getattr(self.screen, "export_table", lambda: None)()
+        screen = self.screen
+        table = screen.export_table() if isinstance(screen, InspectorScreen) else None
         if table is None:
             self.notify("Nothing to export on this screen.", severity="warning")
             return
@@ -378,7 +175,8 @@ class InspectorApp(App[None]):
 
     def action_copy(self, row: bool = False) -> None:
         """Copy the task id (``Y``: the whole row, tab-separated) under the cursor."""
-        text = getattr(self.screen, "copy_text", lambda row: None)(row)
+        screen = self.screen
+        text = screen.copy_text(row) if isinstance(screen, InspectorScreen) else None
         if not text:
             self.notify("Nothing under the cursor to copy.", severity="warning")
             return

@@ -2,24 +2,21 @@
 
 Also every number's ledger and explanation ("ledger: correct.avg@3 · unavailable",
 "explain: correct.avg@3"), the what-if plans ("what-if: k=1"), the issues screen, on the
-runs screen marking and comparing two runs, and every key of the screen underneath
-("key x: Export"), so that the palette, the footer and the help screen name the same keys.
+runs screen marking and comparing two runs (the screen's ``PALETTE`` titles of its keys), and
+every key of the screen underneath ("key x: Export"): the palette, the footer and the help screen
+read the same bindings (:func:`inspector.app.keys.screen_keys`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from functools import partial
-from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
+from inspector.app.keys import screen_keys
 from inspector.app.model import COUNT_NAMES, TaskFilter
-from inspector.app.screens.leaderboard import LeaderboardScreen
-from inspector.app.screens.runs import RunsScreen
-
-if TYPE_CHECKING:
-    from inspector.app.app import InspectorApp
+from inspector.app.navigator import Navigator
 
 # (title, state token, help)
 COUNT_COMMANDS = (
@@ -43,12 +40,10 @@ COUNT_COMMANDS = (
 class InspectorCommands(Provider):
     """Commands for the open run: drill-downs, series, reload, help."""
 
-    @property
-    def inspector(self) -> InspectorApp:
-        return self.app  # type: ignore[return-value]
-
     def commands(self) -> Iterator[tuple[str, Callable[[], object], str]]:
-        app = self.inspector
+        app = self.app
+        if not isinstance(app, Navigator):
+            return
         overview = app.overview_screen
         session = app.session
         if session is not None and session.recomputation is not None and overview is not None:
@@ -94,53 +89,25 @@ class InspectorCommands(Provider):
             yield ("go: load problems", app.show_problems, "The files the reader could not use")
             yield (
                 "watch: stop reloading" if app.watching else "watch: reload every few seconds",
-                app.action_toggle_watch,
+                partial(app.run_action, "toggle_watch"),
                 "Follow a run that is still going (key a); only changed task folders are re-read",
             )
         if app.has_runs_screen:
             yield ("go: runs", app.go_to_runs, "Back to the list of runs")
-        runs = self.screen
-        if isinstance(runs, RunsScreen):
-            yield (
-                "go: leaderboard",
-                runs.action_leaderboard,
-                "Models × benchmarks: the recomputed headline of the newest finished runs (g)",
-            )
-            yield ("sort: next field", runs.action_sort, "date, run, model, benchmark, … (s)")
-            yield ("sort: reverse", runs.action_reverse, "Reverse the order of the runs (S)")
-            yield (
-                "mark: this run for comparison",
-                runs.action_mark,
-                "Mark or unmark (two at most)",
-            )
-            if len(runs.marked) == 2:
-                yield (
-                    "compare: the two marked runs",
-                    runs.action_compare,
-                    "Series side by side, flips, state changes, McNemar and bootstrap",
-                )
-        board = self.screen
-        if isinstance(board, LeaderboardScreen):
-            yield ("export: leaderboard", board.action_export, "CSV, Markdown or JSON (x)")
-            yield ("leaderboard: next run of the cell", board.action_next_run, "(n)")
-        yield ("reload", app.action_reload, "Read and recompute the run again")
-        yield ("help", app.action_help, "Keys and what each screen shows")
+        yield ("reload", partial(app.run_action, "reload"), "Read and recompute the run again")
+        yield ("help", partial(app.run_action, "help"), "Keys and what each screen shows")
         yield from self.screen_keys()
 
     def screen_keys(self) -> Iterator[tuple[str, Callable[[], object], str]]:
-        """Every key of the screen underneath that does something (the ones the footer and
-        the help screen list), as ``key x: Export``: the palette, the footer and help agree."""
-        screen = self.screen
-        for active in screen.active_bindings.values():
-            binding = active.binding
-            if not (active.enabled and binding.description and binding.tooltip):
+        """Every key of the screen underneath that does something now (the ones the footer
+        and the help screen list), as ``key x: Export``, and under the screen's own title
+        for it where it has one (``sort: next field``)."""
+        for key in screen_keys(self.screen):
+            if not (key.enabled and key.description):
                 continue
-            shown = screen.app.get_key_display(binding)
-            yield (
-                f"key {shown}: {binding.description}",
-                partial(active.node.run_action, binding.action),
-                active.tooltip or binding.tooltip,
-            )
+            if key.palette_title is not None:
+                yield (key.palette_title, key.run, f"{key.tooltip} ({key.shown})")
+            yield (f"key {key.shown}: {key.description}", key.run, key.tooltip)
 
     async def discover(self) -> Hits:
         for title, callback, help_text in self.commands():

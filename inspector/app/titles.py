@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from textual.dom import DOMNode
+
+from inspector.app.host import host_of
+from inspector.engine import Recomputation
 from inspector.session import Session
 from widgets.literal import literal_plain
 
@@ -35,10 +39,10 @@ def session_title(session: Session) -> str:
     return middle(literal_plain(run_label(session.run.path)), RUN_LABEL_CELLS)
 
 
-def title_of(app: object, recomputation: object) -> str | None:
+def title_of(node: DOMNode, recomputation: Recomputation) -> str | None:
     """The title of the run ``recomputation`` belongs to (None: the app's own title)."""
-    session_for = getattr(app, "session_for", None)
-    session = session_for(recomputation) if session_for is not None else None
+    host = host_of(node)
+    session = host.session_for(recomputation) if host is not None else None
     return session_title(session) if session is not None else None
 
 

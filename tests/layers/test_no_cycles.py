@@ -13,13 +13,6 @@ from collections.abc import Mapping, Set
 import grimp
 
 STILL_CIRCLING: tuple[frozenset[str], ...] = (
-    # The app and its screens, until navigation is a set of messages (issue 12, phase C).
-    frozenset({
-        "inspector.app.app", "inspector.app.commands", "inspector.app.screens.compare",
-        "inspector.app.screens.flaky", "inspector.app.screens.issues",
-        "inspector.app.screens.leaderboard", "inspector.app.screens.overview",
-        "inspector.app.screens.runs", "inspector.app.screens.tasks",
-    }),
     # The loading layer's processes, being reworked by the loading issue.
     frozenset({
         "inspector.loading.processes", "inspector.loading.readers",

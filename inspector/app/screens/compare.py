@@ -16,11 +16,12 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from inspector.app.host import InspectorScreen
 from inspector.app.intervals import bounds_text, half_width_text
 from inspector.app.model import natural_key
+from inspector.app.navigation import OpenWhatIf
 from inspector.app.table_export import Table
 from inspector.app.titles import middle, place, plural, session_title
 from inspector.engine import MetricSeries
@@ -140,7 +141,7 @@ def _keep(change: TaskChange, task_filter: str) -> bool:
     return change.changed or change.a is None or change.b is None
 
 
-class CompareScreen(Screen[None]):
+class CompareScreen(InspectorScreen):
     """Side A and side B: the series side by side, the tasks that flipped or changed state."""
 
     HELP = """\
@@ -166,6 +167,8 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         ),
     ]
 
+    EXPORTS = COPIES = True
+
     task_filter: reactive[str] = reactive("changes", init=False)
     """Which aligned tasks the task table lists (one of FILTERS)."""
 
@@ -181,6 +184,9 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         self.keep_task: TaskChange | None = None
         """Put the task cursor (and the focus) on this task once the tasks are listed."""
         self._stats: dict[str, PairedStats] = {}
+
+    def shown_sessions(self) -> tuple[Session, ...]:
+        return self.sessions or ()
 
     def _default_pair(self) -> SeriesPair:
         return self.comparison.opening_pair()
@@ -435,10 +441,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         self.app.switch_screen(swapped)
 
     def action_what_if(self) -> None:
-        from inspector.app.app import InspectorApp
-
-        if isinstance(self.app, InspectorApp):
-            self.app.open_what_if()
+        self.post_message(OpenWhatIf())
 
     def watch_task_filter(self) -> None:
         self.show_tasks()

@@ -18,13 +18,13 @@ from textual.app import ComposeResult, SuspendNotSupported
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.app.diagnostics import STEP_MARK, Source, attempt_sources
 from inspector.app.documents import Document, FileDocument
 from inspector.app.handoff import command_of
+from inspector.app.host import InspectorScreen
 from inspector.app.payloads import read_payload
 from inspector.app.titles import place, session_title
 from inspector.results import ResultFileError
@@ -72,7 +72,7 @@ class MatchFound(Message):
     line: int | None
 
 
-class DiagnosticsScreen(Screen[None]):
+class DiagnosticsScreen(InspectorScreen):
     """Sources of evidence on the left, the selected one paged on the right."""
 
     HELP = """\
@@ -119,6 +119,9 @@ list of sections; **z** wraps long lines; **y** copies the document.
         self.sources: list[Source] = []
         self.current_key: str | None = None
         self.needle = ""
+
+    def shown_sessions(self) -> tuple[Session, ...]:
+        return (self.session,)
 
     @property
     def source_list(self) -> OptionList:

@@ -8,24 +8,22 @@ disagreement first and task id; **enter** opens the task.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from inspector.app.host import InspectorScreen
+from inspector.app.navigation import OpenTask
 from inspector.session import Session
 from inspector.views.run_stats import FlakyTask, PassCurve, flaky_tasks, outcomes_text, pass_curves
 from inspector.views.run_stats import pass_curves_note as curves_note
 from widgets.bar_chart import Bar, BarChart
 from widgets.record_table import Field, RecordTable
 from widgets.virtual_table import VirtualTable
-
-if TYPE_CHECKING:
-    from inspector.app.app import InspectorApp
 
 ORDERS = ("disagreement", "task")
 
@@ -65,7 +63,7 @@ def curve_title(curve: PassCurve) -> str:
     )
 
 
-class FlakyScreen(Screen[None]):
+class FlakyScreen(InspectorScreen):
     """The flaky tasks of a run and its pass@j / pass^j estimates."""
 
     HELP = """\
@@ -94,6 +92,9 @@ estimates beside — never instead of — AgentCompass's own pass@k.
         self.flaky: tuple[FlakyTask, ...] = ()
         self.shown: tuple[FlakyTask, ...] = ()
         self.order = ORDERS[0]
+
+    def shown_sessions(self) -> tuple[Session, ...]:
+        return (self.session,)
 
     @property
     def table(self) -> RecordTable[FlakyTask]:
@@ -159,8 +160,7 @@ estimates beside — never instead of — AgentCompass's own pass@k.
             (s.series_id for s in rec.report.series if s.metric_id == flaky.metric_id),
             rec.report.summary_series.series_id,
         )
-        app: InspectorApp = self.app  # type: ignore[assignment]
-        app.open_task(self.session, flaky.task_id, series)
+        self.post_message(OpenTask(self.session, flaky.task_id, series))
 
     def action_back(self) -> None:
         self.app.pop_screen()

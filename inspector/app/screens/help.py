@@ -1,4 +1,5 @@
-"""Help: the screen's own description, its widgets' HELP, and every active key."""
+"""Help: the screen's own description, its widgets' HELP, and every active key (the same
+keys as the footer and the command palette: :func:`inspector.app.keys.screen_keys`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
 from textual.widgets import Markdown
+
+from inspector.app.keys import screen_keys
 
 
 def help_markdown(screen: Screen[object]) -> str:
@@ -25,13 +28,9 @@ def help_markdown(screen: Screen[object]) -> str:
             seen.add(kind)
             parts.append(text.strip())
     rows = ["| Key | Action | What it does |", "|---|---|---|"]
-    for active in screen.active_bindings.values():
-        binding = active.binding
-        if not binding.description and not binding.tooltip:
-            continue
-        display = screen.app.get_key_display(binding)
-        tooltip = (active.tooltip or binding.tooltip or "").replace("|", "\\|")
-        rows.append(f"| `{display}` | {binding.description} | {tooltip} |")
+    for key in screen_keys(screen):
+        tooltip = key.tooltip.replace("|", "\\|")
+        rows.append(f"| `{key.shown}` | {key.description} | {tooltip} |")
     parts.append("## Keys\n\n" + "\n".join(rows))
     parts.append(
         "The command palette (**ctrl+p**) lists the same actions as commands, such as "

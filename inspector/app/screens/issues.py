@@ -15,12 +15,13 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
+from inspector.app.host import InspectorScreen
 from inspector.app.messages import RetriesRead
 from inspector.app.model import TaskFilter
+from inspector.app.navigation import OpenTasks
 from inspector.app.table_export import Table
 from inspector.app.titles import place, session_title
 from inspector.engine import Recomputation
@@ -59,7 +60,7 @@ class Attributed(Message):
     retries: RetrySummary
 
 
-class IssuesScreen(Screen[None]):
+class IssuesScreen(InspectorScreen):
     """Which issues the scored attempts carry, which counts they pushed tasks into, and retries."""
 
     HELP = """\
@@ -72,6 +73,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
 **enter** lists the tasks that retried. **n** moves to the next series.
 """
 
+    EXPORTS = True
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
         Binding(
@@ -90,6 +92,9 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         self.issues: tuple[IssueRow, ...] = ()
         self.retries = RetrySummary(0, (), (), (), records_read=False, notes=())
         """Retry counts, then (once a worker has read the retry records) their patterns."""
+
+    def shown_sessions(self) -> tuple[Session, ...]:
+        return (self.session,)
 
     @property
     def recomputation(self) -> Recomputation:
@@ -281,9 +286,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
 
     def open_tasks(self, task_filter: TaskFilter) -> None:
         """Push the tasks screen above this one, filtered to ``task_filter``."""
-        from inspector.app.screens.tasks import TasksScreen
-
-        self.app.push_screen(TasksScreen(self.session, task_filter))
+        self.post_message(OpenTasks(self.session, task_filter))
 
     def export_table(self) -> Table:
         """The severity × phase × code rows of the issue table (x)."""
@@ -307,9 +310,9 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
     def action_back(self) -> None:
         self.app.pop_screen()
 
-    def refresh_session(self, session: Session) -> None:
+    def refresh_session(self, replaced: Session, session: Session) -> None:
         """The run was reloaded: attribute the issues of the new recomputation."""
-        if session.recomputation is None:
+        if self.session is not replaced or session.recomputation is None:
             return
         self.session = session
         if self.series_id not in {s.series_id for s in session.recomputation.report.series}:

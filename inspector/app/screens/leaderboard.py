@@ -1,37 +1,37 @@
 """The leaderboard: models × benchmarks of the runs on the runs screen, recomputed.
 
-A thin view of :mod:`inspector.views.leaderboard`: the runs screen recomputes the runs and tells
-this screen when checks arrive (``runs_updated``).
+A thin view of :mod:`inspector.views.leaderboard`: the runs screen recomputes the runs; when
+checks arrive the navigator tells this screen (``runs_updated``). Opening a run or comparing two
+is asked for with navigation messages.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.screen import ModalScreen, Screen
+from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 
+from inspector.app.host import InspectorScreen
+from inspector.app.navigation import CompareRuns, OpenRun
 from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
 from inspector.views.run_check import DIFFERS, UNUSABLE
 from inspector.views.runs_view import RunRow, describe
 from widgets.literal import literal, one_line_middle
-
-if TYPE_CHECKING:  # pragma: no cover
-    from inspector.app.screens.runs import RunsScreen
 
 EXTENSIONS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
 MODEL_WIDTH = 28
 CELL_MIN, CELL_MAX = 12, 32
 
 
-class LeaderboardScreen(Screen[None]):
+class LeaderboardScreen(InspectorScreen):
     """Models × benchmarks: the recomputed headline of each model's newest finished run."""
 
     HELP = """\
@@ -54,10 +54,16 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         Binding("x", "export", "Export", tooltip="Write the table to CSV, Markdown or JSON"),
     ]
 
-    def __init__(self, runs: RunsScreen) -> None:
+    PALETTE: ClassVar[dict[str, str]] = {
+        "export": "export: leaderboard",
+        "next_run": "leaderboard: next run of the cell",
+    }
+
+    def __init__(self, rows: list[RunRow], roots: list[Path]) -> None:
         super().__init__()
-        self.runs_screen = runs
-        self.board: Leaderboard = build(runs.rows)
+        self.roots = roots
+        """The results roots of the runs (never written under)."""
+        self.board: Leaderboard = build(rows)
         self.marked: list[tuple[str, str]] = []
         """The cells marked for comparison, in the order they were marked (A, then B)."""
         self._drawn_for = -1
@@ -82,7 +88,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         yield Footer()
 
     def on_mount(self) -> None:
-        self.sub_title = "leaderboard · " + ", ".join(r.name or "." for r in self.runs_screen.roots)
+        self.sub_title = "leaderboard · " + ", ".join(r.name or "." for r in self.roots)
         self._draw()
         self.table.focus()
 
@@ -193,9 +199,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         cell = self.current
         if cell is None:
             return
-        from inspector.app.screens.overview import OverviewScreen
-
-        self.app.push_screen(OverviewScreen(cell.run.summary.path, self.app.settings.overrides))  # type: ignore[attr-defined]
+        self.post_message(OpenRun(cell.run.summary.path))
 
     def action_next_run(self) -> None:
         cell = self.current
@@ -227,7 +231,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
             return
         a, b = (cell.run.summary.path for cell in cells if cell is not None)
         self.notify("Reading and recomputing both runs…", timeout=3)
-        self.runs_screen.compare_runs(a, b)
+        self.post_message(CompareRuns(a, b))
 
     def action_export(self) -> None:
         def chosen(path: str | None) -> None:
@@ -243,7 +247,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
             self.notify("Name a .csv, .md or .json file.", severity="error")
             return
         target = Path(os.path.abspath(path))
-        for root in self.runs_screen.roots:
+        for root in self.roots:
             if target.is_relative_to(os.path.abspath(root)):
                 self.notify(
                     "The inspector never writes under a results root: choose another folder.",

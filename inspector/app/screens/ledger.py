@@ -15,9 +15,9 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from inspector.app.host import InspectorScreen
 from inspector.app.table_export import Table
 from inspector.app.titles import place, plural, title_of
 from inspector.engine import MetricSeries, Recomputation
@@ -46,6 +46,8 @@ class TaskChosen(Message):
 
     task_id: str
     series_id: str
+    recomputation: Recomputation | None = None
+    """The recomputation the task was chosen in (its session opens the task)."""
 
 
 @dataclass
@@ -121,7 +123,7 @@ def _copy(table: RecordTable[LedgerTask], row: bool) -> str | None:
     return "\t".join(field.text(task) for field in table.fields)
 
 
-class LedgerScreen(Screen[None]):
+class LedgerScreen(InspectorScreen):
     """The exact tasks behind one count of a series, category or hierarchy node, with reasons."""
 
     HELP = """\
@@ -137,6 +139,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         Binding("h", "explain", "Explain", tooltip="How the value of this scope is made"),
     ]
 
+    EXPORTS = COPIES = True
     AUTO_FOCUS = "#ledger-tasks"
     """The table, once its tasks are listed (nothing meanwhile)."""
 
@@ -177,7 +180,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = title_of(self.app, self.recomputation)
+        self.title = title_of(self, self.recomputation)
         self.sub_title = place(
             "count ledger",
             self.series_id,
@@ -265,7 +268,9 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
 
     @on(VirtualTable.Selected, "#ledger-tasks")
     def _selected(self, event: VirtualTable.Selected) -> None:
-        self.post_message(TaskChosen(self.tasks[event.row].task_id, self.series_id))
+        self.post_message(
+            TaskChosen(self.tasks[event.row].task_id, self.series_id, self.recomputation)
+        )
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -287,10 +292,10 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
     def action_explain(self) -> None:
         self.app.push_screen(ExplainScreen(self.recomputation, self.series_id, self.scope))
 
-    def refresh_session(self, session: Session) -> None:
+    def refresh_session(self, replaced: Session, session: Session) -> None:
         """The run was reloaded: list the same count of the new recomputation."""
         rec = session.recomputation
-        if rec is None:
+        if rec is None or replaced.recomputation is not self.recomputation:
             return
         try:
             self.series_id = series_of(rec, self.series_id).series_id
@@ -302,7 +307,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         self.show()
 
 
-class ExplainScreen(Screen[None]):
+class ExplainScreen(InspectorScreen):
     """How one value is made: the formula, the weights after re-normalisation, the inputs."""
 
     HELP = """\
@@ -316,6 +321,7 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         Binding("l", "ledger", "Ledger", tooltip="The tasks behind the counts of this scope"),
     ]
 
+    EXPORTS = COPIES = True
     AUTO_FOCUS = "#explain-terms"
     """The inputs, once the value is explained (nothing meanwhile)."""
 
@@ -352,7 +358,7 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         yield Footer()
 
     def on_mount(self) -> None:
-        self.title = title_of(self.app, self.recomputation)
+        self.title = title_of(self, self.recomputation)
         self.sub_title = place(
             "explain",
             self.series_id,
@@ -424,13 +430,13 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         if term.scope is not None:
             self.app.push_screen(ExplainScreen(self.recomputation, self.series_id, term.scope))
         elif term.kind == "task":
-            self.post_message(TaskChosen(term.label, self.series_id))
+            self.post_message(TaskChosen(term.label, self.series_id, self.recomputation))
 
     @on(VirtualTable.Selected, "#explain-tasks")
     def _task_selected(self, event: VirtualTable.Selected) -> None:
         if self.explanation is not None:
             task_id = self.explanation.tasks[event.row].task_id
-            self.post_message(TaskChosen(task_id, self.series_id))
+            self.post_message(TaskChosen(task_id, self.series_id, self.recomputation))
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -446,8 +452,8 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
     def action_ledger(self) -> None:
         self.app.push_screen(LedgerScreen(self.recomputation, self.series_id, "total", self.scope))
 
-    def refresh_session(self, session: Session) -> None:
+    def refresh_session(self, replaced: Session, session: Session) -> None:
         """The run was reloaded: explain the same value of the new recomputation."""
         rec = session.recomputation
-        if rec is not None:
+        if rec is not None and replaced.recomputation is self.recomputation:
             self._explain(rec)  # a value no longer in the run: NotExplained, the old one stays

@@ -10,12 +10,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, ProgressBar, Static
 from textual.worker import Worker, get_current_worker
 
 from inspector import loading
 from inspector.app.banners import difference_lines, failed_lines, refusal_lines
+from inspector.app.host import InspectorScreen, host_of
 from inspector.app.intervals import IntervalsReady, all_series_stats, bounds_text, tree_texts
 from inspector.app.messages import LoadFailed, LoadProgress, ReportPreview, SessionLoaded
 from inspector.app.model import (
@@ -25,6 +25,16 @@ from inspector.app.model import (
     TaskFilter,
     plan_choices,
     series_values,
+)
+from inspector.app.navigation import (
+    OpenDetail,
+    OpenExplain,
+    OpenFlaky,
+    OpenIssues,
+    OpenLedger,
+    OpenRunExport,
+    OpenTasks,
+    OpenWhatIf,
 )
 from inspector.app.task_index import TaskIndexes
 from inspector.app.titles import RUN_LABEL_CELLS, middle, place, run_label
@@ -44,14 +54,13 @@ from widgets.problems_table import ProblemsTable, problem_text
 from widgets.series_table import SeriesTable
 
 if TYPE_CHECKING:
-    from inspector.app.app import InspectorApp
     from inspector.loading.early import EarlyOpen
 
 
 LOADING = "Reading and recomputing the run…"
 
 
-class OverviewScreen(Screen[None]):
+class OverviewScreen(InspectorScreen):
     """The recomputed report of one run and where its numbers come from."""
 
     HELP = """\
@@ -101,6 +110,9 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         self._previewed = False
         self._load_worker: Worker[None] | None = None
         self.intervals: dict[str, SeriesStats] = {}
+
+    def shown_sessions(self) -> tuple[Session, ...]:
+        return () if self.session is None else (self.session,)
 
     # Typed accessors.
     @property
@@ -157,8 +169,8 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
     def on_mount(self) -> None:
         self.title = middle(literal_plain(run_label(self.path)), RUN_LABEL_CELLS)
         self.sub_title = "overview"
-        app: InspectorApp = self.app  # type: ignore[assignment]
-        self._early = app.take_early(self.path)
+        host = host_of(self)
+        self._early = host.take_early(self.path) if host is not None else None
         self._previewed = False
         self.reload()
 
@@ -168,13 +180,11 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
     @on(ProblemsTable.ProblemChosen)
     def _problem_chosen(self, message: ProblemsTable.ProblemChosen) -> None:
         """A load problem in full: the file, what is wrong, the rule, its effect."""
-        from inspector.app.screens.detail import DetailScreen
-
         problem = message.problem
         where = f"{run_label(self.path)}/{problem.path}" if problem.path else "the run"
         text = problem_text(problem, where)
         target = self.path / problem.path if problem.path else None
-        self.app.push_screen(DetailScreen(text, target))
+        self.post_message(OpenDetail(text, target))
 
     @on(CategoryTree.NodeHighlighted)
     def _node_highlighted(self) -> None:
@@ -209,12 +219,12 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
     def show_load_status(self) -> None:
         """The lasting line under the progress row: whether the numbers came (partly) from
         the cache, and whether the run is watched and when it was last reloaded."""
-        app: InspectorApp = self.app  # type: ignore[assignment]
+        host = host_of(self)
         parts = []
-        if app.watching:
-            stamp = app.last_reload.strftime("%H:%M:%S") if app.last_reload else "not yet"
+        if host is not None and host.watching:
+            stamp = host.last_reload.strftime("%H:%M:%S") if host.last_reload else "not yet"
             parts.append(
-                f"Watching: reloads every {app.settings.watch_seconds:g} s · last reloaded "
+                f"Watching: reloads every {host.settings.watch_seconds:g} s · last reloaded "
                 f"{stamp} (a stops)"
             )
         hits = self._cache_hits
@@ -287,10 +297,9 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         session = message.session
         self.session = session
         self._cache_hits = message.cache_hits
-        app: InspectorApp = self.app  # type: ignore[assignment]
-        replaced = app.session
-        app.session = session
-        app.reloaded()
+        host = host_of(self)
+        if host is not None:
+            host.loaded(session)  # the screens above showing the replaced session follow
         self.show_load_status()
         self._show_banners(session)
         self.problems_table.show(session.problems)
@@ -318,10 +327,10 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         self._compute_intervals(recomputation)
         if self.focused is None or (self.focused is self.problems_table and not session.problems):
             self.series_table.focus()  # the first load; a reload keeps the focus where it is
-        app.session_changed(replaced, session)
-        self._prepare_tasks(
-            app.task_indexes(recomputation), recomputation.report.summary_series.series_id
-        )
+        if host is not None:
+            self._prepare_tasks(
+                host.task_indexes(recomputation), recomputation.report.summary_series.series_id
+            )
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="task-index",
           description="task rows")  # fmt: skip
@@ -388,9 +397,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         if self.session is None or self.session.recomputation is None:
             self.notify("The run has no recomputation to list tasks from.", severity="warning")
             return
-        from inspector.app.screens.tasks import TasksScreen
-
-        self.app.push_screen(TasksScreen(self.session, task_filter))
+        self.post_message(OpenTasks(self.session, task_filter))
 
     # The count ledger, explain, issues and what-if plans.
     def pointed_at(self) -> tuple[str, Scope, str]:
@@ -418,32 +425,26 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         self, series_id: str | None = None, count: str = "total", scope: Scope = SERIES_SCOPE
     ) -> None:
         """Push the count ledger: the tasks behind one count, with reasons."""
-        from inspector.app.screens.ledger import LedgerScreen
-
         rec = self.recomputation
         if rec is None:
             self.notify("The run has no recomputation to audit.", severity="warning")
             return
-        self.app.push_screen(LedgerScreen(rec, series_id or self.selected_series, count, scope))
+        self.post_message(OpenLedger(rec, series_id or self.selected_series, count, scope))
 
     def open_explain(self, series_id: str | None = None, scope: Scope = SERIES_SCOPE) -> None:
         """Push "explain this number" for a series value, a category or a hierarchy node."""
-        from inspector.app.screens.ledger import ExplainScreen
-
         rec = self.recomputation
         if rec is None:
             self.notify("The run has no recomputation to explain.", severity="warning")
             return
-        self.app.push_screen(ExplainScreen(rec, series_id or self.selected_series, scope))
+        self.post_message(OpenExplain(rec, series_id or self.selected_series, scope))
 
     def open_issues(self) -> None:
         """Push the issues screen for the selected series."""
-        from inspector.app.screens.issues import IssuesScreen
-
         if self.session is None or self.session.recomputation is None:
             self.notify("The run has no recomputation to attribute issues to.", severity="warning")
             return
-        self.app.push_screen(IssuesScreen(self.session, self.selected_series))
+        self.post_message(OpenIssues(self.session, self.selected_series))
 
     def what_if_choices(self) -> list[PlanChoice]:
         rec = self.recomputation
@@ -451,25 +452,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
 
     def open_what_if(self) -> None:
         """Ask for a what-if plan, then compare it with the stored plan."""
-        from inspector.app.screens.whatif import WhatIfScreen
-
-        rec = self.recomputation
-        choices = self.what_if_choices()
-        if rec is None or not choices:
-            self.notify(
-                "A k=1 run has no what-if plans: there is no shorter prefix of attempts.",
-                severity="warning",
-            )
-            return
-
-        session = self.session
-
-        def chosen(choice: PlanChoice | None) -> None:
-            if choice is not None and session is not None:
-                app: InspectorApp = self.app  # type: ignore[assignment]
-                app.compare_plan(session, choice.k, choice.strategy)
-
-        self.app.push_screen(WhatIfScreen(rec.plan.label, choices), chosen)
+        self.post_message(OpenWhatIf(self.session))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Hide the keys that cannot do anything for this run (k=1: no what-if plans)."""
@@ -497,9 +480,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
 
     def action_flaky(self) -> None:
         if self.session is not None and self.session.recomputation is not None:
-            from inspector.app.screens.flaky import FlakyScreen
-
-            self.app.push_screen(FlakyScreen(self.session))
+            self.post_message(OpenFlaky(self.session))
 
     def action_tasks(self) -> None:
         if self.selected_series:
@@ -507,14 +488,10 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
 
     def action_export(self) -> None:
         """Ask for a folder and a format; the export is written off the UI thread."""
-        import os
-
-        from inspector.app.screens.export import ExportScreen
-
         if self.session is None or self.session.recomputation is None:
             self.notify("The run has no recomputation to export.", severity="warning")
             return
-        self.app.push_screen(ExportScreen(self.session, os.getcwd()))
+        self.post_message(OpenRunExport(self.session))
 
     def action_focus_problems(self) -> None:
         if self.session and self.session.problems:

@@ -15,12 +15,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from inspector import loading
 from inspector.answers import audit_intervals, audit_runs
+from inspector.app.host import InspectorScreen, host_of
 from inspector.app.messages import (
     CompareProgress,
     ComparisonFailed,
@@ -29,7 +29,9 @@ from inspector.app.messages import (
     RunsFound,
     RunsIntervals,
 )
+from inspector.app.navigation import OpenLeaderboard, OpenRun, RunsUpdated
 from inspector.loading.summary_cache import find_runs
+from inspector.resolve import Overrides
 from inspector.results.discover import RunSummary, is_run, summarize_run
 from inspector.results.problems import RunReadError
 from inspector.session import Session
@@ -50,7 +52,7 @@ from widgets.literal import literal
 from widgets.run_table import RunTable
 
 
-class RunsScreen(Screen[None]):
+class RunsScreen(InspectorScreen):
     """Every run found under the given folders."""
 
     HELP = """\
@@ -82,6 +84,13 @@ their plans or benchmark params differ.
         Binding("m", "mark", "Mark", tooltip="Mark this run for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs task by task"),
     ]
+    PALETTE: ClassVar[dict[str, str]] = {
+        "leaderboard": "go: leaderboard",
+        "sort": "sort: next field",
+        "reverse": "sort: reverse",
+        "mark": "mark: this run for comparison",
+        "compare": "compare: the two marked runs",
+    }
 
     def __init__(self, roots: list[Path], *, fallback: Path | None = None) -> None:
         super().__init__()
@@ -100,6 +109,12 @@ their plans or benchmark params differ.
         """Every headline interval asked for has arrived."""
         self.marked: list[Path] = []
         """The runs marked for comparison, in the order they were marked (A, then B)."""
+
+    @property
+    def overrides(self) -> Overrides | None:
+        """The app's what-if plan for every run opened (None: the runs' own plans)."""
+        host = host_of(self)
+        return host.settings.overrides if host is not None else None
 
     @property
     def runs(self) -> list[RunSummary]:
@@ -164,9 +179,7 @@ their plans or benchmark params differ.
     def _found(self, message: RunsFound) -> None:
         self.run_table.loading = False
         if not message.runs and self.fallback is not None:
-            from inspector.app.screens.overview import OverviewScreen
-
-            self.app.switch_screen(OverviewScreen(self.fallback, self.app.settings.overrides))  # type: ignore[attr-defined]
+            self.post_message(OpenRun(self.fallback, instead=True))
             return
         self.rows = [RunRow(run) for run in message.runs]
         self.apply_filter()
@@ -179,7 +192,7 @@ their plans or benchmark params differ.
           description="recompute runs")  # fmt: skip
     def _check(self, runs: list[tuple[str, str]]) -> None:
         worker = get_current_worker()
-        overrides = self.app.settings.overrides  # type: ignore[attr-defined]
+        overrides = self.overrides
         for batch in audit_runs(runs, overrides, cancelled=lambda: worker.is_cancelled):
             if worker.is_cancelled:
                 return
@@ -189,7 +202,7 @@ their plans or benchmark params differ.
           description="headline intervals")  # fmt: skip
     def _intervals(self, runs: list[tuple[str, str]]) -> None:
         worker = get_current_worker()
-        overrides = self.app.settings.overrides  # type: ignore[attr-defined]
+        overrides = self.overrides
         try:
             for batch in audit_intervals(runs, overrides, cancelled=lambda: worker.is_cancelled):
                 if worker.is_cancelled:
@@ -227,9 +240,7 @@ their plans or benchmark params differ.
         """Checks (or their intervals) arrived: the rows, the leaderboard and the table."""
         self.checks.update(checks)
         self.rows = with_checks(self.rows, self.checks)
-        for screen in self.app.screen_stack:
-            if hasattr(screen, "runs_updated"):  # the leaderboard over these runs
-                screen.runs_updated(self.rows)
+        self.post_message(RunsUpdated(self.rows))  # the leaderboard over these runs follows
         if self.sort_by in ("check", "value"):
             self.apply_filter()  # the order depends on what arrived
         else:
@@ -292,9 +303,7 @@ their plans or benchmark params differ.
 
     @on(RunTable.RunChosen)
     def _run_chosen(self, message: RunTable.RunChosen) -> None:
-        from inspector.app.screens.overview import OverviewScreen
-
-        self.app.push_screen(OverviewScreen(message.path, self.app.settings.overrides))  # type: ignore[attr-defined]
+        self.post_message(OpenRun(message.path))
 
     def action_sort(self) -> None:
         self.sort_by = SORTS[(SORTS.index(self.sort_by) + 1) % len(SORTS)]
@@ -305,9 +314,7 @@ their plans or benchmark params differ.
         self.apply_filter()
 
     def action_leaderboard(self) -> None:
-        from inspector.app.screens.leaderboard import LeaderboardScreen
-
-        self.app.push_screen(LeaderboardScreen(self))
+        self.post_message(OpenLeaderboard(self.rows, self.roots))
 
     def action_focus_filter(self) -> None:
         self.filter_input.focus()
@@ -355,7 +362,7 @@ their plans or benchmark params differ.
           description="compare runs")  # fmt: skip
     def _compare(self, path_a: Path, path_b: Path, label_a: str, label_b: str) -> None:
         worker = get_current_worker()
-        overrides = self.app.settings.overrides  # type: ignore[attr-defined]
+        overrides = self.overrides
         sessions: list[Session] = []
         for side, path, label in (("A", path_a, label_a), ("B", path_b, label_b)):
 
@@ -391,11 +398,7 @@ their plans or benchmark params differ.
 
     @on(ComparisonReady)
     def _compared(self, message: ComparisonReady) -> None:
-        from inspector.app.screens.compare import CompareScreen
-
-        message.stop()
-        self.set_class(False, "-comparing")
-        self.app.push_screen(CompareScreen(message.comparison, message.sessions))
+        self.set_class(False, "-comparing")  # the navigator opens the comparison
 
     @on(ComparisonFailed)
     def _compare_failed(self, message: ComparisonFailed) -> None:

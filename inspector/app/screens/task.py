@@ -10,11 +10,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import HorizontalScroll, VerticalScroll
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from inspector.app.handoff import command_of, hand_over
+from inspector.app.host import InspectorScreen
 from inspector.app.messages import PayloadsLoaded
+from inspector.app.navigation import OpenDiagnostics
 from inspector.app.payloads import PayloadTooLarge, read_payload, result_path, too_large_message
 from inspector.app.titles import middle, place, run_label, session_title
 from inspector.engine import TaskRecord, TaskReduction
@@ -26,7 +27,7 @@ from widgets.literal import literal, literal_plain, one_line
 from widgets.reductions_panel import ReductionsPanel
 
 
-class TaskScreen(Screen[None]):
+class TaskScreen(InspectorScreen):
     """The task's reductions with reasons, its attempts, final answers and ground truth."""
 
     HELP = """\
@@ -67,6 +68,9 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         """Which side of a comparison the task was opened on ("side B: <label>"), if any."""
         self.payloads: dict[int, dict[str, Any]] = {}
         self.payload_errors: dict[int, str] = {}
+
+    def shown_sessions(self) -> tuple[Session, ...]:
+        return (self.session,)
 
     @property
     def task(self) -> TaskRecord:
@@ -265,12 +269,11 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         return self._default_attempt()
 
     def action_diagnostics(self) -> None:
-        from inspector.app.screens.diagnostics import DiagnosticsScreen
+        self.post_message(OpenDiagnostics(self.session, self.task_id, self.focused_attempt()))
 
-        index = self.focused_attempt()
-        self.app.push_screen(DiagnosticsScreen(self.session, self.task_id, index))
-
-    def refresh_session(self, session: Session) -> None:
+    def refresh_session(self, replaced: Session, session: Session) -> None:
+        if self.session is not replaced:
+            return
         rec = session.recomputation
         if rec is None or self.task_id not in rec.task_index():
             self.notify("This task is no longer in the reloaded run.", severity="warning")

@@ -8,17 +8,17 @@ milliseconds and happen in the message handlers, even for 50,000 tasks.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
+from inspector.app.host import InspectorScreen, host_of
 from inspector.app.model import (
     COUNT_MEANINGS,
     COUNTS_NOTE,
@@ -27,6 +27,7 @@ from inspector.app.model import (
     TaskRow,
     issue_choices,
 )
+from inspector.app.navigation import OpenTask
 from inspector.app.table_export import Table
 from inspector.app.task_index import TaskIndex, TaskIndexes
 from inspector.app.titles import place, session_title
@@ -38,11 +39,8 @@ from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import FormatValue, TaskTable, marks_text, task_columns
 from widgets.virtual_table import Column, VirtualTable
 
-if TYPE_CHECKING:
-    from inspector.app.app import InspectorApp
 
-
-class TasksScreen(Screen[None]):
+class TasksScreen(InspectorScreen):
     """Every task of the run with its state for one series; filters and sorting."""
 
     HELP = """\
@@ -55,6 +53,7 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         Binding("ctrl+f", "focus_filters", "Filters", tooltip="Move to the filter bar"),
     ]
 
+    EXPORTS = COPIES = True
     AUTO_FOCUS = "TaskTable"
     """The table, once its rows are built (nothing else meanwhile: see ``_index_ready``)."""
 
@@ -77,6 +76,11 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         self.total = 0
         """Tasks of the series, before filtering."""
         self._columns: dict[str, tuple[Column, ...]] = {}
+        self._own_indexes: TaskIndexes | None = None
+        """The task rows when no inspector app shares them (a bare test app)."""
+
+    def shown_sessions(self) -> tuple[Session, ...]:
+        return (self.session,)
 
     @property
     def task_table(self) -> TaskTable:
@@ -94,8 +98,12 @@ list; opening a count from the overview lands here filtered to exactly its tasks
     def indexes(self) -> TaskIndexes:
         rec = self.session.recomputation
         assert rec is not None
-        app: InspectorApp = self.app  # type: ignore[assignment]
-        return app.task_indexes(rec)
+        host = host_of(self)
+        if host is not None:
+            return host.task_indexes(rec)
+        if self._own_indexes is None or self._own_indexes.recomputation is not rec:
+            self._own_indexes = TaskIndexes(rec)
+        return self._own_indexes
 
     def compose(self) -> ComposeResult:
         rec = self.session.recomputation
@@ -212,9 +220,7 @@ list; opening a count from the overview lands here filtered to exactly its tasks
 
     @on(TaskTable.TaskChosen)
     def _task_chosen(self, message: TaskTable.TaskChosen) -> None:
-        from inspector.app.screens.task import TaskScreen
-
-        self.app.push_screen(TaskScreen(self.session, message.task_id, self.task_filter.series_id))
+        self.post_message(OpenTask(self.session, message.task_id, self.task_filter.series_id))
 
     def export_table(self) -> Table:
         """The rows on screen, every column (x)."""
@@ -233,9 +239,9 @@ list; opening a count from the overview lands here filtered to exactly its tasks
     def action_focus_filters(self) -> None:
         self.filter_bar.query("Select").first().focus()
 
-    def refresh_session(self, session: Session) -> None:
+    def refresh_session(self, replaced: Session, session: Session) -> None:
         """The run was reloaded: show the same filter on the new recomputation."""
-        if session.recomputation is None:
+        if self.session is not replaced or session.recomputation is None:
             return
         self.session = session
         self._columns.clear()
