@@ -32,6 +32,7 @@ from inspector.loading.processes import (
 )
 from inspector.results.layout import RunFiles
 from inspector.results.listing import StateName
+from inspector.results.quick import read_plain_task
 from inspector.results.tasks import TaskEntry, load_published
 
 Progress = Callable[[int, int], None]
@@ -47,7 +48,9 @@ def _read_one(
     files: RunFiles, folder: str, state: StateName, first: str, strategies: Collection[str]
 ) -> tuple[TaskEntry, task_cache.Signature | None]:
     """One folder, and the signature of its files as they were read (for the cache)."""
-    entry = load_published(files, folder, state, first, strategies)
+    entry = read_plain_task(files, folder, state, first, strategies)
+    if entry is None:
+        entry = load_published(files, folder, state, first, strategies)
     return entry, task_cache.known_signature(files.stats, task_cache.entry_files(entry))
 
 

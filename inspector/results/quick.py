@@ -1,0 +1,189 @@
+"""The usual task folder, read in one pass (issue 11).
+
+Nearly every task folder of a large run is the plain case: a folder of the final state it
+is first found in, a regular ``task.json`` (schema v3, published, named after its task) and
+one regular ``result.json`` per attempt, each well-formed. :func:`read_plain_task` reads
+that case with one directory scan and one ``open`` per file, and builds the entry with the
+same validators as :func:`~inspector.results.tasks.load_published` (``check_index_attempts``,
+``shape_attempt``, ``shape_plan``, ``task_category``). Anything else — a symbolic link, a
+missing or special file, a file that orjson cannot parse or that needs an exact parse, a
+legacy schema, a duplicate folder, any rule broken — makes it decline (None), and the
+folder is read by ``load_published``, which says exactly what is wrong. Where it does not
+decline, its entry equals ``load_published``'s (tests compare them on every fixture).
+"""
+
+from __future__ import annotations
+
+import os
+import stat as stat_module
+from collections.abc import Collection
+from typing import Any
+
+import orjson
+
+from inspector.engine.model import Attempt, TaskRecord
+from inspector.results.layout import (
+    READ_FLAGS,
+    SHARED_TASK_KEYS,
+    TASK_SCHEMA,
+    RunFiles,
+    Stat,
+    _read_all,
+    stat_key,
+    task_directory_name,
+)
+from inspector.results.listing import StateName
+from inspector.results.runinfo import MIN_SIZE
+from inspector.results.validate import (
+    DetailError,
+    check_index_attempts,
+    shape_attempt,
+    shape_plan,
+    task_category,
+)
+
+_BIG = float(2**63)
+_FLAGS = READ_FLAGS | os.O_NOFOLLOW
+_S_ISREG = stat_module.S_ISREG
+
+
+def _read(path: str, rel: str, stats: dict[str, Stat]) -> bytes | None:
+    """The bytes of a regular file (not through a final link), smaller than the size from
+    which results are parsed without their trajectory; None otherwise."""
+    try:
+        fd = os.open(path, _FLAGS)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not _S_ISREG(info.st_mode) or info.st_size >= MIN_SIZE:
+            return None
+        data = _read_all(fd, info.st_size, None)
+        if data is None or len(data) >= MIN_SIZE:
+            return None
+        stats[rel] = stat_key(info)
+        return data
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+
+
+def _read_object(path: str, rel: str, stats: dict[str, Stat]) -> dict[str, Any] | None:
+    """:func:`_read` parsed by orjson, when that gives an object."""
+    data = _read(path, rel, stats)
+    if data is None:
+        return None
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    return value if type(value) is dict else None
+
+
+def read_plain_task(
+    files: RunFiles,
+    folder: str,
+    state: StateName,
+    first_location: str,
+    strategies: Collection[str],
+) -> Any:
+    """The TaskEntry of a plain published task folder, or None (then ``load_published``
+    reads it). On success ``files.stats`` holds the key of the folder and of each file read.
+    """
+    if first_location != folder or state == "v2":
+        return None
+    parent, _, name = folder.rpartition("/")
+    if files.link_problem(parent, strict=True) is not None:
+        return None
+    full = files.full_path(folder)
+    try:
+        info = os.lstat(full)
+        if not stat_module.S_ISDIR(info.st_mode):
+            return None
+        with os.scandir(full) as scanned:
+            kinds = {
+                entry.name: entry.is_file(follow_symlinks=False)
+                for entry in scanned
+                if entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)
+            }
+    except OSError:
+        return None
+    if kinds.get("task.json") is not True:
+        return None
+    stats: dict[str, Stat] = {folder: stat_key(info)}
+    task_file = f"{folder}/task.json"
+    index = _read_object(f"{full}/task.json", task_file, stats)
+    if index is None or index.get("schema_version") != TASK_SCHEMA:
+        return None
+    for key in SHARED_TASK_KEYS:
+        if key not in index:
+            return None
+    task_id = index.get("task_id")
+    raw_plan = index["attempt_plan"]
+    if type(task_id) is not str or (
+        type(raw_plan) is dict and type(raw_plan.get("k")) is float and abs(raw_plan["k"]) >= _BIG
+    ):
+        return None
+    try:
+        if task_directory_name(task_id) != name:
+            return None
+        tokens = check_index_attempts(index, task_id)
+    except (ValueError, DetailError):
+        return None
+    payloads = []
+    for number, token in tokens.items():
+        if kinds.get(token) is not False:  # a folder, not a link
+            return None
+        rel = f"{folder}/{token}/result.json"
+        payload = _read_object(f"{full}/{token}/result.json", rel, stats)
+        if payload is None:
+            return None
+        count = payload.get("retry_count", -1)
+        if type(count) is not int or count < 0:
+            return None
+        metrics = payload.get("metrics")
+        if type(metrics) is dict:
+            for value in metrics.values():
+                if type(value) is float and abs(value) >= _BIG:
+                    return None
+        payloads.append((number, payload))
+    attempts: dict[int, Attempt] = {}
+    retry_counts: dict[int, int] = {}
+    try:
+        for number, payload in payloads:
+            count = payload.pop("retry_count")
+            if count:
+                retry_counts[int(number)] = count
+            if payload:
+                attempts[int(number)] = shape_attempt(payload, number)
+        if not attempts:
+            return None
+        k, strategy = shape_plan(raw_plan, max(attempts), strategies)
+        if any(number > k for number in retry_counts):
+            return None
+        category = task_category(index["category"])
+    except DetailError:
+        return None
+    from inspector.results.tasks import TaskEntry
+
+    files.stats = stats
+    return TaskEntry(
+        task_id=task_id,
+        folder=folder,
+        state=state,
+        published=True,
+        record=TaskRecord(
+            task_id=task_id,
+            category=category,
+            plan_k=k,
+            plan_strategy=strategy,
+            attempts=dict(sorted(attempts.items())),
+            retry_counts=dict(sorted(retry_counts.items())),
+            ground_truth=index["ground_truth"],
+            source=task_file,
+        ),
+        attempt_dirs={int(number): f"{folder}/{token}" for number, token in tokens.items()},
+        problems=[],
+        schema_version=TASK_SCHEMA,
+    )

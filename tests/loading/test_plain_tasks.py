@@ -1,0 +1,129 @@
+"""The one-pass reader of plain task folders (inspector/results/quick.py) agrees with the
+careful one (``load_published``) wherever it answers, and declines every unusual folder
+(then the careful reader says what is wrong)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from inspector.loading import task_cache
+from inspector.results.layout import RunFiles
+from inspector.results.quick import read_plain_task
+from inspector.results.reader import list_run
+from inspector.results.tasks import load_published
+from inspector.results.validate import BUILTIN_STRATEGIES
+from tests.conftest import FIXTURE_RUNS, conformance_runs
+from tests.loading.helpers import copy_run
+
+RUNS = [p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()]
+RUNS += conformance_runs()
+
+
+def both(run: Path, folder: str, state: str, first: str) -> tuple[object, object]:
+    """The quick reader's answer and the careful reader's, each with the keys of the files
+    it read (what the task cache stores)."""
+    files = RunFiles(run)
+    quick = read_plain_task(files, folder, state, first, BUILTIN_STRATEGIES)  # type: ignore[arg-type]
+    quick_seen = None
+    if quick is not None:
+        quick_seen = task_cache.known_signature(files.stats, task_cache.entry_files(quick))
+    files = RunFiles(run)
+    careful = load_published(files, folder, state, first, BUILTIN_STRATEGIES)  # type: ignore[arg-type]
+    careful_seen = task_cache.known_signature(files.stats, task_cache.entry_files(careful))
+    return (
+        None if quick is None else (task_cache.encode_entry(quick), quick_seen),
+        (task_cache.encode_entry(careful), careful_seen),
+    )
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[p.name for p in RUNS])
+def test_the_quick_reader_agrees_with_the_careful_one(run: Path) -> None:
+    listed = list_run(run)
+    answered = 0
+    for folder, state in listed.candidates:
+        first = listed.first_location[folder.rpartition("/")[2]]
+        quick, careful = both(run, folder, state, first)
+        if quick is not None:
+            answered += 1
+            assert quick == careful, folder
+    if run.name in ("k1_micro", "e2e_k1_micro", "k3_avg_hierarchy"):
+        assert answered, "the quick reader declined every folder of a plain run"
+
+
+def _result(run: Path) -> Path:
+    return sorted(run.glob("details/normal/*/attempt-1/result.json"))[0]
+
+
+def _edit_json(path: Path, change: Callable[[dict], None]) -> None:  # type: ignore[type-arg]
+    data = json.loads(path.read_text())
+    change(data)
+    path.write_text(json.dumps(data, indent=2))
+
+
+def _symlink_in_place(path: Path) -> None:
+    target = path.with_name(path.name + ".real")
+    path.rename(target)
+    path.symlink_to(target.name)
+
+
+def _fifo_in_place(path: Path) -> None:
+    path.unlink()
+    os.mkfifo(path)
+
+
+ODD: dict[str, Callable[[Path], None]] = {
+    "task.json a link": lambda run: _symlink_in_place(_result(run).parent.parent / "task.json"),
+    "result.json a link": lambda run: _symlink_in_place(_result(run)),
+    "attempt folder a link": lambda run: _symlink_in_place(_result(run).parent),
+    "result.json a FIFO": lambda run: _fifo_in_place(_result(run)),
+    "result.json missing": lambda run: _result(run).unlink(),
+    "NaN metric": lambda run: _result(run).write_text(
+        _result(run).read_text().replace('"metrics": {', '"metrics": {"nan": NaN, ', 1)
+    ),
+    "huge integer metric": lambda run: _edit_json(
+        _result(run), lambda d: d["metrics"].update(huge=2**64)
+    ),
+    "no retry_count": lambda run: _edit_json(_result(run), lambda d: d.pop("retry_count")),
+    "an extra field": lambda run: _edit_json(_result(run), lambda d: d.update(error="boom")),
+    "v2 task schema": lambda run: _edit_json(
+        _result(run).parent.parent / "task.json",
+        lambda d: d.update(schema_version="agentcompass.task.v2"),
+    ),
+    "unpublished": lambda run: _edit_json(
+        _result(run).parent.parent / "task.json", lambda d: d.pop("ground_truth")
+    ),
+    "the same task in error/ too": lambda run: shutil.copytree(
+        _result(run).parent.parent, run / "details" / "error" / _result(run).parent.parent.name
+    ),
+    "renamed folder": lambda run: _result(run).parent.parent.rename(
+        _result(run).parent.parent.with_name("other--" + "0" * 64)
+    ),
+}
+
+
+@pytest.mark.parametrize("odd", list(ODD))
+def test_the_quick_reader_declines_what_is_not_plain(odd: str, tmp_path: Path) -> None:
+    run = copy_run(tmp_path)
+    task = _result(run).parent.parent
+    before = {f for f, _ in list_run(run).candidates}
+    plain = task.relative_to(run).as_posix()
+    assert both(run, plain, "normal", plain)[0] is not None  # plain before the change
+    ODD[odd](run)
+    listed = list_run(run)
+    # The changed folder (under its new name when it was renamed), the others as before.
+    changed = [(f, s) for f, s in listed.candidates if f not in before]
+    changed = changed or [(f, s) for f, s in listed.candidates if f.endswith(task.name)]
+    assert len(changed) == 1
+    for folder, state in listed.candidates:
+        first = listed.first_location[folder.rpartition("/")[2]]
+        quick, careful = both(run, folder, state, first)
+        if (folder, state) in changed:
+            assert quick is None, odd
+        else:
+            assert quick == careful
