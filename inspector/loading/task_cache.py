@@ -67,6 +67,16 @@ def cache_file(run_root: Path, folder: Path | None = None) -> Path:
     return folder / f"{key[:32]}.marshal"
 
 
+def delta_file(path: Path) -> Path:
+    """Beside a run's task cache file: the folders changed since it was written."""
+    return path.with_suffix(".delta.marshal")
+
+
+DELTA_MIN = 64
+DELTA_SHARE = 8
+"""The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
+
+
 def write_atomically(path: Path, data: Any) -> bool:
     """Write ``data`` (marshal) to ``path`` through a temporary file in the same folder;
     on any failure (a full disk, a read-only folder) nothing is left behind."""
@@ -377,14 +387,26 @@ class TaskCache:
         self.kept: dict[str, Any] = {}
         self.attached: dict[str, Any] = {}
         self.hits = 0
-        data = load_marshal(self.path) if reuse else None
+        # What the delta file holds (folders changed since the base file was written).
+        self.delta: dict[str, Any] = {}
+        base = self._stored(self.path) if reuse else None
+        if base is not None:
+            self.entries = base
+            delta = self._stored(delta_file(self.path))
+            if delta:
+                self.delta = delta
+                base.update(delta)
+
+    def _stored(self, path: Path) -> dict[str, Any] | None:
+        data = load_marshal(path)
         if (
             type(data) is tuple
             and len(data) == 3
             and data[:2] == (FORMAT, self.root)
             and type(data[2]) is dict
         ):
-            self.entries = data[2]
+            return data[2]  # type: ignore[no-any-return]
+        return None
 
     def candidate(self, folder: str, state: str, first_location: str) -> Signature | None:
         """The signature to check before the cached entry of ``folder`` may be used (None:
@@ -434,9 +456,25 @@ class TaskCache:
             self.fresh[entry.folder] = (sig, first_location, data)
 
     def save(self) -> None:
-        """Write the entries seen in this read (atomically, in the cache directory)."""
-        attached = self.attached
+        """Write the entries seen in this read (atomically, in the cache directory).
+
+        When few folders changed since the base file was written, only they are written,
+        to the delta file (a removed or no longer cacheable folder as None); the base file
+        is written whole again once the delta grows past :data:`DELTA_SHARE` of it. Every
+        entry is checked against its files before use, so any base and delta combined
+        (one written, the other not: a crash, another inspector) give misses, never a
+        wrong entry."""
+        attached, entries = self.attached, self.entries
         out = {folder: (*value, attached.get(folder)) for folder, value in self.fresh.items()}
-        if out == self.entries:
+        changed = {folder: value for folder, value in out.items() if entries.get(folder) != value}
+        gone = [
+            folder for folder, value in entries.items() if value is not None and folder not in out
+        ]
+        if not changed and not gone:
             return
-        write_atomically(self.path, (FORMAT, self.root, out))
+        delta = {**self.delta, **changed, **dict.fromkeys(gone)}
+        if entries and len(delta) <= max(DELTA_MIN, len(out) // DELTA_SHARE):
+            write_atomically(delta_file(self.path), (FORMAT, self.root, delta))
+        elif write_atomically(self.path, (FORMAT, self.root, out)):
+            with contextlib.suppress(OSError):
+                os.unlink(delta_file(self.path))
