@@ -25,7 +25,7 @@ processes (sampled from /proc every 250 ms); last,
              table has rows, and until the whole run is loaded again.
 
 A step is done when the screen has taken the change and its table holds what
-:mod:`inspector.app.model` says it should (computed beforehand, outside the timing), and one
+:mod:`inspector.views.tasks` says it should (computed beforehand, outside the timing), and one
 frame has been composed. Keys go straight to the driver, as a terminal sends them
 (``Pilot.press`` also waits for idleness, at least 40 ms, which would swamp the figures).
 ``--phases`` also prints when collecting the read started and ended inside the app and how
@@ -88,7 +88,9 @@ if __name__ == "__main__":
     from textual.widgets import Input, Select
 
     from inspector.app import InspectorApp
-    from inspector.app.model import (
+    from inspector.app.screens.overview import OverviewScreen
+    from inspector.app.screens.tasks import TasksScreen
+    from inspector.views.tasks import (
         STATE_FILTERS,
         TaskFilter,
         TaskRow,
@@ -96,8 +98,6 @@ if __name__ == "__main__":
         sort_rows,
         task_rows,
     )
-    from inspector.app.screens.overview import OverviewScreen
-    from inspector.app.screens.tasks import TasksScreen
     from widgets.task_table import TaskTable
 
 IMPORTED = time.perf_counter()
@@ -219,7 +219,7 @@ def shows(
     reverse: bool = False,
 ) -> Callable[[], bool]:
     """True once the screen has taken ``task_filter`` and the sort, and its table holds what
-    :mod:`inspector.app.model` says (worked out now, before the step is timed)."""
+    :mod:`inspector.views.tasks` says (worked out now, before the step is timed)."""
     expected = filter_rows(rows, task_filter)
     if column is not None:
         expected = sort_rows(expected, column, reverse)

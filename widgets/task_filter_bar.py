@@ -12,7 +12,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import Input, Select
 
-from inspector.app.model import STATE_FILTERS, IssueChoices, TaskFilter
+from inspector.views.tasks import STATE_FILTERS, IssueChoices, TaskFilter
 from widgets.literal import one_line
 
 ALL_CATEGORIES = "\x00all"

@@ -15,7 +15,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.message import Message
 
-from inspector.app.model import TaskRow
+from inspector.views.tasks import TaskRow
 from widgets.literal import one_line
 from widgets.record_table import shown_width
 from widgets.virtual_table import Column, VirtualTable

@@ -15,7 +15,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from inspector.app.documents import MAX_LINE_CHARS, Document
+from inspector.views.documents import MAX_LINE_CHARS, Document
 from widgets.literal import literal
 
 PAGE_LINES = 256

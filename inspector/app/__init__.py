@@ -1,6 +1,6 @@
 """The Textual app: ``InspectorApp(paths, *, settings=None)`` and ``serve(path, ...)``.
 
-Imports are lazy so that ``inspector.app.model`` (pure) and the widgets can be imported
+Imports are lazy so that ``inspector.views.tasks`` (pure) and the widgets can be imported
 without building the app.
 """
 

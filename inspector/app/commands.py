@@ -15,8 +15,8 @@ from functools import partial
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from inspector.app.keys import screen_keys
-from inspector.app.model import COUNT_NAMES, TaskFilter
 from inspector.app.navigator import Navigator
+from inspector.views.tasks import COUNT_NAMES, TaskFilter
 
 # (title, state token, help)
 COUNT_COMMANDS = (

@@ -12,7 +12,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.app.documents import Document, FileDocument, StringDocument, json_text
 from inspector.app.payloads import check_size
 from inspector.results.layout import relpath
 from inspector.results.lazy import (
@@ -24,6 +23,7 @@ from inspector.results.lazy import (
 from inspector.results.problems import RULE_SYMLINK, ResultFileError
 from inspector.results.reader import Run
 from inspector.results.tasks import TaskEntry
+from inspector.views.documents import Document, FileDocument, StringDocument, json_text
 
 STEP_MARK = "── step "
 """How each trajectory step starts in the trajectory document."""

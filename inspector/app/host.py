@@ -19,9 +19,9 @@ from textual.timer import Timer
 
 from inspector.app.settings import Settings
 from inspector.app.table_export import Table
-from inspector.app.task_index import TaskIndexes
 from inspector.engine import Recomputation
 from inspector.session import Session
+from inspector.views.task_index import TaskIndexes
 
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path

@@ -13,11 +13,11 @@ from pathlib import Path
 from rich.text import Text
 from textual.message import Message
 
-from inspector.app.model import TaskFilter
 from inspector.engine import Recomputation
 from inspector.session import Session
 from inspector.views.audit import SERIES_SCOPE, Scope
 from inspector.views.runs_view import RunRow
+from inspector.views.tasks import TaskFilter
 
 
 @dataclass

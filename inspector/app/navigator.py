@@ -15,7 +15,6 @@ from textual.worker import get_current_worker
 
 from inspector.app.host import Host
 from inspector.app.messages import ComparisonFailed, ComparisonReady
-from inspector.app.model import PlanChoice, TaskFilter, plan_choices
 from inspector.app.navigation import (
     CompareRuns,
     OpenDetail,
@@ -49,6 +48,7 @@ from inspector.engine import EngineError
 from inspector.session import Session
 from inspector.views.audit import SERIES_SCOPE, Scope
 from inspector.views.compare import compare_plans
+from inspector.views.tasks import PlanChoice, TaskFilter, plan_choices
 
 
 class Navigator(Host):

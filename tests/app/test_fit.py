@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from inspector.app import InspectorApp
-from inspector.app.model import TaskFilter
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
+from inspector.views.tasks import TaskFilter
 from widgets.reductions_panel import ReductionsPanel
 from widgets.series_table import COUNT_COLUMNS
 

@@ -4,12 +4,12 @@ what changed and say which side is which, task ids sort as numbers."""
 from __future__ import annotations
 
 from inspector.app import InspectorApp
-from inspector.app.model import TaskFilter
 from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
 from inspector.app.screens.whatif import WhatIfScreen
+from inspector.views.tasks import TaskFilter
 from widgets.category_tree import CategoryTree
 
 from .helpers import pilot_test, settle, static_text
@@ -18,7 +18,7 @@ MEDIUM = (100, 30)
 
 
 def test_natural_key_orders_digit_runs_as_numbers() -> None:
-    from inspector.app.model import natural_key
+    from inspector.views.tasks import natural_key
 
     ids = ["13", "20", "25", "39", "5", "7", "task-10", "task-9", "Task-9b"]
     assert sorted(ids, key=natural_key) == [
@@ -225,8 +225,8 @@ async def test_compare_labels_side_of_an_opened_task_and_swap(runs_root) -> None
 
 @pilot_test
 async def test_diagnostics_switches_attempt_keeping_the_section(run_path) -> None:  # type: ignore[no-untyped-def]
-    from inspector.app.documents import StringDocument
     from inspector.app.screens.diagnostics import DiagnosticsScreen
+    from inspector.views.documents import StringDocument
 
     app = InspectorApp([run_path("k3_avg_hierarchy")])
     async with app.run_test(size=MEDIUM) as pilot:
@@ -344,8 +344,8 @@ async def test_export_writes_the_rows_on_screen(run_path, tmp_path) -> None:  # 
 
 
 def test_attempt_marks_and_reduction_words_follow_the_engine(run_path) -> None:  # type: ignore[no-untyped-def]
-    from inspector.app.model import task_rows
     from inspector.loading import open_session as open_run
+    from inspector.views.tasks import task_rows
 
     rec = open_run(run_path("k3_avg_hierarchy")).recomputation
     assert rec is not None

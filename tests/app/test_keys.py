@@ -115,7 +115,7 @@ async def _keys_agree(pilot, app: InspectorApp) -> set[str]:  # type: ignore[no-
 
 @pilot_test
 async def test_footer_help_and_palette_agree_and_x_exports(run_path, runs_root) -> None:  # type: ignore[no-untyped-def]
-    from inspector.app.model import TaskFilter
+    from inspector.views.tasks import TaskFilter
 
     app = InspectorApp([run_path("k3_avg_hierarchy")])
     async with app.run_test(size=(140, 45)) as pilot:

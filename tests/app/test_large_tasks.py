@@ -15,7 +15,16 @@ from pathlib import Path
 import pytest
 
 from inspector.app import InspectorApp
-from inspector.app.model import (
+from inspector.app.screens.compare import CompareScreen, TaskPairChosen
+from inspector.app.screens.ledger import ExplainScreen, LedgerScreen
+from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.task import TaskScreen
+from inspector.app.screens.tasks import TasksScreen
+from inspector.loading import open_session as open_run
+from inspector.views.audit import tasks_behind
+from inspector.views.explain import explain
+from inspector.views.task_index import TaskIndex
+from inspector.views.tasks import (
     STATE_FILTERS,
     TaskFilter,
     filter_rows,
@@ -23,15 +32,6 @@ from inspector.app.model import (
     sort_rows,
     task_rows,
 )
-from inspector.app.screens.compare import CompareScreen, TaskPairChosen
-from inspector.app.screens.ledger import ExplainScreen, LedgerScreen
-from inspector.app.screens.overview import OverviewScreen
-from inspector.app.screens.task import TaskScreen
-from inspector.app.screens.tasks import TasksScreen
-from inspector.app.task_index import TaskIndex
-from inspector.loading import open_session as open_run
-from inspector.views.audit import tasks_behind
-from inspector.views.explain import explain
 from tests.conftest import ROOT
 from widgets.task_table import COLUMNS, TaskTable
 

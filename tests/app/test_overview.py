@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from inspector.app import InspectorApp
-from inspector.app.model import COUNT_NAMES
 from inspector.app.screens.overview import OverviewScreen
 from inspector.engine.render import format_value
+from inspector.views.tasks import COUNT_NAMES
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree
 from widgets.series_table import SeriesTable

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from inspector.app import InspectorApp
-from inspector.app.documents import StringDocument
-from inspector.app.model import TaskFilter
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
+from inspector.views.documents import StringDocument
+from inspector.views.tasks import TaskFilter
 from widgets.reductions_panel import ReductionsPanel
 
 from .helpers import pilot_test, settle, static_text

@@ -7,11 +7,11 @@ import threading
 import pytest
 
 from inspector.app import InspectorApp
-from inspector.app.model import COUNT_NAMES, TaskFilter, filter_rows, task_rows
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.tasks import TasksScreen
 from inspector.loading import open_session as open_run
 from inspector.views.audit import Scope, tasks_behind
+from inspector.views.tasks import COUNT_NAMES, TaskFilter, filter_rows, task_rows
 from tests.conftest import conformance_runs
 from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import TaskTable

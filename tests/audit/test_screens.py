@@ -6,11 +6,11 @@ from textual.app import App
 from textual.screen import Screen
 from textual.widgets import DataTable
 
-from inspector.app.model import natural_key
 from inspector.app.screens.compare import CompareScreen, TaskPairChosen
 from inspector.app.screens.ledger import ExplainScreen, LedgerScreen, TaskChosen
 from inspector.views.audit import Scope
 from inspector.views.compare import compare, compare_plans
+from inspector.views.tasks import natural_key
 from widgets.record_table import RecordTable
 
 from .helpers import CONFORMANCE, attempt, issue, pilot_test, rescore, session, task

@@ -87,8 +87,8 @@ async def test_numbers_from_the_cache_are_labelled_and_R_reads_everything(
 async def test_no_temporary_file_is_left_after_the_pager_returns(
     key: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inspector.app.documents import FileDocument
     from inspector.app.screens.diagnostics import DiagnosticsScreen
+    from inspector.views.documents import FileDocument
     from tests.conftest import FIXTURE_RUNS
 
     temp = tmp_path / "tmp"

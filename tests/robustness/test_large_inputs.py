@@ -19,7 +19,13 @@ import pytest
 
 from inspector.app import InspectorApp
 from inspector.app import payloads as payloads_module
-from inspector.app.documents import (
+from inspector.app.payloads import PayloadTooLarge, read_payload
+from inspector.app.screens.diagnostics import DiagnosticsScreen
+from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.task import TaskScreen
+from inspector.results.problems import ResultFileError
+from inspector.results.reader import read_run
+from inspector.views.documents import (
     MAX_DEPTH,
     MAX_LINE_BYTES,
     MAX_LINE_CHARS,
@@ -27,12 +33,6 @@ from inspector.app.documents import (
     StringDocument,
     json_text,
 )
-from inspector.app.payloads import PayloadTooLarge, read_payload
-from inspector.app.screens.diagnostics import DiagnosticsScreen
-from inspector.app.screens.overview import OverviewScreen
-from inspector.app.screens.task import TaskScreen
-from inspector.results.problems import ResultFileError
-from inspector.results.reader import read_run
 from tests.app.helpers import pilot_test, settle, static_text
 from tests.conftest import FIXTURE_RUNS
 from widgets.attempt_card import json_scalar

@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from inspector.app import InspectorApp
-from inspector.app.model import TaskFilter
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
@@ -26,6 +25,7 @@ from inspector.cli.main import main
 from inspector.results.discover import find_runs
 from inspector.results.reader import read_run
 from inspector.session import score_run
+from inspector.views.tasks import TaskFilter
 from tests.app.helpers import settle
 from tests.conftest import FIXTURE_RUNS, conformance_runs
 

@@ -20,10 +20,10 @@ from rich.console import Console
 from textual.app import App
 
 from inspector.app import InspectorApp
-from inspector.app.model import TaskFilter
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
+from inspector.views.tasks import TaskFilter
 from tests.app.helpers import pilot_test, settle
 from tests.conftest import FIXTURE_RUNS
 

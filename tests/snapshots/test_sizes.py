@@ -17,7 +17,6 @@ import pytest
 from textual.pilot import Pilot
 
 from inspector.app import InspectorApp
-from inspector.app.model import TaskFilter
 from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
@@ -25,6 +24,7 @@ from inspector.app.screens.task import TaskScreen
 from inspector.loading import open_session as open_run
 from inspector.views.audit import Scope
 from inspector.views.compare import compare
+from inspector.views.tasks import TaskFilter
 
 from .test_snapshots import settle, steps
 

@@ -14,11 +14,11 @@ from textual.pilot import Pilot
 from textual.widgets import Input
 
 from inspector.app import InspectorApp
-from inspector.app.model import TaskFilter
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.task import TaskScreen
+from inspector.views.tasks import TaskFilter
 
 RUNS = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
 LARGE = (140, 45)

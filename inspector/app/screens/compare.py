@@ -20,7 +20,6 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from inspector.app.host import InspectorScreen
 from inspector.app.intervals import bounds_text, half_width_text
-from inspector.app.model import natural_key
 from inspector.app.navigation import OpenWhatIf
 from inspector.app.table_export import Table
 from inspector.app.titles import middle, place, plural, session_title
@@ -31,6 +30,7 @@ from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, 
 from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
 from inspector.views.stats import Interval
+from inspector.views.tasks import natural_key
 from widgets.literal import cut_middle, literal, literal_plain, one_line
 from widgets.record_table import Field, RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable

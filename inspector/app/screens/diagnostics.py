@@ -22,7 +22,6 @@ from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.app.diagnostics import STEP_MARK, Source, attempt_sources
-from inspector.app.documents import Document, FileDocument
 from inspector.app.handoff import command_of
 from inspector.app.host import InspectorScreen
 from inspector.app.payloads import read_payload
@@ -30,6 +29,7 @@ from inspector.app.titles import place, session_title
 from inspector.results import ResultFileError
 from inspector.results.layout import open_regular
 from inspector.session import Session
+from inspector.views.documents import Document, FileDocument
 from widgets.literal import one_line
 from widgets.text_pager import TextPager
 

@@ -20,7 +20,6 @@ from textual.worker import get_current_worker
 
 from inspector.app.host import InspectorScreen
 from inspector.app.messages import RetriesRead
-from inspector.app.model import TaskFilter
 from inspector.app.navigation import OpenTasks
 from inspector.app.table_export import Table
 from inspector.app.titles import place, session_title
@@ -35,6 +34,7 @@ from inspector.views.attribution import (
     load_retry_records,
     retry_summary,
 )
+from inspector.views.tasks import TaskFilter
 from widgets.literal import literal, one_line
 
 PUSHED = ("invalidated", "error", "unavailable", "evaluated")

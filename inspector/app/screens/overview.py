@@ -18,14 +18,6 @@ from inspector.app.banners import difference_lines, failed_lines, refusal_lines
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.intervals import IntervalsReady, all_series_stats, bounds_text, tree_texts
 from inspector.app.messages import LoadFailed, LoadProgress, ReportPreview, SessionLoaded
-from inspector.app.model import (
-    COUNTS_NOTE,
-    COUNTS_NOTE_SHORT,
-    PlanChoice,
-    TaskFilter,
-    plan_choices,
-    series_values,
-)
 from inspector.app.navigation import (
     OpenDetail,
     OpenExplain,
@@ -36,7 +28,6 @@ from inspector.app.navigation import (
     OpenTasks,
     OpenWhatIf,
 )
-from inspector.app.task_index import TaskIndexes
 from inspector.app.titles import RUN_LABEL_CELLS, middle, place, run_label
 from inspector.engine import Recomputation
 from inspector.loading import heap
@@ -45,6 +36,15 @@ from inspector.resolve import Overrides
 from inspector.session import Difference, Session
 from inspector.views.audit import SERIES_SCOPE, Scope
 from inspector.views.run_stats import SeriesStats
+from inspector.views.task_index import TaskIndexes
+from inspector.views.tasks import (
+    COUNTS_NOTE,
+    COUNTS_NOTE_SHORT,
+    PlanChoice,
+    TaskFilter,
+    plan_choices,
+    series_values,
+)
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree, node_line
 from widgets.distribution import Distribution

@@ -19,7 +19,14 @@ from textual.widgets import Footer, Header, Static
 from textual.worker import get_current_worker
 
 from inspector.app.host import InspectorScreen, host_of
-from inspector.app.model import (
+from inspector.app.navigation import OpenTask
+from inspector.app.table_export import Table
+from inspector.app.titles import place, session_title
+from inspector.engine.render import format_value
+from inspector.loading import heap
+from inspector.session import Session
+from inspector.views.task_index import TaskIndex, TaskIndexes
+from inspector.views.tasks import (
     COUNT_MEANINGS,
     COUNTS_NOTE,
     COUNTS_NOTE_SHORT,
@@ -27,13 +34,6 @@ from inspector.app.model import (
     TaskRow,
     issue_choices,
 )
-from inspector.app.navigation import OpenTask
-from inspector.app.table_export import Table
-from inspector.app.task_index import TaskIndex, TaskIndexes
-from inspector.app.titles import place, session_title
-from inspector.engine.render import format_value
-from inspector.loading import heap
-from inspector.session import Session
 from widgets.literal import one_line
 from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import FormatValue, TaskTable, marks_text, task_columns

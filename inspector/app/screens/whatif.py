@@ -14,7 +14,7 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.app.model import PlanChoice
+from inspector.views.tasks import PlanChoice
 
 
 class WhatIfScreen(ModalScreen[PlanChoice | None]):

@@ -12,7 +12,6 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from inspector.app.outcomes import attempt_marks, reduction_words
 from inspector.engine import (
     ERROR,
     EVALUATED,
@@ -24,6 +23,7 @@ from inspector.engine import (
 from inspector.engine.model import SEVERITIES, TaskRecord
 from inspector.engine.render import format_value
 from inspector.views import audit
+from inspector.views.outcomes import attempt_marks, reduction_words
 
 COUNT_NAMES = ("total", "evaluated", "error", "unavailable", "invalidated")
 

@@ -2,7 +2,7 @@
 
 A :class:`TaskIndex` is built once per series (in a worker: about half a second for 50,000
 tasks) and then answers :meth:`TaskIndex.select` with exactly what
-``sort_rows(filter_rows(rows, task_filter), column, reverse)`` of :mod:`inspector.app.model`
+``sort_rows(filter_rows(rows, task_filter), column, reverse)`` of :mod:`inspector.views.tasks`
 returns, in a few milliseconds: each column's sort values (``sort_value``) and each state /
 count filter's mask are worked out once, in the worker (:meth:`TaskIndex.prepare`), each order
 once (``sorted_positions``, as ``sort_rows`` sorts), and a filter is then a pass over
@@ -15,7 +15,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from inspector.app.model import (
+from inspector.engine import Recomputation
+from inspector.views.tasks import (
     STATE_FILTERS,
     TaskFilter,
     TaskRow,
@@ -24,7 +25,6 @@ from inspector.app.model import (
     sorted_positions,
     task_rows,
 )
-from inspector.engine import Recomputation
 
 SORT_COLUMNS = (
     "task", "category", "state", "outcomes", "value", "reduction", "error", "attempts",
@@ -84,7 +84,7 @@ class TaskIndex:
         rows = self.rows
         out: list[Sequence[bool]] = []
         if task_filter.state not in (None, "", "count:total"):
-            out.append(self._state_mask(task_filter.state))  # type: ignore[arg-type]
+            out.append(self._state_mask(task_filter.state))
         if task_filter.categories is not None:
             categories = task_filter.categories
             out.append([row.category in categories for row in rows])
