@@ -13,10 +13,11 @@ from textual.widgets import DataTable
 
 from inspector.engine import MetricReport, MetricSeries
 from inspector.engine.render import REFERENCE_MARK, format_value
+from inspector.engine.vocabulary import COUNTS, Count, is_count
 from widgets._table import refresh_header
 from widgets.literal import one_line
 
-COUNT_COLUMNS = ("total", "evaluated", "error", "unavailable", "invalidated")
+COUNT_COLUMNS: tuple[Count, ...] = COUNTS
 SHORT_COUNTS = {
     "total": "Tot",
     "evaluated": "Eval",
@@ -91,7 +92,7 @@ Move to a count and press **enter** to list exactly the tasks behind it.
 
         table: SeriesTable
         series_id: str
-        count: str
+        count: Count
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="cell", zebra_stripes=True)
@@ -175,12 +176,12 @@ Move to a count and press **enter** to list exactly the tasks behind it.
         return self._series_ids[min(self.cursor_row, len(self._series_ids) - 1)]
 
     @property
-    def count(self) -> str | None:
+    def count(self) -> Count | None:
         """The count whose column the cursor is on (None on the other columns)."""
         if not self._series_ids:
             return None
         column = self.ordered_columns[self.cursor_column].key.value
-        return column if column in COUNT_COLUMNS else None
+        return column if is_count(column) else None
 
     def show(self, report: MetricReport) -> None:
         """Fill the table from ``report``, leaving out the describing columns that do not
@@ -270,5 +271,5 @@ Move to a count and press **enter** to list exactly the tasks behind it.
         if series_id is None:
             return
         column = self.ordered_columns[self.cursor_column].key.value
-        count = column if column in COUNT_COLUMNS else "total"
+        count: Count = column if is_count(column) else "total"
         self.post_message(self.CountChosen(self, series_id, count))

@@ -12,13 +12,14 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import Input, Select
 
+from inspector.views.audit import InCount, InState
 from inspector.views.tasks import STATE_FILTERS, IssueChoices, TaskFilter
 from widgets.literal import one_line
 
 ALL_CATEGORIES = "\x00all"
 
 
-def _value(select: Select[str]) -> str | None:
+def _value(select: Select[object]) -> str | None:
     value = select.value
     return value if isinstance(value, str) else None
 
@@ -119,7 +120,9 @@ task with has_error, whatever its state.
     def task_filter(self) -> TaskFilter:
         return self._filter
 
-    def _select(self, options: list[tuple[Text | str, str]], **kwargs: object) -> Select[str]:
+    def _select(
+        self, options: Sequence[tuple[Text | str, object]], **kwargs: object
+    ) -> Select[object]:
         """A Select of ``options``; the widths of its labels are kept for :meth:`_fit`."""
         widths: dict[object, int] = {
             value: (Text(label) if isinstance(label, str) else label).cell_len
@@ -139,7 +142,7 @@ task with has_error, whatever its state.
             tooltip="Series",
         )
         yield self._select(
-            [(label, token) for token, label in STATE_FILTERS],
+            [(label, which) for which, label in STATE_FILTERS],
             value=f.state if f.state in dict(STATE_FILTERS) else Select.NULL,
             prompt="any state",
             id="state",
@@ -230,7 +233,8 @@ task with has_error, whatever its state.
         if select.id == "series" and value:
             f = f.with_changes(series_id=value)
         elif select.id == "state":
-            f = f.with_changes(state=value)
+            chosen = select.value
+            f = f.with_changes(state=chosen if isinstance(chosen, InCount | InState) else None)
         elif select.id == "category":
             if value == ALL_CATEGORIES:
                 return

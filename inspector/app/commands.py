@@ -16,25 +16,27 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 from inspector.app.keys import screen_keys
 from inspector.app.navigator import Navigator
-from inspector.views.tasks import COUNT_NAMES, TaskFilter
+from inspector.engine.vocabulary import COUNTS
+from inspector.views.audit import EVERY_TASK, InCount, InState, TaskSet
+from inspector.views.tasks import TaskFilter
 
-# (title, state token, help)
-COUNT_COMMANDS = (
-    ("go: all tasks", "count:total", "Every task of the selected series"),
+COUNT_COMMANDS: tuple[tuple[str, TaskSet, str], ...] = (
+    ("go: all tasks", EVERY_TASK, "Every task of the selected series"),
     (
         "go: tasks with errors",
-        "count:error",
+        InCount("error"),
         "Tasks counted in error (has_error: ERROR/FATAL issue or missing attempt)",
     ),
     (
         "go: unavailable tasks",
-        "count:unavailable",
+        InCount("unavailable"),
         "Tasks counted in unavailable (state error + state unavailable)",
     ),
-    ("go: invalidated tasks", "count:invalidated", "Tasks invalidated by a FATAL issue"),
-    ("go: evaluated tasks", "count:evaluated", "Tasks with a value"),
-    ("go: error-state tasks", "state:error", "Tasks in state error only"),
+    ("go: invalidated tasks", InCount("invalidated"), "Tasks invalidated by a FATAL issue"),
+    ("go: evaluated tasks", InCount("evaluated"), "Tasks with a value"),
+    ("go: error-state tasks", InState("error"), "Tasks in state error only"),
 )
+"""(title, the tasks it lists, help)."""
 
 
 class InspectorCommands(Provider):
@@ -49,10 +51,10 @@ class InspectorCommands(Provider):
         if session is not None and session.recomputation is not None and overview is not None:
             rec = session.recomputation
             series_id = overview.selected_series or rec.report.summary_series.series_id
-            for title, token, help_text in COUNT_COMMANDS:
+            for title, which, help_text in COUNT_COMMANDS:
                 yield (
                     title,
-                    partial(app.open_tasks, TaskFilter(series_id, state=token)),
+                    partial(app.open_tasks, TaskFilter(series_id, state=which)),
                     f"{help_text} — {series_id}",
                 )
             for series in rec.report.series:
@@ -67,7 +69,7 @@ class InspectorCommands(Provider):
                     partial(app.open_explain, sid),
                     "How the value is made: formula, weights after re-normalisation, task values",
                 )
-                for count in COUNT_NAMES:
+                for count in COUNTS:
                     yield (
                         f"ledger: {sid} · {count}",
                         partial(app.open_ledger, sid, count),

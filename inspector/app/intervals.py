@@ -1,7 +1,8 @@
 """The app's texts for intervals (series table, category tree, compare screen).
 
-The numbers come from :mod:`inspector.views.run_stats`; here they only become short strings that
-the dumb widgets show. The app always uses 95 % intervals.
+The numbers come from :mod:`inspector.views.run_stats` and are written by
+:func:`inspector.views.stats.bounds_text` / ``half_width_text`` (as the command line writes
+them); here they are picked for the dumb widgets. The app always uses 95 % intervals.
 """
 
 from __future__ import annotations
@@ -12,24 +13,8 @@ from textual.message import Message
 
 from inspector.engine.recomputation import Recomputation
 from inspector.views.run_stats import SeriesStats, series_stats
-from inspector.views.stats import Interval
+from inspector.views.stats import half_width_text
 from widgets.category_tree import category_interval_key
-
-NONE = "—"
-
-
-def bounds_text(interval: Interval) -> str:
-    """``[0.268, 0.826]``, or ``—`` where there is no interval."""
-    if interval.ci_low is None or interval.ci_high is None:
-        return NONE
-    return f"[{interval.ci_low:.3g}, {interval.ci_high:.3g}]"
-
-
-def half_width_text(interval: Interval) -> str:
-    """``±0.139``: half the interval's width (it is symmetric), or ``—``."""
-    if interval.ci_low is None or interval.ci_high is None:
-        return NONE
-    return f"±{(interval.ci_high - interval.ci_low) / 2:.2g}"
 
 
 def tree_texts(stats: SeriesStats) -> dict[str, str]:

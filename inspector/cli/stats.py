@@ -42,7 +42,7 @@ from inspector.views.run_stats import (
     outcomes_text,
     run_stats,
 )
-from inspector.views.stats import Interval
+from inspector.views.stats import Interval, bounds_text
 from inspector.views.visible import visible
 
 
@@ -188,15 +188,9 @@ def shown(scope: ScopeStats) -> str:
     return number_text(number) + (REFERENCE_MARK if scope.reference else "")
 
 
-def interval_text(interval: Interval) -> str:
-    if interval.ci_low is None or interval.ci_high is None:
-        return "—"
-    return f"[{interval.ci_low:.4g}, {interval.ci_high:.4g}]"
-
-
 def _row(label: str, scope: ScopeStats) -> list[Any]:
     i = scope.interval
-    return [label, shown(scope), "—" if i.se is None else f"{i.se:.4g}", interval_text(i), i.n,
+    return [label, shown(scope), "—" if i.se is None else f"{i.se:.4g}", bounds_text(i, digits=4), i.n,
             i.method]  # fmt: skip
 
 

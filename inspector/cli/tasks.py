@@ -19,7 +19,7 @@ from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import MetricSeries
 from inspector.engine.vocabulary import COUNTS
 from inspector.views.audit import (
-    STATE_FILTERS,
+    LEDGER_STATES,
     AuditError,
     LedgerTask,
     Scope,
@@ -47,7 +47,7 @@ def register(subparsers: Any) -> None:
     tasks.add_argument("path", help="a run directory")
     tasks.add_argument("--series", metavar="ID", help="series id, or 'all' (default: summary)")
     tasks.add_argument("--count", choices=COUNTS, help="the tasks behind this count")
-    tasks.add_argument("--state", choices=STATE_FILTERS, help="only tasks in this state")
+    tasks.add_argument("--state", choices=LEDGER_STATES, help="only tasks in this state")
     scope = tasks.add_mutually_exclusive_group()
     scope.add_argument("--category", metavar="C", help="only this category")
     scope.add_argument("--node", metavar="PATH", help="only this hierarchy node (e.g. overall/a)")

@@ -38,11 +38,11 @@ _SOURCES = {
     "MetricReducer": "inspector.engine.reducers",
     "register_metric_reducer": "inspector.engine.reducers",
     "resolve_metric_reducer": "inspector.engine.reducers",
-    "ERROR": "inspector.engine.reduction",
-    "EVALUATED": "inspector.engine.reduction",
-    "INVALIDATED": "inspector.engine.reduction",
-    "STATES": "inspector.engine.reduction",
-    "UNAVAILABLE": "inspector.engine.reduction",
+    "ERROR": "inspector.engine.vocabulary",
+    "EVALUATED": "inspector.engine.vocabulary",
+    "INVALIDATED": "inspector.engine.vocabulary",
+    "STATES": "inspector.engine.vocabulary",
+    "UNAVAILABLE": "inspector.engine.vocabulary",
     "Coverage": "inspector.engine.reduction",
     "Reason": "inspector.engine.reduction",
     "TaskReduction": "inspector.engine.reduction",
@@ -136,16 +136,7 @@ if TYPE_CHECKING:  # pragma: no cover
         register_metric_reducer,
         resolve_metric_reducer,
     )
-    from inspector.engine.reduction import (
-        ERROR,
-        EVALUATED,
-        INVALIDATED,
-        STATES,
-        UNAVAILABLE,
-        Coverage,
-        Reason,
-        TaskReduction,
-    )
+    from inspector.engine.reduction import Coverage, Reason, TaskReduction
     from inspector.engine.render import render_summary_markdown
     from inspector.engine.report import (
         MetricBreakdown,
@@ -156,3 +147,4 @@ if TYPE_CHECKING:  # pragma: no cover
         validate_report,
     )
     from inspector.engine.strategies import AttemptStrategy, register_attempt_strategy
+    from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, STATES, UNAVAILABLE

@@ -7,7 +7,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from inspector.engine.hierarchy import HierarchyNode, hierarchy_breakdowns
-from inspector.engine.reduction import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE, TaskReduction
+from inspector.engine.reduction import TaskReduction
 from inspector.engine.report import (
     CATEGORY_HIERARCHY,
     CATEGORY_MEAN,
@@ -17,6 +17,7 @@ from inspector.engine.report import (
     SeriesCounts,
 )
 from inspector.engine.strategies import SeriesPlan
+from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE
 
 UNCATEGORIZED = "__uncategorized__"
 

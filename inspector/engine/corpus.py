@@ -16,7 +16,7 @@ from typing import Any
 from inspector.engine.contract import SCALAR, MetricDisplay
 from inspector.engine.hierarchy import HierarchyNode, hierarchy_breakdowns
 from inspector.engine.model import TaskRecord
-from inspector.engine.reduction import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE, TaskReduction
+from inspector.engine.reduction import TaskReduction
 from inspector.engine.report import (
     CATEGORY_HIERARCHY,
     CATEGORY_MEAN,
@@ -27,6 +27,7 @@ from inspector.engine.report import (
     select_value_role,
 )
 from inspector.engine.strategies import AUXILIARY, metric_series_id
+from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE
 
 UNCATEGORIZED = "__uncategorized__"
 

@@ -14,9 +14,6 @@ from inspector.engine.hierarchy import HierarchyNode, parse_hierarchy
 from inspector.engine.model import TaskRecord
 from inspector.engine.plan import Plan
 from inspector.engine.reduction import (
-    ERROR,
-    EVALUATED,
-    INVALIDATED,
     Coverage,
     Reason,
     ReductionStream,
@@ -32,6 +29,7 @@ from inspector.engine.report import (
 )
 from inspector.engine.serialize import series_from_json
 from inspector.engine.strategies import resolve_attempt_strategy
+from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED
 
 
 @dataclass(frozen=True)

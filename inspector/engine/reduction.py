@@ -15,12 +15,7 @@ from inspector.engine.errors import ObservationError
 from inspector.engine.model import STATUSES, Attempt, Issue, TaskRecord
 from inspector.engine.reducers import MetricReducer, ReducerContext, resolve_metric_reducer
 from inspector.engine.strategies import SeriesPlan, attempt_completed, resolve_attempt_strategy
-
-EVALUATED = "evaluated"
-ERROR = "error"
-UNAVAILABLE = "unavailable"
-INVALIDATED = "invalidated"
-STATES = (EVALUATED, ERROR, UNAVAILABLE, INVALIDATED)
+from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, STATES, UNAVAILABLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,7 +354,7 @@ def reduce_tasks(
 
 def state_counts(reductions: Sequence[TaskReduction]) -> Mapping[str, int]:
     """How many reductions are in each state (for views; counts use :mod:`aggregation`)."""
-    counts = dict.fromkeys(STATES, 0)
+    counts: dict[str, int] = dict.fromkeys(STATES, 0)
     for r in reductions:
         counts[r.state] += 1
     return counts

@@ -21,25 +21,58 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Final, Literal
 
 from inspector.engine.aggregation import UNCATEGORIZED
 from inspector.engine.hierarchy import HierarchyNode
 from inspector.engine.model import TaskRecord
 from inspector.engine.recomputation import Recomputation
-from inspector.engine.reduction import (
+from inspector.engine.reduction import Reason, TaskReduction
+from inspector.engine.report import MetricSeries, SeriesCounts
+from inspector.engine.vocabulary import (
+    COUNTS,
     ERROR,
     EVALUATED,
     INVALIDATED,
+    STATES,
     UNAVAILABLE,
-    Reason,
-    TaskReduction,
+    Count,
+    State,
 )
-from inspector.engine.report import MetricSeries, SeriesCounts
-from inspector.engine.vocabulary import COUNTS
 
-HAS_ERROR = "has_error"
-STATE_FILTERS = (EVALUATED, ERROR, UNAVAILABLE, INVALIDATED, HAS_ERROR)
+HasError = Literal["has_error"]
+HAS_ERROR: Final = "has_error"
+LEDGER_STATES: Final[tuple[State | HasError, ...]] = (*STATES, HAS_ERROR)
 """Reduction states, plus ``has_error`` (the flag behind the ``error`` count)."""
+
+
+@dataclass(frozen=True, slots=True)
+class InCount:
+    """The tasks counted in one of the five counts (``unavailable`` includes state error,
+    ``error`` overlaps the others)."""
+
+    count: Count
+
+    @property
+    def words(self) -> str:
+        return f"count {self.count}"
+
+
+@dataclass(frozen=True, slots=True)
+class InState:
+    """The tasks in one reduction state (``has_error``: with the flag behind the error count)."""
+
+    state: State | HasError
+
+    @property
+    def words(self) -> str:
+        return f"state {self.state}"
+
+
+TaskSet = InCount | InState
+"""Which tasks of a series a filter keeps by their reduction: a count or a state."""
+
+EVERY_TASK: Final = InCount("total")
 
 # Corpus formulas whose categories are keyed as BenchmarkAggregationContext keys them.
 _CONTEXT_KEYED = frozenset({"ratio_of_sums", "benchmark"})
@@ -123,9 +156,16 @@ def in_state(reduction: TaskReduction, state: str) -> bool:
     """Whether a reduction is in ``state`` (or has ``has_error`` for ``"has_error"``)."""
     if state == HAS_ERROR:
         return reduction.has_error
-    if state not in STATE_FILTERS:
-        raise AuditError(f"unknown state {state!r}: expected one of {', '.join(STATE_FILTERS)}")
+    if state not in LEDGER_STATES:
+        raise AuditError(f"unknown state {state!r}: expected one of {', '.join(LEDGER_STATES)}")
     return reduction.state == state
+
+
+def holds(reduction: TaskReduction, which: TaskSet) -> bool:
+    """Whether a task reduction belongs to ``which`` (a count or a state)."""
+    if isinstance(which, InCount):
+        return in_count(reduction, which.count)
+    return in_state(reduction, which.state)
 
 
 def series_of(rec: Recomputation, series_id: str | None) -> MetricSeries:

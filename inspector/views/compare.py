@@ -17,8 +17,9 @@ from typing import Any
 
 from inspector.engine.contract import BINARY
 from inspector.engine.recomputation import Recomputation, recompute
-from inspector.engine.reduction import EVALUATED, TaskReduction
+from inspector.engine.reduction import TaskReduction
 from inspector.engine.report import MetricSeries, dumps_metrics_json
+from inspector.engine.vocabulary import EVALUATED
 from inspector.engine.whatif import Derivation, derive
 from inspector.views.audit import reductions_of
 from inspector.views.differences import Difference, compare_reports

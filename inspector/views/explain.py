@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from inspector.engine.aggregation import mean
 from inspector.engine.hierarchy import HierarchyNode, node_weights
 from inspector.engine.recomputation import Recomputation
-from inspector.engine.reduction import EVALUATED
 from inspector.engine.report import (
     CATEGORY_HIERARCHY,
     CATEGORY_MEAN,
@@ -26,6 +25,7 @@ from inspector.engine.report import (
     MetricSeries,
 )
 from inspector.engine.strategies import metric_series_id
+from inspector.engine.vocabulary import EVALUATED
 from inspector.views.audit import (
     SERIES_SCOPE,
     AuditError,

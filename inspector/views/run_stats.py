@@ -28,8 +28,8 @@ from inspector.engine.aggregation import mean
 from inspector.engine.contract import BINARY
 from inspector.engine.hierarchy import HierarchyNode, node_weights
 from inspector.engine.recomputation import Recomputation
-from inspector.engine.reduction import EVALUATED
 from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED, MetricSeries
+from inspector.engine.vocabulary import EVALUATED
 from inspector.views.audit import category_keys, reductions_of
 from inspector.views.stats import (
     DEFAULT_CONFIDENCE,

@@ -61,6 +61,24 @@ class Interval:
     method: str
 
 
+NO_INTERVAL_TEXT = "—"
+
+
+def bounds_text(interval: Interval, digits: int = 3) -> str:
+    """``[0.268, 0.826]`` (``digits`` significant digits), or ``—`` where there is no interval:
+    the one way the app and the command line write an interval."""
+    if interval.ci_low is None or interval.ci_high is None:
+        return NO_INTERVAL_TEXT
+    return f"[{interval.ci_low:.{digits}g}, {interval.ci_high:.{digits}g}]"
+
+
+def half_width_text(interval: Interval) -> str:
+    """``±0.139``: half the interval's width (it is symmetric), or ``—``."""
+    if interval.ci_low is None or interval.ci_high is None:
+        return NO_INTERVAL_TEXT
+    return f"±{(interval.ci_high - interval.ci_low) / 2:.2g}"
+
+
 def check_confidence(confidence: float) -> float:
     if not isinstance(confidence, int | float) or not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")

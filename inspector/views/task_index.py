@@ -16,11 +16,12 @@ import threading
 from collections.abc import Sequence
 
 from inspector.engine import Recomputation
+from inspector.views.audit import EVERY_TASK, TaskSet
 from inspector.views.tasks import (
     STATE_FILTERS,
     TaskFilter,
     TaskRow,
-    in_count,
+    in_set,
     sort_value,
     sorted_positions,
     task_rows,
@@ -43,7 +44,7 @@ class TaskIndex:
         self._categories = [row.category.casefold() for row in self.rows]
         self._sort_values: dict[str, list[object]] = {}
         self._orders: dict[tuple[str, bool], list[int]] = {}
-        self._states: dict[str, list[bool]] = {}
+        self._states: dict[TaskSet, list[bool]] = {}
 
     @classmethod
     def build(cls, recomputation: Recomputation, series_id: str) -> TaskIndex:
@@ -57,8 +58,8 @@ class TaskIndex:
         worker), so that no first sort or first state filter has to."""
         for column in SORT_COLUMNS:
             self._values(column)
-        for token, _ in STATE_FILTERS:
-            self._state_mask(token)
+        for which, _ in STATE_FILTERS:
+            self._state_mask(which)
 
     def _values(self, column: str) -> list[object]:
         if column not in self._sort_values:
@@ -74,16 +75,16 @@ class TaskIndex:
             self._orders[key] = sorted_positions(self._values(column), reverse)
         return self._orders[key]
 
-    def _state_mask(self, token: str) -> list[bool]:
-        if token not in self._states:
-            self._states[token] = [in_count(row, token) for row in self.rows]
-        return self._states[token]
+    def _state_mask(self, which: TaskSet) -> list[bool]:
+        if which not in self._states:
+            self._states[which] = [in_set(row, which) for row in self.rows]
+        return self._states[which]
 
     def masks(self, task_filter: TaskFilter) -> list[Sequence[bool]]:
         """One mask per active part of ``task_filter`` (rows pass where every mask is True)."""
         rows = self.rows
         out: list[Sequence[bool]] = []
-        if task_filter.state not in (None, "", "count:total"):
+        if task_filter.state is not None and task_filter.state != EVERY_TASK:
             out.append(self._state_mask(task_filter.state))
         if task_filter.categories is not None:
             categories = task_filter.categories

@@ -22,13 +22,13 @@ from inspector.engine import (
 )
 from inspector.engine.model import SEVERITIES, TaskRecord
 from inspector.engine.render import format_value
+from inspector.engine.vocabulary import Count
 from inspector.views import audit
+from inspector.views.audit import EVERY_TASK, InCount, InState, TaskSet
 from inspector.views.outcomes import attempt_marks, reduction_words
 
-COUNT_NAMES = ("total", "evaluated", "error", "unavailable", "invalidated")
-
 # What each count of a series means, in one line (spec §6.4, §10 items 1–3).
-COUNT_MEANINGS = {
+COUNT_MEANINGS: dict[Count, str] = {
     "total": "every task passed to aggregation, whatever its state",
     "evaluated": "tasks in state evaluated",
     "error": "tasks with has_error: an ERROR/FATAL issue or a missing attempt — overlaps the other counts",
@@ -45,15 +45,16 @@ COUNTS_NOTE = (
 COUNTS_NOTE_SHORT = "total = evaluated + unavailable + invalidated · “error” overlaps them (see ?)"
 """The counts note on a screen narrower than 120 columns."""
 
-# State filter tokens: a count ("count:error") or a single reduction state ("state:error").
-STATE_FILTERS: tuple[tuple[str, str], ...] = (
-    ("count:evaluated", "evaluated"),
-    ("count:error", "count: error"),
-    ("count:unavailable", "count: unavailable"),
-    ("count:invalidated", "invalidated"),
-    ("state:error", "state: error"),
-    ("state:unavailable", "state: unavailable"),
+STATE_FILTERS: tuple[tuple[TaskSet, str], ...] = (
+    (InCount(EVALUATED), "evaluated"),
+    (InCount(ERROR), "count: error"),
+    (InCount(UNAVAILABLE), "count: unavailable"),
+    (InCount(INVALIDATED), "invalidated"),
+    (InState(ERROR), "state: error"),
+    (InState(UNAVAILABLE), "state: unavailable"),
 )
+"""The state filter's choices with their labels: a count (``unavailable`` includes state error)
+or a single reduction state."""
 
 SEVERITY_RANK = {severity: rank for rank, severity in enumerate(reversed(SEVERITIES), start=1)}
 """warning < error < fatal."""
@@ -89,14 +90,14 @@ class TaskRow:
 class TaskFilter:
     """Which tasks the tasks screen lists.
 
-    ``state`` is a token from :data:`STATE_FILTERS` (or ``count:total`` / None for all);
+    ``state`` is a count or a state (:data:`STATE_FILTERS`; None or ``InCount("total")``: all);
     ``categories`` the category keys (None for all); ``category_label`` names the category or
     hierarchy node they came from. ``task_ids`` narrows to a set of tasks picked elsewhere
     (the tasks behind a retry pattern), named by ``task_ids_label``.
     """
 
     series_id: str
-    state: str | None = None
+    state: TaskSet | None = None
     categories: frozenset[str] | None = None
     category_label: str | None = None
     severity: str | None = None
@@ -112,9 +113,8 @@ class TaskFilter:
     def describe(self) -> str:
         """One line naming every active part of the filter."""
         parts = [self.series_id]
-        if self.state and self.state != "count:total":
-            kind, _, name = self.state.partition(":")
-            parts.append(f"{kind} {name}")
+        if self.state is not None and self.state != EVERY_TASK:
+            parts.append(self.state.words)
         if self.category_label is not None:
             parts.append(f"category {self.category_label}")
         for label, value in (
@@ -188,25 +188,15 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
     return rows
 
 
-def in_count(row: TaskRow, token: str | None) -> bool:
-    """True when the row belongs to the count or state named by ``token``.
-
-    ``count:<name>`` asks :func:`inspector.views.audit.in_count` (the ledger's rule for the five
-    counts), ``state:<name>`` asks :func:`inspector.views.audit.in_state`.
-    """
-    if token in (None, "", "count:total"):
-        return True
-    kind, _, name = token.partition(":")
-    if kind == "count":
-        return audit.in_count(row.reduction, name)
-    if kind == "state" and name in (ERROR, UNAVAILABLE, EVALUATED, INVALIDATED):
-        return audit.in_state(row.reduction, name)
-    raise ValueError(f"unknown state filter {token!r}")
+def in_set(row: TaskRow, which: TaskSet | None) -> bool:
+    """True when the row belongs to the count or state ``which`` (None: every row), by the
+    ledger's rules (:func:`inspector.views.audit.holds`)."""
+    return which is None or audit.holds(row.reduction, which)
 
 
 def matches(row: TaskRow, task_filter: TaskFilter) -> bool:
     """True when ``row`` passes every part of ``task_filter``."""
-    if not in_count(row, task_filter.state):
+    if not in_set(row, task_filter.state):
         return False
     if task_filter.categories is not None and row.category not in task_filter.categories:
         return False

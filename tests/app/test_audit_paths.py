@@ -10,7 +10,7 @@ from inspector.app.screens.ledger import ExplainScreen, LedgerScreen, TaskChosen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
-from inspector.views.audit import SERIES_SCOPE, Scope, tasks_behind
+from inspector.views.audit import SERIES_SCOPE, InCount, Scope, tasks_behind
 from inspector.views.explain import explain
 
 from .helpers import capture, pilot_test, settle, static_text
@@ -80,7 +80,7 @@ async def test_count_cells_still_open_the_tasks_screen(run_path) -> None:  # typ
         await pilot.press("right", "right", "right", "right", "enter")  # past the 95% CI
         await settle(pilot)
         assert isinstance(app.screen, TasksScreen)
-        assert app.screen.task_filter.state == "count:error"
+        assert app.screen.task_filter.state == InCount("error")
 
 
 @pilot_test
@@ -159,7 +159,7 @@ async def test_issues_screen_opens_the_tasks_behind_an_issue(run_path) -> None: 
         assert isinstance(tasks, TasksScreen)
         f = tasks.task_filter
         assert (f.state, f.severity, f.phase, f.code) == (
-            "count:error",
+            InCount("error"),
             issue.severity,
             issue.phase,
             issue.code,

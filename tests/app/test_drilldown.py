@@ -7,6 +7,7 @@ from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
+from inspector.views.audit import InCount
 from widgets.attempt_card import AttemptCard
 from widgets.task_table import TaskTable
 
@@ -30,7 +31,7 @@ async def test_drill_down_and_back(run_path) -> None:  # type: ignore[no-untyped
         tasks = app.screen
         assert isinstance(tasks, TasksScreen)
         series = rec.report.series_by_id("correct.avg@3")
-        assert tasks.task_filter.state == "count:unavailable"
+        assert tasks.task_filter.state == InCount("unavailable")
         assert len(tasks.shown) == series.counts.unavailable > 0
         assert {row.state for row in tasks.shown} <= {"error", "unavailable"}
         note = static_text(tasks.note)

@@ -9,6 +9,7 @@ from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
 from inspector.app.screens.whatif import WhatIfScreen
+from inspector.views.audit import InCount
 from inspector.views.tasks import TaskFilter
 from widgets.category_tree import CategoryTree
 
@@ -294,7 +295,7 @@ async def test_export_writes_the_rows_on_screen(run_path, tmp_path) -> None:  # 
         await settle(pilot)
         overview = app.screen
         assert isinstance(overview, OverviewScreen)
-        overview.open_tasks(TaskFilter("correct.avg@3", state="count:error"))
+        overview.open_tasks(TaskFilter("correct.avg@3", state=InCount("error")))
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, TasksScreen)

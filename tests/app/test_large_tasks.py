@@ -21,7 +21,7 @@ from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
 from inspector.loading import open_session as open_run
-from inspector.views.audit import tasks_behind
+from inspector.views.audit import InCount, tasks_behind
 from inspector.views.explain import explain
 from inspector.views.task_index import TaskIndex
 from inspector.views.tasks import (
@@ -89,7 +89,7 @@ def test_index_selects_what_the_model_selects(large_run: Path) -> None:
     filters += [TaskFilter(series_id, state=token) for token, _ in STATE_FILTERS]
     filters += [
         TaskFilter(series_id, text="Q0001"),
-        TaskFilter(series_id, text="cat_003/", state="count:error"),
+        TaskFilter(series_id, text="cat_003/", state=InCount("error")),
         TaskFilter(series_id, categories=frozenset({"cat_001", "cat_007"}), category_label="x"),
         TaskFilter(series_id, task_ids=frozenset(row.task_id for row in rows[::7])),
         TaskFilter(series_id, code="model_timeout"),

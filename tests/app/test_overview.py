@@ -7,7 +7,8 @@ from pathlib import Path
 from inspector.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
 from inspector.engine.render import format_value
-from inspector.views.tasks import COUNT_NAMES
+from inspector.engine.vocabulary import COUNTS
+from inspector.views.audit import InCount
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree
 from widgets.series_table import SeriesTable
@@ -33,7 +34,7 @@ async def test_overview_shows_every_series_with_engine_numbers(run_path) -> None
             assert cell_text(table, row, "series") == series.series_id
             assert cell_text(table, row, "reducer") == series.reducer_at_k
             assert cell_text(table, row, "value") == format_value(series.value, series)
-            for name in COUNT_NAMES:
+            for name in COUNTS:
                 assert cell_text(table, row, name) == str(getattr(series.counts, name))
         assert not screen.banner("differences").has_class("-shown")
         # The hierarchy of the selected series, with the root first.
@@ -72,7 +73,7 @@ async def test_count_cell_opens_exactly_its_tasks(run_path) -> None:  # type: ig
         from inspector.app.screens.tasks import TasksScreen
 
         assert isinstance(tasks, TasksScreen)
-        assert tasks.task_filter.state == "count:error"
+        assert tasks.task_filter.state == InCount("error")
         series = screen.session.recomputation.report.series_by_id("correct.avg@3")  # type: ignore[union-attr]
         assert len(tasks.shown) == series.counts.error
         assert all(row.has_error for row in tasks.shown)

@@ -10,6 +10,7 @@ from inspector.app.screens.help import HelpScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.tasks import TasksScreen
+from inspector.views.audit import InCount
 from widgets.run_table import RunTable
 
 from .helpers import capture, pilot_test, settle
@@ -82,7 +83,7 @@ async def test_command_palette_goes_to_tasks_with_errors(run_path) -> None:  # t
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, TasksScreen)
-        assert screen.task_filter.state == "count:error"
+        assert screen.task_filter.state == InCount("error")
         # From deeper screens the commands still work.
         commands = {title: callback for title, callback, _ in InspectorCommands(screen).commands()}
         commands["go: overview"]()
@@ -102,4 +103,4 @@ async def test_command_palette_opens_from_keys(run_path) -> None:  # type: ignor
         await pilot.press("enter")
         await settle(pilot)
         assert isinstance(app.screen, TasksScreen)
-        assert app.screen.task_filter.state == "count:error"
+        assert app.screen.task_filter.state == InCount("error")

@@ -6,6 +6,7 @@ from inspector.app import InspectorApp
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
+from inspector.views.audit import InState
 from inspector.views.documents import StringDocument
 from inspector.views.tasks import TaskFilter
 from widgets.reductions_panel import ReductionsPanel
@@ -23,7 +24,7 @@ async def _open_task(pilot, state: str) -> TaskScreen:  # type: ignore[no-untype
     series_id = overview.selected_series
     index = next(i for i, r in enumerate(rec.reductions[series_id]) if r.state == state)
     overview.open_tasks(
-        TaskFilter(series_id, state=f"state:{state}" if state != "evaluated" else None)
+        TaskFilter(series_id, state=InState(state) if state != "evaluated" else None)
     )
     await settle(pilot)
     screen = TaskScreen(overview.session, rec.tasks[index].task_id, series_id)

@@ -9,9 +9,10 @@ import pytest
 from inspector.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.tasks import TasksScreen
+from inspector.engine.vocabulary import COUNTS
 from inspector.loading import open_session as open_run
-from inspector.views.audit import Scope, tasks_behind
-from inspector.views.tasks import COUNT_NAMES, TaskFilter, filter_rows, task_rows
+from inspector.views.audit import InCount, Scope, tasks_behind
+from inspector.views.tasks import TaskFilter, filter_rows, task_rows
 from tests.conftest import conformance_runs
 from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import TaskTable
@@ -30,15 +31,15 @@ def test_every_count_selects_exactly_its_tasks(run_path, name: str) -> None:  # 
     assert rec is not None
     for series in rec.report.series:
         rows = task_rows(rec, series.series_id)
-        for count in COUNT_NAMES:
-            shown = filter_rows(rows, TaskFilter(series.series_id, state=f"count:{count}"))
+        for count in COUNTS:
+            shown = filter_rows(rows, TaskFilter(series.series_id, state=InCount(count)))
             assert len(shown) == getattr(series.counts, count), (series.series_id, count)
         for key, part in series.categories.items():
-            for count in COUNT_NAMES:
+            for count in COUNTS:
                 shown = filter_rows(
                     rows,
                     TaskFilter(
-                        series.series_id, state=f"count:{count}", categories=frozenset({key})
+                        series.series_id, state=InCount(count), categories=frozenset({key})
                     ),
                 )
                 assert len(shown) == getattr(part.counts, count), (series.series_id, key, count)
@@ -53,15 +54,15 @@ def test_rows_behind_a_count_are_the_ledger_s_tasks(path) -> None:  # type: igno
         if series.series_id in rec.not_recomputed:
             continue
         rows = task_rows(rec, series.series_id)
-        for count in COUNT_NAMES:
-            shown = filter_rows(rows, TaskFilter(series.series_id, state=f"count:{count}"))
+        for count in COUNTS:
+            shown = filter_rows(rows, TaskFilter(series.series_id, state=InCount(count)))
             ledger = tasks_behind(rec, series.series_id, count)
             assert [r.task_id for r in shown] == list(ledger.task_ids), (series.series_id, count)
             for key in series.categories:
                 shown = filter_rows(
                     rows,
                     TaskFilter(
-                        series.series_id, state=f"count:{count}", categories=frozenset({key})
+                        series.series_id, state=InCount(count), categories=frozenset({key})
                     ),
                 )
                 ledger = tasks_behind(rec, series.series_id, count, Scope(category=key))
@@ -87,9 +88,9 @@ async def test_filter_bar_changes_the_rows(run_path) -> None:  # type: ignore[no
         total = len(screen.shown)
         changes = capture(screen.filter_bar, TaskFilterBar.Changed)
         state = screen.filter_bar.query_one("#state")
-        state.value = "count:evaluated"  # type: ignore[attr-defined]
+        state.value = InCount("evaluated")  # type: ignore[attr-defined]
         await settle(pilot)
-        assert changes and changes[-1].task_filter.state == "count:evaluated"
+        assert changes and changes[-1].task_filter.state == InCount("evaluated")
         assert all(row.state == "evaluated" for row in screen.shown)
         assert len(screen.shown) < total
         # Text filter on the task id.

@@ -7,8 +7,9 @@ import math
 import pytest
 
 from inspector.engine.errors import ObservationError
-from inspector.engine.reduction import EVALUATED, INVALIDATED, TaskReduction
+from inspector.engine.reduction import TaskReduction
 from inspector.engine.strategies import resolve_attempt_strategy
+from inspector.engine.vocabulary import EVALUATED, INVALIDATED
 
 from .conftest import (
     BINARY_ONLY,

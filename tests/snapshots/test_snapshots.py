@@ -18,6 +18,7 @@ from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.task import TaskScreen
+from inspector.views.audit import InCount, TaskSet
 from inspector.views.tasks import TaskFilter
 
 RUNS = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
@@ -62,7 +63,7 @@ def overview(pilot: Pilot[None]) -> OverviewScreen:
     return screen
 
 
-def open_tasks(state: str | None = None) -> Callable[[Pilot[None]], None]:
+def open_tasks(state: TaskSet | None = None) -> Callable[[Pilot[None]], None]:
     def action(pilot: Pilot[None]) -> None:
         screen = overview(pilot)
         assert screen.selected_series is not None
@@ -168,7 +169,7 @@ class TestTasksScreen:
         assert snap_compare(
             make_app("k3_avg_hierarchy"),
             terminal_size=LARGE,
-            run_before=steps(open_tasks("count:unavailable")),
+            run_before=steps(open_tasks(InCount("unavailable"))),
         )
 
     def test_hostile_all_tasks(self, snap_compare: Any) -> None:

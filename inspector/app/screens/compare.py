@@ -19,7 +19,6 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Footer, Header, Static
 
 from inspector.app.host import InspectorScreen
-from inspector.app.intervals import bounds_text, half_width_text
 from inspector.app.navigation import OpenWhatIf
 from inspector.app.table_export import Table
 from inspector.app.titles import middle, place, plural, session_title
@@ -29,7 +28,7 @@ from inspector.session import Session
 from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
-from inspector.views.stats import Interval
+from inspector.views.stats import Interval, bounds_text, half_width_text
 from inspector.views.tasks import natural_key
 from widgets.literal import cut_middle, literal, literal_plain, one_line
 from widgets.record_table import Field, RecordTable, field_columns

@@ -24,6 +24,7 @@ from inspector.app.navigation import OpenTasks
 from inspector.app.table_export import Table
 from inspector.app.titles import place, session_title
 from inspector.engine import Recomputation
+from inspector.engine.vocabulary import is_count
 from inspector.session import Session
 from inspector.views.attribution import (
     EFFECTS,
@@ -34,6 +35,7 @@ from inspector.views.attribution import (
     load_retry_records,
     retry_summary,
 )
+from inspector.views.audit import InCount
 from inspector.views.tasks import TaskFilter
 from widgets.literal import literal, one_line
 
@@ -268,7 +270,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         event.stop()
         row = self.issues[int(event.cell_key.row_key.value or 0)]
         column = event.cell_key.column_key.value
-        state = f"count:{column}" if column in PUSHED else None
+        state = InCount(column) if is_count(column) and column in PUSHED else None
         self.open_tasks(
             TaskFilter(
                 self.series_id, state=state, severity=row.severity, phase=row.phase, code=row.code

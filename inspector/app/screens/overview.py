@@ -16,7 +16,7 @@ from textual.worker import Worker, get_current_worker
 from inspector import loading
 from inspector.app.banners import difference_lines, failed_lines, refusal_lines
 from inspector.app.host import InspectorScreen, host_of
-from inspector.app.intervals import IntervalsReady, all_series_stats, bounds_text, tree_texts
+from inspector.app.intervals import IntervalsReady, all_series_stats, tree_texts
 from inspector.app.messages import LoadFailed, LoadProgress, ReportPreview, SessionLoaded
 from inspector.app.navigation import (
     OpenDetail,
@@ -34,8 +34,9 @@ from inspector.loading import heap
 from inspector.loading.preview import preview_of
 from inspector.resolve import Overrides
 from inspector.session import Difference, Session
-from inspector.views.audit import SERIES_SCOPE, Scope
+from inspector.views.audit import SERIES_SCOPE, InCount, Scope
 from inspector.views.run_stats import SeriesStats
+from inspector.views.stats import bounds_text
 from inspector.views.task_index import TaskIndexes
 from inspector.views.tasks import (
     COUNTS_NOTE,
@@ -380,7 +381,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
 
     @on(SeriesTable.CountChosen)
     def _count_chosen(self, message: SeriesTable.CountChosen) -> None:
-        self.open_tasks(TaskFilter(message.series_id, state=f"count:{message.count}"))
+        self.open_tasks(TaskFilter(message.series_id, state=InCount(message.count)))
 
     @on(CategoryTree.NodeChosen)
     def _node_chosen(self, message: CategoryTree.NodeChosen) -> None:

@@ -25,6 +25,7 @@ from inspector.app.titles import place, session_title
 from inspector.engine.render import format_value
 from inspector.loading import heap
 from inspector.session import Session
+from inspector.views.audit import InCount
 from inspector.views.task_index import TaskIndex, TaskIndexes
 from inspector.views.tasks import (
     COUNT_MEANINGS,
@@ -193,10 +194,9 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         )
         note.append(" · ")
         note.append(task_filter.describe())
-        token = task_filter.state or ""
-        if token.startswith("count:"):
-            name = token.split(":", 1)[1]
-            note.append(f"\ncount {name}: {COUNT_MEANINGS.get(name, '')}")
+        if isinstance(task_filter.state, InCount):
+            count = task_filter.state.count
+            note.append(f"\ncount {count}: {COUNT_MEANINGS[count]}")
         if self.sort_column:
             note.append(
                 f" · sorted by {self.sort_column}{' (reversed)' if self.sort_reverse else ''}"
