@@ -12,9 +12,9 @@ from textual.message import Message
 from textual.widgets import Tree
 from textual.widgets.tree import TreeNode
 
-from inspector.engine import MetricBreakdown, MetricSeries
 from inspector.engine.hierarchy import HierarchyNode, node_weights
 from inspector.engine.render import format_value
+from inspector.engine.report import MetricBreakdown, MetricSeries
 from widgets.literal import cut_middle, literal
 
 NAME_WIDTH = 26

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual.message import Message
 from textual.widgets import DataTable
 
-from inspector.results import LoadProblem
+from inspector.results.problems import LoadProblem
 from widgets._table import refresh_header
 from widgets.literal import literal, one_line
 

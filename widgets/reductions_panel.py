@@ -9,7 +9,7 @@ from rich.table import Table
 from rich.text import Text
 from textual.widgets import Static
 
-from inspector.engine import TaskReduction
+from inspector.engine.reduction import TaskReduction
 from widgets.literal import literal
 from widgets.task_table import STATE_STYLES
 

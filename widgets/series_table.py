@@ -11,8 +11,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable
 
-from inspector.engine import MetricReport, MetricSeries
 from inspector.engine.render import REFERENCE_MARK, format_value
+from inspector.engine.report import MetricReport, MetricSeries
 from inspector.engine.vocabulary import COUNTS, Count, is_count
 from widgets._table import refresh_header
 from widgets.literal import one_line

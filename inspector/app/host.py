@@ -19,7 +19,7 @@ from textual.timer import Timer
 
 from inspector.app.settings import Settings
 from inspector.app.table_export import Table
-from inspector.engine import Recomputation
+from inspector.engine.recomputation import Recomputation
 from inspector.session import Session
 from inspector.views.task_index import TaskIndexes
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.text import Text
 from textual.message import Message
 
-from inspector.engine import Recomputation
+from inspector.engine.recomputation import Recomputation
 from inspector.session import Session
 from inspector.views.audit import SERIES_SCOPE, Scope
 from inspector.views.runs_view import RunRow

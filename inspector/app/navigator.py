@@ -44,7 +44,7 @@ from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
 from inspector.app.screens.whatif import WhatIfScreen
-from inspector.engine import EngineError
+from inspector.engine.errors import EngineError
 from inspector.session import Session
 from inspector.views.audit import SERIES_SCOPE, Scope
 from inspector.views.compare import compare_plans

@@ -11,7 +11,7 @@ from pathlib import Path
 from textual.dom import DOMNode
 
 from inspector.app.host import host_of
-from inspector.engine import Recomputation
+from inspector.engine.recomputation import Recomputation
 from inspector.session import Session
 from widgets.literal import literal_plain
 

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from inspector.engine import EngineError
+from inspector.engine.errors import EngineError
 from inspector.loading.pending import PendingRead
 from inspector.loading.report_cache import NOTE_PREFIX, WARNING_PREFIX
 from inspector.overrides import Overrides

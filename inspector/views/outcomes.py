@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from inspector.engine import EVALUATED, MetricSeries, TaskReduction
 from inspector.engine.model import Observation, TaskRecord
+from inspector.engine.reduction import TaskReduction
+from inspector.engine.report import MetricSeries
+from inspector.engine.vocabulary import EVALUATED
 
 PASSED = "✓"
 FAILED = "✗"

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 
-from inspector.engine import Recomputation
+from inspector.engine.recomputation import Recomputation
 from inspector.views.audit import EVERY_TASK, TaskSet
 from inspector.views.tasks import (
     STATE_FILTERS,

@@ -12,17 +12,11 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from inspector.engine import (
-    ERROR,
-    EVALUATED,
-    INVALIDATED,
-    UNAVAILABLE,
-    Recomputation,
-    TaskReduction,
-)
 from inspector.engine.model import SEVERITIES, TaskRecord
+from inspector.engine.recomputation import Recomputation
+from inspector.engine.reduction import TaskReduction
 from inspector.engine.render import format_value
-from inspector.engine.vocabulary import Count
+from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE, Count
 from inspector.views import audit
 from inspector.views.audit import EVERY_TASK, InCount, InState, TaskSet
 from inspector.views.outcomes import attempt_marks, reduction_words

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from inspector.answers import load_session
-from inspector.engine import dumps_metrics_json
+from inspector.engine.report import dumps_metrics_json
 from inspector.resolve import Overrides
 from inspector.views.compare import compare, compare_plans, derived, pair_series
 

@@ -44,7 +44,8 @@ def _walk(package: ModuleType) -> list[str]:
 
 def test_every_engine_reader_and_view_module_imports_no_ui_library() -> None:
     modules = [name for package in PURE_PACKAGES for name in _walk(package)] + list(PURE_TOP)
-    for module in ("inspector.results.reader", "inspector.engine.reduction", "inspector.views.audit"):
+    for module in ("inspector.results.reader", "inspector.engine.reduction", "inspector.views.audit",
+                   "inspector.results.lazy", "inspector.views.tasks", "inspector.views.documents"):
         assert module in modules
     probe = (
         "import importlib, json, sys\n"
@@ -55,6 +56,12 @@ def test_every_engine_reader_and_view_module_imports_no_ui_library() -> None:
         [sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert json.loads(proc.stdout) == []
+
+
+def test_the_package_faces_load_nothing_lazily() -> None:
+    """No PEP 562 ``__getattr__`` on a face: a name is imported from its own module."""
+    for package in PURE_PACKAGES:
+        assert "__getattr__" not in vars(package), package.__name__
 
 
 def test_import_contracts_are_kept() -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from inspector.loading import summary_cache
-from inspector.results import find_runs
+from inspector.results.discover import find_runs
 from tests.loading.helpers import settle_time_stamps
 from tests.results_root import MICRO, PASS, make_results_root
 

@@ -77,7 +77,7 @@ def test_package_imports_neither_textual_nor_rich() -> None:
 
 
 def test_reading_changes_nothing_under_the_run(copy_run) -> None:
-    import inspector.results as results
+    from inspector.results import discover, lazy, problems, reader
 
     run_dir = copy_run("e2e_k1_micro")
     # A live-looking running task and a broken file are read too.
@@ -87,19 +87,19 @@ def test_reading_changes_nothing_under_the_run(copy_run) -> None:
     (first_task(run_dir, "error") / "attempt-1" / "result.json").write_bytes(b"{")
     before = tree_fingerprint(run_dir)
 
-    run = results.read_run(run_dir)
+    run = reader.read_run(run_dir)
     for entry in run.entries:
         for index in entry.attempt_dirs:
-            for call in (results.read_attempt_payload, results.read_checkpoint, results.list_artifact_files):
-                with contextlib.suppress(results.ResultFileError):
+            for call in (lazy.read_attempt_payload, lazy.read_checkpoint, lazy.list_artifact_files):
+                with contextlib.suppress(problems.ResultFileError):
                     call(run, entry, index)
-            for record in results.list_retry_records(run, entry, index):
-                results.read_retry_record(run, record.path)
-    results.read_progress(run)
-    results.read_progress_events(run)
-    results.read_analysis_summary(run)
-    results.read_run_log_tail(run)
-    results.find_runs(run_dir.parent)
+            for record in lazy.list_retry_records(run, entry, index):
+                lazy.read_retry_record(run, record.path)
+    lazy.read_progress(run)
+    lazy.read_progress_events(run)
+    lazy.read_analysis_summary(run)
+    lazy.read_run_log_tail(run)
+    discover.find_runs(run_dir.parent)
 
     assert tree_fingerprint(run_dir) == before
 

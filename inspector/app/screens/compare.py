@@ -22,8 +22,8 @@ from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenWhatIf
 from inspector.app.table_export import Table
 from inspector.app.titles import middle, place, plural, session_title
-from inspector.engine import MetricSeries
 from inspector.engine.render import REFERENCE_MARK
+from inspector.engine.report import MetricSeries
 from inspector.session import Session
 from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.views.paired import paired_lines

@@ -26,8 +26,8 @@ from inspector.app.handoff import command_of
 from inspector.app.host import InspectorScreen
 from inspector.app.payloads import read_payload
 from inspector.app.titles import place, session_title
-from inspector.results import ResultFileError
 from inspector.results.layout import open_regular
+from inspector.results.problems import ResultFileError
 from inspector.session import Session
 from inspector.views.documents import Document, FileDocument
 from widgets.literal import one_line

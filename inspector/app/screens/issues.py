@@ -23,7 +23,7 @@ from inspector.app.messages import RetriesRead
 from inspector.app.navigation import OpenTasks
 from inspector.app.table_export import Table
 from inspector.app.titles import place, session_title
-from inspector.engine import Recomputation
+from inspector.engine.recomputation import Recomputation
 from inspector.engine.vocabulary import is_count
 from inspector.session import Session
 from inspector.views.attribution import (

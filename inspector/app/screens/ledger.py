@@ -20,8 +20,9 @@ from textual.widgets import Footer, Header, Static
 from inspector.app.host import InspectorScreen
 from inspector.app.table_export import Table
 from inspector.app.titles import place, plural, title_of
-from inspector.engine import MetricSeries, Recomputation
+from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK, format_value
+from inspector.engine.report import MetricSeries
 from inspector.session import Session
 from inspector.views.audit import (
     COUNTS,

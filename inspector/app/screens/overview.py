@@ -29,7 +29,7 @@ from inspector.app.navigation import (
     OpenWhatIf,
 )
 from inspector.app.titles import RUN_LABEL_CELLS, middle, place, run_label
-from inspector.engine import Recomputation
+from inspector.engine.recomputation import Recomputation
 from inspector.loading import heap
 from inspector.loading.preview import preview_of
 from inspector.resolve import Overrides

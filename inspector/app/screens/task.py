@@ -18,9 +18,10 @@ from inspector.app.messages import PayloadsLoaded
 from inspector.app.navigation import OpenDiagnostics
 from inspector.app.payloads import PayloadTooLarge, read_payload, result_path, too_large_message
 from inspector.app.titles import middle, place, run_label, session_title
-from inspector.engine import TaskRecord, TaskReduction
+from inspector.engine.model import TaskRecord
+from inspector.engine.reduction import TaskReduction
 from inspector.engine.render import format_value
-from inspector.results import ResultFileError
+from inspector.results.problems import ResultFileError
 from inspector.session import Session
 from widgets.attempt_card import AttemptCard, json_scalar
 from widgets.literal import literal, literal_plain, one_line
