@@ -118,3 +118,11 @@ class RecordTable(VirtualTable[RowT]):
         if not self.rows:
             return None
         return self.rows[min(self.cursor_row, len(self.rows) - 1)]
+
+    def copy_text(self, row: bool, key: Callable[[RowT], str]) -> str | None:
+        """What ``y`` / ``Y`` copy: ``key`` of the row under the cursor (its id), or the
+        whole row's fields tab-separated (None: no rows)."""
+        item = self.cursor_item
+        if item is None:
+            return None
+        return "\t".join(field.text(item) for field in self.fields) if row else key(item)

@@ -74,6 +74,17 @@ class OpenTask(Message):
 
 
 @dataclass
+class TaskChosen(Message):
+    """A task was chosen on a ledger or an explanation: opened with the session that holds
+    ``recomputation``."""
+
+    task_id: str
+    series_id: str
+    recomputation: Recomputation | None = None
+    """The recomputation the task was chosen in (its session opens the task)."""
+
+
+@dataclass
 class OpenDiagnostics(Message):
     """The logs and trajectories of one attempt of a task."""
 

@@ -30,15 +30,17 @@ from inspector.app.navigation import (
     OpenTasks,
     OpenWhatIf,
     RunsUpdated,
+    TaskChosen,
 )
 from inspector.app.screens.compare import CompareScreen, TaskPairChosen
 from inspector.app.screens.detail import DetailScreen
 from inspector.app.screens.diagnostics import DiagnosticsScreen
+from inspector.app.screens.explain import ExplainScreen
 from inspector.app.screens.export import ExportScreen
 from inspector.app.screens.flaky import FlakyScreen
 from inspector.app.screens.issues import IssuesScreen
 from inspector.app.screens.leaderboard import LeaderboardScreen
-from inspector.app.screens.ledger import ExplainScreen, LedgerScreen, TaskChosen
+from inspector.app.screens.ledger import LedgerScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.task import TaskScreen

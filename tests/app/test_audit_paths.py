@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from inspector.app import InspectorApp
 from inspector.app.commands import InspectorCommands
+from inspector.app.navigation import TaskChosen
+from inspector.app.screens.explain import ExplainScreen
 from inspector.app.screens.help import HelpScreen
 from inspector.app.screens.issues import PUSHED, IssuesScreen
-from inspector.app.screens.ledger import ExplainScreen, LedgerScreen, TaskChosen
+from inspector.app.screens.ledger import LedgerScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen

@@ -16,7 +16,8 @@ import pytest
 
 from inspector.app import InspectorApp
 from inspector.app.screens.compare import CompareScreen, TaskPairChosen
-from inspector.app.screens.ledger import ExplainScreen, LedgerScreen
+from inspector.app.screens.explain import ExplainScreen
+from inspector.app.screens.ledger import LedgerScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from textual.app import App
 from textual.screen import Screen
 from textual.widgets import DataTable
 
+from inspector.app.navigation import TaskChosen
+from inspector.app.navigator import Navigator
 from inspector.app.screens.compare import CompareScreen, TaskPairChosen
-from inspector.app.screens.ledger import ExplainScreen, LedgerScreen, TaskChosen
+from inspector.app.screens.explain import ExplainScreen
+from inspector.app.screens.ledger import LedgerScreen
 from inspector.views.audit import Scope
 from inspector.views.compare import compare, compare_plans
 from inspector.views.tasks import natural_key
@@ -16,8 +18,9 @@ from widgets.record_table import RecordTable
 from .helpers import CONFORMANCE, attempt, issue, pilot_test, rescore, session, task
 
 
-class Host(App[None]):
-    """A bare app that shows one screen and records the task messages it receives."""
+class Host(Navigator):
+    """An app that shows one screen, moves between screens as the inspector does (the
+    navigator) and records the task messages it receives."""
 
     def __init__(self, screen: Screen[None]) -> None:
         super().__init__()

@@ -417,12 +417,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         return Table(f"compare-{self.pair.label}", headers, rows)
 
     def copy_text(self, row: bool = False) -> str | None:
-        change = self.task_table.cursor_item
-        if change is None:
-            return None
-        if not row:
-            return change.task_id
-        return "\t".join(field.text(change) for field in CHANGE_FIELDS)
+        return self.task_table.copy_text(row, lambda change: change.task_id)
 
     def action_swap(self) -> None:
         """Show the same comparison with B as side A (the cursor stays on its series)."""

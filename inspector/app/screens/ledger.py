@@ -1,6 +1,6 @@
-"""The count ledger and "explain this number": the tasks behind a count, and how a value is made.
+"""The count ledger: the exact tasks behind a count, with the engine's reasons.
 
-Both screens only show what :mod:`inspector.views.audit` and :mod:`inspector.views.explain` pick from one
+It only shows what :mod:`inspector.views.audit` picks from one
 :class:`~inspector.engine.Recomputation`; every result-file string (task ids, categories,
 reasons holding issue messages) is rendered with :func:`widgets.literal.literal`.
 """
@@ -18,10 +18,11 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
 from inspector.app.host import InspectorScreen
+from inspector.app.navigation import OpenExplain, TaskChosen
 from inspector.app.table_export import Table
 from inspector.app.titles import place, plural, title_of
 from inspector.engine.recomputation import Recomputation
-from inspector.engine.render import REFERENCE_MARK, format_value
+from inspector.engine.render import format_value
 from inspector.engine.report import MetricSeries
 from inspector.session import Session
 from inspector.views.audit import (
@@ -35,20 +36,9 @@ from inspector.views.audit import (
     task_filter,
     tasks_behind,
 )
-from inspector.views.explain import Explanation, Term, explain
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
-
-
-@dataclass
-class TaskChosen(Message):
-    """The user opened a task from a ledger or an explanation."""
-
-    task_id: str
-    series_id: str
-    recomputation: Recomputation | None = None
-    """The recomputation the task was chosen in (its session opens the task)."""
 
 
 @dataclass
@@ -60,27 +50,6 @@ class Listed(Message):
     entry: CountLedger | None
     fields: tuple[Field[LedgerTask], ...]
     columns: tuple[Column, ...]
-
-
-@dataclass
-class Explained(Message):
-    """A value was explained (in a worker), with the columns of its terms and tasks."""
-
-    recomputation: Recomputation
-    explanation: Explanation
-    term_columns: tuple[Column, ...]
-    task_columns: tuple[Column, ...]
-
-
-@dataclass
-class NotExplained(Message):
-    """The value cannot be explained on this recomputation (it is not in the report)."""
-
-    error: str
-
-
-def _number(value: float | None) -> str:
-    return "—" if value is None else f"{value:.6g}"
 
 
 def ledger_fields(series: MetricSeries) -> tuple[Field[LedgerTask], ...]:
@@ -98,30 +67,6 @@ def ledger_fields(series: MetricSeries) -> tuple[Field[LedgerTask], ...]:
         ),
         Field("reason", "reason", lambda t: t.reasons[0].text if t.reasons else "", 120, shrink=24),
     )
-
-
-TERM_FIELDS: tuple[Field[Term], ...] = (
-    Field("input", "input", lambda term: term.label),
-    Field("value", "value", lambda term: _number(term.value)),
-    Field("weight", "weight", lambda term: _number(term.weight)),
-    Field("detail", "detail", lambda term: term.detail),
-)
-
-TASK_FIELDS: tuple[Field[LedgerTask], ...] = (
-    Field("task", "task", lambda task: task.task_id, shrink=18, cut="middle"),
-    Field("category", "category", lambda task: task.category, shrink=14, cut="middle"),
-    Field("value", "value", lambda task: _number(task.value)),
-)
-
-
-def _copy(table: RecordTable[LedgerTask], row: bool) -> str | None:
-    """The task id under the cursor, or its row tab-separated."""
-    task = table.cursor_item
-    if task is None:
-        return None
-    if not row:
-        return task.task_id
-    return "\t".join(field.text(task) for field in table.fields)
 
 
 class LedgerScreen(InspectorScreen):
@@ -283,7 +228,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         return Table(name, headers, rows)
 
     def copy_text(self, row: bool = False) -> str | None:
-        return _copy(self.task_table, row)
+        return self.task_table.copy_text(row, lambda task: task.task_id)
 
     def action_next_count(self) -> None:
         index = COUNTS.index(self.count) if self.count in COUNTS else -1
@@ -291,7 +236,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         self.show()
 
     def action_explain(self) -> None:
-        self.app.push_screen(ExplainScreen(self.recomputation, self.series_id, self.scope))
+        self.post_message(OpenExplain(self.recomputation, self.series_id, self.scope))
 
     def refresh_session(self, replaced: Session, session: Session) -> None:
         """The run was reloaded: list the same count of the new recomputation."""
@@ -306,155 +251,3 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
             return
         self.recomputation = rec
         self.show()
-
-
-class ExplainScreen(InspectorScreen):
-    """How one value is made: the formula, the weights after re-normalisation, the inputs."""
-
-    HELP = """\
-# Explain this number
-The formula behind the value, each input with its weight after re-normalisation, and the
-evaluated tasks that fed it. Enter on a category or node explains that part in turn.
-"""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
-        Binding("l", "ledger", "Ledger", tooltip="The tasks behind the counts of this scope"),
-    ]
-
-    EXPORTS = COPIES = True
-    AUTO_FOCUS = "#explain-terms"
-    """The inputs, once the value is explained (nothing meanwhile)."""
-
-    def __init__(
-        self,
-        recomputation: Recomputation,
-        series_id: str | None = None,
-        scope: Scope = SERIES_SCOPE,
-    ) -> None:
-        super().__init__()
-        self.recomputation = recomputation
-        self.series_id = series_of(recomputation, series_id).series_id
-        self.scope = scope
-        self.explanation: Explanation | None = None
-        """Worked out in a worker once the screen is up."""
-
-    @property
-    def summary(self) -> Static:
-        return self.query_one("#explain-summary", Static)
-
-    @property
-    def term_table(self) -> RecordTable[Term]:
-        return self.query_one("#explain-terms", RecordTable)
-
-    @property
-    def task_table(self) -> RecordTable[LedgerTask]:
-        return self.query_one("#explain-tasks", RecordTable)
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static(id="explain-summary")
-        yield RecordTable(TERM_FIELDS, id="explain-terms")
-        yield RecordTable(TASK_FIELDS, id="explain-tasks")
-        yield Footer()
-
-    def on_mount(self) -> None:
-        self.title = title_of(self, self.recomputation)
-        self.sub_title = place(
-            "explain",
-            self.series_id,
-            None if self.scope == SERIES_SCOPE else self.scope.label,
-        )
-        self.term_table.loading = self.task_table.loading = True
-        self._explain(self.recomputation)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="explain",
-          description="explain")  # fmt: skip
-    def _explain(self, rec: Recomputation) -> None:
-        try:
-            e = explain(rec, self.series_id, self.scope)
-        except AuditError as exc:
-            self.post_message(NotExplained(str(exc)))
-            return
-        terms, tasks = field_columns(TERM_FIELDS, e.terms), field_columns(TASK_FIELDS, e.tasks)
-        self.post_message(Explained(rec, e, terms, tasks))
-
-    @on(Explained)
-    def _explained(self, message: Explained) -> None:
-        self.recomputation = message.recomputation
-        self.explanation = message.explanation
-        self.show(message.term_columns, message.task_columns)
-        self.term_table.loading = self.task_table.loading = False
-        if self.focused is None:
-            self.term_table.focus()
-
-    @on(NotExplained)
-    def _not_explained(self, message: NotExplained) -> None:
-        self.term_table.loading = self.task_table.loading = False
-        self.notify(message.error, title="Cannot explain this value", severity="warning")
-
-    def show(
-        self,
-        term_columns: tuple[Column, ...] | None = None,
-        task_columns: tuple[Column, ...] | None = None,
-    ) -> None:
-        """Fill the summary and both tables from the explanation."""
-        e = self.explanation
-        if e is None:
-            return
-        series = series_of(self.recomputation, self.series_id)
-        text = Text()
-        text.append_text(one_line(self.series_id))
-        if e.scope != SERIES_SCOPE:
-            text.append(" · ")
-            text.append_text(one_line(e.scope.label))
-        value = format_value(e.value, series) if e.value is not None else "null"
-        text.append(f" = {value}", "bold")
-        if e.is_reference:
-            text.append(REFERENCE_MARK, "italic")
-        text.append("\n")
-        text.append(e.formula)
-        for note in e.notes:
-            text.append("\n• ")
-            text.append_text(literal(note, multiline=True))
-        if not e.agrees:
-            text.append(f"\nthe inputs re-combine to {_number(e.check)}, not the value", "bold red")
-        self.summary.update(text)
-        self.term_table.show(e.terms, columns=term_columns)
-        self.task_table.show(e.tasks, columns=task_columns)
-
-    @on(VirtualTable.Selected, "#explain-terms")
-    def _term_selected(self, event: VirtualTable.Selected) -> None:
-        if self.explanation is None:
-            return
-        term = self.explanation.terms[event.row]
-        if term.scope is not None:
-            self.app.push_screen(ExplainScreen(self.recomputation, self.series_id, term.scope))
-        elif term.kind == "task":
-            self.post_message(TaskChosen(term.label, self.series_id, self.recomputation))
-
-    @on(VirtualTable.Selected, "#explain-tasks")
-    def _task_selected(self, event: VirtualTable.Selected) -> None:
-        if self.explanation is not None:
-            task_id = self.explanation.tasks[event.row].task_id
-            self.post_message(TaskChosen(task_id, self.series_id, self.recomputation))
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def export_table(self) -> Table:
-        """The tasks behind the value, every column (x)."""
-        headers, rows = self.task_table.texts()
-        return Table(f"explain-{self.series_id}", headers, rows)
-
-    def copy_text(self, row: bool = False) -> str | None:
-        return _copy(self.task_table, row)
-
-    def action_ledger(self) -> None:
-        self.app.push_screen(LedgerScreen(self.recomputation, self.series_id, "total", self.scope))
-
-    def refresh_session(self, replaced: Session, session: Session) -> None:
-        """The run was reloaded: explain the same value of the new recomputation."""
-        rec = session.recomputation
-        if rec is not None and replaced.recomputation is self.recomputation:
-            self._explain(rec)  # a value no longer in the run: NotExplained, the old one stays
