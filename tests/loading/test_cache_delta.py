@@ -17,7 +17,7 @@ import pytest
 from inspector.loading import task_cache
 from inspector.loading.pending import begin_read
 from inspector.loading.scoring import finish_and_score
-from inspector.results import read_run
+from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.loading.helpers import copy_run, settle_time_stamps
 
