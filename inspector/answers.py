@@ -24,7 +24,8 @@ from inspector.loading.many import map_in_processes, stream_in_shared_pool, work
 from inspector.loading.remote import shown
 from inspector.loading.report_cache import WARNING_PREFIX, Outputs
 from inspector.overrides import Overrides
-from inspector.results.discover import find_runs, run_folders
+from inspector.loading.summary_cache import find_runs
+from inspector.results.discover import run_folders
 from inspector.results.layout import parse_json
 from inspector.views.differences import Difference, compare_reports
 from inspector.views.leaderboard import Leaderboard, build
@@ -234,7 +235,8 @@ def audit_runs(
 
 def board_of_root(root: str, overrides: Any) -> Leaderboard:
     """Every run under ``root`` recomputed and checked (as ``inspector check ROOT``), as a
-    leaderboard.
+    leaderboard; the runs listed as the runs screen lists them (unchanged runs' summaries
+    from the loading layer's cache).
 
     Raises:
         RunReadError: ``root`` is not a readable directory.

@@ -102,6 +102,30 @@ def test_exports_hold_every_cell(root: Path, capsys: pytest.CaptureFixture[str])
     assert "0.5000 ≠ e2 u2 i0" in scicode_line  # a run behind the cell differs
 
 
+def test_the_command_lists_the_root_through_the_cached_listing(
+    root: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As the runs screen: a second leaderboard of an unchanged root reads no run's
+    run-level files again (the loading layer's runs list), and an edited run is read."""
+    from inspector.loading import summary_cache
+    from inspector.results import discover
+    from tests.loading.helpers import count_summaries, settle_time_stamps
+
+    settle_time_stamps()
+    read = count_summaries(monkeypatch, discover, summary_cache)
+    first = leaderboard_json(root, capsys)
+    assert len(read) == 9
+    read.clear()
+    assert leaderboard_json(root, capsys) == first
+    assert read == []
+    info = root / ENDS_ALIKE[0] / "run_info.json"
+    info.write_text(info.read_text("utf-8").replace("gpt-5-mini", "gpt-6-mini"), "utf-8")
+    settle_time_stamps()
+    again = leaderboard_json(root, capsys)
+    assert read == [ENDS_ALIKE[0]]
+    assert any(c["model"] == "gpt-6-mini-2025-08-07" for c in again)
+
+
 async def open_leaderboard(pilot) -> LeaderboardScreen:  # type: ignore[no-untyped-def]
     await checked_screen(pilot)
     await pilot.press("g")

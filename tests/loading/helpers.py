@@ -79,3 +79,20 @@ def run_cli(argv: list[str], capsys) -> tuple[int, str, str]:  # type: ignore[no
     code = cli.main(argv)
     out, err = capsys.readouterr()
     return code, out, err
+
+
+def count_summaries(monkeypatch, *modules) -> list[str]:  # type: ignore[no-untyped-def]
+    """The runs whose run-level files are read (``summarize_run`` as each of ``modules``
+    calls it) from now on; the others came from the cache."""
+    from inspector.results import discover
+
+    read: list[str] = []
+    summarize = discover.summarize_run
+
+    def counted(path: Path, relative: str = "."):  # type: ignore[no-untyped-def]
+        read.append(relative)
+        return summarize(path, relative)
+
+    for module in modules:
+        monkeypatch.setattr(module, "summarize_run", counted)
+    return read

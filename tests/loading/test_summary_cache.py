@@ -11,7 +11,7 @@ import pytest
 
 from inspector.loading import summary_cache
 from inspector.results.discover import find_runs
-from tests.loading.helpers import settle_time_stamps
+from tests.loading.helpers import count_summaries, settle_time_stamps
 from tests.results_root import MICRO, PASS, make_results_root
 
 
@@ -25,15 +25,7 @@ def root(tmp_path: Path) -> Path:
 @pytest.fixture
 def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The runs whose files a listing read (the others came from the cache)."""
-    read: list[str] = []
-    summarize = summary_cache.summarize_run
-
-    def counted(path: Path, relative: str = "."):  # type: ignore[no-untyped-def]
-        read.append(relative)
-        return summarize(path, relative)
-
-    monkeypatch.setattr(summary_cache, "summarize_run", counted)
-    return read
+    return count_summaries(monkeypatch, summary_cache)
 
 
 def test_an_unchanged_root_is_listed_from_the_cache_as_it_is_read(
