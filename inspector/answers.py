@@ -23,8 +23,8 @@ from inspector.loading import report_cache
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.loading.remote import shown
 from inspector.loading.report_cache import WARNING_PREFIX, Outputs
-from inspector.overrides import Overrides
 from inspector.loading.summary_cache import find_runs
+from inspector.overrides import Overrides
 from inspector.results.discover import run_folders
 from inspector.results.layout import parse_json
 from inspector.views.differences import Difference, compare_reports
