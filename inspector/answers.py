@@ -160,7 +160,7 @@ def check_one(path: str, shown_as: str, overrides: Overrides, *, cached: bool = 
         differences, outputs, _ = check_run(path, overrides, cached=cached, say=said.append)
     except Unusable as exc:
         return RunCheck(
-            shown_as, UNUSABLE, problem=under_root(str(exc)), warnings=_warnings(said, under_root)
+            shown_as, UNUSABLE, problem=under_root(str(exc)), warnings=warnings_in(said, under_root)
         )
     except (EngineError, HierarchyError) as exc:
         return RunCheck(shown_as, UNUSABLE, problem=f"{shown_as}: {exc}")
@@ -168,17 +168,27 @@ def check_one(path: str, shown_as: str, overrides: Overrides, *, cached: bool = 
         if os.environ.get("INSPECTOR_DEBUG"):
             raise
         return RunCheck(shown_as, UNUSABLE, problem=f"{shown_as}: {type(exc).__name__}: {exc}")
+    return checked(shown_as, differences, outputs, warnings_in(said, under_root))
+
+
+def checked(
+    shown_as: str, differences: Sequence[Difference], outputs: Outputs, warnings: tuple[str, ...]
+) -> RunCheck:
+    """The :class:`RunCheck` of a run that could be checked."""
     return RunCheck(
         shown_as,
         DIFFERS if differences else OK,
         differences=tuple((d.where, d.stored, d.recomputed) for d in differences),
         tasks=outputs.tasks,
-        warnings=_warnings(said, under_root),
+        warnings=warnings,
         headline=headline_of(json.loads(outputs.metrics_json)),
     )
 
 
-def _warnings(said: list[str], under_root: Callable[[str], str]) -> tuple[str, ...]:
+def warnings_in(
+    said: Sequence[str], under_root: Callable[[str], str] = lambda text: text
+) -> tuple[str, ...]:
+    """The load warnings among lines said (``file: message``, without the prefix)."""
     return tuple(
         under_root(line.removeprefix(WARNING_PREFIX))
         for line in said
@@ -295,4 +305,3 @@ def audit_intervals(
         interval_call, calls, failed=lambda index, exc: None, cancelled=cancelled, every=every
     ):
         yield [(runs[index][0], answer) for index, answer in batch]
-

@@ -6,16 +6,23 @@ from __future__ import annotations
 import argparse
 import json
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import Unusable, load_outputs, stored_differences
+from inspector.answers import (
+    Unusable,
+    checked,
+    load_outputs,
+    say_on_stderr,
+    stored_differences,
+    warnings_in,
+)
 from inspector.cli.check_root import cmd_check_root
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.output import write_exact
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.results.discover import is_run
+from inspector.views.run_check import UNUSABLE, RunCheck, single_run_json
 from inspector.views.visible import visible
 
 
@@ -46,8 +53,9 @@ def register(subparsers: Any) -> None:
         "--format",
         choices=["text", "json"],
         default="text",
-        help="json: one object with status (equal / differs / unusable), tasks, "
-        "differences (where, stored, recomputed) and problem",
+        help="json: one object with path, status (ok / differs / unusable), tasks, "
+        "differences (where, stored, recomputed), problem, run, warnings and the recomputed "
+        "headline (a results root: a list of such objects, without path)",
     )
     add_plan_options(check)
     check.set_defaults(func=cmd_check)
@@ -63,20 +71,25 @@ def cmd_check(args: argparse.Namespace) -> int:
     if os.path.isdir(args.path) and not is_run(Path(args.path)):
         return cmd_check_root(args, overrides_from(args))
     as_json = getattr(args, "format", "text") == "json"
+    said: list[str] = []
+
+    def say(line: str) -> None:  # as ever on stderr; the warnings also in the JSON object
+        said.append(line)
+        say_on_stderr(line)
+
     try:
         # check reads what it judges: the cache stands in for reading only with --cached.
-        outputs, source = load_outputs(args.path, overrides_from(args), cached=args.cached)
+        outputs, source = load_outputs(args.path, overrides_from(args), cached=args.cached, say=say)
         if args.cached and not as_json:
             print(f"--cached: from the cache: {source or 'nothing (every file was read)'}")
         differences = stored_differences(args.path, outputs)
     except (Unusable, EngineError, HierarchyError) as exc:
         if as_json:
             problem = str(exc) if isinstance(exc, Unusable) else f"{args.path}: {exc}"
-            _check_json(args.path, "unusable", None, [], problem)
+            _write_json(RunCheck(args.path, UNUSABLE, problem=problem, warnings=warnings_in(said)))
         raise
     if as_json:
-        status = "differs" if differences else "equal"
-        _check_json(args.path, status, outputs.tasks, differences, None)
+        _write_json(checked(args.path, differences, outputs, warnings_in(said)))
     elif not differences:
         print(f"ok: the stored metrics.json equals the recomputation ({outputs.tasks} tasks)")
     else:
@@ -86,17 +99,6 @@ def cmd_check(args: argparse.Namespace) -> int:
     return EXIT_DIFFERS if differences else EXIT_OK
 
 
-def _check_json(
-    path: str, status: str, tasks: int | None, differences: Sequence[Any], problem: str | None
-) -> None:
-    """``check --format json``: one object (status equal / differs / unusable)."""
-    data = {
-        "path": path,
-        "status": status,
-        "tasks": tasks,
-        "differences": [
-            {"where": d.where, "stored": d.stored, "recomputed": d.recomputed} for d in differences
-        ],
-        "problem": problem,
-    }
-    write_exact(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def _write_json(check: RunCheck) -> None:
+    """``check RUN --format json``: one object."""
+    write_exact(json.dumps(single_run_json(check), indent=2, ensure_ascii=False) + "\n")

@@ -109,6 +109,21 @@ class RunCheck:
         return visible(f"{self.run}: {self.status}{detail}", one_line=True)
 
 
+SINGLE_RUN_KEYS = ("path", "status", "tasks", "differences", "problem")
+"""``check RUN --format json``'s keys before ``check ROOT`` (issue 13), in their order."""
+
+
+def single_run_json(check: RunCheck) -> dict[str, Any]:
+    """``check RUN --format json``: its own keys first (``path``: the run as given), then
+    those of a run's object in ``check ROOT --format json`` it lacked; the same status
+    words (``ok`` / ``differs`` / ``unusable``)."""
+    whole = check.as_json()
+    data = {"path": check.run}
+    data.update((key, whole[key]) for key in SINGLE_RUN_KEYS[1:])
+    data.update((key, value) for key, value in whole.items() if key not in data)
+    return data
+
+
 def exit_code(checks: Sequence[RunCheck]) -> int:
     statuses = {check.status for check in checks}
     if UNUSABLE in statuses:

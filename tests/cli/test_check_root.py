@@ -169,6 +169,25 @@ def test_json_is_a_list_of_objects_with_run_status_differences_problem(
         assert (item["headline"] is None) == (item["status"] == "unusable")
 
 
+def test_one_run_says_what_its_object_under_a_root_says(
+    root: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`check RUN --format json` and the run's object in `check ROOT --format json` use the
+    same status words and, but for ``path`` and how ``run`` is named, the same values."""
+    main(["check", str(root), "--format", "json"])
+    under_root = {item["run"]: item for item in json.loads(capsys.readouterr().out)}
+    for relative in ("team/k1_micro", TAMPERED, UNREADABLE):
+        run = str(root / relative)
+        main(["check", run, "--format", "json"])
+        alone = json.loads(capsys.readouterr().out)
+        assert alone.pop("path") == alone["run"] == run
+        expected = dict(under_root[relative], run=run)
+        if expected["problem"] is not None:  # named as given, not under the root
+            expected["problem"] = expected["problem"].replace(relative, run, 1)
+        assert alone == expected
+    assert {item["status"] for item in under_root.values()} == {"ok", "differs", "unusable"}
+
+
 def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -87,8 +87,14 @@ def test_a_bad_option_shows_a_usage_line_with_every_command() -> None:
 def test_check_format_json(tmp_path: Path) -> None:
     equal = inspector("check", str(RUN), "--format", "json")
     assert equal.returncode == 0
-    assert json.loads(equal.stdout) == {
-        "path": str(RUN), "status": "equal", "tasks": 13, "differences": [], "problem": None,
+    data = json.loads(equal.stdout)
+    # The keys of issue 13 first, then those of a run of `check ROOT` (same status words).
+    assert list(data) == [
+        "path", "status", "tasks", "differences", "problem", "run", "warnings", "headline",
+    ]  # fmt: skip
+    assert {key: data[key] for key in list(data)[:6]} == {
+        "path": str(RUN), "status": "ok", "tasks": 13, "differences": [], "problem": None,
+        "run": str(RUN),
     }  # fmt: skip
     run = tmp_path / "run"
     shutil.copytree(RUN, run)
@@ -110,6 +116,7 @@ def test_check_format_json(tmp_path: Path) -> None:
     data = json.loads(unusable.stdout)
     assert data["status"] == "unusable" and data["differences"] == [] and data["tasks"] is None
     assert data["problem"] == f"{tmp_path / 'gone'}: no such directory"
+    assert data["headline"] is None and data["warnings"] == []
     assert unusable.stderr == f"inspector: {data['problem']}\n"
     text = inspector("check", str(run))
     assert text.returncode == 1 and text.stdout.startswith("metrics.json differs")
