@@ -17,12 +17,16 @@ Each round measures, interleaved (the machine is shared and noisy; medians are p
                 two-process floor of reading and parsing every task.json and result.json;
   check cold    `inspector check ROOT` in a fresh process with an empty cache directory
                 (wall time, start-up included);
-  screen cold   the app on ROOT, headless (Pilot, 100x30), in a fresh process with an
-                empty cache: seconds until every row shows its recomputed value (from the
-                process's start; "from rows": from the moment the rows were listed);
-  screen cached the same again with the cache the cold screen left: unchanged runs are
-                answered by the report cache (one listing and one lstat per file) and the
-                runs list by the summary cache;
+  cold          the app on ROOT, headless (Pilot, 100x30), in a fresh process with an
+                empty cache: seconds until every row shows a recomputed value ("shown")
+                and until every row is checked ("checked"), from the process's start and
+                ("from rows") from the moment the rows were listed;
+  cached        the same again with the cache the cold screen left: every row shows at
+                once what its last check found, marked cached (the runs screen's check
+                cache, for a run whose run-level files and task folder listing are
+                unchanged), then is checked again: unchanged runs are answered by the
+                report cache (one listing and one lstat per file) and the runs list by the
+                summary cache;
   stat floor    one lstat of every file the report cache checks (run-level files, task
                 folders, task.json, result.json), split over two forked processes: the
                 least a cached screen that sees any change to any file can spend.
@@ -132,19 +136,23 @@ def check_cold(root: Path) -> float:
     return elapsed
 
 
-def screen(root: Path, cache: str) -> tuple[float, float, float]:
-    """Seconds from the start until every row shows its recomputed value, the same from
-    the moment the rows were listed, and from the start until every interval is shown."""
+def screen(root: Path, cache: str) -> dict[str, float]:
+    """Seconds from the start until every row shows a recomputed value (checked, or cached
+    until then) and until every row is checked, the same from the moment the rows were
+    listed, and from the start until every interval is shown."""
     env = dict(os.environ, XDG_CACHE_HOME=cache)
     proc = subprocess.run(
         [PYTHON, __file__, "--screen", str(root)], env=env, capture_output=True, text=True
     )
     match = re.search(
-        r"all checked ([0-9.]+) s \(([0-9.]+) s from rows\).*intervals ([0-9.]+)", proc.stdout
+        r"all shown ([0-9.]+) s \(([0-9.]+) s from rows\), all checked ([0-9.]+) s "
+        r"\(([0-9.]+) s from rows\).*intervals ([0-9.]+)",
+        proc.stdout,
     )
     if match is None:
         raise SystemExit(f"screen: {proc.stdout}{proc.stderr[-2000:]}")
-    return float(match.group(1)), float(match.group(2)), float(match.group(3))
+    names = ("shown", "shown from rows", "checked", "checked from rows", "intervals")
+    return dict(zip(names, map(float, match.groups()), strict=True))
 
 
 def screen_child(root: Path) -> None:
@@ -152,33 +160,43 @@ def screen_child(root: Path) -> None:
     began = time.perf_counter()
     import asyncio
 
-    from inspector.loading.processes import start_forkserver
+    from inspector import loading
+    from inspector.cli.main import RUNS_SCREEN_WORK
 
-    start_forkserver()  # as `inspector ROOT` does before textual is imported
+    loading.prepare_app([root], preload=RUNS_SCREEN_WORK)  # as `inspector ROOT` does
     from inspector.app import InspectorApp
     from inspector.app.screens.runs import RunsScreen
 
     async def main() -> None:
         app = InspectorApp([root])
         async with app.run_test(size=(100, 30)) as pilot:
-            listed = None
+            listed = shown = None
+            cached = 0
             while True:
                 await pilot.pause(0.02)
                 screen = app.screen
-                if isinstance(screen, RunsScreen) and screen.rows and listed is None:
+                if not isinstance(screen, RunsScreen) or not screen.rows:
+                    continue
+                if listed is None:
                     listed = time.perf_counter()
-                if isinstance(screen, RunsScreen) and screen.rows and screen.all_checked:
-                    shown = screen.run_table.rows_shown
-                    assert all(row.check is not None for row in shown)
+                    cached = sum(row.is_cached for row in screen.rows)
+                if shown is None and screen.all_shown:
+                    assert all(row.latest is not None for row in screen.run_table.rows_shown)
+                    shown = time.perf_counter()
+                if screen.all_checked:
+                    assert all(row.check is not None for row in screen.run_table.rows_shown)
                     break
             done = time.perf_counter()
             while not screen.intervals_done:
                 await pilot.pause(0.05)
             intervals = time.perf_counter() - began
             states = {row.check_state for row in screen.rows}
+            assert shown is not None
             print(
-                f"all checked {done - began:.3f} s ({done - (listed or done):.3f} s from rows), "
-                f"{len(screen.rows)} runs, states {states}; intervals {intervals:.3f} s"
+                f"all shown {shown - began:.3f} s ({shown - listed:.3f} s from rows), "
+                f"all checked {done - began:.3f} s ({done - listed:.3f} s from rows), "
+                f"{len(screen.rows)} runs ({cached} cached when listed), states {states}; "
+                f"intervals {intervals:.3f} s"
             )
 
     asyncio.run(main())
@@ -205,8 +223,9 @@ def main() -> int:
         return 0
     runs = run_folders(args.root)
     print(f"{args.root}: {len(runs)} runs; {os.cpu_count()} cores; rounds {args.rounds}")
-    names = ("floor", "check cold", "screen cold", "screen cold from rows", "intervals cold",
-             "stat floor", "screen cached", "screen cached from rows", "intervals cached")  # fmt: skip
+    measured = ("shown", "shown from rows", "checked", "checked from rows", "intervals")
+    names = ["floor", "check cold", *(f"{m} cold" for m in measured), "stat floor"]
+    names += [f"{m} cached" for m in measured]
     rows: dict[str, list[float]] = {name: [] for name in names}
     for number in range(args.rounds):
         rows["floor"].append(floor(args.root, args.floor_script))
@@ -215,19 +234,14 @@ def main() -> int:
             for kind in ("cold", "cached"):
                 if kind == "cached":
                     rows["stat floor"].append(stat_floor(args.root))
-                whole, from_rows, intervals = screen(args.root, cache)
-                rows[f"screen {kind}"].append(whole)
-                rows[f"screen {kind} from rows"].append(from_rows)
-                rows[f"intervals {kind}"].append(intervals)
+                for name, value in screen(args.root, cache).items():
+                    rows[f"{name} {kind}"].append(value)
         line = ", ".join(f"{name} {values[-1]:.2f} s" for name, values in rows.items())
         print(f"round {number + 1}: {line}", flush=True)
-    for floor_name, measured in (("floor", ("check cold", "screen cold", "screen cold from rows",
-                                            "intervals cold")),
-                                 ("stat floor", ("screen cached", "screen cached from rows",
-                                                 "intervals cached"))):  # fmt: skip
+    for floor_name, kind in (("floor", "cold"), ("stat floor", "cached")):
         base = statistics.median(rows[floor_name])
         print(f"median {floor_name}: {base:.2f} s")
-        for name in measured:
+        for name in ["check cold"] * (kind == "cold") + [f"{m} {kind}" for m in measured]:
             value = statistics.median(rows[name])
             ratios = [v / f for v, f in zip(rows[name], rows[floor_name], strict=True)]
             print(

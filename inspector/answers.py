@@ -27,10 +27,10 @@ from inspector.loading.summary_cache import find_runs
 from inspector.overrides import Overrides
 from inspector.results.discover import run_folders
 from inspector.results.layout import parse_json
-from inspector.views.differences import Difference, compare_reports
+from inspector.views.differences import Difference, compare_reports, same_text
 from inspector.views.leaderboard import Leaderboard, build
 from inspector.views.run_check import DIFFERS, OK, UNUSABLE, RunCheck, headline_of
-from inspector.views.runs_view import RunRow
+from inspector.views.runs_view import RunRow, with_interval
 from inspector.views.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -137,6 +137,8 @@ def stored_differences(path: str, outputs: Outputs) -> list[Difference]:
     """
     if outputs.stored_metrics_text is None:
         raise Unusable(f"{Path(path) / 'metrics.json'}: no readable stored metrics.json to check")
+    if same_text(outputs.stored_metrics_text, outputs.metrics_json):
+        return []  # as AgentCompass wrote it: nothing to parse
     # Parsed as the reader parses it (orjson, then the standard library).
     stored = parse_json(outputs.stored_metrics_text.encode("utf-8"))
     return compare_reports(stored, json.loads(outputs.metrics_json))
@@ -181,7 +183,7 @@ def checked(
         differences=tuple((d.where, d.stored, d.recomputed) for d in differences),
         tasks=outputs.tasks,
         warnings=warnings,
-        headline=headline_of(json.loads(outputs.metrics_json)),
+        headline=headline_of(parse_json(outputs.metrics_json.encode("utf-8"))),
     )
 
 
@@ -216,9 +218,18 @@ def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) ->
 
 def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
     """:func:`check_one` in one of the app's reader processes, which may recompute from the
-    caches (a cache may make it faster, never different). The reader processes keep the
-    environment the app had when they started, so they use its cache folder."""
-    return check_one(path, shown_as, overrides, cached=True)
+    caches (a cache may make it faster, never different), with the headline's interval
+    when the report cache holds it for the same state of the run (one check of its files
+    answers both). The reader processes keep the environment the app had when they
+    started, so they use its cache folder."""
+    with report_cache.held(Path(path)):
+        check = check_one(path, shown_as, overrides, cached=True)
+        headline = check.headline
+        if headline is not None and not headline.is_reference:
+            kept = _kept_interval(path, overrides, headline.series_id)
+            if kept:
+                check = with_interval(check, kept)
+    return check
 
 
 def audit_runs(
@@ -265,11 +276,8 @@ def interval_call(
     # The statistics load the engine: a report answered from the cache does without them.
     from inspector.views.run_stats import series_stats
 
-    key = report_cache.key_for(overrides, f"headline interval {series_id}")
-    kept = report_cache.lookup(Path(path), key)
-    if type(kept) is tuple and (
-        kept == () or (len(kept) == 3 and all(type(n) is float for n in kept))
-    ):
+    kept = _kept_interval(path, overrides, series_id)
+    if kept is not None:
         return kept or None
     result = loading.open(path, loading.Request(overrides=overrides))
     if not isinstance(result, loading.Loaded) or result.refusal is not None:
@@ -287,8 +295,25 @@ def interval_call(
     ):
         answer = (float(interval.estimate), float(interval.ci_low), float(interval.ci_high))
     with contextlib.suppress(Exception):  # a cache is optional: never fails the answer
-        report_cache.store(result.session.run, key, answer or ())
+        report_cache.store(result.session.run, _interval_key(overrides, series_id), answer or ())
     return answer
+
+
+def _interval_key(overrides: Overrides, series_id: str) -> str | None:
+    return report_cache.key_for(overrides, f"headline interval {series_id}")
+
+
+def _kept_interval(
+    path: str, overrides: Overrides, series_id: str
+) -> tuple[float, float, float] | tuple[()] | None:
+    """What the report cache holds for the run as it is now: ``(value, low, high)``, ``()``
+    for a series without an interval, None when it holds nothing."""
+    kept = report_cache.lookup(Path(path), _interval_key(overrides, series_id))
+    if type(kept) is tuple and (
+        kept == () or (len(kept) == 3 and all(type(n) is float for n in kept))
+    ):
+        return kept  # type: ignore[return-value]
+    return None
 
 
 def audit_intervals(

@@ -20,7 +20,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from inspector.views.run_check import DIFFERS, OK, UNUSABLE
-from inspector.views.runs_view import PENDING, RunRow
+from inspector.views.runs_view import RunRow
 from widgets._table import refresh_header
 from widgets.literal import literal, one_line_middle
 
@@ -123,16 +123,20 @@ def run_cell(relative: str, width: int) -> Text:
 
 def headline_cell(row: RunRow) -> Text:
     """The recomputed headline value once known, with the half-width of its interval once
-    the statistics exist (``0.5000 ±0.042``); until then the stored one, marked so."""
+    the statistics exist (``0.5000 ±0.042``); until then what the last check found, marked
+    ``cached``, or else the stored one, marked ``stored``."""
     run = row.summary
-    if row.check is None or row.check.status == UNUSABLE:
+    latest = row.latest
+    if latest is None or latest.status == UNUSABLE:
         # Not (yet) recomputed: what metrics.json says, marked as such.
         if run.headline_value is None:
             return Text("-", "dim")
         return Text(f"{run.headline_value:.4f} stored", "dim italic")
-    headline = row.recomputed
+    headline = latest.headline
     if headline is None or headline.value is None:
         return Text("-", "dim")
+    if row.is_cached:
+        return Text(f"{headline.value:.4f} cached", "italic")
     if headline.is_reference:
         return Text(f"{headline.value:.4f} ref", "italic yellow")
     text = Text(f"{headline.value:.4f}", "bold")
@@ -142,21 +146,27 @@ def headline_cell(row: RunRow) -> Text:
     return text
 
 
+MARKS = {OK: ("✓", "green"), DIFFERS: ("≠", "red"), UNUSABLE: ("!", "yellow")}
+
+
 def check_cell(row: RunRow) -> Text:
-    return {
-        PENDING: PENDING_TEXT,
-        OK: Text("✓", "bold green"),
-        DIFFERS: Text("≠", "bold red"),
-        UNUSABLE: Text("!", "bold yellow"),
-    }[row.check_state]
+    """The check's mark; a cached check's mark dim until the check is made again."""
+    latest = row.latest
+    if latest is None:
+        return PENDING_TEXT
+    mark, colour = MARKS[latest.status]
+    return Text(mark, f"dim {colour}" if row.is_cached else f"bold {colour}")
 
 
 def _count(name: str) -> Callable[[RunRow], Text]:
     def cell(row: RunRow) -> Text:
-        headline = row.recomputed
+        latest = row.latest
+        headline = latest.headline if latest is not None else None
         if headline is None:
-            return PENDING_TEXT if row.check is None else Text("-", "dim")
+            return PENDING_TEXT if latest is None else Text("-", "dim")
         number = headline.count(name)
+        if row.is_cached:
+            return Text(str(number), "dim")
         return Text(str(number), "bold red" if number and name == "error" else "")
 
     return cell
@@ -198,6 +208,8 @@ the line under the table shows the whole row under the cursor. `Headline` is the
 stored in the run's metrics.json (marked *stored*) until the run has been recomputed in
 the background; then it is the recomputed value, and `✓` says the stored metrics.json
 equals the recomputation, `≠` that it differs, `!` that the run cannot be recomputed.
+A run checked before shows at once what that check found, marked *cached* (its mark and
+counts dim), until it has been checked again.
 `Err` / `Unav` / `Inv`: tasks counted error / unavailable / invalidated by the
 recomputation. `ref`: the evaluation failed, the value is a reference value. On a narrow
 terminal the harness, start, plan, benchmark, model and status columns fold away, in

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from textual.message import Message
@@ -49,10 +49,14 @@ class LoadFailed(Message):
 
 @dataclass
 class RunsFound(Message):
-    """The runs under a results root."""
+    """The runs under a results root; ``cached``: what the last check of each found, by
+    run path, where it may be shown (marked as cached) until the check is made again;
+    ``anchors``: what to keep those checks with (:mod:`inspector.loading.check_cache`)."""
 
     runs: list[RunSummary]
     errors: list[str]
+    cached: dict[str, RunCheck] = field(default_factory=dict)
+    anchors: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 @dataclass

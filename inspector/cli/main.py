@@ -32,6 +32,8 @@ if TYPE_CHECKING:  # pragma: no cover
 COMMANDS = ("report", "check", "serve", "tasks", "diff", "export", "stats", "leaderboard")
 """Every subcommand; anything else on the command line is a path for the app."""
 LIGHT_COMMANDS = ("report", "check", "serve")
+RUNS_SCREEN_WORK = ("inspector.answers",)
+"""What the app's reader processes run for the runs screen (the checks of many runs)."""
 """Commands that start without loading the audit code (``tasks``, ``diff``, ...)."""
 USAGE = (
     "inspector [-h] [-V] [--watch SECONDS] [PATH ...]\n"
@@ -86,8 +88,9 @@ def _build_app(options: argparse.Namespace) -> InspectorApp:
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
     # Before textual is imported (and starts threads): the run's cached report, or its
-    # reader processes already at work.
-    early = loading.prepare_app(paths)
+    # reader processes already at work; the runs screen's checks (inspector.answers) are
+    # loaded once in the fork server the reader processes come from.
+    early = loading.prepare_app(paths, preload=RUNS_SCREEN_WORK)
     from inspector.app import InspectorApp, Settings  # textual: only now
 
     settings = Settings(

@@ -10,7 +10,7 @@ and consume its events (:class:`CachedReport`, :class:`Progress`, :class:`Loaded
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,15 +78,16 @@ def open_session(
     return result.session
 
 
-def prepare_app(paths: list[Path]) -> EarlyOpen | None:
+def prepare_app(paths: list[Path], preload: Sequence[str] = ()) -> EarlyOpen | None:
     """Before textual is imported (the process has one thread): look a single run up in
     the report cache, else start its reader processes; start the fork server that later
-    reader processes come from."""
+    reader processes come from, with the modules in ``preload`` imported (those whose
+    functions the app runs in them)."""
     from inspector.loading.early import prepare
     from inspector.loading.processes import start_forkserver
 
     early = prepare(paths[0]) if len(paths) == 1 else None
-    start_forkserver()
+    start_forkserver(preload)
     return early
 
 

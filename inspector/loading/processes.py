@@ -9,7 +9,7 @@ import marshal
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 
@@ -64,21 +64,28 @@ def workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_also_preloaded: list[str] = []
+
+
 def _preload() -> list[str]:
     """What the fork server imports once for every reader process it starts: the work
-    those processes do (reading folders, checking snapshots and cached reports)."""
+    those processes do (reading folders, checking snapshots and cached reports), and what
+    the caller named (:func:`start_forkserver`)."""
     from inspector.loading import readers, report_cache, snapshot
 
-    return [module.__name__ for module in (sys.modules[__name__], readers, snapshot, report_cache)]
+    modules = (sys.modules[__name__], readers, snapshot, report_cache)
+    return [module.__name__ for module in modules] + _also_preloaded
 
 
-def start_forkserver() -> None:
+def start_forkserver(preload: Sequence[str] = ()) -> None:
     """Start the fork server now, in the background (the app calls this before it imports
-    textual): later worker processes then start in milliseconds, with the readers loaded."""
+    textual): later worker processes then start in milliseconds, with the readers loaded,
+    and the modules named in ``preload`` (the functions the caller will run in them)."""
     import multiprocessing
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
+    _also_preloaded[:] = list(preload)
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(_preload())
     from multiprocessing import forkserver

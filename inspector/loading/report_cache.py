@@ -12,10 +12,13 @@ as usual. Plans given as files (``--hierarchy``, ``--contract``) are never cache
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
+import threading
+from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -192,13 +195,42 @@ def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | No
 
 def _lookup_in(folder: Path | None, run_root: Path, key: str) -> Any | None:
     """:func:`lookup` in the cache ``folder`` (None: the user's)."""
-    loaded = _load(run_root, folder)
-    if loaded is None:
-        return None
-    snapshot, outputs = loaded
-    if key not in outputs or not snapshots.unchanged(run_root, snapshot):
-        return None
-    return outputs[key]
+    name = os.path.abspath(run_root)
+    outputs = _held.runs.get(name)
+    if outputs is _UNSEEN or name not in _held.runs:
+        loaded = _load(run_root, folder)
+        if loaded is None or key not in loaded[1]:
+            return None  # nothing to check the files for
+        snapshot, outputs = loaded
+        if not snapshots.unchanged(run_root, snapshot):
+            outputs = None
+        if name in _held.runs:
+            _held.runs[name] = outputs
+    return outputs.get(key) if outputs is not None else None
+
+
+class _Held(threading.local):
+    runs: dict[str, Any]
+
+    def __init__(self) -> None:
+        self.runs = {}
+
+
+_held = _Held()
+_UNSEEN = object()
+
+
+@contextlib.contextmanager
+def held(run_root: Path) -> Iterator[None]:
+    """Within the block, every lookup for the run answers from one check of its files
+    (the first lookup's), so that several answers (the runs screen's check and headline
+    interval) are of one and the same state of the run. A store starts a new check."""
+    name = os.path.abspath(run_root)
+    _held.runs[name] = _UNSEEN
+    try:
+        yield
+    finally:
+        _held.runs.pop(name, None)
 
 
 def store(run: Run, key: str | None, value: Any) -> None:
@@ -211,6 +243,8 @@ def store(run: Run, key: str | None, value: Any) -> None:
     loaded = _load(run.path)
     outputs = dict(loaded[1]) if loaded is not None and loaded[0] == snapshot else {}
     outputs[key] = value
+    if os.path.abspath(run.path) in _held.runs:
+        _held.runs[os.path.abspath(run.path)] = _UNSEEN
     task_cache.write_atomically(
         cache_file(run.path),
         (FORMAT, os.path.realpath(run.path), code_signature(), snapshot.as_data(), outputs),

@@ -42,6 +42,42 @@ class Headline:
         }
 
 
+    @classmethod
+    def from_json(cls, data: Any) -> Headline | None:
+        """The headline :meth:`as_json` gave, or None when ``data`` does not have its shape
+        and types (a malformed cache entry is a miss)."""
+        if not isinstance(data, dict) or set(data) != _HEADLINE_KEYS:
+            return None
+        counts, interval, value = data["counts"], data["interval"], data["value"]
+        if not (
+            type(data["series_id"]) is str
+            and (value is None or type(value) in (int, float))
+            and type(data["is_reference"]) is bool
+            and isinstance(counts, dict)
+            and list(counts) == list(COUNTS)
+            and all(type(n) is int for n in counts.values())
+            and (
+                interval is None
+                or (
+                    isinstance(interval, list)
+                    and len(interval) == 2
+                    and all(type(n) is float for n in interval)
+                )
+            )
+        ):
+            return None
+        return cls(
+            data["series_id"],
+            value,
+            data["is_reference"],
+            tuple(counts.values()),
+            tuple(interval) if interval is not None else None,
+        )
+
+
+_HEADLINE_KEYS = frozenset(("series_id", "value", "is_reference", "counts", "interval"))
+
+
 def headline_of(metrics: Any) -> Headline | None:
     """The headline series of a metrics.json document (None when it has none)."""
     series = metrics.get("series") if isinstance(metrics, dict) else None
@@ -95,6 +131,43 @@ class RunCheck:
             "headline": self.headline.as_json() if self.headline is not None else None,
         }
 
+    @classmethod
+    def from_json(cls, data: Any) -> RunCheck | None:
+        """The check :meth:`as_json` gave, or None when ``data`` does not have its shape
+        and types (a malformed cache entry is a miss)."""
+        if not isinstance(data, dict) or list(data) != list(_CHECK_KEYS):
+            return None
+        status, differences, warnings = data["status"], data["differences"], data["warnings"]
+        headline = Headline.from_json(data["headline"]) if data["headline"] is not None else None
+        if not (
+            type(data["run"]) is str
+            and status in (OK, DIFFERS, UNUSABLE)
+            and isinstance(differences, list)
+            and all(
+                isinstance(d, dict)
+                and list(d) == ["where", "stored", "recomputed"]
+                and type(d["where"]) is str
+                for d in differences
+            )
+            and (data["problem"] is None or type(data["problem"]) is str)
+            and (data["tasks"] is None or type(data["tasks"]) is int)
+            and isinstance(warnings, list)
+            and all(type(w) is str for w in warnings)
+            and (headline is not None or data["headline"] is None)
+            and (status == DIFFERS) == bool(differences)
+            and (status == UNUSABLE) == (data["problem"] is not None)
+        ):
+            return None
+        return cls(
+            data["run"],
+            status,
+            tuple((d["where"], d["stored"], d["recomputed"]) for d in differences),
+            data["problem"],
+            data["tasks"],
+            tuple(warnings),
+            headline,
+        )
+
     def line(self) -> str:
         """``run: status`` and the first difference or the problem, for a terminal."""
         if self.status == OK:
@@ -122,6 +195,9 @@ def single_run_json(check: RunCheck) -> dict[str, Any]:
     data.update((key, whole[key]) for key in SINGLE_RUN_KEYS[1:])
     data.update((key, value) for key, value in whole.items() if key not in data)
     return data
+
+
+_CHECK_KEYS = ("run", "status", "differences", "problem", "tasks", "warnings", "headline")
 
 
 def exit_code(checks: Sequence[RunCheck]) -> int:

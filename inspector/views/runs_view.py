@@ -32,6 +32,9 @@ class RunRow:
 
     summary: RunSummary
     check: RunCheck | None = None
+    """The check made now (None until it arrives)."""
+    cached: RunCheck | None = None
+    """What the last check found, shown (marked as cached) until :attr:`check` arrives."""
 
     @property
     def check_state(self) -> str:
@@ -39,14 +42,26 @@ class RunRow:
         return PENDING if self.check is None else self.check.status
 
     @property
+    def latest(self) -> RunCheck | None:
+        """The check made now, else the cached one (None: neither)."""
+        return self.check if self.check is not None else self.cached
+
+    @property
+    def is_cached(self) -> bool:
+        """Shows a cached check, not yet made again."""
+        return self.check is None and self.cached is not None
+
+    @property
     def recomputed(self) -> Headline | None:
         return self.check.headline if self.check is not None else None
 
     @property
     def value(self) -> float | None:
-        """The recomputed headline value once known, else the stored one."""
-        if self.check is not None:
-            return self.recomputed.value if self.recomputed is not None else None
+        """The recomputed headline value once known (cached until then), else the stored
+        one."""
+        latest = self.latest
+        if latest is not None:
+            return latest.headline.value if latest.headline is not None else None
         return self.summary.headline_value
 
     @property
@@ -81,7 +96,10 @@ class RunRow:
 
 def with_checks(rows: Sequence[RunRow], checks: dict[str, RunCheck]) -> list[RunRow]:
     """``rows`` with the checks that arrived (keyed by the run's path as text)."""
-    return [RunRow(row.summary, checks.get(str(row.summary.path), row.check)) for row in rows]
+    return [
+        RunRow(row.summary, checks.get(str(row.summary.path), row.check), row.cached)
+        for row in rows
+    ]
 
 
 def with_interval(check: RunCheck, answer: tuple[float, float, float] | None) -> RunCheck:
@@ -174,15 +192,19 @@ def describe(row: RunRow) -> list[str]:
     if series:
         parts.append(series)
     parts.append("stored " + _value(run.headline_value, run.headline_is_reference))
-    check = row.check
+    check = row.latest
     if check is None:
         parts.append("recomputing…")
     elif check.status == UNUSABLE:
-        parts.append(f"cannot recompute: {check.problem}")
+        cached = "cached (recomputing again…): " if row.is_cached else ""
+        parts.append(f"{cached}cannot recompute: {check.problem}")
     else:
         headline = check.headline
         recomputed = _value(headline.value, headline.is_reference) if headline else "-"
-        parts.append(f"recomputed {recomputed}")
+        if row.is_cached:
+            parts.append(f"cached: recomputed {recomputed} when last checked (checking again…)")
+        else:
+            parts.append(f"recomputed {recomputed}")
         if headline is not None and headline.interval is not None:
             low, high = headline.interval
             parts.append(f"interval [{low:.4f}, {high:.4f}]")

@@ -212,3 +212,26 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
     time.sleep(0.1)
     assert module.interval_call(str(run), Overrides(), series_id) == first
     assert opened == [str(run)]  # changed: read again
+
+
+def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference_but_nan() -> None:
+    """The shortcut for text written as the engine writes it gives what comparing the
+    parsed documents gives, including a NaN (unequal to itself) in both."""
+    from inspector.answers import stored_differences
+    from inspector.loading.report_cache import Outputs
+    from inspector.views.differences import compare_reports
+
+    def differences(text: str) -> list[tuple[str, object, object]]:
+        outputs = Outputs((), (), text, "", text, 0)
+        return [(d.where, d.stored, d.recomputed) for d in stored_differences("run", outputs)]
+
+    text = (FIXTURE_RUNS / "k1_micro" / "metrics.json").read_text(encoding="utf-8")
+    assert differences(text) == [] == compare_reports(json.loads(text), json.loads(text))
+    nan = text.replace('"value": 0.', '"value": NaN, "was": 0.', 1)
+    assert nan != text
+    found = differences(nan)
+    assert len(found) == 1 and found[0][0].endswith("value")
+    assert found == [
+        (d.where, d.stored, d.recomputed)
+        for d in compare_reports(json.loads(nan), json.loads(nan))
+    ]

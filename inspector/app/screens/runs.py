@@ -30,6 +30,7 @@ from inspector.app.messages import (
     RunsIntervals,
 )
 from inspector.app.navigation import OpenLeaderboard, OpenRun, RunsUpdated
+from inspector.loading import check_cache
 from inspector.loading.summary_cache import find_runs
 from inspector.resolve import Overrides
 from inspector.results.discover import RunSummary, is_run, summarize_run
@@ -58,7 +59,9 @@ class RunsScreen(InspectorScreen):
     HELP = """\
 # Runs
 The runs under the results root, newest first. Each run's headline value is first the one
-stored in its metrics.json (marked *stored*); every run is then recomputed in the
+stored in its metrics.json (marked *stored*), or what the last check of the run found
+(marked *cached*, its mark and counts dim) when its run-level files and task folder
+listing are unchanged since; every run is then recomputed (or found unchanged) in the
 background and its row shows the recomputed value, ✓ when the stored metrics.json equals
 the recomputation (≠ when it differs, ! when the run cannot be recomputed) and the tasks
 counted error / unavailable / invalidated. The line under the table shows the whole row
@@ -107,6 +110,8 @@ their plans or benchmark params differ.
         """The headline intervals were asked for (once every run is checked)."""
         self.intervals_done = False
         """Every headline interval asked for has arrived."""
+        self.anchors: dict[str, tuple[int, ...]] = {}
+        """Each run's anchor as listed: what the checks are kept with."""
         self.marked: list[Path] = []
         """The runs marked for comparison, in the order they were marked (A, then B)."""
 
@@ -136,6 +141,11 @@ their plans or benchmark params differ.
     def all_checked(self) -> bool:
         """Every run listed has been recomputed and checked."""
         return all(row.check is not None for row in self.rows)
+
+    @property
+    def all_shown(self) -> bool:
+        """Every run listed shows a recomputed value: checked now, or cached until then."""
+        return all(row.latest is not None for row in self.rows)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -173,7 +183,9 @@ their plans or benchmark params differ.
                     runs.extend(find_runs(root))
             except RunReadError as exc:
                 errors.append(str(exc))
-        self.post_message(RunsFound(runs, errors))
+        overrides = self.overrides
+        cached, anchors = check_cache.recall(self.roots, overrides, [str(r.path) for r in runs])
+        self.post_message(RunsFound(runs, errors, cached, anchors))
 
     @on(RunsFound)
     def _found(self, message: RunsFound) -> None:
@@ -181,7 +193,8 @@ their plans or benchmark params differ.
         if not message.runs and self.fallback is not None:
             self.post_message(OpenRun(self.fallback, instead=True))
             return
-        self.rows = [RunRow(run) for run in message.runs]
+        self.anchors = message.anchors
+        self.rows = [RunRow(run, cached=message.cached.get(str(run.path))) for run in message.runs]
         self.apply_filter()
         if message.errors:
             self.notify("\n".join(message.errors), severity="error", markup=False)
@@ -215,15 +228,21 @@ their plans or benchmark params differ.
     def _checked(self, message: RunsChecked) -> None:
         self._arrived(message.checks)
         if self.all_checked and not self.intervals_asked:
-            # Only now: the statistics never delay a recomputed value.
+            # Only now: the statistics never delay a recomputed value. The report cache
+            # gave those of unchanged runs with their checks.
             self.intervals_asked = True
-            self._intervals(
-                [
-                    (path, check.headline.series_id)
-                    for path, check in self.checks.items()
-                    if check.headline is not None and not check.headline.is_reference
-                ]
-            )
+            self._keep(dict(self.checks))
+            asked = [
+                (path, check.headline.series_id)
+                for path, check in self.checks.items()
+                if check.headline is not None
+                and not check.headline.is_reference
+                and check.headline.interval is None
+            ]
+            if asked:
+                self._intervals(asked)
+            else:
+                self.intervals_done = True
 
     @on(RunsIntervals)
     def _intervals_arrived(self, message: RunsIntervals) -> None:
@@ -235,6 +254,14 @@ their plans or benchmark params differ.
                 if path in self.checks
             ]
         )
+        if message.done:
+            self._keep(dict(self.checks))
+
+    @work(thread=True, exit_on_error=False, group="runs-keep", description="keep checks")
+    def _keep(self, checks: dict[str, RunCheck]) -> None:
+        """What the checks found, to show at once the next time (marked as cached)."""
+        overrides = self.overrides
+        check_cache.keep(self.roots, overrides, checks, self.anchors)
 
     def _arrived(self, checks: list[tuple[str, RunCheck]]) -> None:
         """Checks (or their intervals) arrived: the rows, the leaderboard and the table."""
@@ -269,7 +296,10 @@ their plans or benchmark params differ.
             return
         note = Text(f"{shown} of {len(self.rows)} runs", "bold")
         waiting = sum(row.check_state == PENDING for row in self.rows)
-        if waiting:
+        cached = sum(row.is_cached for row in self.rows)
+        if cached:
+            note.append(f" · checking {waiting} again… (cached values until then)", "dim")
+        elif waiting:
             note.append(f" · recomputing {waiting}… (stored values until then)", "dim")
         else:
             counts = {state: 0 for state in ("ok", "differs", "unusable")}
