@@ -53,9 +53,9 @@ def register(subparsers: Any) -> None:
         "--format",
         choices=["text", "json"],
         default="text",
-        help="json: one object with path, status (ok / differs / unusable), tasks, "
+        help="json: one object with path, status (equal / differs / unusable), tasks, "
         "differences (where, stored, recomputed), problem, run, warnings and the recomputed "
-        "headline (a results root: a list of such objects, without path)",
+        "headline (a results root: a list of such objects, without path, saying ok for equal)",
     )
     add_plan_options(check)
     check.set_defaults(func=cmd_check)

@@ -184,15 +184,20 @@ class RunCheck:
 
 SINGLE_RUN_KEYS = ("path", "status", "tasks", "differences", "problem")
 """``check RUN --format json``'s keys before ``check ROOT`` (issue 13), in their order."""
+SINGLE_RUN_EQUAL = "equal"
+"""``check RUN --format json``'s status for a match, as issue 13 fixed it (scripts match on
+it); a run's line and object in ``check ROOT`` say ``ok``. differs / unusable are the same."""
 
 
 def single_run_json(check: RunCheck) -> dict[str, Any]:
     """``check RUN --format json``: its own keys first (``path``: the run as given), then
-    those of a run's object in ``check ROOT --format json`` it lacked; the same status
-    words (``ok`` / ``differs`` / ``unusable``)."""
+    those of a run's object in ``check ROOT --format json`` it lacked. The status words are
+    ``equal`` / ``differs`` / ``unusable`` (:data:`SINGLE_RUN_EQUAL`)."""
     whole = check.as_json()
     data = {"path": check.run}
     data.update((key, whole[key]) for key in SINGLE_RUN_KEYS[1:])
+    if check.status == OK:
+        data["status"] = SINGLE_RUN_EQUAL
     data.update((key, value) for key, value in whole.items() if key not in data)
     return data
 

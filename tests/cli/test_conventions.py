@@ -88,12 +88,13 @@ def test_check_format_json(tmp_path: Path) -> None:
     equal = inspector("check", str(RUN), "--format", "json")
     assert equal.returncode == 0
     data = json.loads(equal.stdout)
-    # The keys of issue 13 first, then those of a run of `check ROOT` (same status words).
+    # The keys of issue 13 first (its status word "equal" kept for scripts), then those of
+    # a run of `check ROOT`.
     assert list(data) == [
         "path", "status", "tasks", "differences", "problem", "run", "warnings", "headline",
     ]  # fmt: skip
     assert {key: data[key] for key in list(data)[:6]} == {
-        "path": str(RUN), "status": "ok", "tasks": 13, "differences": [], "problem": None,
+        "path": str(RUN), "status": "equal", "tasks": 13, "differences": [], "problem": None,
         "run": str(RUN),
     }  # fmt: skip
     run = tmp_path / "run"
