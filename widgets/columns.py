@@ -18,7 +18,8 @@ class Column:
     counts), otherwise the column with the highest ``fold`` goes first: it is cut down to
     ``shrink`` cells (if set), then left out if the table still does not fit. Columns that
     never fold are cut down last. Text is cut in the middle (``cut="middle"``: the end of
-    an id or a category tells it apart) or at the end.
+    an id or a category tells it apart) or at the end. ``short`` is a shorter header, used
+    (before anything folds) when the table does not fit with the full ones.
     """
 
     key: str
@@ -28,6 +29,7 @@ class Column:
     fold: int = 0
     shrink: int | None = None
     cut: Literal["end", "middle"] = "end"
+    short: str | None = None
 
     @property
     def render_width(self) -> int:
@@ -39,14 +41,18 @@ def fit_columns(
 ) -> tuple[tuple[int, ...], tuple[Column, ...]]:
     """The columns (their positions, and the columns as shown) that fit ``width`` cells.
 
-    Highest ``fold`` first: a column is cut down to its ``shrink`` width, then left out if
-    the table still does not fit; the columns that never fold are cut down last.
+    Short headers first; then highest ``fold`` first: a column is cut down to its ``shrink``
+    width, then left out if the table still does not fit; the columns that never fold are cut
+    down last.
     """
     out = list(columns)
     shown = list(range(len(out)))
 
     def total() -> int:
         return sum(out[i].render_width for i in shown)
+
+    if width > 0 and total() > width:
+        out = [replace(c, label=c.short) if c.short is not None else c for c in out]
 
     def shrink(i: int) -> None:
         column = out[i]

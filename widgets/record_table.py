@@ -40,6 +40,8 @@ class Field(Generic[RowT]):
     shrink: int | None = None
     """How narrow the column may be cut before columns fold."""
     cut: Literal["end", "middle"] = "end"
+    short: str | None = None
+    """A shorter header, for a screen too narrow for the full ones."""
 
     def cell(self, row: RowT) -> Text:
         text = one_line(self.text(row), max_chars=self.max_chars)
@@ -59,6 +61,7 @@ def field_columns(fields: Sequence[Field[RowT]], rows: Sequence[RowT]) -> tuple[
             fold=field.fold,
             shrink=field.shrink,
             cut=field.cut,
+            short=field.short,
         )
         for field in fields
     )

@@ -204,7 +204,7 @@ async def test_issue_counts_come_from_the_attribution(run_path) -> None:  # type
         assert isinstance(issues, IssuesScreen)
         table = issues.issue_table
         for index, issue in enumerate(issues.issues):
-            cells = [str(c) for c in table.get_row_at(index)]
+            cells = [table.get_cell_at((index, c)).plain for c in range(len(table.columns))]
             assert cells[3:5] == [str(len(issue.attempts)), str(len(issue.task_ids))]
             assert cells[5:9] == [
                 str(len(issue.pushed[n])) if n in issue.pushed else "" for n in PUSHED

@@ -111,3 +111,29 @@ async def test_compare_series_table_fits_without_scrolling(runs_root, size) -> N
         assert table.virtual_size.width <= table.scrollable_content_region.width
         headers = [str(column.label) for column in table.ordered_columns]
         assert headers[1] != headers[2]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pilot_test
+async def test_issue_table_shows_ids_and_counts_without_scrolling(run_path, size) -> None:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.issues import PUSHED, IssuesScreen
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=size) as pilot:
+        await _overview(pilot, app)
+        await pilot.press("i")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, IssuesScreen)
+        table = screen.issue_table
+        keys = [column.key for column in table.columns]
+        # severity × phase × code and every count: none folds, none is off-screen
+        assert {"severity", "phase", "code", "attempts", "tasks", *PUSHED} <= set(keys), keys
+        assert table.virtual_size.width <= table.scrollable_content_region.width
+        lines = [_line(table, y) for y in range(table.size.height)]
+        assert any("verifier_result_invalid" in line for line in lines), lines  # codes whole
+        # the cursor's issue in full, whatever the headers were shortened to
+        table.move_cursor(column=keys.index("error"))
+        await pilot.pause()
+        line = _line(screen.cursor_line, 0) + _line(screen.cursor_line, 1)
+        assert "error · run · harness_failed" in line and "1 of 1 carrying task in error" in line

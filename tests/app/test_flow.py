@@ -469,3 +469,19 @@ def test_columns_shrink_then_fold_from_the_highest_fold() -> None:
     assert shown == (0, 1, 2) and fitted[2].width == 20
     shown, fitted = fit_columns(columns, 20 + 8)  # ids never fold: cut down last
     assert shown == (0, 1) and fitted[0].width == 18
+
+
+def test_columns_take_their_short_headers_before_anything_folds() -> None:
+    from widgets.columns import Column, fit_columns
+
+    columns = (
+        Column("code", "code", 10),
+        Column("invalidated", "invalidated", 1, justify="right", short="inv"),
+        Column("effect", "effect", 11, fold=1),
+    )
+    full = sum(c.render_width for c in columns)  # 12 + 13 + 13
+    assert [c.label for c in fit_columns(columns, full)[1]] == ["code", "invalidated", "effect"]
+    shown, fitted = fit_columns(columns, full - 8)  # the short header is enough: nothing folds
+    assert shown == (0, 1, 2) and [c.label for c in fitted] == ["code", "inv", "effect"]
+    shown, fitted = fit_columns(columns, 12 + 5)  # then the foldable column goes
+    assert shown == (0, 1) and [c.label for c in fitted] == ["code", "inv"]

@@ -38,6 +38,8 @@ from inspector.views.attribution import (
 from inspector.views.audit import InCount
 from inspector.views.tasks import TaskFilter
 from widgets.literal import literal, one_line
+from widgets.record_table import Field, RecordTable
+from widgets.virtual_table import VirtualTable
 
 PUSHED = ("invalidated", "error", "unavailable", "evaluated")
 """The counts an issue can push its tasks into, most severe first."""
@@ -48,8 +50,51 @@ SHORT_EFFECTS = {"fatal": "invalidates", "error": "error", "warning": "none"}
 """The effect column; the title spells out :data:`inspector.views.attribution.EFFECTS`."""
 
 
+SHORT_COUNTS = {"invalidated": "inv", "error": "err", "unavailable": "unav", "evaluated": "eval"}
+"""Count headers below ~120 columns (the status line under the table says them in full)."""
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def _pushed(name: str) -> Field[IssueRow]:
+    def text(row: IssueRow) -> str:
+        return str(len(row.pushed.get(name, ()))) if name in row.pushed else ""
+
+    return Field(name, name, text, justify="right", short=SHORT_COUNTS[name])
+
+
+ISSUE_FIELDS: tuple[Field[IssueRow], ...] = (
+    Field("severity", "severity", lambda r: r.severity, short="sev",
+          style=lambda r: SEVERITY_STYLES.get(r.severity, "")),  # fmt: skip
+    Field("phase", "phase", lambda r: r.phase),
+    Field("code", "code", lambda r: r.code, max_chars=40, shrink=12, cut="middle"),
+    Field("attempts", "attempts", lambda r: str(len(r.attempts)), justify="right", short="att"),
+    Field("tasks", "tasks", lambda r: str(len(r.task_ids)), justify="right"),
+    *(_pushed(name) for name in PUSHED),
+    Field("effect", "effect", lambda r: SHORT_EFFECTS.get(r.severity, r.effect),
+          style=lambda r: "dim", fold=1),  # fmt: skip
+)
+"""Ids and counts never fold; below ~80 columns the effect column (said above) goes first."""
+
+
+def cursor_text(row: IssueRow, column: str) -> Text:
+    """The whole issue under the cursor, and what its cell counts, in words."""
+    text = Text()
+    text.append(row.severity, SEVERITY_STYLES.get(row.severity, ""))
+    text.append(" · ")
+    text.append_text(one_line(row.phase))
+    text.append(" · ")
+    text.append_text(one_line(row.code))
+    tasks = _plural(len(row.task_ids), "carrying task")
+    if column in PUSHED:
+        count = len(row.pushed.get(column, ()))
+        said = f"{count} of {tasks} in {column}" if column in row.pushed else f"not in {column}"
+    else:
+        said = f"{_plural(len(row.attempts), 'attempt')} on {tasks}"
+    text.append(f" — {said}; effect: {EFFECTS.get(row.severity, row.effect)}", "dim")
+    return text
 
 
 @dataclass
@@ -109,8 +154,12 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         return self.query_one("#issues-title", Static)
 
     @property
-    def issue_table(self) -> DataTable[Text | str]:
-        return self.query_one("#issues", DataTable)
+    def issue_table(self) -> RecordTable[IssueRow]:
+        return self.query_one("#issues", RecordTable)
+
+    @property
+    def cursor_line(self) -> Static:
+        return self.query_one("#issues-cursor", Static)
 
     @property
     def retry_note(self) -> Static:
@@ -123,18 +172,8 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="issues-title")
-        issues: DataTable[Text | str] = DataTable(id="issues", cursor_type="cell")
-        for label, key in (
-            ("severity", "severity"),
-            ("phase", "phase"),
-            ("code", "code"),
-            ("attempts", "attempts"),
-            ("tasks", "tasks"),
-            *((name, name) for name in PUSHED),
-            ("effect", "effect"),
-        ):
-            issues.add_column(label, key=key)
-        yield issues
+        yield RecordTable(ISSUE_FIELDS, cursor_type="cell", id="issues")
+        yield Static(id="issues-cursor")
         yield Static(id="retries-note")
         retries: DataTable[Text | str] = DataTable(id="retries", cursor_type="row")
         retries.add_columns("stage", "scope", "matched pattern", "records", "attempts", "tasks")
@@ -194,27 +233,23 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
             title.append("\nderived plan: ")
             title.append_text(one_line(rec.plan.derived))
         self.title_bar.update(title)
-        table = self.issue_table
-        table.clear()
-        for index, row in enumerate(self.issues):
-            table.add_row(
-                Text(row.severity, SEVERITY_STYLES.get(row.severity, "")),
-                one_line(row.phase),
-                one_line(row.code, max_chars=40),
-                Text(str(len(row.attempts)), justify="right"),
-                Text(str(len(row.task_ids)), justify="right"),
-                *(
-                    Text(
-                        str(len(row.pushed.get(name, ()))) if name in row.pushed else "",
-                        justify="right",
-                    )
-                    for name in PUSHED
-                ),
-                Text(SHORT_EFFECTS.get(row.severity, row.effect), "dim"),
-                key=str(index),
-            )
+        self.issue_table.show(self.issues)
+        self.show_cursor()
         if not self.issues:
             self.title_bar.update(title + Text("\nNo attempt carries an issue.", "italic"))
+
+    def show_cursor(self) -> None:
+        """The status line: the cursor's issue in full, and what its cell counts."""
+        table = self.issue_table
+        row = table.cursor_item
+        if row is None or not table.columns:
+            self.cursor_line.update("")
+            return
+        self.cursor_line.update(cursor_text(row, table.columns[table.cursor_column].key))
+
+    @on(VirtualTable.CursorMoved, "#issues")
+    def _cursor_moved(self, event: VirtualTable.CursorMoved) -> None:
+        self.show_cursor()
 
     def show_retries(self) -> None:
         """Fill the retries note and table from the current retry summary."""
@@ -265,11 +300,11 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         self.retries = message.summary
         self.show_retries()
 
-    @on(DataTable.CellSelected, "#issues")
-    def _issue_selected(self, event: DataTable.CellSelected) -> None:
+    @on(VirtualTable.Selected, "#issues")
+    def _issue_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
-        row = self.issues[int(event.cell_key.row_key.value or 0)]
-        column = event.cell_key.column_key.value
+        row = self.issues[event.row]
+        column = self.issue_table.columns[event.column].key
         state = InCount(column) if is_count(column) and column in PUSHED else None
         self.open_tasks(
             TaskFilter(
@@ -292,16 +327,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
 
     def export_table(self) -> Table:
         """The severity × phase × code rows of the issue table (x)."""
-        table = self.issue_table
-        headers = tuple(str(column.label) for column in table.ordered_columns)
-        rows = tuple(
-            tuple(cell.plain if isinstance(cell, Text) else str(cell)
-                  for cell in table.get_row_at(index))
-            for index in range(table.row_count)
-        )  # fmt: skip
-        rows = tuple(  # full codes, not the shortened cells
-            (*row[:2], self.issues[index].code, *row[3:]) for index, row in enumerate(rows)
-        )
+        headers, rows = self.issue_table.texts()  # full headers and codes
         return Table(f"issues-{self.series_id}", headers, rows)
 
     def action_next_series(self) -> None:
