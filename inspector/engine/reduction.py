@@ -71,7 +71,7 @@ class _TaskFacts:
     gap_or_unstopped: bool
 
 
-def _article(word: str) -> str:
+def article(word: str) -> str:
     """The article: "an" before a vowel (an ERROR issue, an avg@3 run), else "a" (a FATAL issue)."""
     return "an" if word[:1].lower() in "aeiou" else "a"
 
@@ -155,7 +155,7 @@ def _issue_reasons(attempts: Sequence[Attempt], severity: str, code: str) -> lis
                 reasons.append(
                     Reason(
                         code,
-                        f"attempt {attempt.index} has {_article(severity)} {severity.upper()} issue "
+                        f"attempt {attempt.index} has {article(severity)} {severity.upper()} issue "
                         f"{issue.phase}/{issue.code}: {issue.message}",
                         (attempt.index,),
                         issue,

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from inspector.engine.errors import PlanError
 from inspector.engine.model import TaskRecord
+from inspector.engine.reduction import article
 from inspector.engine.strategies import attempt_completed, resolve_attempt_strategy
 
 
@@ -84,7 +85,7 @@ def derive(
                 task, attempts=attempts, retry_counts=retry_counts, plan_k=k, plan_strategy=strategy
             )
         )
-    run = f"{'an' if source_strategy[:1] in 'aeiou' else 'a'} {source_strategy}@{source_k} run"
+    run = f"{article(source_strategy)} {source_strategy}@{source_k} run"
     if k == 1:
         description = f"k=1 on attempt 1 of {run}"
     else:

@@ -91,6 +91,7 @@ def test_pass_run_derived_as_avg_is_not_equivalent() -> None:
     rec = session(CONFORMANCE / "syn_k3_pass_early_stop").recomputation
     c = compare_plans(rec, k=3, strategy="avg")
     assert "B is not equivalent to having run that plan" in c.notes
+    assert "B is a derived plan: avg@3 on attempts 1..3 of a pass@3 run" in c.notes  # "a", not "an"
     assert any("never run" in note for note in c.notes)
     # the early-stopped successes keep their pass@3 value but now count as error (missing)
     gained = {

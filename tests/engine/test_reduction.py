@@ -401,6 +401,17 @@ def test_reasons_fatal_names_attempt_and_issue() -> None:
         assert (fatal.attempts, fatal.issue) == ((2,), FATAL)
 
 
+def test_reasons_read_an_error_issue_and_a_fatal_issue() -> None:
+    """The article agrees with the severity (issue 14 item 9: not "a ERROR issue")."""
+    record = task("t", {"correct": T}, attempt(2, {"correct": T}, issues=[ERROR]))
+    assert _reason(reduce_one(record)["correct.avg@2"], "error_issue").text == (
+        "attempt 2 has an ERROR issue evaluate/verifier_failed: grader crashed"
+    )
+    record = task("t", {"correct": T}, attempt(2, {"correct": T}, issues=[FATAL]))
+    r = reduce_one(record)["correct.avg@2"]
+    assert _reason(r, "fatal_issue").text == "attempt 2 has a FATAL issue run/model_failed: HTTP 500"
+
+
 def test_reasons_evaluated_with_error_names_only_error_issues() -> None:
     record = task(
         "t",
