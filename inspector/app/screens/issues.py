@@ -22,7 +22,7 @@ from inspector.app.host import InspectorScreen
 from inspector.app.messages import RetriesRead
 from inspector.app.navigation import OpenTasks
 from inspector.app.table_export import Table
-from inspector.app.titles import place, session_title
+from inspector.app.titles import place, plural, session_title
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.vocabulary import is_count
 from inspector.session import Session
@@ -54,10 +54,6 @@ SHORT_COUNTS = {"invalidated": "inv", "error": "err", "unavailable": "unav", "ev
 """Count headers below ~120 columns (the status line under the table says them in full)."""
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 def _pushed(name: str) -> Field[IssueRow]:
     def text(row: IssueRow) -> str:
         return str(len(row.pushed.get(name, ()))) if name in row.pushed else ""
@@ -87,12 +83,12 @@ def cursor_text(row: IssueRow, column: str) -> Text:
     text.append_text(one_line(row.phase))
     text.append(" · ")
     text.append_text(one_line(row.code))
-    tasks = _plural(len(row.task_ids), "carrying task")
+    tasks = plural(len(row.task_ids), "carrying task")
     if column in PUSHED:
         count = len(row.pushed.get(column, ()))
         said = f"{count} of {tasks} in {column}" if column in row.pushed else f"not in {column}"
     else:
-        said = f"{_plural(len(row.attempts), 'attempt')} on {tasks}"
+        said = f"{plural(len(row.attempts), 'attempt')} on {tasks}"
     text.append(f" — {said}; effect: {EFFECTS.get(row.severity, row.effect)}", "dim")
     return text
 
@@ -257,14 +253,14 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         note = Text()
         retries = f"{summary.total} {'retry' if summary.total == 1 else 'retries'}"
         note.append(
-            f"{retries} on {_plural(len(summary.by_attempt), 'attempt')} "
-            f"of {_plural(len(summary.task_ids), 'task')}",
+            f"{retries} on {plural(len(summary.by_attempt), 'attempt')} "
+            f"of {plural(len(summary.task_ids), 'task')}",
             "bold",
         )
         if summary.retry_only:
-            note.append(f" · {_plural(len(summary.retry_only), 'attempt')} left only a retry count")
+            note.append(f" · {plural(len(summary.retry_only), 'attempt')} left only a retry count")
         if summary.archives:
-            note.append(f" · {_plural(len(summary.archives), 'archived execution')}")
+            note.append(f" · {plural(len(summary.archives), 'archived execution')}")
         if not summary.records_read and summary.total:
             note.append(" · reading the retry records…", "dim")
         for line in summary.notes:
