@@ -69,6 +69,33 @@ async def test_help_screen_lists_keys_of_the_screen(run_path) -> None:  # type: 
 
 
 @pilot_test
+async def test_q_on_help_closes_help_and_its_footer_says_so(run_path) -> None:  # type: ignore[no-untyped-def]
+    """Help reads like a pager: q closes it (as escape and ? do) and does not quit; the
+    footer on screen is help's own, not the "q Quit" of the screen underneath."""
+    from textual.widgets import Footer
+
+    app = InspectorApp([run_path("k1_micro")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        for close in ("q", "escape", "question_mark"):
+            await pilot.press("question_mark")
+            await settle(pilot)
+            help_screen = app.screen
+            assert isinstance(help_screen, HelpScreen)
+            footer = help_screen.query_one(Footer)
+            assert footer.region.y == 23  # the bottom line: it covers the footer underneath
+            keys = {(b.binding.key_display, b.binding.description)
+                    for b in help_screen.active_bindings.values() if b.binding.show}  # fmt: skip
+            assert keys == {("esc/q/?", "Close help")}, keys
+            await pilot.press(close)
+            await settle(pilot)
+            assert app.is_running and isinstance(app.screen, OverviewScreen), close
+        await pilot.press("q")  # q still quits from the screens themselves
+        await pilot.pause()
+        assert not app.is_running
+
+
+@pilot_test
 async def test_command_palette_goes_to_tasks_with_errors(run_path) -> None:  # type: ignore[no-untyped-def]
     app = InspectorApp([run_path("k3_avg_hierarchy")])
     async with app.run_test(size=SIZE) as pilot:

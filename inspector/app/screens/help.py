@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen, Screen
-from textual.widgets import Markdown
+from textual.widgets import Footer, Markdown
 
 from inspector.app.keys import screen_keys
 
@@ -40,10 +40,21 @@ def help_markdown(screen: Screen[object]) -> str:
 
 
 class HelpScreen(ModalScreen[None]):
-    """Help for the screen underneath."""
+    """Help for the screen underneath.
+
+    Help is read like a pager (``less``, ``man``): **q** closes it, as **escape** and **?** do,
+    and never quits the app from here. Its own footer says so, over the footer underneath
+    (whose "q Quit" would be wrong while help is open).
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape,q,question_mark,f1", "dismiss", "Close", tooltip="Close help")
+        Binding(
+            "escape,q,question_mark,f1",
+            "dismiss",
+            "Close help",
+            key_display="esc/q/?",
+            tooltip="Back to the screen underneath (q here closes help; it does not quit)",
+        ),
     ]
 
     DEFAULT_CSS = """
@@ -66,3 +77,4 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with VerticalScroll():
             yield Markdown(self.text)
+        yield Footer(show_command_palette=False)
