@@ -9,6 +9,7 @@ speaks of the open run).
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from textual import on, work
 from textual.worker import get_current_worker
@@ -155,7 +156,8 @@ class Navigator(Host):
 
     @on(OpenRunExport)
     def _open_run_export(self, message: OpenRunExport) -> None:
-        self.push_screen(ExportScreen(message.session, os.getcwd()))
+        folder = self.settings.cwd or Path(os.getcwd())  # where the table exports go, too
+        self.push_screen(ExportScreen(message.session, str(folder)))
 
     @on(OpenDetail)
     def _open_detail(self, message: OpenDetail) -> None:

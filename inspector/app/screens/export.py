@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.export import FORMATS, ExportError, check_destination, write_export
@@ -87,6 +87,10 @@ own folder): EEE records, Parquet tables, or the CSV / JSONL task rows — the s
                     for f in FORMATS
                 )
             )
+            yield Static(
+                Text("enter: export in that format · tab: the folder · escape: cancel", "dim")
+            )
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         options = self.query_one(OptionList)

@@ -19,8 +19,9 @@ from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 
-from inspector.app.host import InspectorScreen
+from inspector.app.host import InspectorScreen, host_of
 from inspector.app.navigation import CompareRuns, OpenRun
+from inspector.app.titles import plural
 from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
 from inspector.views.run_check import DIFFERS, UNUSABLE
 from inspector.views.runs_view import RunRow, describe
@@ -164,14 +165,15 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         waiting = sum(1 for cell in cells if cell.pending)
         failing = sum(1 for cell in cells if cell.failing)
         note = Text(
-            f"{len(self.board.models)} models × {len(self.board.benchmarks)} benchmarks · "
-            f"{len(self.board.cells)} cells",
+            f"{plural(len(self.board.models), 'model')} × "
+            f"{plural(len(self.board.benchmarks), 'benchmark')} · "
+            f"{plural(len(self.board.cells), 'cell')}",
             "bold",
         )
         if waiting:
-            note.append(f" · recomputing runs of {waiting} cells…", "dim")
+            note.append(f" · recomputing runs of {plural(waiting, 'cell')}…", "dim")
         if failing:
-            note.append(f" · {failing} cells with a run that fails the check", "bold red")
+            note.append(f" · {plural(failing, 'cell')} with a run that fails the check", "bold red")
         self.query_one("#leaderboard-note", Static).update(note)
 
     def _show_status(self) -> None:
@@ -238,7 +240,13 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
             if path:
                 self.export_to(Path(path))
 
-        self.app.push_screen(ExportDialog(), chosen)
+        self.app.push_screen(ExportDialog(self.folder()), chosen)
+
+    def folder(self) -> Path:
+        """The current folder, where a relative file name is written (as for table exports)."""
+        host = host_of(self)
+        cwd = host.settings.cwd if host is not None else None
+        return cwd or Path(os.getcwd())
 
     def export_to(self, path: Path) -> None:
         """Write the table to ``path`` (format from its extension); never into a run root."""
@@ -246,7 +254,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         if fmt is None:
             self.notify("Name a .csv, .md or .json file.", severity="error")
             return
-        target = Path(os.path.abspath(path))
+        target = Path(os.path.abspath(self.folder() / path.expanduser()))
         for root in self.roots:
             if target.is_relative_to(os.path.abspath(root)):
                 self.notify(
@@ -263,14 +271,36 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
 
 
 class ExportDialog(ModalScreen[str | None]):
-    """Ask for the file to export to."""
+    """Ask for the file to export to; the full path it names is shown before writing."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "cancel", "Cancel", tooltip="Close without writing")
+    ]
+
+    def __init__(self, folder: Path) -> None:
+        super().__init__()
+        self.folder = folder
 
     def compose(self) -> ComposeResult:
         with Vertical(id="export-dialog"):
             yield Label("Export the leaderboard to (.csv, .md or .json):")
             yield Input(value="leaderboard.md", id="export-path")
+            yield Static(id="export-target")
+        yield Footer(show_command_palette=False)
+
+    def on_mount(self) -> None:
+        self._show_target(self.query_one(Input).value)
+
+    @on(Input.Changed)
+    def _changed(self, event: Input.Changed) -> None:
+        self._show_target(event.value)
+
+    def _show_target(self, value: str) -> None:
+        target = Path(os.path.abspath(self.folder / Path(value.strip() or ".").expanduser()))
+        text = Text("writes ", "dim")
+        text.append_text(literal(str(target)))
+        text.append("\nenter: write · escape: cancel", "dim")
+        self.query_one("#export-target", Static).update(text)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -12,7 +12,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.app.table_export import FORMATS, ExportError, Table, default_path, refusal, write
@@ -79,6 +79,7 @@ to the current folder unless you type another path; the run directory is never w
             )
             yield Input(str(default_path(self.folder, self.table, self.fmt)), id="export-path")
             yield Static(id="export-target")
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.formats.highlighted = 0

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.views.tasks import PlanChoice
@@ -84,6 +84,9 @@ under pass, attempts skipped after an early success were never run (not failures
                     for c in self.choices
                 )
             )
+            yield Static(Text("enter: compare beside the stored plan · escape: cancel", "dim"),
+                         id="whatif-keys")  # fmt: skip
+        yield Footer(show_command_palette=False)
 
     def on_mount(self) -> None:
         self.option_list.highlighted = 0
