@@ -99,7 +99,7 @@ async def test_compare_series_table_fits_without_scrolling(runs_root, size) -> N
     a = open_session(runs_root / "compare_a")
     b = open_session(runs_root / "compare_b")
     assert a.recomputation is not None and b.recomputation is not None
-    long = "qwen3-coder-480b-a35b-instruct_terminal_bench_2_terminus2/20261130_00000"
+    long = "qwen3-coder-480b-a35b-instruct_terminal_bench_2_terminus2_long_namespace/20261130_00000"
     comparison = compare(a.recomputation, b.recomputation, label_a=f"{long}3", label_b=f"{long}4")
     app = InspectorApp([runs_root / "compare_a"])
     async with app.run_test(size=size) as pilot:
@@ -110,7 +110,16 @@ async def test_compare_series_table_fits_without_scrolling(runs_root, size) -> N
         assert len(table.ordered_columns) == 6  # series, A, B, B − A, A counts, B counts
         assert table.virtual_size.width <= table.scrollable_content_region.width
         headers = [str(column.label) for column in table.ordered_columns]
-        assert headers[1] != headers[2]
+        # which run each side is, at every width: the ends of the folder names (cut in the
+        # middle), not just "A" / "B"
+        assert headers[1].startswith("A ") and headers[1].endswith("0003"), headers
+        assert headers[2].startswith("B ") and headers[2].endswith("0004"), headers
+        series = [str(table.get_cell_at((row, 0))) for row in range(table.row_count)]
+        assert len(set(series)) == len(series), series  # ids cut in the middle, still apart
+        # and the full names above the table, whole (wrapped, not cut)
+        header = app.screen.query_one("#compare-header")
+        shown = "".join(_line(header, y).strip() for y in range(header.size.height))
+        assert f"A: {long}3" in shown and f"B: {long}4" in shown, shown
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

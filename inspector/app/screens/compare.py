@@ -38,10 +38,33 @@ SIDE_LABEL_CHARS = 28
 """A value column's header keeps this much of its side's label, cut in the middle."""
 NARROW_SIDE_LABEL_CHARS = 12
 """The same below 120 columns (the end of a run folder stays: ``qwen3…000003``)."""
+TINY_SIDE_LABEL_CHARS = 7
+"""The same below 100 columns: still which run (``q…00003``, see :func:`_short_side`)."""
 SERIES_CELLS = {120: None, 100: 24, 0: 18}
 """The series column's width from a screen width on (None: whole); below 100 columns the
-value headers are just A and B (the lines above name the sides in full), so every column
-of the series table, counts included, fits without scrolling sideways."""
+value headers keep 7 characters of their sides' names (the lines above name the sides in
+full), so every column of the series table, counts included, fits without scrolling
+sideways."""
+
+
+def _short_side(label: str, other: str, chars: int) -> str:
+    """``label`` in ``chars`` characters, cut in the middle so that what tells it from
+    ``other`` stays: runs whose folders differ only at the end keep the end (``q…00003``)."""
+    if len(label) <= chars:
+        return label
+    tail = chars - 2
+    if label[-tail:] != other[-tail:]:
+        return f"{label[:1]}…{label[-tail:]}"
+    return middle(label, chars)
+
+
+def _side_name(label: str, line: int) -> str:
+    """A side's name whole, on two lines of ``line`` characters at most (the second under
+    the first), cut in the middle past that: a run folder's end is what tells sides apart."""
+    name = middle(literal_plain(label), 2 * line)
+    if len(name) <= line:
+        return name
+    return f"{name[:line]}\n   {name[line:]}"
 
 
 def _series_cells(width: int) -> int | None:
@@ -221,12 +244,17 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
 
     def _side_label(self, side: str) -> Text:
         """A value column's header: ``A avg@3`` / ``B k=1 (derived)`` / ``A <run>``."""
-        label = self.comparison.label_a if side == "A" else self.comparison.label_b
+        c = self.comparison
+        label, other = (c.label_a, c.label_b) if side == "A" else (c.label_b, c.label_a)
+        label, other = literal_plain(label), literal_plain(other)
         width = self.app.size.width
-        if width < 100:
-            return Text(side)
-        chars = SIDE_LABEL_CHARS if width >= 120 else NARROW_SIDE_LABEL_CHARS
-        return Text(f"{side} {middle(literal_plain(label), chars)}")
+        if width >= 120:
+            return Text(f"{side} {middle(label, SIDE_LABEL_CHARS)}")
+        if width >= 100:
+            return Text(f"{side} {middle(label, NARROW_SIDE_LABEL_CHARS)}")
+        # the line above says "(derived)"; the header keeps the plan: "B k=1"
+        label = label.removesuffix(" (derived)")
+        return Text(f"{side} {_short_side(label, other, TINY_SIDE_LABEL_CHARS)}")
 
     def on_mount(self) -> None:
         c = self.comparison
@@ -238,15 +266,15 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
             f"B {c.label_b}",
         )
         text = Text()
-        room = max(24, self.app.size.width - 6)
+        line = max(24, self.app.size.width - 5)  # "A: " and the padding
         text.append("A: ", "bold")
-        text.append(middle(literal_plain(c.label_a), room))
+        text.append(_side_name(c.label_a, line))
         if c.kind == PLANS and not c.a.plan.derived:
             text.append(" (the stored plan)", "dim")
         if c.derivation is not None and c.derived_side == "A":
             self._equivalence(text)
         text.append("\nB: ", "bold")
-        text.append(middle(literal_plain(c.label_b), room))
+        text.append(_side_name(c.label_b, line))
         if c.kind == PLANS and not c.b.plan.derived:
             text.append(" (the stored plan)", "dim")
         if c.derivation is not None and c.derived_side == "B":
