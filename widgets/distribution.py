@@ -35,9 +35,14 @@ Tasks without a value (error, unavailable, invalidated) are not plotted; see the
     """
 
     BAR_WIDTH = 24
+    """The longest bar when the widget has not been laid out yet (else: what fits)."""
+
+    _shown: tuple[str, tuple[float, ...]] | None = None
 
     def show(self, title: str, values: Sequence[float]) -> None:
-        """Plot ``values`` under ``title``."""
+        """Plot ``values`` under ``title``: label, bar and count on one line each, the bars
+        as long as the widget's width leaves (never wrapping a count to the next line)."""
+        self._shown = (title, tuple(values))
         text = Text(f"{title}: {len(values)} task values\n", style="bold")
         if not values:
             text.append("no evaluated task", "dim")
@@ -45,13 +50,21 @@ Tasks without a value (error, unavailable, invalidated) are not plotted; see the
             return
         rows = self._rows(values)
         largest = max(count for _, count in rows) or 1
+        label_width = max(len(label) for label, _ in rows)
+        count_width = len(str(largest)) + 1  # " 12", or "· 0"
+        room = self.content_size.width - label_width - count_width - 2
+        bar_width = self.BAR_WIDTH if self.content_size.width <= 0 else max(3, room)
         for label, count in rows:
-            width = round(self.BAR_WIDTH * count / largest)
-            text.append(f"{label:>13} ")
+            width = round(bar_width * count / largest)
+            text.append(f"{label:>{label_width}} ")
             text.append(BAR * width if count else "", "green")
             text.append(f"{'' if count else '·'} {count}\n")
         text.rstrip()
         self.update(text)
+
+    def on_resize(self) -> None:
+        if self._shown is not None:
+            self.show(*self._shown)
 
     @staticmethod
     def _rows(values: Sequence[float]) -> list[tuple[str, int]]:

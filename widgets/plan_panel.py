@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from rich.table import Table
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.padding import Padding
 from rich.text import Text
 from textual.widgets import Static
 
@@ -57,22 +58,45 @@ A derived (what-if) plan is labelled as such.
                 table.add_row(one_line(key), Text(""), one_line(value))
         if plan.derived:
             table.add_row("derived", one_line(plan.derived), Text("what-if plan", "yellow"))
-        self.update(table.table)
+        self.update(table.text)
 
 
 class _Rows:
-    """A key column and a value column; the source goes under the value, dimmed."""
+    """Each key with its value, the source under them, dimmed and indented, laid out for
+    the width the panel has: the value beside its key when both fit on a line, else under
+    it; wrapped lines keep their indent, so a source path breaks at its own spaces instead
+    of being folded inside a narrow column ("request.benchma / rk.id")."""
+
+    KEY_WIDTH = 12
 
     def __init__(self) -> None:
-        self.table = Table.grid(padding=(0, 1))
-        self.table.add_column(style="bold", no_wrap=True)
-        self.table.add_column(overflow="fold")
+        self.rows: list[tuple[str, Text, Text]] = []
+
+    @property
+    def text(self) -> _Rows:
+        return self
 
     def add_row(self, key: str | Text, value: Text, source: Text | str) -> None:
-        cell = Text().append_text(value)
-        source_text = source if isinstance(source, Text) else Text(source)
-        if source_text.plain:
-            cell.append("\n")
-            cell.append_text(source_text)
-            cell.stylize("dim", len(value.plain) + 1)
-        self.table.add_row(key, cell)
+        key_text = key.plain if isinstance(key, Text) else key
+        self.rows.append((key_text, value, source if isinstance(source, Text) else Text(source)))
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        for key, one, where in self.rows:
+            value, source = _wrapping(one), _wrapping(where)
+            if self.KEY_WIDTH + value.cell_len <= width:
+                yield Text.assemble((key.ljust(self.KEY_WIDTH - 1), "bold"), " ", value)
+            else:
+                yield Text(key, "bold")
+                if value.plain:
+                    yield Padding(value, (0, 0, 0, 2))
+            if source.plain:
+                source.stylize("dim")
+                yield Padding(source, (0, 0, 0, 2))
+
+
+def _wrapping(text: Text) -> Text:
+    """A copy of a one-line text that wraps at spaces (folding a word longer than a line)."""
+    out = text.copy()
+    out.no_wrap, out.overflow = False, "fold"
+    return out

@@ -11,7 +11,10 @@ from textual.widgets import DataTable
 
 from inspector.results.problems import LoadProblem
 from widgets._table import refresh_header
-from widgets.literal import literal, one_line
+from widgets.literal import cut_middle, literal, one_line
+
+PATH_CELLS = 40
+"""A path is cut in the middle past this (its end names the file)."""
 
 
 def problem_text(problem: LoadProblem, where: str) -> Text:
@@ -64,9 +67,11 @@ in full.
         self.problems: list[LoadProblem] = []
 
     def on_mount(self) -> None:
+        # the file before what is wrong with it: a long message must not push the path
+        # off-screen (enter shows the problem in full)
         self.add_column("Effect", key="effect")
-        self.add_column("Problem", key="message")
         self.add_column("Path", key="path")
+        self.add_column("Problem", key="message")
         self.add_column("Rule", key="rule")
 
     def show(self, problems: Sequence[LoadProblem]) -> None:
@@ -75,8 +80,8 @@ in full.
         for problem in problems:
             self.add_row(
                 Text(problem.effect, EFFECT_STYLES.get(problem.effect, "")),
+                cut_middle(one_line(problem.path or ".", max_chars=500), PATH_CELLS),
                 one_line(problem.message, max_chars=90),
-                one_line(problem.path or ".", max_chars=50),
                 one_line(problem.rule, max_chars=60),
             )
         refresh_header(self)
