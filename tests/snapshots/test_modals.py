@@ -16,8 +16,8 @@ import pytest
 from textual.pilot import Pilot
 
 from inspector.app import InspectorApp, Settings
-from inspector.app.model import TaskFilter
 from inspector.app.screens.leaderboard import LeaderboardScreen
+from inspector.views.tasks import TaskFilter
 from tests.results_root import checked_screen, make_results_root
 
 from .test_sizes import NAMESPACE, ROOT, SIZES, overview
