@@ -100,10 +100,12 @@ def start_app() -> None:
 
 
 def warm_app() -> None:
-    """Start the app's shared reader processes (in a worker thread, at mount)."""
+    """Start the app's shared reader processes (in a worker thread, at mount); each loads
+    the inspector's code signature (what every report-cache check needs)."""
     from inspector.loading.processes import warm_shared_pool
+    from inspector.loading.report_cache import code_signature
 
-    warm_shared_pool()
+    warm_shared_pool(code_signature)
 
 
 def stop_app(early: EarlyOpen | None = None) -> None:

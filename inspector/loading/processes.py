@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import marshal
 import os
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -64,17 +63,24 @@ def workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+_work_modules: list[str] = []
 _also_preloaded: list[str] = []
+
+
+def preload_in_readers(module: str) -> None:
+    """A module whose functions run in reader processes (reading folders, checking
+    snapshots and cached reports) calls this with its ``__name__`` as it is imported: the
+    fork server imports it once for every reader process it starts. This module knows
+    nothing of the modules above it."""
+    if module not in _work_modules:
+        _work_modules.append(module)
 
 
 def _preload() -> list[str]:
     """What the fork server imports once for every reader process it starts: the work
-    those processes do (reading folders, checking snapshots and cached reports), and what
-    the caller named (:func:`start_forkserver`)."""
-    from inspector.loading import readers, report_cache, snapshot
-
-    modules = (sys.modules[__name__], readers, snapshot, report_cache)
-    return [module.__name__ for module in modules] + _also_preloaded
+    those processes do (:func:`preload_in_readers`), and what the caller named
+    (:func:`start_forkserver`)."""
+    return [__name__, *_work_modules, *_also_preloaded]
 
 
 def start_forkserver(preload: Sequence[str] = ()) -> None:
@@ -125,13 +131,12 @@ def start_resource_tracker() -> None:
         resource_tracker.ensure_running()
 
 
-def warm_shared_pool() -> None:
-    """Start the shared reader processes now (each loads the inspector's code signature),
-    so that opening another run, a reload or a report-cache check does not wait for them."""
-    from inspector.loading import report_cache
-
+def warm_shared_pool(first: Callable[[], object]) -> None:
+    """Start the shared reader processes now, each running ``first`` (the work they will
+    all need), so that opening another run, a reload or a report-cache check does not wait
+    for them."""
     pool = shared_pool()
-    for future in [pool.submit(report_cache.code_signature) for _ in range(workers())]:
+    for future in [pool.submit(first) for _ in range(workers())]:
         future.result()
 
 

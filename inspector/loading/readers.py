@@ -27,6 +27,7 @@ from inspector.loading.processes import (
     halves_in_fork,
     in_shared_pool,
     own_context,
+    preload_in_readers,
     shared_pool,
     workers,
 )
@@ -34,6 +35,8 @@ from inspector.results.layout import RunFiles
 from inspector.results.listing import StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.tasks import TaskEntry, load_published
+
+preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
 Progress = Callable[[int, int], None]
 # Below this many folders to read, worker start-up costs more than it saves.

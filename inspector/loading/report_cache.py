@@ -26,12 +26,15 @@ from typing import TYPE_CHECKING, Any
 import inspector
 from inspector.loading import snapshot as snapshots
 from inspector.loading import task_cache
+from inspector.loading.processes import in_shared_pool, preload_in_readers
 from inspector.overrides import Overrides
 from inspector.results.layout import stat_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
     from inspector.session import Session
+
+preload_in_readers(__name__)  # its lookups and code_signature run in the reader processes
 
 FORMAT = 2
 WARNING_PREFIX = "inspector: warning: "
@@ -184,8 +187,6 @@ def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | No
     if key is None or not task_cache.enabled():
         return None
     if shared:
-        from inspector.loading.processes import in_shared_pool
-
         # The reader processes were started earlier: tell them where the cache is now.
         answers = in_shared_pool(_lookup_in, [(task_cache.cache_dir(), Path(run_root), key)])
         if answers is not None:

@@ -21,12 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from inspector.loading.processes import in_shared_pool, preload_in_readers
 from inspector.loading.task_cache import ABSENT, COARSE_GRANULARITY_NS, is_racy
 from inspector.results.layout import stat_key
 from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
+
+preload_in_readers(__name__)  # its _same runs in the reader processes
 
 WIDTH = 6
 """Integers per file in :attr:`Snapshot.stats` (a :data:`~inspector.results.layout.Stat`)."""
@@ -168,8 +171,6 @@ def unchanged(root: Path, snapshot: Snapshot, *, shared: bool = False) -> bool:
 def _same_in_workers(base: str, rels: list[str], stats: tuple[int, ...]) -> bool:
     """The check split between the app's reader processes (a threaded caller: its
     interface thread would otherwise share the interpreter with the check)."""
-    from inspector.loading.processes import in_shared_pool
-
     half = len(rels) // 2
     answers = in_shared_pool(
         _same,

@@ -12,13 +12,7 @@ from collections.abc import Mapping, Set
 
 import grimp
 
-STILL_CIRCLING: tuple[frozenset[str], ...] = (
-    # The loading layer's processes, being reworked by the loading issue.
-    frozenset({
-        "inspector.loading.processes", "inspector.loading.readers",
-        "inspector.loading.report_cache", "inspector.loading.snapshot",
-    }),
-)  # fmt: skip
+STILL_CIRCLING: tuple[frozenset[str], ...] = ()
 """Known cycles, each allowed to shrink, never to grow; none may be added."""
 
 
