@@ -43,6 +43,8 @@ async def test_flaky_view_sorts_and_opens_the_task(run_path) -> None:  # type: i
         await settle(pilot)
         screen = app.screen
         assert isinstance(screen, FlakyScreen)
+        # the title says which run (as every screen's does), the sub-title where in it
+        assert screen.title == "runs/k3_avg_hierarchy" and screen.sub_title == "flaky tasks"
         chart = static_text(screen.query_one("#pass-curves"))
         assert "pass@1" in chart and "pass^3" in chart and "0.562" in chart
         assert "correct.pass@3 = 0.824" in chart

@@ -18,6 +18,7 @@ from textual.widgets import Footer, Header, Static
 
 from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenTask
+from inspector.app.titles import session_title
 from inspector.session import Session
 from inspector.views.run_stats import FlakyTask, PassCurve, flaky_tasks, outcomes_text, pass_curves
 from inspector.views.run_stats import pass_curves_note as curves_note
@@ -108,6 +109,7 @@ estimates beside — never instead of — AgentCompass's own pass@k.
         yield Footer()
 
     def on_mount(self) -> None:
+        self.title = session_title(self.session)
         self.sub_title = "flaky tasks"
         self.table.loading = True
         self._compute()

@@ -61,17 +61,19 @@ def _pushed(name: str) -> Field[IssueRow]:
     return Field(name, name, text, justify="right", short=SHORT_COUNTS[name])
 
 
+# fmt: off
 ISSUE_FIELDS: tuple[Field[IssueRow], ...] = (
     Field("severity", "severity", lambda r: r.severity, short="sev",
-          style=lambda r: SEVERITY_STYLES.get(r.severity, "")),  # fmt: skip
+          style=lambda r: SEVERITY_STYLES.get(r.severity, "")),
     Field("phase", "phase", lambda r: r.phase),
     Field("code", "code", lambda r: r.code, max_chars=40, shrink=12, cut="middle"),
     Field("attempts", "attempts", lambda r: str(len(r.attempts)), justify="right", short="att"),
     Field("tasks", "tasks", lambda r: str(len(r.task_ids)), justify="right"),
     *(_pushed(name) for name in PUSHED),
     Field("effect", "effect", lambda r: SHORT_EFFECTS.get(r.severity, r.effect),
-          style=lambda r: "dim", fold=1),  # fmt: skip
+          style=lambda r: "dim", fold=1),
 )
+# fmt: on
 """Ids and counts never fold; below ~80 columns the effect column (said above) goes first."""
 
 
