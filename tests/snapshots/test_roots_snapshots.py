@@ -6,6 +6,8 @@ failed run, a cancelled run, a legacy v2 run and a run that cannot be recomputed
 
 from __future__ import annotations
 
+import asyncio
+import time
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +15,11 @@ import pytest
 from textual.pilot import Pilot
 
 from inspector.app import InspectorApp
+from inspector.app.screens import runs as runs_module
 from inspector.app.screens.leaderboard import LeaderboardScreen
 from inspector.app.screens.runs import RunsScreen
+from tests.app.test_runs_cached import first_opening
+from tests.loading.helpers import settle_time_stamps
 from tests.results_root import SCICODE_MODEL, checked_screen, make_results_root
 from tests.snapshots.test_snapshots import settle
 
@@ -82,3 +87,38 @@ class TestLeaderboard:
             await settle(pilot)
 
         assert snap_compare(make_app(tmp_path), terminal_size=SIZES[size], run_before=run_before)
+
+
+class TestRunsCached:
+    @pytest.mark.parametrize("size", SIZES, ids=SIZES)
+    def test_runs_cached(
+        self, snap_compare: Any, tmp_path: Path, size: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        """You should see a root checked before, while it is checked again: every run that
+        could be recomputed with "0.xxxx cached" and its last check's mark and counts, dim
+        (≠ for …/20261130_000002), scicode/compare_b with its stored value, and the note
+        "checking 9 again… (cached values until then)"."""
+        root = make_results_root(tmp_path)
+        settle_time_stamps()
+        asyncio.run(first_opening(root))
+
+        def held(runs, overrides, *, cancelled, **kwargs):  # type: ignore[no-untyped-def]
+            while not cancelled():  # the app's exit cancels the check: the snapshot shows the wait
+                time.sleep(0.05)
+            yield from ()
+
+        monkeypatch.setattr(runs_module, "audit_runs", held)
+        app = InspectorApp([root])
+        app.animation_level = "none"
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            # Not settle(): it waits for every worker, and the held check never ends.
+            screen = pilot.app.screen
+            while not (isinstance(screen, RunsScreen) and screen.rows):
+                await pilot.pause(0.05)
+                screen = pilot.app.screen
+            assert screen.all_shown and not screen.all_checked
+            await pilot.pause(0.2)
+            pilot.app.clear_notifications()
+
+        assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
