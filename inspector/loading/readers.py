@@ -21,7 +21,7 @@ from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from inspector.loading import task_cache
+from inspector.loading import entry_data, task_cache
 from inspector.loading.processes import (
     drop_shared_pool,
     halves_in_fork,
@@ -61,7 +61,7 @@ def _read_chunk(
     root: str, items: list[tuple[str, StateName, str]], strategies: tuple[str, ...]
 ) -> bytes:
     """Worker: read folders and send them back compactly — each entry as plain data
-    (:func:`~inspector.loading.task_cache.encode_entry`) with the signature of its files,
+    (:func:`~inspector.loading.entry_data.encode_entry`) with the signature of its files,
     the whole chunk as one :mod:`marshal` string (several times cheaper to make and to
     take apart than pickling the same tuples, and one object for the pool to pass on).
 
@@ -75,7 +75,7 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies)
-            out.append((task_cache.encode_entry(entry), seen))
+            out.append((entry_data.encode_entry(entry), seen))
         return marshal.dumps(out)
     finally:
         if enabled:
@@ -352,5 +352,5 @@ class EntryLoad:
                 drop_shared_pool(self.pool)
             return self._read_here(self.chunks[number])
         # Made by this inspector's own reader processes just now: not checked again.
-        trusted = task_cache.trusted_entry
+        trusted = entry_data.trusted_entry
         return [(trusted(encoded), seen, encoded) for encoded, seen in marshal.loads(data)]

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from inspector.loading import entry_data, task_cache
 from inspector.loading import readers as parallel
-from inspector.loading import task_cache
 from inspector.loading.pending import begin_read
 from inspector.results.reader import Run, read_run
 from inspector.session import score_run
@@ -32,7 +32,7 @@ def loaded(path: Path, shared: bool = False) -> Run:
 
 
 def entries_view(run: Run) -> list[tuple]:
-    return [task_cache.encode_entry(e) for e in run.entries] + [
+    return [entry_data.encode_entry(e) for e in run.entries] + [
         tuple((p.path, p.message, p.blocking) for p in run.problems)
     ]
 
@@ -172,7 +172,7 @@ def test_read_started_early_and_finished_in_a_thread(
     thread.start()
     thread.join()
     finished = box[0]
-    assert [task_cache.encode_entry(e) for e in finished.entries] + [
+    assert [entry_data.encode_entry(e) for e in finished.entries] + [
         tuple((p.path, p.message, p.blocking) for p in finished.problems)
     ] == expected
 
