@@ -89,6 +89,9 @@ ODD: dict[str, Callable[[Path], None]] = {
     "huge integer metric": lambda run: _edit_json(
         _result(run), lambda d: d["metrics"].update(huge=2**64)
     ),
+    "not UTF-8 in the trajectory": lambda run: _result(run).write_bytes(
+        _result(run).read_bytes().replace(b'"trajectory": {', b'"trajectory": {"x": "\xff", ', 1)
+    ),
     "no retry_count": lambda run: _edit_json(_result(run), lambda d: d.pop("retry_count")),
     "an extra field": lambda run: _edit_json(_result(run), lambda d: d.update(error="boom")),
     "v2 task schema": lambda run: _edit_json(
