@@ -113,7 +113,11 @@ def trusted_entry(data: tuple[Any, ...]) -> Any:
 
 def decode_entry(data: Any) -> Any:
     """The TaskEntry :func:`encode_entry` made ``data`` from, or None when ``data`` does not
-    have that shape or those types (a cache file from elsewhere: a miss, never a problem)."""
+    have that shape or those types (a cache file from elsewhere: a miss, never a problem).
+
+    Every entry of a reopened run passes through here: the checks are written out as
+    plain loops, and an attempt's issues (nearly always none) are only looked into when
+    there are some."""
     from inspector.results.tasks import TaskEntry
 
     try:
@@ -124,19 +128,20 @@ def decode_entry(data: Any) -> Any:
     except (TypeError, ValueError):
         return None
     if not (
-        _optional_text(task_id)
+        (task_id is None or type(task_id) is str)
         and type(folder) is str
         and state in STATES
         and type(published) is bool
         and (rec is None or record is not None)
-        and all(type(k) is int and type(v) is str for k, v in attempt_dirs.items())
-        and all(
-            type(p.path) is str and type(p.rule) is str and type(p.blocking) is bool
-            for p in load_problems
-        )
-        and _optional_text(schema)
+        and (schema is None or type(schema) is str)
     ):
         return None
+    for number, name in attempt_dirs.items():
+        if type(number) is not int or type(name) is not str:
+            return None
+    for p in load_problems:
+        if not (type(p.path) is str and type(p.rule) is str and type(p.blocking) is bool):
+            return None
     return TaskEntry(
         task_id=task_id,
         folder=folder,
@@ -151,6 +156,7 @@ def decode_entry(data: Any) -> Any:
 
 _OBSERVATIONS = (bool, int, float)
 STATES = ("normal", "error", "fatal", "running", "v2")
+_ISSUE_FIELDS = Issue.__slots__
 
 
 def _decode_record(rec: Any) -> TaskRecord | None:
@@ -158,20 +164,27 @@ def _decode_record(rec: Any) -> TaskRecord | None:
     if not (type(tid) is str and type(k) is int and type(strategy) is str and type(source) is str):
         return None
     decoded = {}
+    observations = _OBSERVATIONS
     for index, status, metrics, issues, artifacts in attempts:
         if not (type(index) is int and type(status) is str and type(metrics) is dict):
             return None
         if type(artifacts) is not dict or type(issues) is not tuple:
             return None
-        if not all(type(v) in _OBSERVATIONS and type(n) is str for n, v in metrics.items()):
-            return None
-        shaped = tuple(Issue(*i) for i in issues)
-        if not all(type(getattr(i, f)) is str for i in shaped for f in Issue.__slots__):
-            return None
+        for name, value in metrics.items():
+            if type(value) not in observations or type(name) is not str:
+                return None
+        shaped: tuple[Issue, ...] = ()
+        if issues:
+            shaped = tuple([Issue(*i) for i in issues])
+            for issue in shaped:
+                for field in _ISSUE_FIELDS:
+                    if type(getattr(issue, field)) is not str:
+                        return None
         decoded[index] = Attempt(index, status, shared(metrics), shaped, shared(artifacts))
     retry_counts = dict(retries)
-    if not all(type(a) is int and type(b) is int for a, b in retry_counts.items()):
-        return None
+    for number, count in retry_counts.items():
+        if type(number) is not int or type(count) is not int:
+            return None
     return TaskRecord(
         task_id=tid,
         category=category,
@@ -182,7 +195,3 @@ def _decode_record(rec: Any) -> TaskRecord | None:
         ground_truth=truth,
         source=source,
     )
-
-
-def _optional_text(value: Any) -> bool:
-    return value is None or type(value) is str

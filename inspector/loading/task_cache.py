@@ -178,9 +178,18 @@ def valid_signature(sig: Any) -> bool:
     if type(sig) is not tuple:
         return False
     for item in sig:
-        if type(item) is not tuple or len(item) != 7 or type(item[0]) is not str:
+        if type(item) is not tuple or len(item) != 7:
             return False
-        if not all(type(value) is int for value in item[1:]):
+        rel, device, inode, mode, size, mtime, ctime = item
+        if not (
+            type(rel) is str
+            and type(device) is int
+            and type(inode) is int
+            and type(mode) is int
+            and type(size) is int
+            and type(mtime) is int
+            and type(ctime) is int
+        ):
             return False
     return True
 
