@@ -23,6 +23,7 @@ from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.loading.early import EarlyOpen
+    from inspector.loading.snapshot import Checked
     from inspector.session import Session
 
 
@@ -118,10 +119,15 @@ def open_run(
         key = report_cache.key_for(request.overrides, "outputs")
     else:
         key = report_cache.own_plan_key(request.overrides)
+    checked = None  # what the report cache's check found changed, for the task cache
     if request.reuse_cache and (request.preview or request.answer_from_cache):
         cached = early.preview if early is not None else None
         if cached is None and pending is None:
-            cached = Outputs.from_data(report_cache.lookup(Path(path), key, shared=request.in_app))
+            if request.in_app:
+                found = report_cache.lookup(Path(path), key, shared=True)
+            else:
+                found, checked = report_cache.lookup_checked(Path(path), key)
+            cached = Outputs.from_data(found)
         if cached is not None:
             answer = CachedReport(cached)
             emit(answer)
@@ -133,7 +139,7 @@ def open_run(
     elif pending is not None and not request.reuse_cache:
         pending.cancel()
         pending = None
-    return _read(Path(path), request, key, pending, emit)
+    return _read(Path(path), request, key, pending, emit, checked)
 
 
 def _read(
@@ -142,6 +148,7 @@ def _read(
     key: str | None,
     pending: Any,
     emit: Callable[[Event], Any],
+    checked: Checked | None = None,
 ) -> Loaded | Failed:
     from inspector.loading import heap
     from inspector.loading.pending import begin_read
@@ -156,7 +163,9 @@ def _read(
     try:
         with heap.paused():
             if pending is None:
-                pending = begin_read(path, reuse_cache=request.reuse_cache, shared=request.in_app)
+                pending = begin_read(
+                    path, reuse_cache=request.reuse_cache, shared=request.in_app, checked=checked
+                )
             session = finish_and_score(
                 pending,
                 base_plan(request.overrides) if request.derive_plan else request.overrides,

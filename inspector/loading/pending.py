@@ -12,6 +12,7 @@ from inspector.engine.reduction import ReductionStream
 from inspector.loading import task_cache
 from inspector.loading.readers import EntryLoad
 from inspector.loading.reduction_cache import ReductionCache
+from inspector.loading.snapshot import Checked
 from inspector.results.listing import RUN_FILES, listing_key, running_files
 from inspector.results.reader import (
     ListedRun,
@@ -103,12 +104,15 @@ def begin_read(
     strategies: Collection[str] = BUILTIN_STRATEGIES,
     reuse_cache: bool = True,
     shared: bool = False,
+    checked: Checked | None = None,
 ) -> PendingRead:
     """Start reading a run: run-level files and the folder listing now, task folders from
     the cache or by worker processes started now (:class:`EntryLoad`).
 
     ``reuse_cache=False`` reads every task folder (what is read is still cached).
     ``shared``: the caller has threads (the app): its shared reader processes are used.
+    ``checked``: what the report cache's check just found (its unchanged files are not
+    checked again for the task cache).
 
     Raises:
         RunReadError: as :func:`~inspector.results.read_run`.
@@ -130,6 +134,7 @@ def begin_read(
         strategies,
         reuse=reuse_cache,
         shared=shared,
+        checked=checked,
     )
     read_run_files(files, run)
     run.problems.extend(listed.problems)

@@ -31,6 +31,7 @@ from inspector.loading.processes import (
     shared_pool,
     workers,
 )
+from inspector.loading.snapshot import Checked
 from inspector.results.layout import RunFiles
 from inspector.results.listing import StateName
 from inspector.results.quick import read_plain_task
@@ -96,6 +97,8 @@ class EntryLoad:
         reuse: False reads every folder, whatever the cache holds (it is still written).
         shared: The caller has threads (the app): the shared reader processes read and
             check, never a pool forked from this process.
+        checked: What the report cache's check of the run just found: a cached folder
+            whose files it found with their cached keys is not stat'ed again.
 
     The collecting thread does not read chunks itself: it decodes the workers' entries and
     passes them on (``on_entries``), so the tasks can be reduced while the rest is read.
@@ -110,6 +113,7 @@ class EntryLoad:
         *,
         reuse: bool = True,
         shared: bool = False,
+        checked: Checked | None = None,
     ) -> None:
         self.files = files
         self.shared = shared
@@ -120,7 +124,7 @@ class EntryLoad:
         enabled = gc.isenabled()
         gc.disable()
         try:
-            self._look_up(candidates, first_location)
+            self._look_up(candidates, first_location, checked)
         finally:
             if enabled:
                 gc.enable()
@@ -148,7 +152,10 @@ class EntryLoad:
             self._start_pool(pool_size)
 
     def _look_up(
-        self, candidates: Sequence[tuple[str, StateName]], first_location: dict[str, str]
+        self,
+        candidates: Sequence[tuple[str, StateName]],
+        first_location: dict[str, str],
+        checked: Checked | None = None,
     ) -> None:
         """Cache hits go to :attr:`entries`, the rest to :attr:`missing`.
 
@@ -164,7 +171,20 @@ class EntryLoad:
             for folder, state in candidates
         ]
         known = {position: sig for position, sig in enumerate(signatures) if sig is not None}
-        checked = list(known)
+        hits: set[int] = set()
+        if checked is not None:
+            hits = {position for position, sig in known.items() if checked.covers(sig)}
+        self._check(known, [position for position in known if position not in hits], hits)
+        for position, (folder, _) in enumerate(candidates):
+            entry = cache.accept(folder) if position in hits else None
+            if entry is not None:
+                self.entries[position] = entry
+            else:
+                self.missing.append(position)
+
+    def _check(self, known: dict[int, Any], checked: list[int], hits: set[int]) -> None:
+        """Add to ``hits`` the positions in ``checked`` whose files still have their
+        cached signature (``lstat``, split between processes for many)."""
         root = str(self.files.root)
         valid = None
         if len(checked) >= PARALLEL_MIN and self.shared:
@@ -187,13 +207,7 @@ class EntryLoad:
                 valid = [*both[0], *both[1]]
         if valid is None:
             valid = task_cache.unchanged(root, [known[p] for p in checked])
-        hits = {position for position, ok in zip(checked, valid, strict=True) if ok}
-        for position, (folder, _) in enumerate(candidates):
-            entry = cache.accept(folder) if position in hits else None
-            if entry is not None:
-                self.entries[position] = entry
-            else:
-                self.missing.append(position)
+        hits.update(position for position, ok in zip(checked, valid, strict=True) if ok)
 
     def _start_pool(self, pool_size: int) -> None:
         from concurrent.futures import ProcessPoolExecutor

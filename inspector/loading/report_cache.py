@@ -18,7 +18,7 @@ import hashlib
 import json
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -194,8 +194,25 @@ def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | No
     return _lookup_in(None, run_root, key)
 
 
-def _lookup_in(folder: Path | None, run_root: Path, key: str) -> Any | None:
-    """:func:`lookup` in the cache ``folder`` (None: the user's)."""
+def lookup_checked(run_root: Path, key: str | None) -> tuple[Any | None, snapshots.Checked | None]:
+    """:func:`lookup` in this process, with what its check found when the run changed in
+    a few files (for the task cache of the read that follows at once: the files found
+    unchanged need no second ``lstat``)."""
+    if key is None or not task_cache.enabled():
+        return None, None
+    found: list[snapshots.Checked] = []
+    outputs = _lookup_in(None, run_root, key, found.append)
+    return outputs, (found[0] if found and outputs is None else None)
+
+
+def _lookup_in(
+    folder: Path | None,
+    run_root: Path,
+    key: str,
+    on_changes: Callable[[snapshots.Checked], None] | None = None,
+) -> Any | None:
+    """:func:`lookup` in the cache ``folder`` (None: the user's); ``on_changes`` gets
+    what a check that found changed files found."""
     name = os.path.abspath(run_root)
     outputs = _held.runs.get(name)
     if outputs is _UNSEEN or name not in _held.runs:
@@ -203,8 +220,11 @@ def _lookup_in(folder: Path | None, run_root: Path, key: str) -> Any | None:
         if loaded is None or key not in loaded[1]:
             return None  # nothing to check the files for
         snapshot, outputs = loaded
-        if not snapshots.unchanged(run_root, snapshot):
+        found = snapshots.check(run_root, snapshot)
+        if found is None or found.changed:
             outputs = None
+            if found is not None and on_changes is not None:
+                on_changes(found)
         if name in _held.runs:
             _held.runs[name] = outputs
     return outputs.get(key) if outputs is not None else None

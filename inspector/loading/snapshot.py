@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.loading.processes import in_shared_pool, preload_in_readers
+from inspector.loading.processes import halves_in_fork, in_shared_pool, preload_in_readers
 from inspector.loading.task_cache import ABSENT, COARSE_GRANULARITY_NS, is_racy
 from inspector.results.layout import stat_key
 from inspector.results.listing import RUN_FILES, list_task_folders, running_files
@@ -29,7 +29,7 @@ from inspector.results.listing import RUN_FILES, list_task_folders, running_file
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
 
-preload_in_readers(__name__)  # its _same runs in the reader processes
+preload_in_readers(__name__)  # its _changed runs in the reader processes
 
 WIDTH = 6
 """Integers per file in :attr:`Snapshot.stats` (a :data:`~inspector.results.layout.Stat`)."""
@@ -130,11 +130,49 @@ def take(run: Run) -> Snapshot | None:
 
 # From this many files on, a single-threaded caller checks half of them in a forked child.
 FORK_MIN = 20_000
+CHANGES_MAX = 64
+"""A check notes at most this many changed files (then it stops: the run is read as usual)."""
+
+
+@dataclass(frozen=True)
+class Checked:
+    """What a check of a snapshot found: every file of ``rels`` had its ``stats`` key at
+    the check, except those at the positions in ``changed`` (the task cache takes the
+    folders whose files it covers as checked: no second ``lstat`` of them)."""
+
+    rels: list[str]
+    stats: tuple[int, ...]
+    changed: frozenset[int]
+    positions: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def covers(self, signature: tuple[tuple[Any, ...], ...]) -> bool:
+        """True when every file of a task cache signature was found with that key."""
+        positions = self.positions
+        if not positions:
+            positions.update((rel, at) for at, rel in enumerate(self.rels))
+        stats, changed = self.stats, self.changed
+        try:
+            for item in signature:
+                at = positions.get(item[0])
+                if at is None or at in changed:
+                    return False
+                if stats[WIDTH * at : WIDTH * at + WIDTH] != item[1:]:
+                    return False
+        except (TypeError, IndexError):
+            return False
+        return True
 
 
 def unchanged(root: Path, snapshot: Snapshot, *, shared: bool = False) -> bool:
     """True when the run directory still lists the same task folders and every file of
-    the snapshot has the same key (or is still absent).
+    the snapshot has the same key (or is still absent)."""
+    found = check(root, snapshot, shared=shared)
+    return found is not None and not found.changed
+
+
+def check(root: Path, snapshot: Snapshot, *, shared: bool = False) -> Checked | None:
+    """Which files of the snapshot changed: None when the listing changed or more than
+    :data:`CHANGES_MAX` files did (or one could not be checked).
 
     ``shared``: the caller has threads (the app): a large check is split between its
     shared reader processes; otherwise half of it is checked in a forked child.
@@ -142,62 +180,51 @@ def unchanged(root: Path, snapshot: Snapshot, *, shared: bool = False) -> bool:
     base = os.path.abspath(root)
     listing = list_task_folders(Path(base))
     if listing_digest(listing) != snapshot.listing:
-        return False
+        return None
     rels = snapshot.rels(listing)
     if rels is None or WIDTH * len(rels) != len(snapshot.stats):
-        return False
+        return None
     stats = snapshot.stats
-    if len(rels) < FORK_MIN or not hasattr(os, "fork"):
-        return _same(base, rels, stats, 0, len(rels))
-    if shared:
-        return _same_in_workers(base, rels, stats)
-    # lstat costs a few microseconds in the kernel; two cores halve it. Forking is safe
-    # here only because the caller has one thread (the command line, not the app).
     half = len(rels) // 2
-    try:
-        pid = os.fork()
-    except OSError:
-        return _same(base, rels, stats, 0, len(rels))
-    if pid == 0:  # pragma: no cover - the child's coverage is not collected
-        try:
-            os._exit(0 if _same(base, rels, stats, half, len(rels)) else 1)
-        finally:
-            os._exit(2)
-    mine = _same(base, rels, stats, 0, half)
-    _, status = os.waitpid(pid, 0)
-    return mine and os.waitstatus_to_exitcode(status) == 0
+    parts = None
+    if len(rels) >= FORK_MIN:
+        first = (base, rels[:half], stats[: WIDTH * half], 0)
+        second = (base, rels[half:], stats[WIDTH * half :], half)
+        if shared:
+            # A threaded caller: its interface thread would otherwise share the
+            # interpreter with the check.
+            answers = in_shared_pool(_changed, [first, second])
+            parts = None if answers is None else tuple(answers)
+        else:
+            # lstat costs a few microseconds in the kernel; two cores halve it.
+            parts = halves_in_fork(_changed, first, second)
+    if parts is None:
+        parts = (_changed(base, rels, stats, 0), [])
+    if any(part is None for part in parts):
+        return None
+    changed = [at for part in parts for at in part]
+    if len(changed) > CHANGES_MAX:
+        return None
+    return Checked(rels, stats, frozenset(changed))
 
 
-def _same_in_workers(base: str, rels: list[str], stats: tuple[int, ...]) -> bool:
-    """The check split between the app's reader processes (a threaded caller: its
-    interface thread would otherwise share the interpreter with the check)."""
-    half = len(rels) // 2
-    answers = in_shared_pool(
-        _same,
-        [
-            (base, rels[:half], stats[: WIDTH * half], 0, half),
-            (base, rels[half:], stats[WIDTH * half :], 0, len(rels) - half),
-        ],
-    )
-    if answers is None:
-        return _same(base, rels, stats, 0, len(rels))
-    return all(answers)
-
-
-def _same(base: str, rels: list[str], stats: tuple[int, ...], start: int, end: int) -> bool:
+def _changed(base: str, rels: list[str], stats: tuple[int, ...], offset: int) -> list[int] | None:
+    """The positions (plus ``offset``) of the files whose key is not the snapshot's; None
+    after more than :data:`CHANGES_MAX` of them."""
     lstat = os.lstat
     absent = ABSENT
-    for index in range(start, end):
+    out: list[int] = []
+    for index, rel in enumerate(rels):
         at = WIDTH * index
         expected = stats[at : at + WIDTH]
         try:
-            info = lstat(f"{base}/{rels[index]}")
+            same = stat_key(lstat(f"{base}/{rel}")) == expected
         except FileNotFoundError:
-            if expected != absent:
-                return False
-            continue
+            same = expected == absent
         except OSError:
-            return False
-        if stat_key(info) != expected:
-            return False
-    return True
+            return None
+        if not same:
+            out.append(index + offset)
+            if len(out) > CHANGES_MAX:
+                return None
+    return out

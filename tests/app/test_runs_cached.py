@@ -104,13 +104,13 @@ def test_a_cached_check_and_its_interval_come_from_one_look_at_the_files(
     assert check.headline is not None and check.headline.interval is None
     assert interval_call(path, Overrides(), check.headline.series_id) is not None
     looks: list[Path] = []
-    unchanged = snapshot.unchanged
+    check_files = snapshot.check
 
     def counted(run: Path, snap, **kwargs):  # type: ignore[no-untyped-def]
         looks.append(run)
-        return unchanged(run, snap, **kwargs)
+        return check_files(run, snap, **kwargs)
 
-    monkeypatch.setattr(snapshot, "unchanged", counted)
+    monkeypatch.setattr(snapshot, "check", counted)
     again = audit_call(path, PASS, Overrides())
     assert len(looks) == 1
     assert again.headline is not None and again.headline.interval is not None
