@@ -87,7 +87,7 @@ if __name__ == "__main__":
     from textual.pilot import Pilot
     from textual.widgets import Input, Select
 
-    from inspector.app import InspectorApp
+    from inspector.app.app import InspectorApp
     from inspector.app.screens.overview import OverviewScreen
     from inspector.app.screens.tasks import TasksScreen
     from inspector.views.tasks import (
@@ -277,7 +277,7 @@ async def bench(run: Path, repeat: int, size: tuple[int, int], phases: bool = Fa
     memory = TreeMemory()
     memory.start()
     collections = Collections()
-    from inspector.app import Settings
+    from inspector.app.settings import Settings
 
     app = InspectorApp([run], settings=Settings(early=EARLY))
     app.animation_level = "none"

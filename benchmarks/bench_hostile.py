@@ -149,7 +149,7 @@ async def child(run: Path, source: str, traced: bool) -> dict[str, Any]:
 
     if traced:
         tracemalloc.start()
-    from inspector.app import InspectorApp
+    from inspector.app.app import InspectorApp
     from inspector.app.screens.diagnostics import DiagnosticsScreen
     from inspector.app.screens.overview import OverviewScreen
     from inspector.app.screens.task import TaskScreen

@@ -164,7 +164,7 @@ def screen_child(root: Path) -> None:
     from inspector.cli.main import RUNS_SCREEN_WORK
 
     loading.prepare_app([root], preload=RUNS_SCREEN_WORK)  # as `inspector ROOT` does
-    from inspector.app import InspectorApp
+    from inspector.app.app import InspectorApp
     from inspector.app.screens.runs import RunsScreen
 
     async def main() -> None:

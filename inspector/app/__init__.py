@@ -1,32 +1,7 @@
-"""The Textual app: ``InspectorApp(paths, *, settings=None)`` and ``serve(path, ...)``.
+"""The Textual app: ``inspector.app.app.InspectorApp(paths, *, settings=None)``,
+``inspector.app.settings.Settings`` and ``inspector.app.web.serve(path, ...)``.
 
-Imports are lazy so that ``inspector.views.tasks`` (pure) and the widgets can be imported
-without building the app.
+The package face holds no names, as the engine's and the reader's: import each from the
+module that defines it, so that importing ``inspector.app.settings`` (the CLI does, before it
+decides to start the app) loads no textual, and nothing is loaded lazily.
 """
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from inspector.app.app import InspectorApp
-    from inspector.app.settings import Settings
-    from inspector.app.web import serve
-
-__all__ = ["InspectorApp", "Settings", "serve"]
-
-
-def __getattr__(name: str) -> Any:
-    if name == "InspectorApp":
-        from inspector.app.app import InspectorApp
-
-        return InspectorApp
-    if name == "serve":
-        from inspector.app.web import serve
-
-        return serve
-    if name == "Settings":
-        from inspector.app.settings import Settings
-
-        return Settings
-    raise AttributeError(name)

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from tabulate import tabulate
+
 from inspector.views.visible import visible
 
 FORMATS = {"csv": "CSV", "json": "JSON", "md": "Markdown"}
@@ -45,8 +47,6 @@ def render(table: Table, fmt: str) -> str:
         records = [dict(zip(table.headers, row, strict=True)) for row in table.rows]
         return json.dumps(records, ensure_ascii=False, indent=2) + "\n"
     if fmt == "md":
-        from tabulate import tabulate
-
         rows = [[visible(cell, one_line=True).replace("|", "\\|") for cell in row]
                 for row in table.rows]  # fmt: skip
         return tabulate(rows, headers=list(table.headers), tablefmt="github") + "\n"

@@ -27,7 +27,7 @@ from inspector.loading.remote import local_path
 from inspector.results.problems import RunReadError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.app import InspectorApp
+    from inspector.app.app import InspectorApp
 
 COMMANDS = ("report", "check", "serve", "tasks", "diff", "export", "stats", "leaderboard")
 """Every subcommand; anything else on the command line is a path for the app."""
@@ -91,7 +91,8 @@ def _build_app(options: argparse.Namespace) -> InspectorApp:
     # reader processes already at work; the runs screen's checks (inspector.answers) are
     # loaded once in the fork server the reader processes come from.
     early = loading.prepare_app(paths, preload=RUNS_SCREEN_WORK)
-    from inspector.app import InspectorApp, Settings  # textual: only now
+    from inspector.app.app import InspectorApp  # textual: only now
+    from inspector.app.settings import Settings  # resolve and the engine: only for the app
 
     settings = Settings(
         watch=options.watch is not None, watch_seconds=options.watch or 5.0, early=early
@@ -100,7 +101,7 @@ def _build_app(options: argparse.Namespace) -> InspectorApp:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from inspector.app import serve
+    from inspector.app.web import serve  # textual-serve, aiohttp (+274 modules): serve only
 
     return serve(Path(args.path), host=args.host, port=args.port, max_sessions=args.max_sessions)
 
@@ -161,7 +162,7 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
 def print_completion(shell: str) -> int:
     """A completion script for ``shell`` (shtab, from the parser itself): commands, options,
     choices, and folder / file names where a run directory or a FILE is asked for."""
-    import shtab
+    import shtab  # +43 modules, ~40 ms: only when a completion script is asked for
 
     parser = build_parser()
     parsers = [parser]

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.engine.errors import ContractError, ObservationError
+from inspector.engine.reducers import resolve_metric_reducer
 
 BINARY = "binary_success"
 SCALAR = "scalar"
@@ -80,8 +81,6 @@ class MetricContract:
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
-        from inspector.engine.reducers import resolve_metric_reducer
-
         if not self.metrics:
             raise ContractError("a metric contract must declare at least one metric")
         primaries = [mid for mid, spec in self.metrics.items() if spec.primary]

@@ -94,7 +94,7 @@ def t_bounds(center: float, se: float, df: float, confidence: float) -> tuple[fl
 
 
 def _variance(values: Sequence[float]) -> float:
-    import numpy as np
+    import numpy as np  # +98 modules, ~150 ms: only when a variance is computed
 
     return float(np.var(np.asarray(values, dtype=float), ddof=1))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.commands import InspectorCommands
 from inspector.app.navigation import TaskChosen
 from inspector.app.screens.explain import ExplainScreen

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 import inspector.loading.scoring as loading_module
-from inspector.app import InspectorApp, Settings
+from inspector.app.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
+from inspector.app.settings import Settings
 from inspector.loading.early import prepare
 
 from .helpers import cell_text, pilot_test, settle, static_text

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.commands import InspectorCommands
 from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.overview import OverviewScreen

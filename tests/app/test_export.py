@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.export import ExportScreen
 from inspector.app.screens.overview import OverviewScreen
 from tests.conftest import FIXTURE_RUNS

@@ -3,7 +3,7 @@ what changed and say which side is which, task ids sort as numbers."""
 
 from __future__ import annotations
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen

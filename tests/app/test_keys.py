@@ -11,7 +11,7 @@ from textual.binding import Binding
 
 import inspector.app.screens
 import widgets
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.commands import InspectorCommands
 from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.help import HelpScreen

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.compare import CompareScreen, TaskPairChosen
 from inspector.app.screens.explain import ExplainScreen
 from inspector.app.screens.ledger import LedgerScreen

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.leaderboard import LeaderboardScreen
 from inspector.app.screens.overview import OverviewScreen

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.ledger import LedgerScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.views.audit import Scope

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
 from inspector.engine.render import format_value
 from inspector.engine.vocabulary import COUNTS

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from inspector.answers import audit_call, audit_runs
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens import runs as runs_module
 from inspector.app.screens.runs import RunsScreen
 from inspector.loading import snapshot

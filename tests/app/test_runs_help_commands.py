@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from inspector.app import InspectorApp, Settings
+from inspector.app.app import InspectorApp
 from inspector.app.commands import InspectorCommands
 from inspector.app.screens.help import HelpScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.tasks import TasksScreen
+from inspector.app.settings import Settings
 from inspector.views.audit import InCount
 from widgets.run_table import RunTable
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from inspector.answers import audit_runs
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens import runs as runs_module
 from inspector.app.screens.runs import RunsScreen
 from tests.results_root import (

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.flaky import FlakyScreen
 from inspector.app.screens.overview import OverviewScreen

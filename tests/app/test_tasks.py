@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.tasks import TasksScreen
 from inspector.engine.vocabulary import COUNTS

@@ -6,7 +6,8 @@ import asyncio
 import shutil
 from pathlib import Path
 
-from inspector.app import InspectorApp, Settings
+from inspector.app.app import InspectorApp
+from inspector.app.settings import Settings
 from tests.app.helpers import pilot_test, settle
 from tests.conftest import FIXTURE_RUNS
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import inspector.app
 import inspector.engine
 import inspector.results
 import inspector.views
@@ -60,7 +61,7 @@ def test_every_engine_reader_and_view_module_imports_no_ui_library() -> None:
 
 def test_the_package_faces_load_nothing_lazily() -> None:
     """No PEP 562 ``__getattr__`` on a face: a name is imported from its own module."""
-    for package in PURE_PACKAGES:
+    for package in (*PURE_PACKAGES, inspector.app):
         assert "__getattr__" not in vars(package), package.__name__
 
 

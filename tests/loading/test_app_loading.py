@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.cli import main as cli
 from tests.app.helpers import pilot_test, settle, static_text
 from tests.loading.helpers import copy_run

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.results.layout import RunFiles, open_regular
 from tests.app.helpers import pilot_test, settle
 from tests.conftest import ROOT

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from tests.app.helpers import pilot_test, settle
 from tests.loading.helpers import (
     copy_preserving,

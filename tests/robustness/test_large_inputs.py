@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from inspector.app import InspectorApp
 from inspector.app import payloads as payloads_module
+from inspector.app.app import InspectorApp
 from inspector.app.payloads import PayloadTooLarge, read_payload
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen

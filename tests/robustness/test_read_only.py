@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen

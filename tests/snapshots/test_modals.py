@@ -15,8 +15,9 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 
-from inspector.app import InspectorApp, Settings
+from inspector.app.app import InspectorApp
 from inspector.app.screens.leaderboard import LeaderboardScreen
+from inspector.app.settings import Settings
 from inspector.views.tasks import TaskFilter
 from tests.results_root import checked_screen, make_results_root
 

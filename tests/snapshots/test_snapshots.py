@@ -13,7 +13,7 @@ from typing import Any
 from textual.pilot import Pilot
 from textual.widgets import Input
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen

@@ -17,13 +17,13 @@ from inspector.app.keys import screen_keys
 def help_markdown(screen: Screen[object]) -> str:
     """Markdown built from ``HELP`` strings and the bindings active on ``screen``."""
     parts: list[str] = []
-    own = getattr(screen, "HELP", None)
+    own = screen.HELP
     if own:
         parts.append(own.strip())
     seen: set[type] = set()
     for widget in screen.query("*"):
         kind = type(widget)
-        text = getattr(kind, "HELP", None)
+        text = kind.HELP
         if text and kind not in seen and kind.__module__.startswith("widgets."):
             seen.add(kind)
             parts.append(text.strip())
