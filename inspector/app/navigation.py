@@ -85,6 +85,19 @@ class TaskChosen(Message):
 
 
 @dataclass
+class TaskPairChosen(Message):
+    """The user opened an aligned task; either series id is None on a one-sided pair.
+
+    ``side`` is the side to open it on: ``"a"`` or ``"b"``.
+    """
+
+    task_id: str
+    series_a: str | None
+    series_b: str | None
+    side: str = "a"
+
+
+@dataclass
 class OpenDiagnostics(Message):
     """The logs and trajectories of one attempt of a task."""
 

@@ -4,6 +4,11 @@ Screens never import each other; they post :mod:`inspector.app.navigation` messa
 bubble to the app, and the handlers here push the screen asked for. The command palette and
 the app's own actions go through the same handlers (``go_to_overview`` first, where a command
 speaks of the open run).
+
+Only the screens a run's open passes through (overview, runs, tasks) are imported at the top;
+every other screen module is imported by the handler that first pushes it. Importing all of
+them at the start cost the app ~65 ms CPU and 24 modules more on every start (fresh
+processes, medians), for screens most sessions never open.
 """
 
 from __future__ import annotations
@@ -32,21 +37,11 @@ from inspector.app.navigation import (
     OpenWhatIf,
     RunsUpdated,
     TaskChosen,
+    TaskPairChosen,
 )
-from inspector.app.screens.compare import CompareScreen, TaskPairChosen
-from inspector.app.screens.detail import DetailScreen
-from inspector.app.screens.diagnostics import DiagnosticsScreen
-from inspector.app.screens.explain import ExplainScreen
-from inspector.app.screens.export import ExportScreen
-from inspector.app.screens.flaky import FlakyScreen
-from inspector.app.screens.issues import IssuesScreen
-from inspector.app.screens.leaderboard import LeaderboardScreen
-from inspector.app.screens.ledger import LedgerScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
-from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
-from inspector.app.screens.whatif import WhatIfScreen
 from inspector.engine.errors import EngineError
 from inspector.session import Session
 from inspector.views.audit import SERIES_SCOPE, Scope
@@ -139,32 +134,46 @@ class Navigator(Host):
 
     @on(OpenLedger)
     def _open_ledger(self, message: OpenLedger) -> None:
+        from inspector.app.screens.ledger import LedgerScreen  # lazy: on first use
+
         self.push_screen(LedgerScreen(message.recomputation, message.series_id, message.count,
                                       message.scope))  # fmt: skip
 
     @on(OpenExplain)
     def _open_explain(self, message: OpenExplain) -> None:
+        from inspector.app.screens.explain import ExplainScreen  # lazy: on first use
+
         self.push_screen(ExplainScreen(message.recomputation, message.series_id, message.scope))
 
     @on(OpenIssues)
     def _open_issues(self, message: OpenIssues) -> None:
+        from inspector.app.screens.issues import IssuesScreen  # lazy: on first use
+
         self.push_screen(IssuesScreen(message.session, message.series_id))
 
     @on(OpenFlaky)
     def _open_flaky(self, message: OpenFlaky) -> None:
+        from inspector.app.screens.flaky import FlakyScreen  # lazy: on first use
+
         self.push_screen(FlakyScreen(message.session))
 
     @on(OpenRunExport)
     def _open_run_export(self, message: OpenRunExport) -> None:
+        from inspector.app.screens.export import ExportScreen  # lazy: on first use
+
         folder = self.settings.cwd or Path(os.getcwd())  # where the table exports go, too
         self.push_screen(ExportScreen(message.session, str(folder)))
 
     @on(OpenDetail)
     def _open_detail(self, message: OpenDetail) -> None:
+        from inspector.app.screens.detail import DetailScreen  # lazy: on first use
+
         self.push_screen(DetailScreen(message.text, message.target))
 
     @on(OpenDiagnostics)
     def _open_diagnostics(self, message: OpenDiagnostics) -> None:
+        from inspector.app.screens.diagnostics import DiagnosticsScreen  # lazy: on first use
+
         self.push_screen(DiagnosticsScreen(message.session, message.task_id, message.attempt))
 
     @on(OpenTask)
@@ -183,6 +192,8 @@ class Navigator(Host):
             self.notify("This task cannot be opened from here.", severity="warning")
             return
         series_id = series_id or rec.report.summary_series.series_id
+        from inspector.app.screens.task import TaskScreen  # lazy: on first use
+
         self.push_screen(TaskScreen(session, task_id, series_id, side))
 
     @on(TaskChosen)
@@ -192,6 +203,8 @@ class Navigator(Host):
 
     @on(TaskPairChosen)
     def _task_pair_chosen(self, message: TaskPairChosen) -> None:
+        from inspector.app.screens.compare import CompareScreen  # lazy: on first use
+
         screen = self.screen
         if not isinstance(screen, CompareScreen) or screen.sessions is None:
             return
@@ -206,10 +219,14 @@ class Navigator(Host):
     # The runs screen and its leaderboard.
     @on(OpenLeaderboard)
     def _open_leaderboard(self, message: OpenLeaderboard) -> None:
+        from inspector.app.screens.leaderboard import LeaderboardScreen  # lazy: on first use
+
         self.push_screen(LeaderboardScreen(message.rows, message.roots))
 
     @on(RunsUpdated)
     def _runs_updated(self, message: RunsUpdated) -> None:
+        from inspector.app.screens.leaderboard import LeaderboardScreen  # lazy: on first use
+
         for screen in self.screen_stack:
             if isinstance(screen, LeaderboardScreen):
                 screen.runs_updated(message.rows)
@@ -236,6 +253,8 @@ class Navigator(Host):
         def chosen(choice: PlanChoice | None) -> None:
             if choice is not None:
                 self.compare_plan(session, choice.k, choice.strategy)
+
+        from inspector.app.screens.whatif import WhatIfScreen  # lazy: on first use
 
         self.push_screen(WhatIfScreen(rec.plan.label, choices), chosen)
 
@@ -265,6 +284,8 @@ class Navigator(Host):
 
     @on(ComparisonReady)
     def _compared(self, message: ComparisonReady) -> None:
+        from inspector.app.screens.compare import CompareScreen  # lazy: on first use
+
         self.go_to_overview()
         self.push_screen(CompareScreen(message.comparison, message.sessions))
 

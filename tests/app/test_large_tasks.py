@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 
 from inspector.app.app import InspectorApp
-from inspector.app.screens.compare import CompareScreen, TaskPairChosen
+from inspector.app.navigation import TaskPairChosen
+from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.explain import ExplainScreen
 from inspector.app.screens.ledger import LedgerScreen
 from inspector.app.screens.overview import OverviewScreen

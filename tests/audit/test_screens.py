@@ -5,9 +5,9 @@ from __future__ import annotations
 from textual.screen import Screen
 from textual.widgets import DataTable
 
-from inspector.app.navigation import TaskChosen
+from inspector.app.navigation import TaskChosen, TaskPairChosen
 from inspector.app.navigator import Navigator
-from inspector.app.screens.compare import CompareScreen, TaskPairChosen
+from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.explain import ExplainScreen
 from inspector.app.screens.ledger import LedgerScreen
 from inspector.views.audit import Scope

@@ -19,7 +19,7 @@ from textual.reactive import reactive
 from textual.widgets import DataTable, Footer, Header, Static
 
 from inspector.app.host import InspectorScreen
-from inspector.app.navigation import OpenWhatIf
+from inspector.app.navigation import OpenWhatIf, TaskPairChosen
 from inspector.app.table_export import Table
 from inspector.app.titles import middle, place, plural, session_title
 from inspector.engine.render import REFERENCE_MARK
@@ -81,19 +81,6 @@ FILTER_LABELS = {
     "states": "state changes",
     "all": "all tasks",
 }
-
-
-@dataclass
-class TaskPairChosen(Message):
-    """The user opened an aligned task; either series id is None on a one-sided pair.
-
-    ``side`` is the side to open it on: ``"a"`` or ``"b"``.
-    """
-
-    task_id: str
-    series_a: str | None
-    series_b: str | None
-    side: str = "a"
 
 
 @dataclass
