@@ -13,25 +13,21 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import ClassVar, Generic, Literal, TypeVar
+from typing import ClassVar, Generic, TypeVar
 
-from rich.console import Console
-from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import Binding, BindingType
-from textual.color import Color
 from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from widgets.columns import PADDING, Column, fit_columns
-from widgets.literal import cut_middle
+from widgets.columns import Column, fit_columns
+from widgets.table_line import CursorType, row_strip
 
 RowT = TypeVar("RowT")
-CursorType = Literal["cell", "row"]
 CACHE_LINES = 512
 
 
@@ -393,53 +389,12 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
                 self.get_component_rich_style(stripe) if self.zebra_stripes else Style()
             )
         cursor_style = self.get_component_rich_style("virtual-table--cursor")
-        console = self.app.console
-        segments: list[Segment] = []
-        for index, (column, cell) in enumerate(zip(self._columns, cells, strict=False)):
-            cursor = on_cursor and (self.cursor_type == "row" or index == cursor_column)
-            cell_style = style + cursor_style if cursor else style
-            post = Style.from_color(cursor_style.color, cursor_style.bgcolor) if cursor else None
-            meta = Style.from_meta({"row": row, "column": index})
-            justify = "left" if row < 0 else column.justify  # headers read left, as in DataTable
-            segments.extend(_cell_segments(cell, column, justify, cell_style + meta, post, console))
-        # Past the last column, as in DataTable: a table with a row cursor runs each row's
-        # colour (and the cursor's) on to the edge; with a cell cursor the colour fades.
-        remaining = self.size.width - sum(column.render_width for column in self._columns)
-        if remaining > 0:
-            if self.cursor_type == "row":
-                extend = style + cursor_style if on_cursor else style
-            else:
-                extend = self._extend_style(style)
-            segments.append(Segment(" " * remaining, extend))
-        strip = Strip(segments).simplify()
+        strip = row_strip(
+            row, self._columns, cells, self.size.width,
+            style=style, cursor_type=self.cursor_type,
+            cursor_column=cursor_column if on_cursor else None, cursor_style=cursor_style,
+            console=self.app.console, background=lambda: self.background_colors[1],
+        )  # fmt: skip
         self._lines[key] = strip
         return strip
 
-    def _extend_style(self, row_style: Style) -> Style:
-        if row_style.bgcolor is None:
-            return Style.from_color(row_style.color)
-        background = self.background_colors[1]
-        faded = Color.from_rich_color(row_style.bgcolor).blend(background, factor=0.25)
-        return Style.from_color(row_style.color, faded.rich_color)
-
-
-def _cell_segments(
-    cell: Text,
-    column: Column,
-    justify: Literal["left", "right"],
-    style: Style,
-    post: Style | None,
-    console: Console,
-) -> list[Segment]:
-    """One cell cut and aligned to its column, padded, over ``style`` (``post`` on top)."""
-    text = cell.copy()
-    content = column.render_width - 2 * PADDING
-    if column.cut == "middle" and text.cell_len > content:
-        text = cut_middle(text, content)
-    text.truncate(content, overflow="ellipsis")
-    text.align(justify, content)
-    # Text.render leaves the text's own style (not its spans) to the caller.
-    own = console.get_style(text.style, default=Style.null()) if text.style else Style.null()
-    pad = Segment(" " * PADDING, style if post is None else style + post)
-    inner = Segment.apply_style(text.render(console, end=""), style + own, post)
-    return [pad, *inner, pad]

@@ -99,7 +99,7 @@ async def test_no_temporary_file_is_left_after_the_pager_returns(
     def program(command, check=False):  # type: ignore[no-untyped-def]
         handed.append(Path(command[-1]).read_text(encoding="utf-8"))
 
-    monkeypatch.setattr("inspector.app.screens.diagnostics.subprocess.run", program)
+    monkeypatch.setattr("inspector.app.handoff.subprocess.run", program)
     monkeypatch.setenv("EDITOR", "true")
     monkeypatch.setenv("PAGER", "true")
     app = InspectorApp([FIXTURE_RUNS / "k3_avg_hierarchy"])

@@ -20,9 +20,20 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenWhatIf, TaskPairChosen
+from inspector.app.screens.compare_text import (
+    CHANGE_FIELDS,
+    FILTER_LABELS,
+    FILTERS,
+    counts_text,
+    kept_by,
+    number_text,
+    series_cells,
+    side_label,
+    sides_text,
+    value_cell,
+)
 from inspector.app.table_export import Table
-from inspector.app.titles import middle, place, plural, session_title
-from inspector.engine.render import REFERENCE_MARK
+from inspector.app.titles import place, plural, session_title
 from inspector.engine.report import MetricSeries
 from inspector.session import Session
 from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
@@ -30,57 +41,9 @@ from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
 from inspector.views.stats import Interval, bounds_text, half_width_text
 from inspector.views.tasks import natural_key
-from widgets.literal import cut_middle, literal, literal_plain, one_line
-from widgets.record_table import Field, RecordTable, field_columns
+from widgets.literal import cut_middle, one_line
+from widgets.record_table import RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
-
-SIDE_LABEL_CHARS = 28
-"""A value column's header keeps this much of its side's label, cut in the middle."""
-NARROW_SIDE_LABEL_CHARS = 12
-"""The same below 120 columns (the end of a run folder stays: ``qwen3…000003``)."""
-TINY_SIDE_LABEL_CHARS = 7
-"""The same below 100 columns: still which run (``q…00003``, see :func:`_short_side`)."""
-SERIES_CELLS = {120: None, 100: 24, 0: 18}
-"""The series column's width from a screen width on (None: whole); below 100 columns the
-value headers keep 7 characters of their sides' names (the lines above name the sides in
-full), so every column of the series table, counts included, fits without scrolling
-sideways."""
-
-
-def _short_side(label: str, other: str, chars: int) -> str:
-    """``label`` in ``chars`` characters, cut in the middle so that what tells it from
-    ``other`` stays: runs whose folders differ only at the end keep the end (``q…00003``)."""
-    if len(label) <= chars:
-        return label
-    tail = chars - 2
-    if label[-tail:] != other[-tail:]:
-        return f"{label[:1]}…{label[-tail:]}"
-    return middle(label, chars)
-
-
-def _side_name(label: str, line: int) -> str:
-    """A side's name whole, on two lines of ``line`` characters at most (the second under
-    the first), cut in the middle past that: a run folder's end is what tells sides apart."""
-    name = middle(literal_plain(label), 2 * line)
-    if len(name) <= line:
-        return name
-    return f"{name[:line]}\n   {name[line:]}"
-
-
-def _series_cells(width: int) -> int | None:
-    return next(cells for least, cells in SERIES_CELLS.items() if width >= least)
-
-
-FILTERS = ("changes", "flips", "states", "all")
-"""Task filters: every changed task (default: a flip, a state, a value or has_error that
-differs, or a task on one side only), flips only, state changes only, every task."""
-
-FILTER_LABELS = {
-    "changes": "changed (flips, states, values)",
-    "flips": "flips 0→1 / 1→0",
-    "states": "state changes",
-    "all": "all tasks",
-}
 
 
 @dataclass
@@ -107,47 +70,6 @@ class ChangesListed(Message):
     task_filter: str
     changes: tuple[TaskChange, ...]
     columns: tuple[Column, ...]
-
-
-def _number(value: float | None) -> str:
-    return "—" if value is None else f"{value:.6g}"
-
-
-def _value(series: MetricSeries | None) -> Text:
-    """The shown value of one side, marked when it is the reference value of a failed
-    evaluation (as the overview marks it)."""
-    if series is None:
-        return Text("—")
-    if series.value is None and series.reference_value is not None:
-        return Text(f"{series.reference_value:.6g}{REFERENCE_MARK}", "italic yellow")
-    return Text(_number(series.value))
-
-
-def _counts(series: MetricSeries | None) -> str:
-    if series is None:
-        return "—"
-    n = series.counts
-    return f"{n.total}/{n.evaluated}/{n.error}/{n.unavailable}/{n.invalidated}"
-
-
-CHANGE_FIELDS: tuple[Field[TaskChange], ...] = (
-    Field("task", "task", lambda change: change.task_id, shrink=18, cut="middle"),
-    Field("change", "change", lambda change: change.kind),
-    Field("state_a", "A state", lambda change: change.state_a or "—"),
-    Field("value_a", "A value", lambda change: _number(change.value_a)),
-    Field("state_b", "B state", lambda change: change.state_b or "—"),
-    Field("value_b", "B value", lambda change: _number(change.value_b)),
-)
-
-
-def _keep(change: TaskChange, task_filter: str) -> bool:
-    if task_filter == "all":
-        return True
-    if task_filter == "flips":
-        return change.flip is not None
-    if task_filter == "states":
-        return change.state_changed or change.a is None or change.b is None
-    return change.changed or change.a is None or change.b is None
 
 
 class CompareScreen(InspectorScreen):
@@ -219,7 +141,8 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="compare-header")
-        a, b = self._side_label("A"), self._side_label("B")
+        width = self.app.size.width
+        a, b = side_label(self.comparison, "A", width), side_label(self.comparison, "B", width)
         series: DataTable[Text | str] = DataTable(id="compare-series", cursor_type="row")
         for key, label in (("series", "series"), ("a", a), ("b", b), ("delta", "B − A"),
                            ("counts_a", "A counts"), ("counts_b", "B counts")):  # fmt: skip
@@ -228,20 +151,6 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         yield Static(id="compare-stats")
         yield RecordTable(CHANGE_FIELDS, id="compare-tasks")
         yield Footer()
-
-    def _side_label(self, side: str) -> Text:
-        """A value column's header: ``A avg@3`` / ``B k=1 (derived)`` / ``A <run>``."""
-        c = self.comparison
-        label, other = (c.label_a, c.label_b) if side == "A" else (c.label_b, c.label_a)
-        label, other = literal_plain(label), literal_plain(other)
-        width = self.app.size.width
-        if width >= 120:
-            return Text(f"{side} {middle(label, SIDE_LABEL_CHARS)}")
-        if width >= 100:
-            return Text(f"{side} {middle(label, NARROW_SIDE_LABEL_CHARS)}")
-        # the line above says "(derived)"; the header keeps the plan: "B k=1"
-        label = label.removesuffix(" (derived)")
-        return Text(f"{side} {_short_side(label, other, TINY_SIDE_LABEL_CHARS)}")
 
     def on_mount(self) -> None:
         c = self.comparison
@@ -252,41 +161,17 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
             f"A {c.label_a}",
             f"B {c.label_b}",
         )
-        text = Text()
-        line = max(24, self.app.size.width - 5)  # "A: " and the padding
-        text.append("A: ", "bold")
-        text.append(_side_name(c.label_a, line))
-        if c.kind == PLANS and not c.a.plan.derived:
-            text.append(" (the stored plan)", "dim")
-        if c.derivation is not None and c.derived_side == "A":
-            self._equivalence(text)
-        text.append("\nB: ", "bold")
-        text.append(_side_name(c.label_b, line))
-        if c.kind == PLANS and not c.b.plan.derived:
-            text.append(" (the stored plan)", "dim")
-        if c.derivation is not None and c.derived_side == "B":
-            self._equivalence(text)
-        for warning in c.warnings:
-            text.append("\n⚠ ", "bold yellow")
-            text.append_text(literal(warning))
-        for note in c.notes:
-            text.append("\n• ")
-            text.append_text(literal(note))
-        for side, ids in (("A", c.only_a), ("B", c.only_b)):
-            if ids:
-                text.append(f"\n{plural(len(ids), 'task')} only in {side}")
-        text.append("\ncounts: total/evaluated/error/unavailable/invalidated", "dim")
-        self.header_text.update(text)
-        cells = _series_cells(self.app.size.width)
+        self.header_text.update(sides_text(c, self.app.size.width))
+        cells = series_cells(self.app.size.width)
         for index, pair in enumerate(c.series):
             label = one_line(pair.label)
             self.series_table.add_row(
                 label if cells is None else cut_middle(label, cells),
-                _value(pair.a),
-                _value(pair.b),
-                _number(pair.delta),
-                _counts(pair.a),
-                _counts(pair.b),
+                value_cell(pair.a),
+                value_cell(pair.b),
+                number_text(pair.delta),
+                counts_text(pair.a),
+                counts_text(pair.b),
                 key=str(index),
             )
         self.series_table.move_cursor(row=c.series.index(self.pair))
@@ -314,18 +199,9 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
             return
         shown = bounds_text if width >= 120 else half_width_text
         for (index, key), (series, interval) in message.intervals.items():
-            cell = _value(series)
+            cell = value_cell(series)
             cell.append(f" {shown(interval)}", "dim")
             self.series_table.update_cell(str(index), key, cell, update_width=True)
-
-    def _equivalence(self, text: Text) -> None:
-        derivation = self.comparison.derivation
-        assert derivation is not None
-        equivalent = derivation.equivalent
-        text.append(
-            " · equivalent to having run it: " + ("yes" if equivalent else "no"),
-            "bold" if equivalent else "bold yellow",
-        )
 
     def show_tasks(self) -> None:
         """List the aligned tasks of the current series pair that pass the filter (picked in
@@ -336,7 +212,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-tasks",
           description="aligned tasks")  # fmt: skip
     def _list_changes(self, pair: SeriesPair, task_filter: str) -> None:
-        kept = (ch for ch in self.comparison.tasks(pair) if _keep(ch, task_filter))
+        kept = (ch for ch in self.comparison.tasks(pair) if kept_by(ch, task_filter))
         changes = tuple(sorted(kept, key=lambda ch: natural_key(ch.task_id)))  # 5 before 13
         columns = field_columns(CHANGE_FIELDS, changes)
         self.post_message(ChangesListed(pair, task_filter, changes, columns))

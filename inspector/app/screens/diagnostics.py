@@ -2,19 +2,12 @@
 
 from __future__ import annotations
 
-import atexit
-import contextlib
-import os
-import shlex
-import shutil
-import subprocess
-import tempfile
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult, SuspendNotSupported
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
@@ -22,32 +15,15 @@ from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.app.diagnostics import STEP_MARK, Source, attempt_sources
-from inspector.app.handoff import command_of
+from inspector.app.handoff import hand_over_document
 from inspector.app.host import InspectorScreen
 from inspector.app.payloads import read_payload
 from inspector.app.titles import place, session_title
-from inspector.results.layout import open_regular
 from inspector.results.problems import ResultFileError
 from inspector.session import Session
-from inspector.views.documents import Document, FileDocument
+from inspector.views.documents import Document
 from widgets.literal import one_line
 from widgets.text_pager import TextPager
-
-HANDOFF_FILES: set[str] = set()
-"""Temporary copies handed to $PAGER / $EDITOR and not yet removed (removed at exit)."""
-
-
-def remove_handoff_file(path: str) -> None:
-    """Remove a temporary hand-off copy (the program it was handed to has returned)."""
-    HANDOFF_FILES.discard(path)
-    with contextlib.suppress(OSError):
-        os.unlink(path)
-
-
-@atexit.register
-def _remove_handoff_files() -> None:
-    for path in list(HANDOFF_FILES):
-        remove_handoff_file(path)
 
 
 @dataclass
@@ -379,47 +355,11 @@ list of sections; **z** wraps long lines; **y** copies the document.
         self.app.pop_screen()
 
     # Hand-offs: $PAGER, $EDITOR, clipboard. The run directory is never written.
-    def _file_for_handoff(self, *, copy: bool) -> tuple[str, bool] | None:
-        """The file to hand over, and whether it is a temporary copy (removed afterwards)."""
-        document = self.pager.document
-        if document is None:
-            return None
-        if isinstance(document, FileDocument) and not copy:
-            return str(document.full_path), False
-        with tempfile.NamedTemporaryFile(
-            suffix=".txt", prefix="inspector-", delete=False
-        ) as handle:
-            HANDOFF_FILES.add(handle.name)
-            if isinstance(document, FileDocument):
-                with open_regular(document.full_path) as source:
-                    shutil.copyfileobj(source, handle)  # a chunk at a time
-            else:
-                handle.write(document.head(limit=1 << 62).encode("utf-8", "replace"))
-        return handle.name, True
-
-    def _run_external(self, variable: str, *, copy: bool) -> None:
-        command = command_of(variable)
-        if not shutil.which(shlex.split(command)[0] if command.strip() else ""):
-            self.notify(f"${variable} ({command}) is not available.", severity="warning")
-            return
-        handoff = self._file_for_handoff(copy=copy)
-        if handoff is None:
-            return
-        path, temporary = handoff
-        try:
-            with self.app.suspend():
-                subprocess.run([*shlex.split(command), path], check=False)
-        except SuspendNotSupported:
-            self.notify("This terminal cannot hand over to another program.", severity="warning")
-        finally:
-            if temporary:
-                remove_handoff_file(path)
-
     def action_open_pager(self) -> None:
-        self._run_external("PAGER", copy=False)
+        hand_over_document(self.app, "PAGER", self.pager.document, copy=False)
 
     def action_open_editor(self) -> None:
-        self._run_external("EDITOR", copy=True)
+        hand_over_document(self.app, "EDITOR", self.pager.document, copy=True)
 
     def action_copy(self) -> None:
         document = self.pager.document

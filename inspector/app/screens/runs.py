@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
@@ -18,7 +17,6 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector import loading
 from inspector.answers import audit_intervals, audit_runs
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.messages import (
@@ -30,16 +28,12 @@ from inspector.app.messages import (
     RunsIntervals,
 )
 from inspector.app.navigation import OpenLeaderboard, OpenRun, RunsUpdated
+from inspector.app.screens.runs_parts import compare_two, list_runs, runs_note
 from inspector.loading import check_cache
-from inspector.loading.summary_cache import find_runs
 from inspector.resolve import Overrides
-from inspector.results.discover import RunSummary, is_run, summarize_run
-from inspector.results.problems import RunReadError
-from inspector.session import Session
-from inspector.views.compare import compare
+from inspector.results.discover import RunSummary
 from inspector.views.run_check import RunCheck
 from inspector.views.runs_view import (
-    PENDING,
     SORTS,
     RunRow,
     describe,
@@ -173,19 +167,7 @@ their plans or benchmark params differ.
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs", description="find runs")
     def _find(self) -> None:
-        runs: list[RunSummary] = []
-        errors: list[str] = []
-        for root in self.roots:
-            try:
-                if is_run(root):
-                    runs.append(summarize_run(root, root.name))
-                else:
-                    runs.extend(find_runs(root))
-            except RunReadError as exc:
-                errors.append(str(exc))
-        overrides = self.overrides
-        cached, anchors = check_cache.recall(self.roots, overrides, [str(r.path) for r in runs])
-        self.post_message(RunsFound(runs, errors, cached, anchors))
+        self.post_message(RunsFound(*list_runs(self.roots, self.overrides)))
 
     @on(RunsFound)
     def _found(self, message: RunsFound) -> None:
@@ -287,31 +269,7 @@ their plans or benchmark params differ.
         self._show_status()
 
     def _show_note(self) -> None:
-        shown = len(self.run_table.rows_shown)
-        if not self.rows:
-            note = Text(
-                "No runs found here (a run has run_info.json or a details/ folder).", "yellow"
-            )
-            self.query_one("#runs-note", Static).update(note)
-            return
-        note = Text(f"{shown} of {len(self.rows)} runs", "bold")
-        waiting = sum(row.check_state == PENDING for row in self.rows)
-        cached = sum(row.is_cached for row in self.rows)
-        if cached:
-            note.append(f" · checking {waiting} again… (cached values until then)", "dim")
-        elif waiting:
-            note.append(f" · recomputing {waiting}… (stored values until then)", "dim")
-        else:
-            counts = {state: 0 for state in ("ok", "differs", "unusable")}
-            for row in self.rows:
-                counts[row.check_state] += 1
-            note.append(f" · {counts['ok']} ✓", "dim")
-            if counts["differs"]:
-                note.append(f" · {counts['differs']} ≠ stored", "bold red")
-            if counts["unusable"]:
-                note.append(f" · {counts['unusable']} !", "bold yellow")
-        direction = " (reversed)" if self.reverse else ""
-        note.append(f" · sorted by {self.sort_by}{direction}", "dim")
+        note = runs_note(self.rows, len(self.run_table.rows_shown), self.sort_by, self.reverse)
         self.query_one("#runs-note", Static).update(note)
 
     def _show_status(self) -> None:
@@ -392,32 +350,14 @@ their plans or benchmark params differ.
           description="compare runs")  # fmt: skip
     def _compare(self, path_a: Path, path_b: Path, label_a: str, label_b: str) -> None:
         worker = get_current_worker()
-        overrides = self.overrides
-        sessions: list[Session] = []
-        for side, path, label in (("A", path_a, label_a), ("B", path_b, label_b)):
 
-            def progress(done: int, total: int, side: str = side) -> None:
-                if not worker.is_cancelled:
-                    self.post_message(CompareProgress(side, done, total))
+        def progress(side: str, done: int, total: int) -> None:
+            if not worker.is_cancelled:
+                self.post_message(CompareProgress(side, done, total))
 
-            try:
-                session = loading.open_session(path, overrides, in_app=True, progress=progress)
-            except loading.RunUnreadable as exc:
-                self.post_message(ComparisonFailed(f"{label}: {exc}"))
-                return
-            if session.recomputation is None:
-                self.post_message(
-                    ComparisonFailed(
-                        f"{label}: AgentCompass would refuse this run: {session.refusal}"
-                    )
-                )
-                return
-            sessions.append(session)
-        a, b = sessions
-        assert a.recomputation is not None and b.recomputation is not None
-        comparison = compare(a.recomputation, b.recomputation, label_a=label_a, label_b=label_b)
-        if not worker.is_cancelled:
-            self.post_message(ComparisonReady(comparison, (a, b)))
+        answer = compare_two(((path_a, label_a), (path_b, label_b)), self.overrides, progress)
+        if not worker.is_cancelled or isinstance(answer, ComparisonFailed):
+            self.post_message(answer)
 
     @on(CompareProgress)
     def _compare_progress(self, message: CompareProgress) -> None:

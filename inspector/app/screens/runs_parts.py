@@ -1,0 +1,99 @@
+"""The runs screen's parts that need no widget: its reading, done in its workers (off the
+UI thread) — the runs under the roots with what their last checks found, two marked runs
+read, recomputed and compared — and the note above the table
+(:mod:`inspector.app.screens.runs` shows them)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.text import Text
+
+from inspector import loading
+from inspector.app.messages import ComparisonFailed, ComparisonReady
+from inspector.loading import check_cache
+from inspector.loading.summary_cache import find_runs
+from inspector.resolve import Overrides
+from inspector.results.discover import RunSummary, is_run, summarize_run
+from inspector.results.problems import RunReadError
+from inspector.session import Session
+from inspector.views.compare import compare
+from inspector.views.run_check import RunCheck
+from inspector.views.runs_view import PENDING, RunRow
+
+
+def list_runs(
+    roots: list[Path], overrides: Overrides | None
+) -> tuple[list[RunSummary], list[str], dict[str, RunCheck], dict[str, tuple[int, ...]]]:
+    """``(runs, errors, cached checks, anchors)``: every run under ``roots`` (a root that
+    is a run is itself), the roots that cannot be listed, and what the last checks of the
+    unchanged runs found (:func:`inspector.loading.check_cache.recall`)."""
+    runs: list[RunSummary] = []
+    errors: list[str] = []
+    for root in roots:
+        try:
+            if is_run(root):
+                runs.append(summarize_run(root, root.name))
+            else:
+                runs.extend(find_runs(root))
+        except RunReadError as exc:
+            errors.append(str(exc))
+    cached, anchors = check_cache.recall(roots, overrides, [str(r.path) for r in runs])
+    return runs, errors, cached, anchors
+
+
+def compare_two(
+    sides: tuple[tuple[Path, str], tuple[Path, str]],
+    overrides: Overrides | None,
+    progress: Callable[[str, int, int], None],
+) -> ComparisonReady | ComparisonFailed:
+    """Read and recompute runs A and B (``(path, label)`` each; ``progress(side, done,
+    total)`` as their tasks are read), then align them: the comparison, or why it cannot
+    be made (the first side that cannot be read or that AgentCompass would refuse)."""
+    sessions: list[Session] = []
+    for side, (path, label) in zip("AB", sides, strict=True):
+
+        def read(done: int, total: int, side: str = side) -> None:
+            progress(side, done, total)
+
+        try:
+            session = loading.open_session(path, overrides, in_app=True, progress=read)
+        except loading.RunUnreadable as exc:
+            return ComparisonFailed(f"{label}: {exc}")
+        if session.recomputation is None:
+            return ComparisonFailed(
+                f"{label}: AgentCompass would refuse this run: {session.refusal}"
+            )
+        sessions.append(session)
+    a, b = sessions
+    assert a.recomputation is not None and b.recomputation is not None
+    (_, label_a), (_, label_b) = sides
+    comparison = compare(a.recomputation, b.recomputation, label_a=label_a, label_b=label_b)
+    return ComparisonReady(comparison, (a, b))
+
+
+def runs_note(rows: list[RunRow], shown: int, sort_by: str, reverse: bool) -> Text:
+    """The line above the table: how many runs are shown, how far their checks are (or what
+    they found), and the order."""
+    if not rows:
+        return Text("No runs found here (a run has run_info.json or a details/ folder).", "yellow")
+    note = Text(f"{shown} of {len(rows)} runs", "bold")
+    waiting = sum(row.check_state == PENDING for row in rows)
+    cached = sum(row.is_cached for row in rows)
+    if cached:
+        note.append(f" · checking {waiting} again… (cached values until then)", "dim")
+    elif waiting:
+        note.append(f" · recomputing {waiting}… (stored values until then)", "dim")
+    else:
+        counts = {state: 0 for state in ("ok", "differs", "unusable")}
+        for row in rows:
+            counts[row.check_state] += 1
+        note.append(f" · {counts['ok']} ✓", "dim")
+        if counts["differs"]:
+            note.append(f" · {counts['differs']} ≠ stored", "bold red")
+        if counts["unusable"]:
+            note.append(f" · {counts['unusable']} !", "bold yellow")
+    direction = " (reversed)" if reverse else ""
+    note.append(f" · sorted by {sort_by}{direction}", "dim")
+    return note
