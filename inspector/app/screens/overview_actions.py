@@ -1,0 +1,155 @@
+"""Where the overview leads, for what the user points at: the tasks behind a count or a
+node, the count ledger, "explain this number", the issues, the flaky tasks, a what-if plan
+and the export. :class:`OverviewActions` is the overview screen's base; the screen
+(:mod:`inspector.app.screens.overview`) composes the widgets read here and declares the keys.
+"""
+
+from __future__ import annotations
+
+from inspector.app.host import InspectorScreen
+from inspector.app.navigation import (
+    OpenExplain,
+    OpenFlaky,
+    OpenIssues,
+    OpenLedger,
+    OpenRunExport,
+    OpenTasks,
+    OpenWhatIf,
+)
+from inspector.engine.recomputation import Recomputation
+from inspector.session import Session
+from inspector.views.audit import SERIES_SCOPE, Scope
+from inspector.views.tasks import PlanChoice, TaskFilter, plan_choices
+from widgets.category_tree import CategoryTree
+from widgets.problems_table import ProblemsTable
+from widgets.series_table import SeriesTable
+
+
+class OverviewActions(InspectorScreen):
+    """The overview's actions: each posts the navigation message of the screen it opens."""
+
+    session: Session | None
+    """The open run's session (None while it is read)."""
+    selected_series: str | None
+    """The series the category tree and the distribution show."""
+
+    # The widgets the overview composes.
+    @property
+    def series_table(self) -> SeriesTable:
+        return self.query_one(SeriesTable)
+
+    @property
+    def category_tree(self) -> CategoryTree:
+        return self.query_one(CategoryTree)
+
+    @property
+    def problems_table(self) -> ProblemsTable:
+        return self.query_one(ProblemsTable)
+
+    def open_tasks(self, task_filter: TaskFilter) -> None:
+        """Push the tasks screen filtered by ``task_filter``."""
+        if self.session is None or self.session.recomputation is None:
+            self.notify("The run has no recomputation to list tasks from.", severity="warning")
+            return
+        self.post_message(OpenTasks(self.session, task_filter))
+
+    # The count ledger, explain, issues and what-if plans.
+    def pointed_at(self) -> tuple[str, Scope, str]:
+        """The series, scope and count the user points at.
+
+        With the category tree focused: its node (a hierarchy node or a category) and count
+        ``total``; otherwise the whole series and the count under the series table's cursor.
+        """
+        series_id = self.selected_series or ""
+        if self.focused is self.category_tree:
+            data = self.category_tree.node_data
+            if data is not None and data.path is not None:
+                return series_id, Scope(node=data.path), "total"
+            if data is not None and data.category is not None:
+                return series_id, Scope(category=data.category), "total"
+            return series_id, SERIES_SCOPE, "total"
+        return series_id, SERIES_SCOPE, self.series_table.count or "total"
+
+    @property
+    def recomputation(self) -> Recomputation | None:
+        """The open run's recomputation, or None while loading or when refused."""
+        return self.session.recomputation if self.session else None
+
+    def open_ledger(
+        self, series_id: str | None = None, count: str = "total", scope: Scope = SERIES_SCOPE
+    ) -> None:
+        """Push the count ledger: the tasks behind one count, with reasons."""
+        rec = self.recomputation
+        if rec is None:
+            self.notify("The run has no recomputation to audit.", severity="warning")
+            return
+        self.post_message(OpenLedger(rec, series_id or self.selected_series, count, scope))
+
+    def open_explain(self, series_id: str | None = None, scope: Scope = SERIES_SCOPE) -> None:
+        """Push "explain this number" for a series value, a category or a hierarchy node."""
+        rec = self.recomputation
+        if rec is None:
+            self.notify("The run has no recomputation to explain.", severity="warning")
+            return
+        self.post_message(OpenExplain(rec, series_id or self.selected_series, scope))
+
+    def open_issues(self) -> None:
+        """Push the issues screen for the selected series."""
+        if self.session is None or self.session.recomputation is None:
+            self.notify("The run has no recomputation to attribute issues to.", severity="warning")
+            return
+        self.post_message(OpenIssues(self.session, self.selected_series))
+
+    def what_if_choices(self) -> list[PlanChoice]:
+        rec = self.recomputation
+        return [] if rec is None else plan_choices(rec.plan.k, rec.plan.strategy)
+
+    def open_what_if(self) -> None:
+        """Ask for a what-if plan, then compare it with the stored plan."""
+        self.post_message(OpenWhatIf(self.session))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Hide the keys that cannot do anything for this run (k=1: no what-if plans)."""
+        if action == "what_if":
+            return bool(self.what_if_choices())
+        if action == "focus_problems":  # greyed out (not hidden) when there are none
+            return True if self.session is None or self.session.problems else None
+        return True
+
+    def action_ledger(self) -> None:
+        series_id, scope, count = self.pointed_at()
+        if series_id:
+            self.open_ledger(series_id, count, scope)
+
+    def action_explain(self) -> None:
+        series_id, scope, _ = self.pointed_at()
+        if series_id:
+            self.open_explain(series_id, scope)
+
+    def action_what_if(self) -> None:
+        self.open_what_if()
+
+    def action_issues(self) -> None:
+        self.open_issues()
+
+    def action_flaky(self) -> None:
+        if self.session is not None and self.session.recomputation is not None:
+            self.post_message(OpenFlaky(self.session))
+
+    def action_tasks(self) -> None:
+        if self.selected_series:
+            self.open_tasks(TaskFilter(self.selected_series))
+
+    def action_export(self) -> None:
+        """Ask for a folder and a format; the export is written off the UI thread."""
+        if self.session is None or self.session.recomputation is None:
+            self.notify("The run has no recomputation to export.", severity="warning")
+            return
+        self.post_message(OpenRunExport(self.session))
+
+    def action_focus_problems(self) -> None:
+        if self.session and self.session.problems:
+            self.problems_table.focus()
+            self.problems_table.scroll_visible()
+        else:
+            self.notify("No load problems.")
