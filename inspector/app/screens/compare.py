@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.reactive import reactive
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenWhatIf, TaskPairChosen
@@ -41,6 +41,7 @@ from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
 from inspector.views.stats import Interval, bounds_text, half_width_text
 from inspector.views.tasks import natural_key
+from widgets.key_footer import KeyFooter
 from widgets.literal import cut_middle, one_line
 from widgets.record_table import RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
@@ -150,7 +151,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         yield series
         yield Static(id="compare-stats")
         yield RecordTable(CHANGE_FIELDS, id="compare-tasks")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         c = self.comparison

@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
 from textual.message import Message
-from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from inspector.app.diagnostics import STEP_MARK, Source, attempt_sources
@@ -22,6 +22,7 @@ from inspector.app.titles import place, session_title
 from inspector.results.problems import ResultFileError
 from inspector.session import Session
 from inspector.views.documents import Document
+from widgets.key_footer import KeyFooter
 from widgets.literal import one_line
 from widgets.text_pager import TextPager
 
@@ -138,7 +139,7 @@ list of sections; **z** wraps long lines; **y** copies the document.
                 yield TextPager()
                 yield Input(placeholder="search (enter: next match, escape: close)", id="search")
                 yield Static(id="pager-status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = session_title(self.session)

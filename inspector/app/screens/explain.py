@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenExplain, OpenLedger, TaskChosen
@@ -26,6 +26,7 @@ from inspector.engine.render import REFERENCE_MARK, format_value
 from inspector.session import Session
 from inspector.views.audit import SERIES_SCOPE, AuditError, LedgerTask, Scope, series_of
 from inspector.views.explain import Explanation, Term, explain
+from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
@@ -114,7 +115,7 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         yield Static(id="explain-summary")
         yield RecordTable(TERM_FIELDS, id="explain-terms")
         yield RecordTable(TASK_FIELDS, id="explain-tasks")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = title_of(self, self.recomputation)

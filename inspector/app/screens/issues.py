@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from inspector.app.host import InspectorScreen
@@ -37,6 +37,7 @@ from inspector.views.attribution import (
 )
 from inspector.views.audit import InCount
 from inspector.views.tasks import TaskFilter
+from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable
 from widgets.virtual_table import VirtualTable
@@ -176,7 +177,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         retries: DataTable[Text | str] = DataTable(id="retries", cursor_type="row")
         retries.add_columns("stage", "scope", "matched pattern", "records", "attempts", "tasks")
         yield retries
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = session_title(self.session)

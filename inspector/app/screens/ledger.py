@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenExplain, TaskChosen
@@ -36,6 +36,7 @@ from inspector.views.audit import (
     task_filter,
     tasks_behind,
 )
+from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
@@ -123,7 +124,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         yield RecordTable(ledger_fields(series_of(self.recomputation, self.series_id)),
                           id="ledger-tasks")  # fmt: skip
         yield Static(id="ledger-reasons")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = title_of(self, self.recomputation)

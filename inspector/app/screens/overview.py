@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Footer, Header, ProgressBar, Static
+from textual.widgets import Header, ProgressBar, Static
 from textual.worker import Worker, get_current_worker
 
 from inspector import loading
@@ -39,6 +39,7 @@ from inspector.views.tasks import (
 from widgets.banner import Banner
 from widgets.category_tree import CategoryTree, node_line
 from widgets.distribution import Distribution
+from widgets.key_footer import KeyFooter
 from widgets.literal import literal_plain, one_line
 from widgets.plan_panel import PlanPanel
 from widgets.problems_table import ProblemsTable, problem_text
@@ -143,7 +144,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
                 yield PlanPanel()
         yield Static("Load problems", classes="section-title", id="problems-title")
         yield ProblemsTable()
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = middle(literal_plain(run_label(self.path)), RUN_LABEL_CELLS)

@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Footer, Header, Input, ProgressBar, Static
+from textual.widgets import DataTable, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
 from inspector.answers import audit_intervals, audit_runs
@@ -43,6 +43,7 @@ from inspector.views.runs_view import (
     with_checks,
     with_interval,
 )
+from widgets.key_footer import KeyFooter
 from widgets.literal import literal
 from widgets.run_table import RunTable
 
@@ -153,7 +154,7 @@ their plans or benchmark params differ.
             yield ProgressBar(id="compare-progress", show_eta=False)
         yield RunTable()
         yield Static(id="runs-status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "runs · " + ", ".join(root.name or "." for root in self.roots)

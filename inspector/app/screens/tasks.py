@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 from textual.worker import get_current_worker
 
 from inspector.app.host import InspectorScreen, host_of
@@ -35,6 +35,7 @@ from inspector.views.tasks import (
     TaskRow,
     issue_choices,
 )
+from widgets.key_footer import KeyFooter
 from widgets.literal import one_line
 from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import FormatValue, TaskTable, marks_text, task_columns
@@ -116,7 +117,7 @@ list; opening a count from the overview lands here filtered to exactly its tasks
         yield Static(id="tasks-note")
         yield TaskTable()
         yield Static(id="tasks-cursor", classes="cursor-line")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = session_title(self.session)

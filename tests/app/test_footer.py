@@ -1,0 +1,94 @@
+"""The footer fits its width (issue 14): at 80 and 100 columns the overview's keys no longer run
+off the right edge, and ``? Help`` and ``q Quit`` are on screen at every size, on every screen,
+with ``esc Back`` on every screen below the first.
+"""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+import pytest
+from textual.widgets._footer import FooterKey
+
+from inspector.app import InspectorApp
+from inspector.app.screens.diagnostics import DiagnosticsScreen
+from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.task import TaskScreen
+from inspector.views.audit import Scope
+from inspector.views.tasks import TaskFilter
+from widgets.key_footer import KeyFooter
+
+from .helpers import pilot_test, settle
+
+SIZES = [(80, 24), (100, 30), (140, 45)]
+
+
+def _shown(app: InspectorApp) -> list[FooterKey]:
+    """The footer keys of the screen on top that are on screen, checked to fit in it."""
+    footer = app.screen.query_one(KeyFooter)
+    shown = footer.shown_keys
+    right = footer.region.right
+    for before, after in pairwise(shown):
+        assert before.region.right <= after.region.x, (before.description, after.description)
+    for key in shown:
+        assert key.region.width > 0 and key.region.right <= right, (key.description, right)
+    return shown
+
+
+def _descriptions(app: InspectorApp) -> list[str]:
+    return [key.description for key in _shown(app)]
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pilot_test
+async def test_overview_footer_fits_and_keeps_help_and_quit(run_path, size) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=size) as pilot:
+        await settle(pilot)
+        assert isinstance(app.screen, OverviewScreen)
+        shown = _descriptions(app)
+        assert {"Help", "Quit"} <= set(shown), shown
+        assert shown[0] == "Open count" and "Tasks" in shown  # the first keys come first
+        every = [key.description for key in app.screen.query(FooterKey)]
+        if size[0] == 140:
+            assert shown == every  # room for every key
+        else:
+            assert len(shown) < len(every)
+
+
+@pilot_test
+async def test_every_screen_keeps_help_quit_and_back_at_80_columns(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen) and overview.session is not None
+        openers = [
+            lambda: overview.open_tasks(TaskFilter("correct.avg@3")),
+            lambda: overview.open_ledger("correct.avg@3", "error"),
+            lambda: overview.open_explain("correct.avg@3", Scope(node="overall/engineering")),
+            overview.open_issues,
+            overview.action_flaky,
+            lambda: app.push_screen(
+                TaskScreen(overview.session, "git-leak-recovery", "correct.avg@3")
+            ),
+            lambda: app.push_screen(DiagnosticsScreen(overview.session, "fix-pandas-version", 0)),
+        ]
+        for open_screen in openers:
+            open_screen()
+            await settle(pilot)
+            assert app.screen is not overview
+            shown = _descriptions(app)
+            assert {"Help", "Quit", "Back"} <= set(shown), (type(app.screen).__name__, shown)
+            app.pop_screen()
+            await settle(pilot)
+
+
+@pilot_test
+async def test_a_greyed_out_key_folds_before_a_working_one(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(110, 30)) as pilot:
+        await settle(pilot)
+        shown = _descriptions(app)
+        # no load problems: p is greyed out and leaves its room to x, listed after it
+        assert "Export" in shown and "Problems" not in shown, shown

@@ -1,0 +1,72 @@
+"""A footer that shows the keys that fit its width, and never hides the ones that must stay.
+
+Textual's :class:`~textual.widgets.Footer` lays every key in a row and cuts what passes the
+right edge, so at 80 columns ``? Help``, ``q Quit`` and ``esc Back`` (the app's keys, listed
+last) fall off. :class:`KeyFooter` keeps the keys named in ``keep`` (those three) and the
+command palette key, then as many of the others as fit, in the footer's order (the focused
+widget's keys, the screen's, the app's), the greyed-out ones (they do nothing now) after all
+the others: the first key that does not fit and every key after it are left out. The keys
+left out still work, and the help screen and the palette list them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from textual.app import ComposeResult
+from textual.events import Resize
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
+
+KEPT_ACTIONS = frozenset({"help", "quit", "back"})
+"""Actions whose keys the footer shows at every width: help, quit and the way back."""
+
+
+class KeyFooter(Footer):
+    """A :class:`Footer` that leaves out the keys that do not fit, never those in ``keep``."""
+
+    def __init__(
+        self,
+        *,
+        keep: Iterable[str] = KEPT_ACTIONS,
+        show_command_palette: bool = True,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(show_command_palette=show_command_palette, id=id)
+        self.keep = frozenset(keep)
+        """The actions whose keys are always shown."""
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        self.call_after_refresh(self.fit_keys)
+
+    def on_resize(self, event: Resize) -> None:
+        self.call_after_refresh(self.fit_keys)
+
+    @property
+    def shown_keys(self) -> list[FooterKey]:
+        """The keys on screen now, in the footer's order (the palette key last)."""
+        return [key for key in self.query_children(FooterKey) if key.display]
+
+    def fit_keys(self) -> None:
+        """Show the kept keys and the longest run of the others, from the first, that fits
+        (working keys before greyed-out ones)."""
+        keys = list(self.query_children(FooterKey))
+        docked = [key for key in keys if key.has_class("-command-palette")]
+        kept = [key for key in keys if key.action in self.keep and key not in docked]
+        others = [key for key in keys if key not in kept and key not in docked]
+        others.sort(key=lambda key: key.has_class("-disabled"))  # stable sort
+        room = self.size.width - sum(_width(key) for key in docked + kept)
+        fits = True
+        for key in others:
+            fits = fits and _width(key) <= room
+            key.display = fits
+            if fits:
+                room -= _width(key)
+        for key in kept:
+            key.display = True
+
+
+def _width(key: FooterKey) -> int:
+    """The columns ``key`` takes: its label, its padding and border, its margins."""
+    return key.render().cell_len + key.styles.gutter.width + key.styles.margin.width
