@@ -17,6 +17,7 @@ single-line text (task ids, categories, file names).
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Sequence
 from functools import lru_cache
 
 from rich.style import Style
@@ -164,9 +165,45 @@ def cut_middle(text: Text, width: int) -> Text:
         return text
     if width <= 1:
         return Text("…", TRUNCATION_STYLE)
+    return _cut_at(text, width, (width - 1) * 2 // 5)
+
+
+def cut_apart(values: Sequence[object], width: int) -> list[Text]:
+    """Each of ``values`` as :func:`one_line_middle` makes it, except where two different
+    names would read the same: those are cut elsewhere, as near the usual cut as tells them
+    apart (``gpt-5-2025-08-07`` and ``gpt-5-mini-2025-08-07`` in 10 cells read
+    ``gpt-5-2…07`` and ``gpt-5-m…07``, not ``gpt…5-08-07`` twice). Names no cut tells apart
+    keep the usual one."""
+    sources = [_ends(value, width) for value in values]
+    cut = [cut_middle(text, width) for text in sources]
+    if width <= 1:
+        return cut
     keep = width - 1
-    head = keep * 2 // 5
-    tail = keep - head
+    usual = keep * 2 // 5
+    heads = sorted(range(keep + 1), key=lambda head: (abs(head - usual), -head))
+    alike: dict[str, set[int]] = {}
+    for i, text in enumerate(cut):
+        alike.setdefault(text.plain, set()).add(i)
+    for group in alike.values():
+        names = {sources[i].plain for i in group}
+        if len(names) == 1:
+            continue
+        others = {text.plain for i, text in enumerate(cut) if i not in group}
+        for head in heads:
+            tried = {i: _cut_at(sources[i], width, head) for i in group}
+            shown = {text.plain for text in tried.values()}
+            if len(shown) == len(names) and not shown & others:
+                for i, text in tried.items():
+                    cut[i] = text
+                break
+    return cut
+
+
+def _cut_at(text: Text, width: int, head: int) -> Text:
+    """``text`` in ``width`` cells: its first ``head`` characters, "…", then its end."""
+    if text.cell_len <= width:
+        return text
+    tail = width - 1 - head
     while True:
         shortened = text[:head] + Text("…", TRUNCATION_STYLE) + text[len(text) - tail :]
         if shortened.cell_len <= width or head + tail == 0:
@@ -182,8 +219,14 @@ def cut_middle(text: Text, width: int) -> Text:
 def one_line_middle(value: object, width: int) -> Text:
     """A single-line literal of at most ``width`` cells, shortened in the middle ("a…z"),
     so the end of a name (what tells ``run_000001`` from ``run_000002``) stays visible."""
+    return cut_middle(_ends(value, width), width)
+
+
+def _ends(value: object, width: int) -> Text:
+    """``value`` as a single-line literal, or only its two ends when it is far longer than
+    ``width`` (only they can be shown)."""
     source = as_text(value)
     window = 4 * max(1, width)
-    if len(source) > 2 * window:  # only the ends can be shown: look at no more than them
+    if len(source) > 2 * window:
         source = source[:window] + source[-window:]
-    return cut_middle(literal(source), width)
+    return literal(source)

@@ -163,24 +163,30 @@ def _csv(value: Any) -> Any:
     return "" if value is None else value
 
 
-def cell_text(cell: Cell | None, *, counts: bool = True) -> str:
+def cell_text(cell: Cell | None, *, counts: bool = True, short: bool = False) -> str:
     """``0.5000 ✓ e2 u0 i1 (failed)`` (``≠`` / ``!`` when a run behind the cell fails the
     check, ``…`` while one is being recomputed, ``ref`` for a reference value; the status
-    when the run shown did not finish). Without ``counts``: the value and marks only."""
+    when the run shown did not finish). Without ``counts``: the value and marks only;
+    ``short`` (a narrow screen): also ``ʳ`` for ``ref`` (as the category tree marks a
+    reference value) and ``0.5000 …`` for a stored value not yet recomputed."""
     if cell is None:
         return ""
     run = cell.run
     if run.check is None:
         stored = run.summary.headline_value
-        return f"{stored:.4f} stored …" if stored is not None else "…"
+        if stored is None:
+            return "…"
+        return f"{stored:.4f} …" if short else f"{stored:.4f} stored …"
     value = cell.value
     text = "-" if value is None else f"{value:.4f}"
     if run.recomputed is not None and run.recomputed.is_reference:
-        text += " ref"
+        text += "ʳ" if short else " ref"
     states = {r.check_state for r in cell.runs}
     text += " !" if UNUSABLE in states else " ≠" if DIFFERS in states else " ✓"
     if PENDING in states:
         text += "…"
+    if short:
+        return text
     numbers = cell.counts() if counts else None
     if numbers is not None:
         text += f" e{numbers['error']} u{numbers['unavailable']} i{numbers['invalidated']}"

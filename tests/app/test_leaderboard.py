@@ -188,3 +188,34 @@ async def test_leaderboard_export_writes_the_table(root: Path, tmp_path: Path) -
         inside = root / "board.md"
         board.export_to(inside)  # never under the results root
         assert not inside.exists()
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (140, 45)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pilot_test
+async def test_every_benchmark_column_is_on_screen(root: Path, size: tuple[int, int]) -> None:
+    """Issue 14: at 80 columns too, all six benchmark columns are on screen (no scrolling
+    sideways); model names and headers cut in the middle stay apart; the cursor's cell is
+    whole in the line below."""
+    app = InspectorApp([root])
+    async with app.run_test(size=size) as pilot:
+        board = await open_leaderboard(pilot)
+        table = board.table
+        assert len(board.board.benchmarks) == 6
+        assert table.virtual_size.width <= table.scrollable_content_region.width, size
+        names = [str(table.get_row_at(row)[0]) for row in range(table.row_count)]
+        assert len(set(names)) == len(board.board.models), names  # gpt-5-… and gpt-5-mini-…
+        headers = [str(column.label) for column in table.ordered_columns]
+        assert len(set(headers)) == len(headers), headers
+        move_to(board, "qwen2.5-vl-72b-instruct", "screenspot")  # a reference value
+        await pilot.pause()
+        shown = str(table.get_cell_at(table.cursor_coordinate))
+        assert shown.startswith("0.6364") and shown.endswith("✓"), shown
+        assert ("ref" in shown) == (size[0] >= 140) and ("ʳ" in shown) != ("ref" in shown)
+        line = board.query_one("#leaderboard-status")
+        status = " ".join(static_text(line, width=400).split())
+        assert "qwen2.5-vl-72b-instruct × screenspot" in status, status
+        # the whole of it on screen: the line is as tall as its text at its width
+        lines = static_text(line, width=line.content_region.width).rstrip("\n").split("\n")
+        assert line.content_region.height == len(lines), lines
+        if size[0] == 140:  # room: model names whole but the longest, headers up to 16 cells
+            assert "gpt-5-mini-2025-08-07" in names and "terminal_bench_2" in headers

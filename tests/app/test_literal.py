@@ -5,7 +5,7 @@ from __future__ import annotations
 from rich.console import Console
 from rich.text import Text
 
-from widgets.literal import literal, literal_plain, one_line
+from widgets.literal import cut_apart, literal, literal_plain, one_line, one_line_middle
 
 
 def render(text: Text) -> str:
@@ -77,3 +77,18 @@ def test_non_strings_and_truncation() -> None:
     short = one_line("y" * 50 + "\x1b", max_chars=10)
     assert short.plain == "y" * 9 + "…"
     assert one_line("a\x1bb").plain == "a␛b"
+
+
+def test_names_cut_apart_stay_apart() -> None:
+    models = ["gpt-5-2025-08-07", "gpt-5-mini-2025-08-07", "qwen2.5-vl-72b-instruct",
+              "qwen3-coder-480b-a35b-instruct", "claude-sonnet-4-5"]  # fmt: skip
+    cut = [text.plain for text in cut_apart(models, 10)]
+    assert all(len(name) <= 10 for name in cut), cut
+    assert len(set(cut)) == len(models), cut  # the usual cut reads gpt…5-08-07 twice
+    assert cut[:2] == ["gpt-5-2…07", "gpt-5-m…07"]
+    assert cut[4] == one_line_middle(models[4], 10).plain  # apart already: the usual cut
+    assert [t.plain for t in cut_apart(["hle", "scicode"], 10)] == ["hle", "scicode"]
+    # nothing tells them apart in 2 cells: the usual cut
+    assert [t.plain for t in cut_apart(["ab1x", "ab2x"], 2)] == ["…x", "…x"]
+    # text from result files stays literal
+    assert cut_apart(["\x1b[2J-long-model-name"], 8)[0].plain.startswith("␛")

@@ -25,11 +25,15 @@ from inspector.app.titles import plural
 from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
 from inspector.views.run_check import DIFFERS, UNUSABLE
 from inspector.views.runs_view import RunRow, describe
-from widgets.literal import literal, one_line_middle
+from widgets.key_footer import KeyFooter
+from widgets.literal import cut_apart, literal
 
 EXTENSIONS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
 MODEL_WIDTH = 28
-CELL_MIN, CELL_MAX = 12, 32
+"""The model column at its widest (a longer name is cut in the middle)."""
+MODEL_MIN = 10
+"""The model column at its narrowest, when the benchmark columns need the room."""
+CELL_MAX = 32
 
 
 class LeaderboardScreen(InspectorScreen):
@@ -86,7 +90,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         yield Static(id="leaderboard-note")
         yield DataTable(id="leaderboard-table", cursor_type="cell", zebra_stripes=True)
         yield Static(id="leaderboard-status")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.sub_title = "leaderboard · " + ", ".join(r.name or "." for r in self.roots)
@@ -107,41 +111,52 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
     def _draw(self) -> None:
         table = self.table
         cursor = table.cursor_coordinate
-        model_width, cell_width = self._widths()
-        # The counts when every cell has room for them (they are in the line below anyway).
-        counts = all(
-            len(cell_text(cell, counts=True)) <= cell_width for cell in self.board.cells.values()
-        )
+        model_width, cell_width, how = self._layout()
         table.clear(columns=True)
         table.add_column("Model", key="model", width=model_width)
-        for benchmark in self.board.benchmarks:
-            table.add_column(
-                one_line_middle(benchmark, cell_width), key=benchmark, width=cell_width
-            )
-        for model in self.board.models:
-            cells = [self._cell(model, b, cell_width, counts) for b in self.board.benchmarks]
-            table.add_row(one_line_middle(model, model_width), *cells)
+        headers = cut_apart(self.board.benchmarks, cell_width)
+        for benchmark, header in zip(self.board.benchmarks, headers, strict=True):
+            table.add_column(header, key=benchmark, width=cell_width)
+        names = cut_apart(self.board.models, model_width)
+        for model, name in zip(self.board.models, names, strict=True):
+            cells = [self._cell(model, b, cell_width, how) for b in self.board.benchmarks]
+            table.add_row(name, *cells)
         if self.board.models:
             table.move_cursor(row=cursor.row, column=max(1, cursor.column), animate=False)
         self._drawn_for = self.size.width
         self._show_note()
         self._show_status()
 
-    def _widths(self) -> tuple[int, int]:
-        """The model column's and each benchmark column's width for this screen: the cells
-        drop their counts (still in the line below) before the table scrolls sideways."""
+    def _layout(self) -> tuple[int, int, dict[str, bool]]:
+        """The model column's width, each benchmark column's width and how the cells are
+        written for this screen, so that every benchmark column is on screen: the cells drop
+        their counts (still in the line below), then write ``ʳ`` for ``ref``, then the model
+        column narrows (names cut in the middle, apart), before the table scrolls sideways."""
         width = max(self.size.width, 40) - 2  # the vertical scrollbar
-        longest = max((len(m) for m in self.board.models), default=5)
-        model_width = max(12, min(longest, MODEL_WIDTH, width // 4))
         columns = max(1, len(self.board.benchmarks))
-        cell_width = (width - model_width - 2) // columns - 2
-        return model_width, max(CELL_MIN, min(cell_width, CELL_MAX))
+        longest = max((len(m) for m in self.board.models), default=5)
+        model_width = max(5, min(longest, MODEL_WIDTH, width // 4))
+
+        def cells_width(how: dict[str, bool]) -> int:
+            texts = [cell_text(cell, **how) for cell in self.board.cells.values()]
+            return max((len(text) for text in texts), default=1)
+
+        def room(model: int) -> int:
+            return (width - model - 2) // columns - 2
+
+        for how in ({"counts": True}, {"counts": False}, {"counts": False, "short": True}):
+            needed = cells_width(how)
+            if needed <= room(model_width):
+                break
+        else:
+            model_width = max(min(model_width, MODEL_MIN), width - 2 - columns * (needed + 2))
+        return model_width, max(needed, min(room(model_width), CELL_MAX)), how
 
     def on_resize(self) -> None:
         if self.is_mounted and self.size.width != self._drawn_for:
             self._draw()
 
-    def _cell(self, model: str, benchmark: str, width: int, counts: bool) -> Text:
+    def _cell(self, model: str, benchmark: str, width: int, how: dict[str, bool]) -> Text:
         cell = self.board.cell(model, benchmark)
         if cell is None:
             return Text("")
@@ -153,9 +168,9 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
             else "" if cell.run.summary.status == FINISHED
             else "yellow"
         )  # fmt: skip
-        text = Text(cell_text(cell, counts=counts), style)
+        text = Text(cell_text(cell, **how), style)
         if (model, benchmark) in self.marked:
-            text = Text("● ", "bold") + text
+            text = Text("●" if how.get("short") else "● ", "bold") + text
         if text.cell_len > width:
             text.truncate(width, overflow="ellipsis")
         return text
@@ -186,7 +201,9 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         if cell.failing:
             failing = ", ".join(r.summary.relative for r in cell.failing)
             text += f" ({len(cell.failing)} failing the check: {failing})"
-        status.update(literal(text + " · " + " · ".join(describe(cell.run))))
+        said = {f"model {cell.model}", f"benchmark {cell.benchmark}"}  # the line starts so
+        parts = [part for part in describe(cell.run) if part not in said]
+        status.update(literal(text + " · " + " · ".join(parts)))
 
     @on(DataTable.CellHighlighted)
     def _highlighted(self) -> None:
