@@ -64,8 +64,9 @@ A derived (what-if) plan is labelled as such.
 class _Rows:
     """Each key with its value, the source under them, dimmed and indented, laid out for
     the width the panel has: the value beside its key when both fit on a line, else under
-    it; wrapped lines keep their indent, so a source path breaks at its own spaces instead
-    of being folded inside a narrow column ("request.benchma / rk.id")."""
+    it; wrapped lines keep their indent, so a source path breaks at its own spaces, or
+    after a dot inside a long name, instead of being folded inside a narrow column
+    ("request.benchma / rk.id", "request.execution.attempt / s.k")."""
 
     KEY_WIDTH = 12
 
@@ -82,21 +83,43 @@ class _Rows:
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
-        for key, one, where in self.rows:
-            value, source = _wrapping(one), _wrapping(where)
+        for key, value, source in self.rows:
             if self.KEY_WIDTH + value.cell_len <= width:
                 yield Text.assemble((key.ljust(self.KEY_WIDTH - 1), "bold"), " ", value)
             else:
                 yield Text(key, "bold")
                 if value.plain:
-                    yield Padding(value, (0, 0, 0, 2))
+                    yield Padding(_broken(value, width - 2), (0, 0, 0, 2))
             if source.plain:
+                source = _broken(source, width - 2)
                 source.stylize("dim")
                 yield Padding(source, (0, 0, 0, 2))
 
 
-def _wrapping(text: Text) -> Text:
-    """A copy of a one-line text that wraps at spaces (folding a word longer than a line)."""
-    out = text.copy()
-    out.no_wrap, out.overflow = False, "fold"
+BREAKS = " ./-_"
+"""Where a line may break: at a space (dropped), or after a dot, slash, dash or underscore."""
+
+
+def _broken(text: Text, width: int) -> Text:
+    """``text`` on lines of at most ``width`` cells, each broken at its last space, else
+    after its last ``.``/``/``/``-``/``_`` ("request.execution." / "attempts.k", not
+    "request.execution.attempt" / "s.k"), else where the line ends."""
+    plain = text.plain
+    width = max(1, width)
+    lines: list[Text] = []
+    start = 0
+    while len(plain) - start > width:
+        window = plain[start : start + width + 1]
+        space = window.rfind(" ")
+        if space > 0:
+            lines.append(text[start : start + space])
+            start += space + 1
+            continue
+        cut = max(window[:width].rfind(c) for c in BREAKS[1:]) + 1
+        cut = cut if cut > 0 else width
+        lines.append(text[start : start + cut])
+        start += cut
+    lines.append(text[start:])
+    out = Text("\n").join(lines)
+    out.overflow = "fold"  # a line of wide characters longer than it looks still folds
     return out

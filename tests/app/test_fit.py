@@ -14,7 +14,7 @@ from inspector.views.tasks import TaskFilter
 from widgets.reductions_panel import ReductionsPanel
 from widgets.series_table import COUNT_COLUMNS
 
-from .helpers import pilot_test, settle
+from .helpers import pilot_test, settle, static_text
 
 SIZES = [(80, 24), (100, 30), (140, 45)]
 
@@ -28,6 +28,15 @@ async def _overview(pilot, app: InspectorApp) -> OverviewScreen:  # type: ignore
     screen = app.screen
     assert isinstance(screen, OverviewScreen)
     return screen
+
+
+async def _task(pilot, app: InspectorApp, task_id: str) -> TaskScreen:  # type: ignore[no-untyped-def]
+    overview = await _overview(pilot, app)
+    assert overview.session is not None
+    app.push_screen(TaskScreen(overview.session, task_id, "correct.avg@3"))
+    await settle(pilot)
+    assert isinstance(app.screen, TaskScreen)
+    return app.screen
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -78,10 +87,7 @@ async def test_filter_bar_shows_an_issue_code_on_one_line(run_path, size) -> Non
 async def test_task_reasons_read_as_lines_at_100_columns(run_path) -> None:  # type: ignore[no-untyped-def]
     app = InspectorApp([run_path("k3_avg_hierarchy")])
     async with app.run_test(size=(100, 30)) as pilot:
-        overview = await _overview(pilot, app)
-        assert overview.session is not None
-        app.push_screen(TaskScreen(overview.session, "git-leak-recovery", "correct.avg@3"))
-        await settle(pilot)
+        await _task(pilot, app, "git-leak-recovery")
         panel = app.screen.query_one(ReductionsPanel)
         lines = [_line(panel, y) for y in range(panel.size.height)]
         # each reason is one line of text beside its series, not one word per line
@@ -146,3 +152,55 @@ async def test_issue_table_shows_ids_and_counts_without_scrolling(run_path, size
         await pilot.pause()
         line = _line(screen.cursor_line, 0) + _line(screen.cursor_line, 1)
         assert "error · run · harness_failed" in line and "1 of 1 carrying task in error" in line
+
+
+@pilot_test
+async def test_plan_panel_breaks_long_names_after_a_dot(run_path) -> None:  # type: ignore[no-untyped-def]
+    from widgets.plan_panel import PlanPanel
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(100, 30)) as pilot:
+        overview = await _overview(pilot, app)
+        panel = overview.query_one(PlanPanel)
+        lines = [_line(panel, y).strip() for y in range(panel.size.height)]
+        # "request.execution.attempts.k" does not fit the panel's 26 columns: it breaks
+        # after a dot, not inside a word ("request.execution.attempt" / "s.k")
+        assert "request.execution." in lines and "attempts.k" in lines, lines
+        assert "s.k" not in lines and "s.strategy" not in lines, lines
+
+
+@pilot_test
+async def test_task_source_is_whole_at_80_columns(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _task(pilot, app, "git-leak-recovery")
+        source = app.screen.task.source
+        assert len(source) > 70  # longer than the column beside "source"
+        head = app.screen.query_one("#task-head")
+        shown = "".join(_line(head, y).strip() for y in range(head.size.height))
+        assert source in shown.replace("source", "", 1).replace(" ", ""), shown
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pilot_test
+async def test_flaky_table_shows_each_attempt_without_scrolling(run_path, size) -> None:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.flaky import FlakyScreen
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=size) as pilot:
+        overview = await _overview(pilot, app)
+        overview.action_flaky()
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, FlakyScreen)
+        table = screen.table
+        keys = [column.key for column in table.columns]
+        # each attempt's outcome is on screen (it was off to the right at 80 columns)
+        assert {"task", "metric", "disagreement", "passes", "attempts"} <= set(keys), keys
+        assert table.virtual_size.width <= table.scrollable_content_region.width, size
+        # the cursor's row in full below the table: its category whole even when cut above
+        row = table.cursor_item
+        assert row is not None
+        line = " ".join(static_text(screen.query_one("#flaky-cursor"), width=400).split())
+        assert line.startswith(f"{row.task_id} · {row.category} · {row.metric_id}"), line
+        assert "1:✓ 2:✗ 3:✓" in line, line

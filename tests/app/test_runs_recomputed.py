@@ -205,6 +205,10 @@ async def test_status_line_shows_the_whole_cursor_row(root: Path) -> None:
         text = " ".join(static_text(screen.query_one("#runs-status"), width=400).split())
         assert text.startswith(f"{TAMPERED} · correct.native@1 · stored 0.7500 · recomputed 0.5000")
         assert "≠ correct.native@1 value: stored 0.75, recomputed 0.5" in text
+        # and all of it on screen, not cut after four lines: as tall as its text
+        line = screen.query_one("#runs-status")
+        lines = static_text(line, width=line.content_region.width).rstrip("\n").split("\n")
+        assert len(lines) > 4 and line.content_region.height == len(lines), lines
 
 
 @pilot_test

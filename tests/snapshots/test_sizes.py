@@ -174,6 +174,19 @@ class TestIssuesSizes:
                             run_before=steps(open_issues))  # fmt: skip
 
 
+class TestFlakySizes:
+    @pytest.mark.parametrize("size", SIZES)
+    def test_flaky_tasks(self, snap_compare: Any, runs: Path, size: tuple[int, int]) -> None:
+        """You should see the tasks whose attempts disagree, one mark per attempt, with the
+        pass@j / pass^j estimates, and the run's name in the title."""
+
+        def open_flaky(pilot: Pilot[None]) -> None:
+            overview(pilot).action_flaky()
+
+        assert snap_compare(app_for(runs / "20261130_000001"), terminal_size=size,
+                            run_before=steps(open_flaky))  # fmt: skip
+
+
 class TestCompareSizes:
     @pytest.mark.parametrize("size", SIZES)
     def test_two_runs(self, snap_compare: Any, runs: Path, size: tuple[int, int]) -> None:

@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenTask
@@ -23,6 +23,8 @@ from inspector.session import Session
 from inspector.views.run_stats import FlakyTask, PassCurve, flaky_tasks, outcomes_text, pass_curves
 from inspector.views.run_stats import pass_curves_note as curves_note
 from widgets.bar_chart import Bar, BarChart
+from widgets.key_footer import KeyFooter
+from widgets.literal import literal
 from widgets.record_table import Field, RecordTable
 from widgets.virtual_table import VirtualTable
 
@@ -34,13 +36,35 @@ def _passes(flaky: FlakyTask) -> str:
 
 
 FLAKY_FIELDS: tuple[Field[FlakyTask], ...] = (
-    Field("task", "task", lambda f: f.task_id),
-    Field("category", "category", lambda f: f.category, max_chars=40),
-    Field("metric", "metric", lambda f: f.metric_id),
-    Field("disagreement", "disagreement", lambda f: f"{f.disagreement:.3f}", justify="right"),
+    Field("task", "task", lambda f: f.task_id, cut="middle"),
+    Field("category", "category", lambda f: f.category, max_chars=40, fold=1, shrink=12,
+          cut="middle"),
+    Field("metric", "metric", lambda f: f.metric_id, cut="middle"),
+    Field("disagreement", "disagreement", lambda f: f"{f.disagreement:.3f}", justify="right",
+          short="disagr"),
     Field("passes", "passes", lambda f: _passes(f), justify="right"),
     Field("attempts", "attempts", outcomes_text),
-)
+)  # fmt: skip
+"""Below ~95 columns the header "disagreement" shortens and the category is cut in the
+middle (the line under the table says the cursor's row in full); ids, values and each
+attempt's outcome never fold."""
+
+
+def cursor_text(flaky: FlakyTask) -> str:
+    """The cursor's row in full, for the line under the table."""
+    passes = _passes(flaky)
+    return " · ".join(
+        part
+        for part in (
+            flaky.task_id,
+            flaky.category,
+            flaky.metric_id,
+            f"disagreement {flaky.disagreement:.3f}",
+            f"passes {passes}" if passes else "",
+            outcomes_text(flaky),
+        )
+        if part
+    )
 
 
 def curve_rows(curve: PassCurve) -> list[Bar]:
@@ -106,7 +130,8 @@ estimates beside — never instead of — AgentCompass's own pass@k.
         yield BarChart(id="pass-curves")
         yield Static(id="flaky-summary")
         yield RecordTable(FLAKY_FIELDS, id="flaky-tasks")
-        yield Footer()
+        yield Static(id="flaky-cursor")
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = session_title(self.session)
@@ -146,6 +171,18 @@ estimates beside — never instead of — AgentCompass's own pass@k.
             f"{len(self.flaky)} flaky task/metric pairs · {order} (s: switch) · enter: open task"
         )
         self.table.show(self.shown)
+        self.show_cursor()
+
+    def show_cursor(self) -> None:
+        """The line under the table: the cursor's row in full."""
+        row = self.table.cursor_item if self.shown else None
+        self.query_one("#flaky-cursor", Static).update(
+            literal(cursor_text(row)) if row is not None else ""
+        )
+
+    @on(VirtualTable.CursorMoved, "#flaky-tasks")
+    def _cursor_moved(self, event: VirtualTable.CursorMoved) -> None:
+        self.show_cursor()
 
     def action_sort(self) -> None:
         self.order = ORDERS[(ORDERS.index(self.order) + 1) % len(ORDERS)]

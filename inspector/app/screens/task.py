@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import HorizontalScroll, VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from inspector.app.handoff import command_of, hand_over
 from inspector.app.host import InspectorScreen
@@ -24,7 +24,8 @@ from inspector.engine.render import format_value
 from inspector.results.problems import ResultFileError
 from inspector.session import Session
 from widgets.attempt_card import AttemptCard, json_scalar
-from widgets.literal import literal, literal_plain, one_line
+from widgets.key_footer import KeyFooter
+from widgets.literal import literal, literal_plain
 from widgets.reductions_panel import ReductionsPanel
 
 
@@ -105,7 +106,7 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
             with HorizontalScroll(id="attempts"):
                 for index in range(1, self.k + 1):
                     yield AttemptCard(index, id=f"attempt-{index}")
-        yield Footer()
+        yield KeyFooter()
 
     def on_mount(self) -> None:
         self.title = session_title(self.session)
@@ -134,8 +135,8 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         head.add_column(overflow="fold")
         if self.side:
             head.add_row("side", Text(self.side, "bold"))
-        head.add_row("task", literal(task.task_id, max_chars=400))
-        head.add_row("category", literal(rec.category_keys[index], max_chars=200))
+        head.add_row("task", _folding(literal(task.task_id, max_chars=400)))
+        head.add_row("category", _folding(literal(rec.category_keys[index], max_chars=200)))
         truth = task.ground_truth
         head.add_row(
             "ground truth",
@@ -151,7 +152,7 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
             plan.append_text(literal(rec.plan.derived))
         head.add_row("plan", plan)
         head.add_row("retries", Text(str(task.retry_count)))
-        head.add_row("source", one_line(task.source, max_chars=200))
+        head.add_row("source", _folding(literal(task.source, max_chars=400)))
         self.query_one("#task-head", Static).update(head)
         series = {s.series_id: s for s in rec.report.series}
         self.query_one(ReductionsPanel).show(
@@ -282,3 +283,10 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         self.session = session
         self.show_task()
         self._load_payloads()
+
+
+def _folding(text: Text) -> Text:
+    """``text`` folded onto the next lines when longer than its column, so a long task id,
+    category or task folder is whole on screen (at 80 columns too)."""
+    text.no_wrap, text.overflow = False, "fold"
+    return text
