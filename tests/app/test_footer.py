@@ -10,7 +10,7 @@ from itertools import pairwise
 import pytest
 from textual.widgets._footer import FooterKey
 
-from inspector.app import InspectorApp
+from inspector.app.app import InspectorApp
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
