@@ -3,8 +3,7 @@
 Nearly every task folder of a large run is the plain case: a folder of the final state it
 is first found in, a regular ``task.json`` (schema v3, published, named after its task) and
 one regular ``result.json`` per attempt, each well-formed. :func:`read_plain_task` reads
-that case with one directory scan and one ``open`` per file (each result.json parsed
-without building its trajectory: :mod:`inspector.results.attempt_json`), and builds the entry with the
+that case with one directory scan and one ``open`` per file, and builds the entry with the
 same validators as :func:`~inspector.results.tasks.load_published` (``check_index_attempts``,
 ``shape_attempt``, ``shape_plan``, ``task_category``). Anything else — a symbolic link, a
 missing or special file, a file that orjson cannot parse or that needs an exact parse, a
@@ -23,7 +22,6 @@ from typing import Any
 import orjson
 
 from inspector.engine.model import Attempt, TaskRecord
-from inspector.results.attempt_json import attempt_payload
 from inspector.results.layout import (
     READ_FLAGS,
     SHARED_TASK_KEYS,
@@ -138,13 +136,17 @@ def read_plain_task(
         if kinds.get(token) is not False:  # a folder, not a link
             return None
         rel = f"{folder}/{token}/result.json"
-        data = _read(f"{full}/{token}/result.json", rel, stats)
-        payload = None if data is None else attempt_payload(data)
+        payload = _read_object(f"{full}/{token}/result.json", rel, stats)
         if payload is None:
             return None
         count = payload.get("retry_count", -1)
         if type(count) is not int or count < 0:
             return None
+        metrics = payload.get("metrics")
+        if type(metrics) is dict:
+            for value in metrics.values():
+                if type(value) is float and abs(value) >= _BIG:
+                    return None
         payloads.append((number, payload))
     attempts: dict[int, Attempt] = {}
     retry_counts: dict[int, int] = {}
