@@ -139,12 +139,10 @@ class JsonError(ValueError):
 
 
 def parse_json(data: bytes, *, exact: bool = False) -> Any:
-    """Parse JSON the way AgentCompass's ``json.loads`` does, fast.
-
-    orjson first; on failure the standard library (which also accepts ``NaN``/``Infinity``
-    and lone surrogates, as AgentCompass's reader does). ``exact`` parses with the standard
-    library only (orjson turns integers beyond 64 bits into floats).
-    """
+    """Parse JSON the way AgentCompass's ``json.loads`` does, fast: orjson first, then the
+    standard library, which also accepts ``NaN``/``Infinity`` and lone surrogates and refuses
+    integers of more than ``sys.get_int_max_str_digits()`` digits, as AgentCompass's reader
+    does. ``exact``: the standard library only (orjson makes integers beyond 64 bits floats)."""
     if not exact:
         try:
             return orjson.loads(data)
@@ -173,6 +171,8 @@ def parse_json(data: bytes, *, exact: bool = False) -> Any:
         suffix = "; the file ends early (truncated?)" if ends_early else ""
         where = f"line {exc.lineno} column {exc.colno}"
         raise JsonError(f"not valid JSON ({exc.msg}: {where}){suffix}") from exc
+    except ValueError as exc:  # too many digits for an int: AgentCompass cannot read it either
+        raise JsonError(f"a number too long to read ({str(exc).split(';')[0]})") from exc
 
 
 def relpath(*parts: str) -> str:

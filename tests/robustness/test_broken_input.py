@@ -181,6 +181,31 @@ def test_nesting_messages_say_so(tmp_path: Path) -> None:
     assert "nested too deeply" in problem.message
 
 
+@pytest.mark.parametrize(
+    ("where", "key"),
+    [("result", "final_answer"), ("task", "ground_truth"), ("run_info", "notes")],
+)
+def test_a_number_too_long_to_read_is_a_problem_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str, key: str
+) -> None:
+    """Python's json (AgentCompass's reader) refuses integers of more than 4300 digits; the
+    inspector said ``ValueError: Exceeds the limit…`` for the whole run instead."""
+    run = _copy(tmp_path, CONFORMANCE / BASE_RUN)
+    path = {
+        "result": first_task(run) / "attempt-1" / "result.json",
+        "task": first_task(run) / "task.json",
+        "run_info": run / "run_info.json",
+    }[where]
+    _replace_value(path, key, "7" * 5000)
+    problems = read_run(run).problems
+    assert [p.path for p in problems] == [rel(run, path)], [p.line() for p in problems]
+    assert "a number too long to read" in problems[0].message
+    code = main(["report", str(run), "--json"])
+    err = capsys.readouterr().err
+    (line,) = _errors(err.splitlines())  # one line, naming the file, as for any bad JSON
+    assert code == 2 and line.startswith(f"inspector: {path}: a number too long to read")
+
+
 ALL_DEFECTS = {
     **{name: (defect, blocking) for name, (defect, blocking, _) in DEFECTS.items()},
     **READER_DEFECTS,
