@@ -264,10 +264,13 @@ class TestLedgerScreen:
         """You should see the tasks behind correct.avg@3's unavailable count, each with its
         state and the engine's reason, the note that unavailable is state error plus state
         unavailable, and the reasons of the highlighted task below."""
+
+        def open_ledger(pilot: Pilot[None]) -> None:
+            # Not right ×4 + l: that walked onto the error count once the 95 % CI column came.
+            overview(pilot).open_ledger("correct.avg@3", "unavailable")
+
         assert snap_compare(
-            make_app("k3_avg_hierarchy"),
-            terminal_size=LARGE,
-            run_before=steps(press("right", "right", "right", "right", "l")),
+            make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps(open_ledger)
         )
 
     def test_hierarchy_node_small(self, snap_compare: Any) -> None:
