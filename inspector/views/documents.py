@@ -220,25 +220,20 @@ def _json_lines(value: Any, indent: int, out: list[str], key: str | None, depth:
     if depth > MAX_DEPTH and isinstance(value, dict | list):
         out.append(prefix + f"… (nested deeper than {MAX_DEPTH} levels; open the raw file)")
         return
-    if isinstance(value, dict):
+    if isinstance(value, dict | list):
         if not value:
-            out.append(prefix + "{}")
+            out.append(prefix + ("{}" if isinstance(value, dict) else "[]"))
             return
         if key is not None:
             out.append(f"{pad}{key}:")
             indent += 1
-        for k, v in value.items():
-            _json_lines(v, indent, out, str(k), depth + 1)
-        return
-    if isinstance(value, list):
-        if not value:
-            out.append(prefix + "[]")
-            return
-        if key is not None:
-            out.append(f"{pad}{key}:")
-            indent += 1
-        for i, v in enumerate(value):
-            _json_lines(v, indent, out, f"[{i}]", depth + 1)
+        members = (
+            [(str(k), v) for k, v in value.items()]
+            if isinstance(value, dict)
+            else [(f"[{i}]", v) for i, v in enumerate(value)]
+        )
+        for label, member in members:
+            _json_lines(member, indent, out, label, depth + 1)
         return
     if isinstance(value, str) and "\n" in value:
         out.append(prefix + "|")
