@@ -26,7 +26,7 @@ from inspector.loading.report_cache import WARNING_PREFIX, Outputs
 from inspector.loading.summary_cache import find_runs
 from inspector.overrides import Overrides
 from inspector.results.discover import run_folders
-from inspector.results.layout import parse_json
+from inspector.results.file_io import parse_json
 from inspector.views.differences import Difference, compare_reports, same_text
 from inspector.views.leaderboard import Leaderboard, build
 from inspector.views.run_check import DIFFERS, OK, UNUSABLE, RunCheck, headline_of

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from textual.app import App, SuspendNotSupported
 
-from inspector.results.layout import open_regular
+from inspector.results.file_io import open_regular
 from inspector.views.documents import Document, FileDocument
 from inspector.views.visible import visible
 

@@ -12,10 +12,11 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from inspector.results.layout import RunFiles, relpath
+from inspector.results.layout import relpath
 from inspector.results.lazy import attempt_dir, read_attempt_payload
 from inspector.results.problems import RULE_JSON, LoadProblem, ResultFileError
 from inspector.results.reader import Run
+from inspector.results.run_files import RunFiles
 from inspector.results.tasks import TaskEntry
 
 PARSE_LIMIT = 32 * 1024**2

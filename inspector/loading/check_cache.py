@@ -4,7 +4,7 @@ the screen lists them, marked as cached, while every run is checked again (issue
 Checking that hundreds of runs are unchanged (one ``lstat`` of every file each report
 depends on, :mod:`inspector.loading.snapshot`) takes seconds. Meanwhile the runs screen may
 show what the last check found, *marked as cached*, for a run whose **anchor** is unchanged:
-the key (as git's index keys files, :func:`~inspector.results.layout.stat_key`) of each
+the key (as git's index keys files, :func:`~inspector.results.file_io.stat_key`) of each
 run-level file and of each folder that lists the task folders (``details/`` and its state
 folders). A task added, removed or renamed changes such a folder; a run-level file rewritten
 changes its own key. A task file edited in place changes neither — which is why this is only

@@ -32,9 +32,9 @@ from inspector.loading.processes import (
     workers,
 )
 from inspector.loading.snapshot import Checked
-from inspector.results.layout import RunFiles
 from inspector.results.listing import StateName
 from inspector.results.quick import read_plain_task
+from inspector.results.run_files import RunFiles
 from inspector.results.tasks import TaskEntry, load_published
 
 preload_in_readers(__name__)  # its _read_chunk runs in the reader processes

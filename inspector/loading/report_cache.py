@@ -28,7 +28,7 @@ from inspector.loading import snapshot as snapshots
 from inspector.loading import task_cache
 from inspector.loading.processes import in_shared_pool, preload_in_readers
 from inspector.overrides import Overrides
-from inspector.results.layout import stat_key
+from inspector.results.file_io import stat_key
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run

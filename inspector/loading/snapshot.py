@@ -3,7 +3,7 @@
 A :class:`Snapshot` covers every file a run's report depends on — the run-level files, each
 task folder, its ``task.json`` and its attempts' ``result.json`` (and the task folders under
 ``running/``) — keyed as git's index keys files (device, inode, mode, size, mtime_ns,
-ctime_ns: :func:`~inspector.results.layout.stat_key`) as the reader saw them while reading,
+ctime_ns: :func:`~inspector.results.file_io.stat_key`) as the reader saw them while reading,
 plus the task folder listing. Checking it again costs one listing and one ``lstat`` per
 file and parses nothing. A file replaced through a temporary file has a new inode and
 change time, a file edited in place a new change time, whatever its modification time was
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.loading.processes import halves_in_fork, in_shared_pool, preload_in_readers
 from inspector.loading.task_cache import ABSENT, COARSE_GRANULARITY_NS, is_racy
-from inspector.results.layout import stat_key
+from inspector.results.file_io import stat_key
 from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # pragma: no cover
 preload_in_readers(__name__)  # its _changed runs in the reader processes
 
 WIDTH = 6
-"""Integers per file in :attr:`Snapshot.stats` (a :data:`~inspector.results.layout.Stat`)."""
+"""Integers per file in :attr:`Snapshot.stats` (a :data:`~inspector.results.file_io.Stat`)."""
 RUNNING_ENTRY = -1
 """In :attr:`Snapshot.attempts`: the entry is a ``running/`` folder."""
 

@@ -5,7 +5,7 @@ Listing a root reads every run's ``run_info.json`` (which can be large), ``param
 ``progress.json`` and ``metrics.json``; the runs screen lists a root every time it opens.
 What those four files give (:func:`~inspector.results.discover.summarize_run`, all but the
 task counts) is kept in one file per root in the user's cache folder, with each file's key
-as git's index keys files (:func:`~inspector.results.layout.stat_key`, taken before the
+as git's index keys files (:func:`~inspector.results.file_io.stat_key`, taken before the
 file was read) and the inspector's code signature. A run's entry is used only while all four
 keys are unchanged; its task folders are counted again each time (a listing, no file read).
 A link among the four files, or a file written too recently to tell (racy), is not kept.

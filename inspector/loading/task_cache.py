@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading.entry_data import decode_entry, encode_entry
-from inspector.results.layout import Stat, stat_key
+from inspector.results.file_io import Stat, stat_key
 
 FORMAT = 4
 Signature = tuple[tuple[Any, ...], ...]

@@ -14,14 +14,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from inspector.results.layout import (
-    RUN_FILE_MAX_BYTES,
-    RUN_INFO_MAX_BYTES,
-    TASK_STATES,
-    RunFiles,
-    relpath,
-)
+from inspector.results.layout import RUN_FILE_MAX_BYTES, RUN_INFO_MAX_BYTES, TASK_STATES, relpath
 from inspector.results.problems import LoadProblem, RunReadError
+from inspector.results.run_files import RunFiles
 
 MAX_DEPTH = 16
 

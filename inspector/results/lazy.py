@@ -13,17 +13,16 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from inspector.engine.model import PHASES, SEVERITIES, Issue
+from inspector.results.file_io import open_regular, parse_json
 from inspector.results.layout import (
     CHECKPOINT_MAX_BYTES,
     CHECKPOINT_SCHEMA,
     RUN_FILE_MAX_BYTES,
-    RunFiles,
-    open_regular,
-    parse_json,
     relpath,
 )
 from inspector.results.problems import RULE_JSON, RULE_RUN_FILE, LoadProblem, ResultFileError
 from inspector.results.reader import Run
+from inspector.results.run_files import RunFiles
 from inspector.results.tasks import TaskEntry
 
 PAGE_BYTES = 64 * 1024

@@ -6,8 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal, cast
 
-from inspector.results.layout import FINAL_STATES, RUNNING, TASK_STATES, RunFiles, relpath
+from inspector.results.layout import FINAL_STATES, RUNNING, TASK_STATES, relpath
 from inspector.results.problems import RULE_NO_DETAILS, RULE_OLD_FLAT, LoadProblem
+from inspector.results.run_files import RunFiles
 
 StateName = Literal["normal", "error", "fatal", "running", "v2"]
 

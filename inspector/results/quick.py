@@ -22,17 +22,10 @@ from typing import Any
 import orjson
 
 from inspector.engine.model import Attempt, TaskRecord
-from inspector.results.layout import (
-    READ_FLAGS,
-    SHARED_TASK_KEYS,
-    TASK_SCHEMA,
-    RunFiles,
-    Stat,
-    _read_all,
-    stat_key,
-    task_directory_name,
-)
+from inspector.results.file_io import READ_FLAGS, Stat, read_all, stat_key
+from inspector.results.layout import SHARED_TASK_KEYS, TASK_SCHEMA, task_directory_name
 from inspector.results.listing import StateName
+from inspector.results.run_files import RunFiles
 from inspector.results.runinfo import MIN_SIZE
 from inspector.results.validate import (
     DetailError,
@@ -58,7 +51,7 @@ def _read(path: str, rel: str, stats: dict[str, Stat]) -> bytes | None:
         info = os.fstat(fd)
         if not _S_ISREG(info.st_mode) or info.st_size >= MIN_SIZE:
             return None
-        data = _read_all(fd, info.st_size, None)
+        data = read_all(fd, info.st_size, None)
         if data is None or len(data) >= MIN_SIZE:
             return None
         stats[rel] = stat_key(info)

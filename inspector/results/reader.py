@@ -17,14 +17,13 @@ from typing import Any
 import orjson
 
 from inspector.engine.model import TaskRecord
+from inspector.results.file_io import parse_json
 from inspector.results.layout import (
     PREVIOUS_RUN_INFO_SCHEMA,
     RUN_FILE_MAX_BYTES,
     RUN_INFO_MAX_BYTES,
     RUN_INFO_SCHEMA,
     TASK_STATES,
-    RunFiles,
-    parse_json,
 )
 from inspector.results.listing import StateName, task_folders
 from inspector.results.problems import (
@@ -37,6 +36,7 @@ from inspector.results.problems import (
     LoadProblem,
     RunReadError,
 )
+from inspector.results.run_files import RunFiles
 from inspector.results.runinfo import parse_plans, parse_without_plans
 from inspector.results.tasks import TaskEntry, load_published, load_running
 from inspector.results.validate import BUILTIN_STRATEGIES

@@ -13,14 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.engine.model import Attempt, TaskRecord
+from inspector.results.file_io import JsonError, parse_json
 from inspector.results.layout import (
     PREVIOUS_TASK_SCHEMA,
     SHARED_TASK_KEYS,
     TASK_SCHEMAS,
-    JsonError,
-    RunFiles,
     is_canonical_attempt_key,
-    parse_json,
     relpath,
     task_directory_name,
 )
@@ -38,6 +36,7 @@ from inspector.results.problems import (
     RULE_TASK_NAME,
     LoadProblem,
 )
+from inspector.results.run_files import RunFiles
 from inspector.results.runinfo import MIN_SIZE, parse_result_without_trajectory
 from inspector.results.validate import (
     DetailError,

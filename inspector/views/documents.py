@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, Protocol
 
-from inspector.results.layout import RunFiles, open_regular
+from inspector.results.file_io import open_regular
 from inspector.results.problems import LoadProblem, ResultFileError
+from inspector.results.run_files import RunFiles
 
 MAX_LINE_CHARS = 2000
 MAX_LINE_BYTES = 8000

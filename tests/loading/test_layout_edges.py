@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.results.layout import RunFiles
 from inspector.results.reader import read_run
+from inspector.results.run_files import RunFiles
 from inspector.results.tasks import missing_index_problem
 from tests.conftest import FIXTURE_RUNS
 from tests.loading.helpers import copy_run, run_cli

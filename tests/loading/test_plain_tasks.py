@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from inspector.loading import entry_data, task_cache
-from inspector.results.layout import RunFiles
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import list_run
+from inspector.results.run_files import RunFiles
 from inspector.results.tasks import load_published
 from inspector.results.validate import BUILTIN_STRATEGIES
 from tests.conftest import FIXTURE_RUNS, conformance_runs

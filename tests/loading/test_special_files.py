@@ -20,7 +20,8 @@ from pathlib import Path
 import pytest
 
 from inspector.app.app import InspectorApp
-from inspector.results.layout import RunFiles, open_regular
+from inspector.results.file_io import open_regular
+from inspector.results.run_files import RunFiles
 from tests.app.helpers import pilot_test, settle
 from tests.conftest import ROOT
 from tests.loading.helpers import copy_run, first_result
