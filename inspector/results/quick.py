@@ -3,9 +3,10 @@
 Nearly every task folder of a large run is the plain case: a folder of the final state it
 is first found in, a regular ``task.json`` (schema v3, published, named after its task) and
 one regular ``result.json`` per attempt, each well-formed. :func:`read_plain_task` reads
-that case with one directory scan and one ``open`` per file, and builds the entry with the
-same validators as :func:`~inspector.results.tasks.load_published` (``check_index_attempts``,
-``shape_attempt``, ``shape_plan``, ``task_category``). Anything else — a symbolic link, a
+that case with one ``open`` per folder and per file (each file opened relative to its open
+task folder, an attempt folder's kind from one ``lstat``, no folder listed), and builds the
+entry with the same validators as :func:`~inspector.results.tasks.load_published`
+(``check_index_attempts``, ``shape_attempt``, ``shape_plan``, ``task_category``). Anything else — a symbolic link, a
 missing or special file, a file that orjson cannot parse or that needs an exact parse, a
 legacy schema, a duplicate folder, any rule broken — makes it decline (None), and the
 folder is read by ``load_published``, which says exactly what is wrong. Where it does not
@@ -38,13 +39,17 @@ from inspector.results.validate import (
 _BIG = float(2**63)
 _FLAGS = READ_FLAGS | os.O_NOFOLLOW
 _S_ISREG = stat_module.S_ISREG
+_S_ISDIR = stat_module.S_ISDIR
+# A task folder, never through a link, opened for reading (as the listing it replaces needed).
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _read(path: str, rel: str, stats: dict[str, Stat]) -> bytes | None:
-    """The bytes of a regular file (not through a final link), smaller than the size from
-    which results are parsed without their trajectory; None otherwise."""
+def _read(name: str, rel: str, stats: dict[str, Stat], dir_fd: int) -> bytes | None:
+    """The bytes of a regular file ``name`` in the folder open as ``dir_fd`` (not through a
+    final link), smaller than the size from which results are parsed without their
+    trajectory; None otherwise."""
     try:
-        fd = os.open(path, _FLAGS)
+        fd = os.open(name, _FLAGS, dir_fd=dir_fd)
     except OSError:
         return None
     try:
@@ -62,9 +67,11 @@ def _read(path: str, rel: str, stats: dict[str, Stat]) -> bytes | None:
         os.close(fd)
 
 
-def _read_object(path: str, rel: str, stats: dict[str, Stat]) -> dict[str, Any] | None:
+def _read_object(
+    name: str, rel: str, stats: dict[str, Stat], dir_fd: int
+) -> dict[str, Any] | None:
     """:func:`_read` parsed by orjson, when that gives an object."""
-    data = _read(path, rel, stats)
+    data = _read(name, rel, stats, dir_fd)
     if data is None:
         return None
     try:
@@ -89,24 +96,34 @@ def read_plain_task(
     parent, _, name = folder.rpartition("/")
     if files.link_problem(parent, strict=True) is not None:
         return None
-    full = files.full_path(folder)
     try:
-        info = os.lstat(full)
-        if not stat_module.S_ISDIR(info.st_mode):
-            return None
-        with os.scandir(full) as scanned:
-            kinds = {
-                entry.name: entry.is_file(follow_symlinks=False)
-                for entry in scanned
-                if entry.is_dir(follow_symlinks=False) or entry.is_file(follow_symlinks=False)
-            }
+        dir_fd = os.open(files.full_path(folder), _DIR_FLAGS)
     except OSError:
         return None
-    if kinds.get("task.json") is not True:
+    try:
+        return _read_folder(files, folder, state, name, dir_fd, strategies)
+    finally:
+        os.close(dir_fd)
+
+
+def _read_folder(
+    files: RunFiles,
+    folder: str,
+    state: StateName,
+    name: str,
+    dir_fd: int,
+    strategies: Collection[str],
+) -> Any:
+    """:func:`read_plain_task` of the folder open as ``dir_fd``."""
+    try:
+        info = os.fstat(dir_fd)
+    except OSError:
+        return None
+    if not _S_ISDIR(info.st_mode):
         return None
     stats: dict[str, Stat] = {folder: stat_key(info)}
     task_file = f"{folder}/task.json"
-    index = _read_object(f"{full}/task.json", task_file, stats)
+    index = _read_object("task.json", task_file, stats, dir_fd)
     if index is None or index.get("schema_version") != TASK_SCHEMA:
         return None
     for key in SHARED_TASK_KEYS:
@@ -126,10 +143,13 @@ def read_plain_task(
         return None
     payloads = []
     for number, token in tokens.items():
-        if kinds.get(token) is not False:  # a folder, not a link
+        try:  # a folder, not a link
+            if not _S_ISDIR(os.stat(token, dir_fd=dir_fd, follow_symlinks=False).st_mode):
+                return None
+        except OSError:
             return None
         rel = f"{folder}/{token}/result.json"
-        payload = _read_object(f"{full}/{token}/result.json", rel, stats)
+        payload = _read_object(f"{token}/result.json", rel, stats, dir_fd)
         if payload is None:
             return None
         count = payload.get("retry_count", -1)

@@ -33,6 +33,7 @@ ATTEMPT_FIELDS = frozenset(
 ISSUE_FIELDS = ("severity", "phase", "code", "message")
 META_NAMESPACES = frozenset({"benchmark", "harness"})
 PLAN_FIELDS = frozenset({"k", "strategy"})
+_STATUS_SET = frozenset(STATUSES)
 # Benchmark values some corpus formulas read from artifacts (gdpval_ac's delivery rate).
 SCORING_ARTIFACT_PREFIX = "gdpval_ac_"
 
@@ -84,11 +85,24 @@ def shape_attempt(payload: Mapping[str, Any], key: str) -> Attempt:
         rule = RULE_ATTEMPT_ERROR if "error" in unknown else RULE_ATTEMPT
         raise DetailError(f"{where} has {'; '.join(parts)}", rule)
     metrics = _metrics(payload["metrics"], f"{where}.metrics")
-    status = _status(payload["status"], where)
-    issues = _issues(payload["issues"], where)
+    # The usual attempt passes each rule by the first, cheapest test below; anything else
+    # goes through the full rule, in the same order, so the first error is the same.
+    status = payload["status"]
+    if status.__class__ is not str or status not in _STATUS_SET:
+        status = _status(status, where)
+    issues = payload["issues"]
+    issues = () if issues.__class__ is list and not issues else _issues(issues, where)
     for name in ("trajectory", "artifacts", "analysis_result"):
-        _optional_mapping(payload[name], where, name)
-    _meta(payload["meta"], where)
+        if payload[name].__class__ is not dict:
+            _optional_mapping(payload[name], where, name)
+    meta = payload["meta"]
+    if not (
+        meta.__class__ is dict
+        and meta.keys() == META_NAMESPACES
+        and meta["benchmark"].__class__ is dict
+        and meta["harness"].__class__ is dict
+    ):
+        _meta(meta, where)
     artifacts = payload["artifacts"]
     scoring_artifacts = (
         {name: value for name, value in artifacts.items() if name.startswith(SCORING_ARTIFACT_PREFIX)}
