@@ -49,22 +49,34 @@ FORK_CHECK_MIN = 4000
 
 
 def _read_one(
-    files: RunFiles, folder: str, state: StateName, first: str, strategies: Collection[str]
+    files: RunFiles,
+    folder: str,
+    state: StateName,
+    first: str,
+    strategies: Collection[str],
+    signed: bool = True,
 ) -> tuple[TaskEntry, task_cache.Signature | None]:
-    """One folder, and the signature of its files as they were read (for the cache)."""
+    """One folder, and the signature of its files as they were read (for the cache; None
+    when not ``signed``: there is no cache)."""
     entry = read_plain_task(files, folder, state, first, strategies)
     if entry is None:
         entry = load_published(files, folder, state, first, strategies)
+    if not signed:
+        return entry, None
     return entry, task_cache.known_signature(files.stats, task_cache.entry_files(entry))
 
 
 def _read_chunk(
-    root: str, items: list[tuple[str, StateName, str]], strategies: tuple[str, ...]
+    root: str,
+    items: list[tuple[str, StateName, str]],
+    strategies: tuple[str, ...],
+    signed: bool = True,
 ) -> bytes:
     """Worker: read folders and send them back compactly — each entry as plain data
-    (:func:`~inspector.loading.entry_data.encode_entry`) with the signature of its files,
-    the whole chunk as one :mod:`marshal` string (several times cheaper to make and to
-    take apart than pickling the same tuples, and one object for the pool to pass on).
+    (:func:`~inspector.loading.entry_data.encode_entry`) with the signature of its files
+    (None when not ``signed``: without a cache nothing uses it), the whole chunk as one
+    :mod:`marshal` string (several times cheaper to make and to take apart than pickling
+    the same tuples, and one object for the pool to pass on).
 
     The cyclic garbage collector is off meanwhile: what is built is acyclic, and the
     collections triggered by the parsed documents would walk the growing chunk again and
@@ -75,7 +87,7 @@ def _read_chunk(
         files = RunFiles(Path(root))
         out = []
         for folder, state, first in items:
-            entry, seen = _read_one(files, folder, state, first, strategies)
+            entry, seen = _read_one(files, folder, state, first, strategies, signed)
             out.append((entry_data.encode_entry(entry), seen))
         return marshal.dumps(out)
     finally:
@@ -221,7 +233,8 @@ class EntryLoad:
                 self.pool, self.owned = shared_pool(), False
             root = str(self.files.root)
             self.futures = [
-                self.pool.submit(_read_chunk, root, chunk, self.strategies) for chunk in self.chunks
+                self.pool.submit(_read_chunk, root, chunk, self.strategies, self.cache is not None)
+                for chunk in self.chunks
             ]
         except (OSError, RuntimeError, ValueError):
             # No worker processes here (a sandbox, an odd __main__): read in-process.
@@ -347,7 +360,9 @@ class EntryLoad:
     ) -> list[tuple[TaskEntry, Any, Any]]:
         out = []
         for folder, state, first in chunk:
-            entry, seen = _read_one(self.files, folder, state, first, self.strategies)
+            entry, seen = _read_one(
+                self.files, folder, state, first, self.strategies, self.cache is not None
+            )
             out.append((entry, seen, None))
         return out
 
