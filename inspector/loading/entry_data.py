@@ -16,7 +16,11 @@ from inspector.results.problems import LoadProblem
 
 
 def encode_entry(entry: Any) -> tuple[Any, ...]:
-    """A TaskEntry as plain data (tuples, dicts, str, int, float, bool, None)."""
+    """A TaskEntry as plain data (tuples, dicts, str, int, float, bool, None).
+
+    Equal small mappings are one object (:func:`shared`): :mod:`marshal` writes each once
+    and the others as references, and one marshal string taken apart gives one object for
+    all of them again (a reader process's chunk: :func:`trusted_entry` keeps them)."""
     record = entry.record
     encoded_record = None
     if record is not None:
@@ -29,9 +33,9 @@ def encode_entry(entry: Any) -> tuple[Any, ...]:
                 (
                     a.index,
                     a.status,
-                    dict(a.metrics),
+                    shared(dict(a.metrics)),
                     tuple((i.severity, i.phase, i.code, i.message) for i in a.issues),
-                    dict(a.scoring_artifacts),
+                    shared(dict(a.scoring_artifacts)),
                 )
                 for a in record.attempts.values()
             ),
@@ -77,7 +81,8 @@ def shared(mapping: dict[str, Any]) -> dict[str, Any]:
 def trusted_entry(data: tuple[Any, ...]) -> Any:
     """The TaskEntry :func:`encode_entry` made ``data`` from, without checking its shape:
     only for data this inspector's own reader processes just made (a cache file is
-    checked: :func:`decode_entry`)."""
+    checked: :func:`decode_entry`). Its small mappings are shared already (one object per
+    chunk: :func:`encode_entry`)."""
     from inspector.results.tasks import TaskEntry
 
     task_id, folder, state, published, rec, dirs, problems, schema = data
@@ -90,9 +95,7 @@ def trusted_entry(data: tuple[Any, ...]) -> Any:
             plan_k=k,
             plan_strategy=strategy,
             attempts={
-                a[0]: Attempt(
-                    a[0], a[1], shared(a[2]), tuple([Issue(*i) for i in a[3]]), shared(a[4])
-                )
+                a[0]: Attempt(a[0], a[1], a[2], tuple([Issue(*i) for i in a[3]]) if a[3] else (), a[4])
                 for a in attempts
             },
             retry_counts=dict(retries),
