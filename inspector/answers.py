@@ -99,6 +99,9 @@ def load_outputs(
     result = loading.open(path, request)
     if isinstance(result, loading.CachedReport):
         outputs, source = result.outputs, "the whole answer (the run's files are unchanged)"
+        if result.read_again:
+            kept = result.folders - result.read_again
+            source = f"{kept} of {result.folders} task folders (their files are unchanged)"
     else:
         lines: list[str] = []
         try:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import Any, NamedTuple, Protocol
 
 from inspector.engine.hierarchy import HierarchyNode, hierarchy_breakdowns
-from inspector.engine.reduction import TaskReduction
 from inspector.engine.report import (
     CATEGORY_HIERARCHY,
     CATEGORY_MEAN,
@@ -20,6 +19,27 @@ from inspector.engine.strategies import SeriesPlan
 from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE
 
 UNCATEGORIZED = "__uncategorized__"
+
+
+class Outcome(Protocol):
+    """What aggregation reads of a task's reduction for one series (a
+    :class:`~inspector.engine.reduction.TaskReduction` is one)."""
+
+    @property
+    def value(self) -> float | None: ...
+    @property
+    def state(self) -> str: ...
+    @property
+    def has_error(self) -> bool: ...
+
+
+class TaskOutcome(NamedTuple):
+    """An :class:`Outcome` on its own: the three fields of a reduction that the report
+    is aggregated from (kept for the next read by :mod:`inspector.loading`)."""
+
+    value: float | None
+    state: str
+    has_error: bool
 
 
 def category_key(category: Any) -> str:
@@ -37,7 +57,7 @@ def mean(values: Iterable[float]) -> float | None:
     return math.fsum(v / len(items) for v in items) if items else None
 
 
-def series_counts(reductions: Iterable[TaskReduction]) -> SeriesCounts:
+def series_counts(reductions: Iterable[Outcome]) -> SeriesCounts:
     total = evaluated = error = unavailable = invalidated = 0
     for r in reductions:
         total += 1
@@ -53,16 +73,16 @@ def series_counts(reductions: Iterable[TaskReduction]) -> SeriesCounts:
 
 
 def group_by_category(
-    reductions: Sequence[TaskReduction], keys: Sequence[str]
-) -> dict[str, list[TaskReduction]]:
-    grouped: dict[str, list[TaskReduction]] = {}
+    reductions: Sequence[Outcome], keys: Sequence[str]
+) -> dict[str, list[Outcome]]:
+    grouped: dict[str, list[Outcome]] = {}
     for key, reduction in zip(keys, reductions, strict=True):
         grouped.setdefault(key, []).append(reduction)
     return {key: grouped[key] for key in sorted(grouped)}
 
 
 def category_breakdowns(
-    reductions: Sequence[TaskReduction], keys: Sequence[str]
+    reductions: Sequence[Outcome], keys: Sequence[str]
 ) -> dict[str, MetricBreakdown]:
     out = {}
     for key, items in group_by_category(reductions, keys).items():
@@ -78,7 +98,7 @@ def category_breakdowns(
 def aggregate_series(
     plan: SeriesPlan,
     display: Any,
-    reductions: Sequence[TaskReduction],
+    reductions: Sequence[Outcome],
     keys: Sequence[str],
     aggregation: str,
     root: HierarchyNode | None,

@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from inspector.engine.aggregation import aggregate_series, category_key
+from inspector.engine.aggregation import Outcome, aggregate_series, category_key
 from inspector.engine.benchmarks import CARRIED_OVER, OVERRIDES
 from inspector.engine.corpus import AggregationContext
 from inspector.engine.errors import ObservationError
@@ -51,7 +51,7 @@ class Recomputation:
         return {t.task_id: i for i, t in enumerate(self.tasks)}
 
 
-def _check_plans(tasks: Sequence[TaskRecord], plan: Plan) -> None:
+def check_plans(tasks: Sequence[TaskRecord], plan: Plan) -> None:
     """Every task's attempt_plan must equal the run's (``_validate_detail_plans``)."""
     seen: set[str] = set()
     for task in tasks:
@@ -75,6 +75,38 @@ def _check_plans(tasks: Sequence[TaskRecord], plan: Plan) -> None:
             )
 
 
+def standard_report(
+    plan: Plan,
+    reductions: Mapping[str, Sequence[Outcome]],
+    keys: Sequence[str],
+    root: HierarchyNode | None,
+) -> MetricReport:
+    """The report of the standard path (before a benchmark's corpus formula or carried-over
+    series): every series aggregated from its tasks' outcomes (``reductions[series_id]``,
+    aligned with the category ``keys``)."""
+    aggregation = CATEGORY_HIERARCHY if root is not None else plan.aggregation
+    strategy = resolve_attempt_strategy(plan.strategy)
+    series = [
+        aggregate_series(
+            sp,
+            plan.contract.metrics[sp.metric_id].display,
+            reductions[sp.series_id],
+            keys,
+            aggregation,
+            root,
+        )
+        for sp in strategy.resolve(plan.contract, plan.k).series
+    ]
+    failed = any(s.counts.invalidated for s in series)
+    return MetricReport(
+        k=plan.k,
+        strategy=strategy.id,
+        aggregation=aggregation,
+        series=tuple(select_value_role(s, failed) for s in series),
+        evaluation_failed=failed,
+    )
+
+
 def recompute(
     tasks: Sequence[TaskRecord],
     plan: Plan,
@@ -91,33 +123,14 @@ def recompute(
     """
     tasks = tuple(tasks)
     root = parse_hierarchy(plan.hierarchy)
-    aggregation = CATEGORY_HIERARCHY if root is not None else plan.aggregation
     strategy = resolve_attempt_strategy(plan.strategy)
     strategy_plan = strategy.resolve(plan.contract, plan.k)
-    _check_plans(tasks, plan)
+    check_plans(tasks, plan)
     reductions = stream.result(tasks, plan.contract, plan.k, strategy.id) if stream else None
     if reductions is None:
         reductions = reduce_tasks(tasks, strategy_plan.series, plan.contract, plan.k)
     keys = tuple(category_key(t.category) for t in tasks)
-    series = [
-        aggregate_series(
-            sp,
-            plan.contract.metrics[sp.metric_id].display,
-            reductions[sp.series_id],
-            keys,
-            aggregation,
-            root,
-        )
-        for sp in strategy_plan.series
-    ]
-    failed = any(s.counts.invalidated for s in series)
-    report = MetricReport(
-        k=plan.k,
-        strategy=strategy.id,
-        aggregation=aggregation,
-        series=tuple(select_value_role(s, failed) for s in series),
-        evaluation_failed=failed,
-    )
+    report = standard_report(plan, reductions, keys, root)
     all_reductions: dict[str, tuple[TaskReduction, ...]] = {
         k: tuple(v) for k, v in reductions.items()
     }

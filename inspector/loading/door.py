@@ -62,9 +62,14 @@ class Request:
 
 @dataclass(frozen=True)
 class CachedReport:
-    """The run is unchanged since it was last read: its report, from the report cache."""
+    """The run's report from the report cache: the run is unchanged since it was last
+    read, or (``read_again`` > 0, the command line) only that many of its ``folders`` task
+    folders changed, were read again, and the report was made from them and the others'
+    kept outcomes (:mod:`inspector.loading.score_table`)."""
 
     outputs: Outputs
+    read_again: int = 0
+    folders: int = 0
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,9 @@ def open_run(
     (from the calling thread) and the last one is returned."""
     request = request or Request()
     emit = on_event or (lambda event: None)
-    early = request.early if request.early is not None and request.early.matches(Path(path)) else None
+    early = (
+        request.early if request.early is not None and request.early.matches(Path(path)) else None
+    )
     pending = early.pending if early is not None else None
     if request.derive_plan:
         key = report_cache.key_for(request.overrides, "outputs")
@@ -128,6 +135,11 @@ def open_run(
             else:
                 found, checked = report_cache.lookup_checked(Path(path), key)
             cached = Outputs.from_data(found)
+        if cached is None and checked is not None and key is not None:
+            warm = _warm(path, key, request, checked)
+            if warm is not None:
+                emit(warm)
+                return warm
         if cached is not None:
             answer = CachedReport(cached)
             emit(answer)
@@ -140,6 +152,22 @@ def open_run(
         pending.cancel()
         pending = None
     return _read(Path(path), request, key, pending, emit, checked)
+
+
+def _warm(path: Path | str, key: str, request: Request, checked: Checked) -> CachedReport | None:
+    """The command line's answer for a run whose files changed in a few task folders,
+    from its score table (None: the run is read)."""
+    overrides = request.overrides
+    if not request.answer_from_cache or not request.derive_plan:
+        return None
+    if overrides is not None and (overrides.k is not None or overrides.strategy is not None):
+        return None
+    from inspector.loading import reopen
+
+    found = reopen.answer(path, key, overrides, checked)
+    if found is None:
+        return None
+    return CachedReport(found.outputs, found.read_again, found.folders)
 
 
 def _read(
@@ -194,7 +222,12 @@ def _read(
         pending.save_cache()
         if derived.refusal is None and key is not None:
             stored = outputs or report_cache.outputs_of(derived.session, derived.notes)
-            report_cache.store(session.run, key, stored.as_data())
+            table = None
+            if derived.session is session:  # no derived plan
+                from inspector.loading.score_table import table_of
+
+                table = table_of(session)
+            report_cache.store(session.run, key, stored.as_data(), table)
     return loaded
 
 

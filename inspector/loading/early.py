@@ -42,7 +42,9 @@ def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
     if not ((path / "run_info.json").exists() or (path / "details").is_dir()):
         return None
     early = EarlyOpen(path)
-    early.preview = Outputs.from_data(report_cache.lookup(path, report_cache.own_plan_key(overrides)))
+    early.preview = Outputs.from_data(
+        report_cache.lookup(path, report_cache.own_plan_key(overrides))
+    )
     if early.preview is None:
         try:
             early.pending = begin_read(path)

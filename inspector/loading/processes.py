@@ -190,5 +190,3 @@ def in_shared_pool(function: Callable[..., Any], calls: list[tuple[Any, ...]]) -
         if pool is not None:
             drop_shared_pool(pool)
         return None
-
-

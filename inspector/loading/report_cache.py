@@ -13,9 +13,11 @@ as usual. Plans given as files (``--hierarchy``, ``--contract``) are never cache
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import hashlib
 import json
+import marshal
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -36,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 preload_in_readers(__name__)  # its lookups and code_signature run in the reader processes
 
-FORMAT = 2
+FORMAT = 3
 WARNING_PREFIX = "inspector: warning: "
 NOTE_PREFIX = "inspector: note: "
 
@@ -148,9 +150,13 @@ _last: tuple[Any, Any] = (None, None)
 after a lookup in the same process does not load and check it again."""
 
 
-def _load(
-    run_root: Path, folder: Path | None = None
-) -> tuple[snapshots.Snapshot, dict[str, Any]] | None:
+Loaded = tuple[snapshots.Snapshot, dict[str, Any], bytes]
+"""A report cache file taken apart: the snapshot, the outputs per key and, as marshal
+bytes (taken apart only when needed), the score tables per key
+(:mod:`inspector.loading.score_table`)."""
+
+
+def _load(run_root: Path, folder: Path | None = None) -> Loaded | None:
     global _last
     path = cache_file(run_root, folder)
     try:
@@ -164,17 +170,17 @@ def _load(
     return loaded
 
 
-def _load_file(path: Path, run_root: Path) -> tuple[snapshots.Snapshot, dict[str, Any]] | None:
+def _load_file(path: Path, run_root: Path) -> Loaded | None:
     data = task_cache.load_marshal(path)
-    if type(data) is not tuple or len(data) != 5:
+    if type(data) is not tuple or len(data) != 6:
         return None
-    version, root, code, snap, outputs = data
+    version, root, code, snap, outputs, tables = data
     if (version, root, code) != (FORMAT, os.path.realpath(run_root), code_signature()):
         return None
     snapshot = snapshots.Snapshot.from_data(snap)
-    if snapshot is None or type(outputs) is not dict:
+    if snapshot is None or type(outputs) is not dict or type(tables) is not bytes:
         return None
-    return snapshot, outputs
+    return snapshot, outputs, tables
 
 
 def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | None:
@@ -219,12 +225,12 @@ def _lookup_in(
         loaded = _load(run_root, folder)
         if loaded is None or key not in loaded[1]:
             return None  # nothing to check the files for
-        snapshot, outputs = loaded
+        snapshot, outputs, tables = loaded
         found = snapshots.check(run_root, snapshot)
         if found is None or found.changed:
             outputs = None
             if found is not None and on_changes is not None:
-                on_changes(found)
+                on_changes(dataclasses.replace(found, tables=tables))
         if name in _held.runs:
             _held.runs[name] = outputs
     return outputs.get(key) if outputs is not None else None
@@ -254,19 +260,44 @@ def held(run_root: Path) -> Iterator[None]:
         _held.runs.pop(name, None)
 
 
-def store(run: Run, key: str | None, value: Any) -> None:
-    """Remember ``value`` (plain data) under ``key`` for the run as it was read."""
+def store(run: Run, key: str | None, value: Any, table: Any = None) -> None:
+    """Remember ``value`` (plain data) under ``key`` for the run as it was read, and
+    ``table`` (its score table, plain data) when there is one."""
     if key is None or not task_cache.enabled():
         return
     snapshot = snapshots.take(run)
-    if snapshot is None:
-        return
-    loaded = _load(run.path)
-    outputs = dict(loaded[1]) if loaded is not None and loaded[0] == snapshot else {}
+    if snapshot is not None:
+        store_snapshot(run.path, snapshot, key, value, table)
+
+
+def store_snapshot(
+    run_root: Path, snapshot: snapshots.Snapshot, key: str, value: Any, table: Any = None
+) -> None:
+    """:func:`store` for a run whose files are as ``snapshot`` says: what else is kept
+    for the same snapshot stays."""
+    loaded = _load(run_root)
+    outputs: dict[str, Any] = {}
+    tables: Any = {}
+    if loaded is not None and loaded[0] == snapshot:
+        outputs = dict(loaded[1])
+        with contextlib.suppress(EOFError, ValueError, TypeError):
+            tables = marshal.loads(loaded[2])
+        if type(tables) is not dict:
+            tables = {}
     outputs[key] = value
-    if os.path.abspath(run.path) in _held.runs:
-        _held.runs[os.path.abspath(run.path)] = _UNSEEN
+    tables.pop(key, None)
+    if table is not None:
+        tables[key] = table
+    if os.path.abspath(run_root) in _held.runs:
+        _held.runs[os.path.abspath(run_root)] = _UNSEEN
     task_cache.write_atomically(
-        cache_file(run.path),
-        (FORMAT, os.path.realpath(run.path), code_signature(), snapshot.as_data(), outputs),
+        cache_file(run_root),
+        (
+            FORMAT,
+            os.path.realpath(run_root),
+            code_signature(),
+            snapshot.as_data(),
+            outputs,
+            marshal.dumps(tables),
+        ),
     )

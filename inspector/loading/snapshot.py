@@ -9,14 +9,16 @@ file and parses nothing. A file replaced through a temporary file has a new inod
 change time, a file edited in place a new change time, whatever its modification time was
 set back to; a run with a file written too recently to tell (racy) is not stored.
 
-It is stored compactly (a few bytes per file): a digest of the listing, each entry's
-attempt numbers (from which the paths follow) and the stats as one flat tuple of integers.
+It is stored compactly: a digest of the listing, each entry's attempt numbers (from which
+the paths follow) and the stats packed as bytes (:data:`RECORD` per file: taken apart and
+compared as bytes, they cost no Python integers to load, check or store).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import struct
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,8 +33,24 @@ if TYPE_CHECKING:  # pragma: no cover
 
 preload_in_readers(__name__)  # its _changed runs in the reader processes
 
+PACKED = struct.Struct("<6q")
+"""One file's :data:`~inspector.results.file_io.Stat` in :attr:`Snapshot.stats`: six signed
+64-bit integers (a value that does not fit is not cached)."""
+RECORD = PACKED.size
+"""Bytes per file in :attr:`Snapshot.stats`."""
+
+
+def pack(stat: tuple[int, ...]) -> bytes | None:
+    """A stat key as :attr:`Snapshot.stats` holds it (None when a value does not fit)."""
+    try:
+        return PACKED.pack(*stat)
+    except struct.error:
+        return None
+
+
+ABSENT_PACKED = PACKED.pack(*ABSENT)
 WIDTH = 6
-"""Integers per file in :attr:`Snapshot.stats` (a :data:`~inspector.results.file_io.Stat`)."""
+"""Integers per file in a :data:`~inspector.results.file_io.Stat`."""
 RUNNING_ENTRY = -1
 """In :attr:`Snapshot.attempts`: the entry is a ``running/`` folder."""
 
@@ -43,7 +61,7 @@ class Snapshot:
 
     listing: bytes  # digest of the task folder listing
     attempts: tuple[Any, ...]  # per entry: its attempt numbers, or RUNNING_ENTRY
-    stats: tuple[int, ...]  # the stat_key of every file, flat, in rels() order
+    stats: bytes  # the stat_key of every file, packed (PACKED), in rels() order
 
     def as_data(self) -> tuple[Any, ...]:
         """Plain data (for :mod:`marshal`)."""
@@ -57,14 +75,14 @@ class Snapshot:
             listing, attempts, stats = data
         except (TypeError, ValueError):
             return None
-        if type(listing) is not bytes or type(attempts) is not tuple or type(stats) is not tuple:
+        if type(listing) is not bytes or type(attempts) is not tuple or type(stats) is not bytes:
             return None
         for numbers in attempts:
             if numbers == RUNNING_ENTRY and type(numbers) is int:
                 continue
             if type(numbers) is not tuple or not all(type(n) is int for n in numbers):
                 return None
-        if len(stats) % WIDTH:
+        if len(stats) % RECORD:
             return None
         return cls(listing, attempts, stats)
 
@@ -125,7 +143,11 @@ def take(run: Run) -> Snapshot | None:
         for at in range(0, len(stats), WIDTH)
     ):
         return None  # a file written as it was read: read the run again next time
-    return Snapshot(listing_digest(run.listing), tuple(attempts), tuple(stats))
+    try:
+        packed = struct.pack(f"<{len(stats)}q", *stats)
+    except struct.error:
+        return None  # a value that does not fit: not cached
+    return Snapshot(listing_digest(run.listing), tuple(attempts), packed)
 
 
 # From this many files on, a single-threaded caller checks half of them in a forked child.
@@ -141,9 +163,14 @@ class Checked:
     folders whose files it covers as checked: no second ``lstat`` of them)."""
 
     rels: list[str]
-    stats: tuple[int, ...]
+    stats: bytes
     changed: frozenset[int]
     positions: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    # The listing found (:func:`~inspector.results.listing.listing_key`), the snapshot
+    # checked, and what the report cache kept beside it (its score tables, raw).
+    listing: tuple[Any, ...] = field(default=(), compare=False, repr=False)
+    snapshot: Snapshot | None = field(default=None, compare=False, repr=False)
+    tables: bytes = field(default=b"", compare=False, repr=False)
 
     def covers(self, signature: tuple[tuple[Any, ...], ...]) -> bool:
         """True when every file of a task cache signature was found with that key."""
@@ -156,7 +183,7 @@ class Checked:
                 at = positions.get(item[0])
                 if at is None or at in changed:
                     return False
-                if stats[WIDTH * at : WIDTH * at + WIDTH] != item[1:]:
+                if stats[RECORD * at : RECORD * at + RECORD] != pack(item[1:]):
                     return False
         except (TypeError, IndexError):
             return False
@@ -182,14 +209,14 @@ def check(root: Path, snapshot: Snapshot, *, shared: bool = False) -> Checked | 
     if listing_digest(listing) != snapshot.listing:
         return None
     rels = snapshot.rels(listing)
-    if rels is None or WIDTH * len(rels) != len(snapshot.stats):
+    if rels is None or RECORD * len(rels) != len(snapshot.stats):
         return None
     stats = snapshot.stats
     half = len(rels) // 2
     parts = None
     if len(rels) >= FORK_MIN:
-        first = (base, rels[:half], stats[: WIDTH * half], 0)
-        second = (base, rels[half:], stats[WIDTH * half :], half)
+        first = (base, rels[:half], stats[: RECORD * half], 0)
+        second = (base, rels[half:], stats[RECORD * half :], half)
         if shared:
             # A threaded caller: its interface thread would otherwise share the
             # interpreter with the check.
@@ -205,23 +232,24 @@ def check(root: Path, snapshot: Snapshot, *, shared: bool = False) -> Checked | 
     changed = [at for part in parts for at in part]
     if len(changed) > CHANGES_MAX:
         return None
-    return Checked(rels, stats, frozenset(changed))
+    return Checked(rels, stats, frozenset(changed), listing=listing, snapshot=snapshot)
 
 
-def _changed(base: str, rels: list[str], stats: tuple[int, ...], offset: int) -> list[int] | None:
+def _changed(base: str, rels: list[str], stats: bytes, offset: int) -> list[int] | None:
     """The positions (plus ``offset``) of the files whose key is not the snapshot's; None
     after more than :data:`CHANGES_MAX` of them."""
     lstat = os.lstat
-    absent = ABSENT
+    absent = ABSENT_PACKED
+    packed = PACKED.pack
     out: list[int] = []
     for index, rel in enumerate(rels):
-        at = WIDTH * index
-        expected = stats[at : at + WIDTH]
+        at = RECORD * index
+        expected = stats[at : at + RECORD]
         try:
-            same = stat_key(lstat(f"{base}/{rel}")) == expected
+            same = packed(*stat_key(lstat(f"{base}/{rel}"))) == expected
         except FileNotFoundError:
             same = expected == absent
-        except OSError:
+        except (OSError, struct.error):
             return None
         if not same:
             out.append(index + offset)

@@ -161,7 +161,7 @@ def list_run(path: Path | str) -> ListedRun:
     files = RunFiles(root)
     problems: list[LoadProblem] = []
     candidates, running = task_folders(files, problems)
-    first_location = _first_locations([*running, *(folder for folder, _ in candidates)])
+    first_location = first_locations([*running, *(folder for folder, _ in candidates)])
     return ListedRun(Run(path=root), files, candidates, running, first_location, problems)
 
 
@@ -296,7 +296,7 @@ def _parse_object(
     return value
 
 
-def _first_locations(folders: list[str]) -> dict[str, str]:
+def first_locations(folders: list[str]) -> dict[str, str]:
     """For each folder name, where ``RunLayout.task_dir`` finds it first."""
     rank = {state: position for position, state in enumerate(TASK_STATES)}
 

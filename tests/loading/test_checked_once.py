@@ -1,6 +1,9 @@
 """Reopening a run after a few of its files changed: the report cache's check of every
 file is what the task cache goes by (issue 11) — the folders it found unchanged are not
-stat'ed a second time, and the changed one is read again, whatever its old key was."""
+stat'ed a second time, and the changed one is read again, whatever its old key was.
+
+This is the read the command line falls back to when the run's score table cannot
+answer (tests/loading/test_score_table.py): the table is kept out of it here."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import snapshot, task_cache
+from inspector.loading import reopen, snapshot, task_cache
 from tests.loading.helpers import (
     copy_run,
     flipped_same_size,
@@ -30,6 +33,7 @@ def test_only_the_changed_folder_is_checked_again_and_it_is_read(
 ) -> None:
     if halves:  # the report cache's check split with a forked child (a large run)
         monkeypatch.setattr(snapshot, "FORK_MIN", 2)
+    monkeypatch.setattr(reopen, "answer", lambda *args: None)
     run = copy_run(tmp_path)
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     run_cli(["report", str(run), "--json"], capsys)

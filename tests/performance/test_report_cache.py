@@ -34,17 +34,24 @@ def run_cli(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, s
 
 
 class Counter:
-    """Counts how often a run is really read and scored (behind the one door)."""
+    """Counts how often a run is really read and scored (behind the one door), or its
+    changed task folders read again for its score table's answer."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls = 0
-        original = door._read
+        original, warm = door._read, door._warm
 
         def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
             self.calls += 1
             return original(*args, **kwargs)
 
+        def counting_warm(*args, **kwargs):  # type: ignore[no-untyped-def]
+            answer = warm(*args, **kwargs)
+            self.calls += answer is not None
+            return answer
+
         monkeypatch.setattr(door, "_read", counting)
+        monkeypatch.setattr(door, "_warm", counting_warm)
 
 
 def settle_time_stamps() -> None:

@@ -1,0 +1,290 @@
+"""Reopening a run after a few task folders changed: its report from its score table,
+with only the changed folders read again (issue 11).
+
+When the report cache's check finds that only some task folders' files changed,
+:func:`answer` reads those folders again, reduces their tasks, takes every other folder's
+row from the run's score table (:mod:`inspector.loading.score_table`) and aggregates the
+report through the engine (``standard_report``): the cost is the unchanged reopen plus the
+changed folders' work, with no entry or task record made for an unchanged folder. The
+new report is kept with the new snapshot and table, so the next reopen starts from them.
+
+It answers only when it can answer exactly as reading everything would: the run-level
+files unchanged, a plan the run-level files give whole, no benchmark formula over the
+tasks' attempts, no run refused, no unchanged folder becoming or ceasing to be the one
+scored for its task id. Anything else is ``None``: the run is read as usual.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import marshal
+import operator
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from inspector.engine.aggregation import TaskOutcome, category_key
+from inspector.engine.benchmarks import CARRIED_OVER, OVERRIDES
+from inspector.engine.errors import EngineError
+from inspector.engine.hierarchy import parse_hierarchy
+from inspector.engine.model import TaskRecord
+from inspector.engine.recomputation import check_plans, standard_report
+from inspector.engine.render import render_summary_markdown
+from inspector.engine.report import dumps_metrics_json, validate_report
+from inspector.loading import report_cache, task_cache
+from inspector.loading import snapshot as snapshots
+from inspector.loading.report_cache import Outputs
+from inspector.loading.score_table import (
+    Table,
+    as_problem,
+    entry_problems,
+    level_run,
+    update_rows,
+)
+from inspector.results.layout import TASK_STATES
+from inspector.results.listing import RUN_FILES
+from inspector.results.reader import Run, TaskCollector, first_locations
+from inspector.results.run_files import RunFiles
+from inspector.results.tasks import TaskEntry, load_running
+from inspector.results.validate import BUILTIN_STRATEGIES
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.overrides import Overrides
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The outputs of a reopened run, and how many of its task folders were read again."""
+
+    outputs: Outputs
+    read_again: int
+    folders: int
+
+
+def answer(
+    path: Path | str, key: str, overrides: Overrides | None, checked: snapshots.Checked
+) -> Answer | None:
+    """The outputs of the run at ``path`` (as the user named it) under ``key`` when only
+    the task folders in ``checked`` changed, from its score table; None when that cannot
+    be told exactly this way (the caller reads the run)."""
+    snapshot = checked.snapshot
+    if snapshot is None or not checked.tables or not checked.listing:
+        return None
+    candidates, running, listing_problems = checked.listing
+    count = len(candidates)
+    starts = _starts(snapshot)
+    changed = _changed_entries(starts, checked.changed, count)
+    if changed is None:
+        return None
+    try:
+        tables = marshal.loads(checked.tables)
+    except (EOFError, ValueError, TypeError):
+        return None
+    table = Table.from_data(tables.get(key) if type(tables) is dict else None, count)
+    if table is None:
+        return None
+    root = Path(os.path.abspath(path))
+    files = RunFiles(root)
+    run = level_run(root, table.level)  # the run-level files are unchanged
+    if run is None:
+        return None
+    from inspector.session import PlannedStream, reduction_stream
+
+    stream = reduction_stream(run, overrides)
+    if not isinstance(stream, PlannedStream) or stream.overrides != overrides:
+        return None
+    plan = stream.plan
+    if plan.benchmark_id in OVERRIDES or plan.benchmark_id in CARRIED_OVER:
+        return None
+    if stream.series_ids != table.series:
+        return None
+    fence = time.time_ns()  # before the changed folders are read: see task_cache.is_racy
+    fresh = _read_again(files, candidates, running, changed)
+    scored = _merge(run, table, fresh)
+    if scored is None:
+        return None
+    tasks = [fresh[i][0].record for i in scored if i in fresh]
+    stream.add(tasks)  # type: ignore[arg-type]
+    if stream.failed:
+        return None
+    try:
+        check_plans(tasks, plan)  # type: ignore[arg-type]
+        outcomes, keys = _outcomes(table, scored, fresh, stream.by_series)
+        report = standard_report(plan, outcomes, keys, parse_hierarchy(plan.hierarchy))
+        validate_report(report)
+    except (EngineError, KeyError, TypeError, ValueError):
+        return None
+    update_rows(table, scored, fresh, outcomes, keys)
+    problems = list(run.problems)
+    problems += [as_problem(p) for p in listing_problems]
+    # In folder order: the folders with problems (few) and those read again.
+    for i in sorted(fresh.keys() | set(itertools.compress(range(count), table.probs))):
+        row = entry_problems(fresh[i][0]) if i in fresh else table.probs[i]
+        problems += [as_problem(p) for p in row]
+    for folder in running:
+        problems += load_running(files, folder).problems
+    if any(problem.blocking for problem in problems):
+        return None
+    from inspector.loading.scoring import guessed_contract_warning
+
+    outputs = Outputs(
+        warnings=tuple((p.path, p.message) for p in problems),
+        notes=tuple(guessed_contract_warning(path, plan.sources.get("contract", ""))),
+        metrics_json=dumps_metrics_json(report),
+        summary_markdown=render_summary_markdown(plan.model_id, plan.benchmark_id, report),
+        stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
+        tasks=len(scored),
+    )
+    _store(root, key, outputs, snapshot, starts, table, fresh, candidates, fence)
+    return Answer(outputs, len(fresh), count + len(running))
+
+
+def _starts(snapshot: snapshots.Snapshot) -> list[int]:
+    """Where each entry's files begin among the snapshot's files."""
+    running = snapshots.RUNNING_ENTRY
+    sizes = [2 if numbers == running else 2 + len(numbers) for numbers in snapshot.attempts]
+    return list(itertools.accumulate(sizes[:-1], initial=len(RUN_FILES)))
+
+
+def _pick(items: Any, positions: list[int]) -> list[Any]:
+    """``[items[p] for p in positions]``, in C."""
+    if len(positions) < 2:
+        return [items[p] for p in positions]
+    return list(operator.itemgetter(*positions)(items))
+
+
+def _changed_entries(starts: list[int], changed: frozenset[int], count: int) -> list[int] | None:
+    """The task folders (positions among the candidates) with a changed file; None when a
+    run-level file or a ``running/`` folder changed."""
+    if not changed or min(changed) < len(RUN_FILES) or not starts:
+        return None
+    entries = sorted({bisect.bisect_right(starts, at) - 1 for at in changed})
+    if entries[-1] >= count:
+        return None
+    return entries
+
+
+def _read_again(
+    files: RunFiles, candidates: tuple[Any, ...], running: tuple[str, ...], changed: list[int]
+) -> dict[int, tuple[TaskEntry, Any]]:
+    """The changed folders read again, each with the signature of its files as read."""
+    from inspector.loading.readers import _read_one
+
+    everything = set(running)
+    everything.update(map(operator.itemgetter(0), candidates))
+    places = []
+    for name in {candidates[i][0].rpartition("/")[2] for i in changed}:
+        places += [f"details/{state}/{name}" for state in TASK_STATES]
+        places.append(f"details/{name}")  # a v2 folder
+    # Where AgentCompass finds each name first, among the folders of that name.
+    first = first_locations([place for place in places if place in everything])
+    out = {}
+    for i in changed:
+        folder, state = candidates[i]
+        name = folder.rpartition("/")[2]
+        out[i] = _read_one(files, folder, state, first[name], BUILTIN_STRATEGIES)
+    return out
+
+
+def _merge(run: Run, table: Table, fresh: dict[int, tuple[TaskEntry, Any]]) -> list[int] | None:
+    """The positions of the folders whose tasks are scored, in order (the first of each
+    task id, as :class:`TaskCollector` takes them); None when an unchanged folder's part
+    would differ from what the table says.
+
+    Only the folders sharing a task id with a folder read again (as it was or as it is)
+    can change their part: they are taken again one by one, the rest as the table says."""
+    ids, won = table.ids, table.won
+    touched = {ids[i] for i in fresh}
+    touched.update(entry.record.task_id for entry, _ in fresh.values() if entry.record is not None)
+    touched.discard(None)
+    collector = TaskCollector(run)
+    seen = collector.seen
+    taken = []
+    for i in sorted(fresh.keys() | {i for i, task_id in enumerate(ids) if task_id in touched}):
+        if i in fresh:
+            if collector.take([fresh[i][0]]):
+                taken.append(i)
+            continue
+        task_id = ids[i]
+        wins = task_id not in seen
+        if wins != won[i]:
+            return None
+        if wins:
+            seen.add(task_id)
+            taken.append(i)
+    kept = [i for i in itertools.compress(range(len(ids)), won) if ids[i] not in touched]
+    return sorted(kept + taken)
+
+
+def _outcomes(
+    table: Table,
+    scored: list[int],
+    fresh: dict[int, tuple[TaskEntry, Any]],
+    reduced: dict[str, list[Any]],
+) -> tuple[dict[str, list[Any]], list[str]]:
+    """Per series, the outcome of every scored task, and their category keys."""
+    keys = _pick(table.cats, scored)
+    again = [(j, i) for j, i in enumerate(scored) if i in fresh]
+    for j, i in again:
+        record: TaskRecord = fresh[i][0].record  # type: ignore[assignment]
+        keys[j] = category_key(record.category)
+    if None in keys:
+        raise ValueError("a scored task without its category")
+    make = functools.partial(tuple.__new__, TaskOutcome)
+    out: dict[str, list[Any]] = {}
+    for series_id, (values, states, errors) in zip(table.series, table.columns, strict=True):
+        picked = [_pick(values, scored), _pick(states, scored), _pick(errors, scored)]
+        for (j, _), reduction in zip(again, reduced[series_id], strict=True):
+            picked[0][j], picked[1][j], picked[2][j] = (
+                reduction.value,
+                reduction.state,
+                reduction.has_error,
+            )
+        if None in picked[1] or None in picked[2]:
+            raise ValueError("a scored task without its outcome")
+        out[series_id] = list(map(make, zip(*picked, strict=True)))
+    return out, keys
+
+
+def _store(
+    root: Path,
+    key: str,
+    outputs: Outputs,
+    snapshot: snapshots.Snapshot,
+    starts: list[int],
+    table: Table,
+    fresh: dict[int, tuple[TaskEntry, Any]],
+    candidates: tuple[Any, ...],
+    fence: int,
+) -> None:
+    """Keep the new report and table with the snapshot of the files as now read; nothing
+    when a folder read again could not be (racy, or a file missing)."""
+    width = snapshots.RECORD
+    attempts = list(snapshot.attempts)
+    pieces: list[bytes] = []
+    done = 0
+    for i in sorted(fresh):
+        entry, seen = fresh[i]
+        folder = candidates[i][0]
+        numbers = tuple(sorted(entry.attempt_dirs))
+        expected = [folder, f"{folder}/task.json"]
+        expected += [f"{folder}/attempt-{number}/result.json" for number in numbers]
+        if seen is None or [item[0] for item in seen] != expected:
+            return
+        if task_cache.signature_is_racy(seen, fence):
+            return
+        packed = [snapshots.pack(item[1:]) for item in seen]
+        if None in packed:
+            return
+        start = starts[i] * width
+        pieces.append(snapshot.stats[done:start])
+        pieces += packed  # type: ignore[arg-type]
+        done = start + width * (2 + len(attempts[i]))
+        attempts[i] = numbers
+    pieces.append(snapshot.stats[done:])
+    new = snapshots.Snapshot(snapshot.listing, tuple(attempts), b"".join(pieces))
+    report_cache.store_snapshot(root, new, key, outputs.as_data(), table.as_data())
