@@ -11,7 +11,7 @@ from inspector.engine.report import MetricReport
 from inspector.engine.serialize import report_from_json
 from inspector.loading.report_cache import Outputs
 from inspector.results.file_io import parse_json
-from inspector.session import Difference, compare_reports
+from inspector.views.differences import Difference, compare_reports
 
 
 @dataclass(frozen=True)

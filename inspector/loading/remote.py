@@ -120,8 +120,8 @@ def _version(info: dict[str, Any]) -> str | None:
 
 def _filesystem(url: str) -> tuple[Any, str]:
     try:
-        import fsspec
-        import fsspec.config
+        import fsspec  # type: ignore[import-untyped]
+        import fsspec.config  # type: ignore[import-untyped]
     except ImportError:
         raise RunReadError(
             url, "reading URLs needs fsspec: pip install agentcompass-inspector"

@@ -240,7 +240,7 @@ class TaskCache:
             and data[:2] == (FORMAT, self.root)
             and type(data[2]) is dict
         ):
-            return data[2]  # type: ignore[no-any-return]
+            return data[2]
         return None
 
     def candidate(self, folder: str, state: str, first_location: str) -> Signature | None:
