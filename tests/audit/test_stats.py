@@ -89,6 +89,7 @@ from inspector.views.stats import (  # noqa: E402
     paired_t,
     pass_at_j,
     pass_hat_j,
+    t_bounds,
 )
 
 
@@ -109,6 +110,28 @@ def test_mean_interval_equals_scipy_one_sample_t(confidence: float) -> None:
     ref = scipy_stats.ttest_1samp(values, 0.0).confidence_interval(confidence)
     assert iv.se == pytest.approx(scipy_stats.sem(values), rel=1e-12)
     assert (iv.ci_low, iv.ci_high) == (pytest.approx(ref.low), pytest.approx(ref.high))
+
+
+@pytest.mark.parametrize("df", [1, 2, 3, 4.5, 7, 12.25, 30, 99, 1000.5, 1e6])
+def test_t_bounds_are_scipy_stats_t_ppf_bit_for_bit(df: float) -> None:
+    """Intervals use scipy.special's stdtrit (scipy.stats is not loaded for them): the same
+    floats, to the last bit, as scipy.stats' t.ppf, over confidences and degrees of freedom
+    (Welch-Satterthwaite's are fractional)."""
+    for confidence in (0.5, 0.8, 0.9, 0.95, 0.975, 0.99, 0.999):
+        low, high = t_bounds(0.6, 0.2449, df, confidence)
+        half = float(scipy_stats.t.ppf((1 + confidence) / 2, df)) * 0.2449
+        assert (low.hex(), high.hex()) == ((0.6 - half).hex(), (0.6 + half).hex())
+
+
+@pytest.mark.parametrize("n", [2, 3, 5, 8, 31, 101, 2000])
+def test_paired_t_p_is_scipy_stats_t_sf_bit_for_bit(n: int) -> None:
+    """The paired t's p-value uses scipy.special's stdtr: 2 · t.sf(|t|, n − 1), bit for bit."""
+    for step in (1e-9, 0.01, 0.1, 0.3, 1.0):
+        b = [step * (i % 3) + step * (i % 2) for i in range(n)]
+        got = paired_t([0.0] * n, b)
+        assert got.se and got.mean_diff is not None and got.p_value is not None
+        t = abs(got.mean_diff) / got.se
+        assert got.p_value.hex() == float(2 * scipy_stats.t.sf(t, n - 1)).hex()
 
 
 def test_mean_interval_centres_on_the_given_estimate_and_needs_two_values() -> None:
