@@ -98,3 +98,22 @@ def test_missing_directory_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
     assert code == 2
     assert out == ""
     assert "nope" in err
+
+
+def test_run_info_broken_inside_its_plans_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """AgentCompass reads run_info.json whole, so JSON broken inside its execution plans
+    makes the run unreadable; the inspector may not score it (this 85 KB file was once
+    parsed without its plans section)."""
+    run = Path(__file__).parents[2] / "fixtures" / "runs" / "k3_avg_hierarchy"
+    path = copy_without_oracle_case(run, tmp_path)
+    data = (path / "run_info.json").read_bytes()
+    plans = data.index(b'"resolved_execution_plans"')
+    broken = data.index(b'": ', plans + 40)
+    (path / "run_info.json").write_bytes(data[:broken] + b'" ' + data[broken + 3 :])
+    for command in ("check", "report"):
+        code, out, err = run_cli(capsys, command, str(path))
+        assert code == 2, (command, out)
+        assert out == ""
+        assert "run_info.json" in err
