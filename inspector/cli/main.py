@@ -4,8 +4,9 @@ Exit codes: 0 success (``check``: stored equals recomputed), 1 ``check`` found d
 2 unusable input (one line naming the file on stderr; never a traceback for bad data). What the
 commands print goes through :mod:`inspector.cli.output` (visible stand-ins on a terminal, exact
 bytes to a pipe or file, a closed pipe never changes the exit status). Each command family has
-its module in this package (``register(subparsers)`` and ``cmd_*``); this one parses and
-dispatches, and starts the app.
+its module in this package (``register(subparsers)`` and ``cmd_*``), imported only when its
+command is asked for (or for help and completion); this one parses and dispatches, and starts
+the app.
 """
 
 from __future__ import annotations
@@ -15,11 +16,10 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspector import __version__, loading
 from inspector.answers import Unusable, say_on_stderr
-from inspector.cli import leaderboard, report
 from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE, localize, warn
 from inspector.cli.output import command_stdout, write_exact
 from inspector.engine.errors import EngineError, HierarchyError
@@ -31,10 +31,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 COMMANDS = ("report", "check", "serve", "tasks", "diff", "export", "stats", "leaderboard")
 """Every subcommand; anything else on the command line is a path for the app."""
-LIGHT_COMMANDS = ("report", "check", "serve")
-RUNS_SCREEN_WORK = ("inspector.answers",)
+LISTED = ("report", "check", "serve", "leaderboard", "tasks", "diff", "export", "stats")
+"""The subcommands in the order ``inspector --help`` lists them."""
+RUNS_SCREEN_WORK = ("inspector.root_answers",)
 """What the app's reader processes run for the runs screen (the checks of many runs)."""
-"""Commands that start without loading the audit code (``tasks``, ``diff``, ...)."""
 USAGE = (
     "inspector [-h] [-V] [--watch SECONDS] [PATH ...]\n"
     f"       inspector {{{','.join(COMMANDS)}}} ..."
@@ -106,9 +106,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return serve(Path(args.path), host=args.host, port=args.port, max_sessions=args.max_sessions)
 
 
-def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
-    """The ``inspector`` parser; ``audit_commands=False`` leaves out ``tasks`` and ``diff``
-    (their module loads the audit code: ``report`` and ``check`` start faster without)."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``inspector`` parser: with ``command``, that subcommand alone (only its module is
+    imported), else every one (help, completion)."""
     parser = argparse.ArgumentParser(
         prog="inspector",
         usage=USAGE,
@@ -130,9 +130,49 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
     )
     _add_app_options(parser.add_argument_group("the app (inspector [--watch SECONDS] [PATH ...])"))
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", prog="inspector")
+    for name in LISTED if command is None else (command,):
+        _register(sub, name)
+    return parser
 
-    report.register(sub)
 
+def _register(sub: Any, command: str) -> None:
+    """Add ``command`` to the parser. Each command family's module is imported here, for its
+    own command only: ``report --json`` answered from the cache loads neither the checks of
+    a root, the leaderboard nor the statistics (``stats`` / ``diff`` load scipy)."""
+    if command == "report":
+        from inspector.cli import report
+
+        report.register(sub)
+    elif command == "check":
+        from inspector.cli import check
+
+        check.register(sub)
+    elif command == "serve":
+        _register_serve(sub)
+    elif command == "leaderboard":
+        from inspector.cli import leaderboard
+
+        leaderboard.register(sub)
+    elif command == "tasks":
+        from inspector.cli import tasks
+
+        tasks.register(sub)
+    elif command == "diff":
+        from inspector.cli import diff
+
+        diff.register(sub)
+    elif command == "export":
+        from inspector.cli import export
+
+        export.register(sub)
+    else:
+        assert command == "stats", command
+        from inspector.cli import stats
+
+        stats.register(sub)
+
+
+def _register_serve(sub: Any) -> None:
     serve = sub.add_parser("serve", help="serve the app to a web browser (textual-serve)")
     serve.add_argument("path", nargs="?", default=".", help="a run directory or results root")
     serve.add_argument("--host", default="127.0.0.1", help="bind address (default 127.0.0.1)")
@@ -145,18 +185,6 @@ def build_parser(*, audit_commands: bool = True) -> argparse.ArgumentParser:
         help="browser sessions at once, each a full app (default 4)",
     )
     serve.set_defaults(func=cmd_serve)
-
-    leaderboard.register(sub)
-    if audit_commands:
-        # These modules load the audit and statistics code: report and check start faster
-        # without them.
-        from inspector.cli import diff, export, stats, tasks
-
-        tasks.register(sub)
-        diff.register(sub)
-        export.register(sub)
-        stats.register(sub)
-    return parser
 
 
 def print_completion(shell: str) -> int:
@@ -182,7 +210,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and (argv[0] in COMMANDS or argv[0].startswith("--print-completion")
                  or argv[0] in ("-h", "--help")):  # fmt: skip
-        parser = build_parser(audit_commands=argv[0] not in LIGHT_COMMANDS)
+        parser = build_parser(argv[0] if argv[0] in COMMANDS else None)
         args = parser.parse_args(argv)
         if args.print_completion:
             return print_completion(args.print_completion)

@@ -34,7 +34,6 @@ import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -249,6 +248,10 @@ def _fetch(fs: Any, root: str, keys: list[str], sizes: dict[str, int]) -> Iterab
                     return fs.cat_file(path)
                 except Exception as exc:  # reported per object
                     return exc
+
+            # concurrent.futures (+13 modules with logging, ~9 ms): only a synchronous
+            # backend's fetch needs it, and every command imports this module (is_url, shown).
+            from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(max_workers=concurrency) as pool:
                 yield from zip(paths.values(), pool.map(one, paths), strict=True)

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.answers import audit_runs
 from inspector.app.app import InspectorApp
 from inspector.app.screens import runs as runs_module
 from inspector.app.screens.runs import RunsScreen
+from inspector.root_answers import audit_runs
 from tests.results_root import (
     CANCELLED,
     CUT_OFF,

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from inspector.answers import check_root
 from inspector.cli.main import main
 from inspector.overrides import Overrides
+from inspector.root_answers import check_root
 from tests.conftest import FIXTURE_RUNS
 
 GOOD = ("k1_micro", "k1_evaluation_failed", "k3_avg_hierarchy", "compare_a")
@@ -196,8 +196,8 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
 ) -> None:
     import time
 
-    from inspector import answers as module
     from inspector import loading
+    from inspector import root_answers as module
 
     run = tmp_path / "ns" / "k1_micro"
     shutil.copytree(FIXTURE_RUNS / "k1_micro", run)

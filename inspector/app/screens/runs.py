@@ -17,7 +17,6 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector.answers import audit_intervals, audit_runs
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.messages import (
     CompareProgress,
@@ -32,6 +31,7 @@ from inspector.app.screens.runs_parts import compare_two, list_runs, runs_note
 from inspector.loading import check_cache
 from inspector.resolve import Overrides
 from inspector.results.discover import RunSummary
+from inspector.root_answers import audit_intervals, audit_runs
 from inspector.views.run_check import RunCheck
 from inspector.views.runs_view import (
     SORTS,

@@ -1,0 +1,187 @@
+"""Every run under a results root, answered as one run is (:mod:`inspector.answers`):
+``check ROOT`` in worker processes, the runs screen's checks and headline intervals in the
+app's reader processes, and the leaderboard of a root.
+
+Only the commands and screens that take a root load this module (its worker pools, the
+runs list cache and the leaderboard), not ``report`` or ``check`` of one run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from inspector import loading
+from inspector.answers import Unusable, check_run, checked, warnings_in
+from inspector.engine.errors import EngineError, HierarchyError
+from inspector.loading import report_cache
+from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
+from inspector.loading.summary_cache import find_runs
+from inspector.overrides import Overrides
+from inspector.results.discover import run_folders
+from inspector.views.leaderboard import Leaderboard, build
+from inspector.views.run_check import UNUSABLE, RunCheck
+from inspector.views.runs_view import RunRow, with_interval
+
+
+def check_one(path: str, shown_as: str, overrides: Overrides, *, cached: bool = False) -> RunCheck:
+    """One run through the single-run check; never raises for bad data.
+
+    ``path`` is how the run is reached, ``shown_as`` how it is named; file names in
+    messages are given under the root (``path``'s prefix replaced by ``shown_as``).
+    """
+    said: list[str] = []
+
+    def under_root(text: str) -> str:
+        return shown_as + text[len(path) :] if text.startswith(path) else text
+
+    try:
+        differences, outputs, _ = check_run(path, overrides, cached=cached, say=said.append)
+    except Unusable as exc:
+        return RunCheck(
+            shown_as, UNUSABLE, problem=under_root(str(exc)), warnings=warnings_in(said, under_root)
+        )
+    except (EngineError, HierarchyError) as exc:
+        return RunCheck(shown_as, UNUSABLE, problem=f"{shown_as}: {exc}")
+    except Exception as exc:  # never a traceback for bad data, as the single-run check
+        if os.environ.get("INSPECTOR_DEBUG"):
+            raise
+        return RunCheck(shown_as, UNUSABLE, problem=f"{shown_as}: {type(exc).__name__}: {exc}")
+    return checked(shown_as, differences, outputs, warnings_in(said, under_root))
+
+
+def check_root(
+    root: str, overrides: Overrides, *, processes: int | None = None, cached: bool = False
+) -> list[RunCheck]:
+    """Every run under ``root``, by path; checked by ``processes`` worker processes
+    (default: one per core; fewer when there are fewer runs).
+
+    Raises:
+        RunReadError: ``root`` is not a readable directory.
+    """
+    runs = [relative for _, relative in run_folders(root)]
+    calls = [(os.path.join(root, relative), relative, overrides, cached) for relative in runs]
+    return map_in_processes(_check_call, calls, min(processes or workers(), len(calls)))
+
+
+def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) -> RunCheck:
+    return check_one(path, shown_as, overrides, cached=cached)
+
+
+def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
+    """:func:`check_one` in one of the app's reader processes, which may recompute from the
+    caches (a cache may make it faster, never different), with the headline's interval
+    when the report cache holds it for the same state of the run (one check of its files
+    answers both). The reader processes keep the environment the app had when they
+    started, so they use its cache folder."""
+    with report_cache.held(Path(path)):
+        check = check_one(path, shown_as, overrides, cached=True)
+        headline = check.headline
+        if headline is not None and not headline.is_reference:
+            kept = _kept_interval(path, overrides, headline.series_id)
+            if kept:
+                check = with_interval(check, kept)
+    return check
+
+
+def audit_runs(
+    runs: Sequence[tuple[str, str]],
+    overrides: Overrides,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+    every: float = 0.05,
+) -> Iterator[list[tuple[str, RunCheck]]]:
+    """Check ``(path, shown as)`` runs in the shared reader processes (the app), yielding
+    ``(path, check)`` pairs in batches as they are done (at most one batch per ``every``
+    seconds), in no particular order. Without reader processes, one at a time here."""
+
+    def failed(index: int, exc: BaseException) -> RunCheck:
+        path = runs[index][0]
+        return RunCheck(path, UNUSABLE, problem=f"{path}: {exc}")
+
+    calls = [(path, shown_as, overrides) for path, shown_as in runs]
+    for batch in stream_in_shared_pool(
+        audit_call, calls, failed=failed, cancelled=cancelled, every=every
+    ):
+        yield [(runs[index][0], check) for index, check in batch]
+
+
+def board_of_root(root: str, overrides: Any) -> Leaderboard:
+    """Every run under ``root`` recomputed and checked (as ``inspector check ROOT``), as a
+    leaderboard; the runs listed as the runs screen lists them (unchanged runs' summaries
+    from the loading layer's cache).
+
+    Raises:
+        RunReadError: ``root`` is not a readable directory.
+    """
+    checks = {check.run: check for check in check_root(root, overrides)}
+    return build([RunRow(run, checks.get(run.relative)) for run in find_runs(root)])
+
+
+def interval_call(
+    path: str, overrides: Overrides, series_id: str
+) -> tuple[float, float, float] | None:
+    """``(value, low, high)``: the recomputed series ``series_id`` of the run and its
+    interval (:func:`inspector.views.run_stats.series_stats`), or None when the series has
+    no interval or the run cannot be scored now. In one of the app's reader processes, after
+    the check. The answer is kept in the report cache, for the run as it was read."""
+    # The statistics load the engine: a report answered from the cache does without them.
+    from inspector.views.run_stats import series_stats
+
+    kept = _kept_interval(path, overrides, series_id)
+    if kept is not None:
+        return kept or None
+    result = loading.open(path, loading.Request(overrides=overrides))
+    if not isinstance(result, loading.Loaded) or result.refusal is not None:
+        return None
+    rec = result.session.recomputation
+    series = next((s for s in rec.report.series if s.series_id == series_id), None) if rec else None
+    if rec is None or series is None:
+        return None
+    interval = series_stats(rec, series).own.interval
+    answer = None
+    if (
+        interval.estimate is not None
+        and interval.ci_low is not None
+        and interval.ci_high is not None
+    ):
+        answer = (float(interval.estimate), float(interval.ci_low), float(interval.ci_high))
+    with contextlib.suppress(Exception):  # a cache is optional: never fails the answer
+        report_cache.store(result.session.run, _interval_key(overrides, series_id), answer or ())
+    return answer
+
+
+def _interval_key(overrides: Overrides, series_id: str) -> str | None:
+    return report_cache.key_for(overrides, f"headline interval {series_id}")
+
+
+def _kept_interval(
+    path: str, overrides: Overrides, series_id: str
+) -> tuple[float, float, float] | tuple[()] | None:
+    """What the report cache holds for the run as it is now: ``(value, low, high)``, ``()``
+    for a series without an interval, None when it holds nothing."""
+    kept = report_cache.lookup(Path(path), _interval_key(overrides, series_id))
+    if type(kept) is tuple and (
+        kept == () or (len(kept) == 3 and all(type(n) is float for n in kept))
+    ):
+        return kept  # type: ignore[return-value]
+    return None
+
+
+def audit_intervals(
+    runs: Sequence[tuple[str, str]],
+    overrides: Overrides,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+    every: float = 0.05,
+) -> Iterator[list[tuple[str, tuple[float, float, float] | None]]]:
+    """:func:`interval_call` for ``(path, headline series id)`` runs in the shared reader
+    processes, yielding ``(path, answer)`` pairs in batches as they are done."""
+    calls = [(path, overrides, series_id) for path, series_id in runs]
+    for batch in stream_in_shared_pool(
+        interval_call, calls, failed=lambda index, exc: None, cancelled=cancelled, every=every
+    ):
+        yield [(runs[index][0], answer) for index, answer in batch]

@@ -1,0 +1,72 @@
+"""A command loads what it needs (issue 12): each command family's module only for its own
+command, the checks of a root only for a root, scipy.stats only for McNemar's test.
+
+Each command runs in a fresh interpreter (as ``inspector ...`` does) and reports the modules
+it ended with; the cache folder is the test's own (``XDG_CACHE_HOME``, set by conftest).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import FIXTURE_RUNS, ROOT
+
+RUN = str(FIXTURE_RUNS / "k3_avg_hierarchy")
+
+PROBE = """
+import json, os, sys
+from inspector.cli.main import main
+code = main(sys.argv[1:])
+with open(os.environ["PROBE_OUT"], "w") as out:
+    json.dump([code, sorted(sys.modules)], out)
+"""
+
+ROOT_WORK = {
+    "inspector.root_answers", "inspector.cli.check_root", "inspector.loading.many",
+    "inspector.loading.summary_cache", "inspector.views.leaderboard", "inspector.views.runs_view",
+}  # fmt: skip
+"""The checks of every run under a root, the runs list and the leaderboard."""
+OTHER_FAMILIES = {
+    "inspector.cli.check", "inspector.cli.leaderboard", "inspector.cli.tasks",
+    "inspector.cli.diff", "inspector.cli.export", "inspector.cli.stats",
+}  # fmt: skip
+
+
+def loaded(tmp_path: Path, *args: str) -> set[str]:
+    out = tmp_path / "modules.json"
+    env = dict(os.environ, PROBE_OUT=str(out))
+    subprocess.run(
+        [sys.executable, "-c", PROBE, *args], cwd=ROOT, env=env, check=True,
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    code, modules = json.loads(out.read_text(encoding="utf-8"))
+    assert code == 0, (args, code)
+    return set(modules)
+
+
+def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: Path) -> None:
+    loaded(tmp_path, "report", RUN, "--json")  # the report cache now holds the answer
+    modules = loaded(tmp_path, "report", RUN, "--json")
+    assert "inspector.cli.report" in modules and "inspector.loading.report_cache" in modules
+    assert modules & (ROOT_WORK | OTHER_FAMILIES) == set()
+    # the answer from the cache: no reader, no engine, no worker processes, no statistics
+    never = {"inspector.session", "inspector.loading.pending", "inspector.engine.reduction",
+             "multiprocessing", "concurrent.futures", "scipy", "numpy"}  # fmt: skip
+    assert modules & never == set()
+
+
+def test_check_of_one_run_loads_no_root_work(tmp_path: Path) -> None:
+    modules = loaded(tmp_path, "check", RUN)
+    assert "inspector.cli.check" in modules and "inspector.answers" in modules
+    assert modules & ROOT_WORK == set()
+    assert modules & (OTHER_FAMILIES - {"inspector.cli.check"}) == set()
+
+
+def test_intervals_load_scipy_special_not_scipy_stats(tmp_path: Path) -> None:
+    modules = loaded(tmp_path, "stats", RUN, "--format", "json")
+    assert "scipy.special" in modules and "inspector.cli.stats" in modules
+    assert "scipy.stats" not in modules
