@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from inspector.loading import heap
 from inspector.loading.door import (
     CachedReport,
     Event,
@@ -23,6 +24,13 @@ from inspector.loading.door import (
     Request,
     open_run,
 )
+from inspector.loading.processes import (
+    shutdown_shared_pool,
+    start_forkserver,
+    start_resource_tracker,
+    warm_shared_pool,
+)
+from inspector.loading.report_cache import code_signature
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -83,8 +91,8 @@ def prepare_app(paths: list[Path], preload: Sequence[str] = ()) -> EarlyOpen | N
     the report cache, else start its reader processes; start the fork server that later
     reader processes come from, with the modules in ``preload`` imported (those whose
     functions the app runs in them)."""
+    # The reader and the engine (early reads a run not in the cache): the app's start only.
     from inspector.loading.early import prepare
-    from inspector.loading.processes import start_forkserver
 
     early = prepare(paths[0]) if len(paths) == 1 else None
     start_forkserver(preload)
@@ -94,26 +102,18 @@ def prepare_app(paths: list[Path], preload: Sequence[str] = ()) -> EarlyOpen | N
 def start_app() -> None:
     """As the app is made: what its reader processes need (multiprocessing's resource
     tracker, started while stderr is still the process's own)."""
-    from inspector.loading.processes import start_resource_tracker
-
     start_resource_tracker()
 
 
 def warm_app() -> None:
     """Start the app's shared reader processes (in a worker thread, at mount); each loads
     the inspector's code signature (what every report-cache check needs)."""
-    from inspector.loading.processes import warm_shared_pool
-    from inspector.loading.report_cache import code_signature
-
     warm_shared_pool(code_signature)
 
 
 def stop_app(early: EarlyOpen | None = None) -> None:
     """As the app closes: stop an early read not used and the shared reader processes,
     and hand the run's objects back to the garbage collector."""
-    from inspector.loading import heap
-    from inspector.loading.processes import shutdown_shared_pool
-
     heap.release()
     if early is not None:
         early.cancel()

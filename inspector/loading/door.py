@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.loading import report_cache
+from inspector.loading import heap, report_cache
 from inspector.loading.report_cache import Outputs
 from inspector.overrides import Overrides
+from inspector.results.problems import RunReadError
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.loading.early import EarlyOpen
@@ -178,10 +179,10 @@ def _read(
     emit: Callable[[Event], Any],
     checked: Checked | None = None,
 ) -> Loaded | Failed:
-    from inspector.loading import heap
+    # The reader and the engine: an answer from the report cache (report, check --cached,
+    # the app's cached preview) is given without loading them.
     from inspector.loading.pending import begin_read
     from inspector.loading.scoring import base_plan, derive, finish_and_score
-    from inspector.results.problems import RunReadError
 
     # What an earlier read kept from the collector is handed back (its cycles can go), and
     # the collector is kept off what this read builds (the task cache loaded, the entries,

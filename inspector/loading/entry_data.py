@@ -83,6 +83,8 @@ def trusted_entry(data: tuple[Any, ...]) -> Any:
     only for data this inspector's own reader processes just made (a cache file is
     checked: :func:`decode_entry`). Its small mappings are shared already (one object per
     chunk: :func:`encode_entry`)."""
+    # results.tasks (the reader's validation, the v2 layout): when an entry is made; a
+    # report answered from the cache loads this module (through the task cache) and makes none.
     from inspector.results.tasks import TaskEntry
 
     task_id, folder, state, published, rec, dirs, problems, schema = data
@@ -121,7 +123,7 @@ def decode_entry(data: Any) -> Any:
     Every entry of a reopened run passes through here: the checks are written out as
     plain loops, and an attempt's issues (nearly always none) are only looked into when
     there are some."""
-    from inspector.results.tasks import TaskEntry
+    from inspector.results.tasks import TaskEntry  # when an entry is made: see trusted_entry
 
     try:
         task_id, folder, state, published, rec, dirs, problems, schema = data

@@ -4,6 +4,7 @@ imported, kept for reloads, other runs and cache checks (issue 6)."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import marshal
 import os
@@ -87,6 +88,8 @@ def start_forkserver(preload: Sequence[str] = ()) -> None:
     """Start the fork server now, in the background (the app calls this before it imports
     textual): later worker processes then start in milliseconds, with the readers loaded,
     and the modules named in ``preload`` (the functions the caller will run in them)."""
+    # multiprocessing and concurrent.futures (~60 modules, ~70 ms) when processes start, here
+    # and below: a report answered from the cache imports this module and starts none.
     import multiprocessing
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
@@ -111,7 +114,7 @@ def _forkserver() -> Any:
 def own_context() -> Any:
     """``fork`` for a single-threaded caller's own pool (no start-up cost, nothing to
     re-import), else ``forkserver``."""
-    import multiprocessing
+    import multiprocessing  # when processes start (see start_forkserver)
 
     if "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
@@ -125,7 +128,7 @@ def start_resource_tracker() -> None:
     ``sys.stderr.fileno()``; inside the app Textual's print capture answers -1 there, and
     the spawn fails ("bad value(s) in fds_to_keep").
     """
-    from multiprocessing import resource_tracker
+    from multiprocessing import resource_tracker  # when processes start (see start_forkserver)
 
     with contextlib.suppress(OSError, ValueError):  # no subprocesses here: read in-process
         resource_tracker.ensure_running()
@@ -150,8 +153,7 @@ def shared_pool() -> Any:
     global _shared
     with _shared_lock:
         if _shared is None:
-            import atexit
-            from concurrent.futures import ProcessPoolExecutor
+            from concurrent.futures import ProcessPoolExecutor  # see start_forkserver
 
             _shared = ProcessPoolExecutor(max_workers=workers(), mp_context=_forkserver())
             atexit.register(shutdown_shared_pool)  # before the interpreter tears modules down
@@ -179,7 +181,7 @@ def drop_shared_pool(pool: Any) -> None:
 def in_shared_pool(function: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any] | None:
     """``function(*args)`` for each ``args`` of ``calls``, done by the shared reader
     processes; None when they cannot (the caller then does the work itself)."""
-    from concurrent.futures.process import BrokenProcessPool
+    from concurrent.futures.process import BrokenProcessPool  # see start_forkserver
 
     pool = None
     try:

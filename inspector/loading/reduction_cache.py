@@ -23,6 +23,7 @@ from inspector.engine.model import Issue, TaskRecord
 from inspector.engine.reduction import Coverage, Reason, ReductionStream, TaskReduction
 from inspector.engine.vocabulary import STATES
 from inspector.loading import task_cache
+from inspector.loading.report_cache import code_signature
 
 FORMAT = 1
 _VALUES = (float, int)
@@ -30,8 +31,6 @@ _VALUES = (float, int)
 
 def plan_key(stream: ReductionStream) -> str:
     """The plan a stream reduces under and the code that reduces, as one key."""
-    from inspector.loading.report_cache import code_signature
-
     contract, k, strategy = stream.key
     text = repr((code_signature(), list(contract.metrics.items()), k, strategy))
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()

@@ -119,6 +119,7 @@ def _version(info: dict[str, Any]) -> str | None:
 
 def _filesystem(url: str) -> tuple[Any, str]:
     try:
+        # fsspec and a backend: only when a URL is opened (every command imports this module).
         import fsspec  # type: ignore[import-untyped]
         import fsspec.config  # type: ignore[import-untyped]
     except ImportError:

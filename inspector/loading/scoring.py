@@ -13,6 +13,7 @@ from inspector.engine.errors import EngineError
 from inspector.loading.pending import PendingRead
 from inspector.loading.report_cache import NOTE_PREFIX, WARNING_PREFIX
 from inspector.overrides import Overrides
+from inspector.resolve import contract_guessed
 from inspector.session import DERIVED_KEY, Session, reduction_stream, score_run
 
 CONTRACT_WARNING = WARNING_PREFIX + "contract: "
@@ -84,6 +85,7 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
     strategy = (overrides.strategy or plan.strategy).lower()
     if (k, strategy) == (plan.k, plan.strategy):
         return Derived(session)
+    # views.compare (paired statistics, the bootstrap): only for a derived plan.
     from inspector.views.compare import derived
 
     try:
@@ -117,8 +119,6 @@ def derived_note(
 def guessed_contract_warning(path: str | Path, source: str) -> list[str]:
     """The warning (as a list of lines: none or one) for a contract guessed from the
     attempts' observations."""
-    from inspector.resolve import contract_guessed
-
     if not contract_guessed(source):
         return []
     return [
