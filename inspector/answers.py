@@ -1,9 +1,10 @@
-"""A run opened for an answer rather than for browsing: its session, what ``report`` prints,
-and its check against the stored ``metrics.json``.
+"""A run opened for an answer rather than for browsing: its session, and what ``report``
+prints.
 
 The command line and the app's runs and leaderboard screens both ask these questions, so
-they live here, below both, above the one door (:mod:`inspector.loading`); the same
-questions for every run under a root are :mod:`inspector.root_answers`. Nothing here
+they live here, below both, above the one door (:mod:`inspector.loading`); the run's check
+against its stored ``metrics.json`` is :mod:`inspector.checking`, the same questions for
+every run under a root :mod:`inspector.root_answers`. Nothing here
 prints except :func:`say_on_stderr`, the default for warnings; bad input is an
 :class:`Unusable` (one line naming the file), never a traceback.
 """
@@ -11,7 +12,6 @@ prints except :func:`say_on_stderr`, the default for warnings; bad input is an
 from __future__ import annotations
 
 import contextlib
-import json
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,9 +21,6 @@ from inspector import loading
 from inspector.loading.remote import shown
 from inspector.loading.report_cache import WARNING_PREFIX, Outputs
 from inspector.overrides import Overrides
-from inspector.results.file_io import parse_json
-from inspector.views.differences import Difference, compare_reports, same_text
-from inspector.views.run_check import DIFFERS, OK, RunCheck, headline_of
 from inspector.views.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -110,48 +107,6 @@ def load_outputs(
     for line in outputs.stderr_lines(path):
         say(line)
     return outputs, source
-
-
-def check_run(
-    path: str, overrides: Overrides, *, cached: bool = False, say: Say = say_on_stderr
-) -> tuple[list[Difference], Outputs, str | None]:
-    """Where a run's stored metrics.json differs from its recomputation, the outputs, and
-    what came from the cache (``cached=False``, as ``check``: every file is read).
-
-    Raises:
-        Unusable: the run cannot be read or scored, or has no readable metrics.json.
-    """
-    outputs, source = load_outputs(path, overrides, cached=cached, say=say)
-    return stored_differences(path, outputs), outputs, source
-
-
-def stored_differences(path: str, outputs: Outputs) -> list[Difference]:
-    """Where the run's stored metrics.json differs from ``outputs``' recomputation.
-
-    Raises:
-        Unusable: the run has no readable metrics.json.
-    """
-    if outputs.stored_metrics_text is None:
-        raise Unusable(f"{Path(path) / 'metrics.json'}: no readable stored metrics.json to check")
-    if same_text(outputs.stored_metrics_text, outputs.metrics_json):
-        return []  # as AgentCompass wrote it: nothing to parse
-    # Parsed as the reader parses it (orjson, then the standard library).
-    stored = parse_json(outputs.stored_metrics_text.encode("utf-8"))
-    return compare_reports(stored, json.loads(outputs.metrics_json))
-
-
-def checked(
-    shown_as: str, differences: Sequence[Difference], outputs: Outputs, warnings: tuple[str, ...]
-) -> RunCheck:
-    """The :class:`RunCheck` of a run that could be checked."""
-    return RunCheck(
-        shown_as,
-        DIFFERS if differences else OK,
-        differences=tuple((d.where, d.stored, d.recomputed) for d in differences),
-        tasks=outputs.tasks,
-        warnings=warnings,
-        headline=headline_of(parse_json(outputs.metrics_json.encode("utf-8"))),
-    )
 
 
 def warnings_in(

@@ -1,4 +1,5 @@
-"""Every run under a results root, answered as one run is (:mod:`inspector.answers`):
+"""Every run under a results root, answered and checked as one run is
+(:mod:`inspector.answers`, :mod:`inspector.checking`):
 ``check ROOT`` in worker processes, the runs screen's checks and headline intervals in the
 app's reader processes, and the leaderboard of a root.
 
@@ -15,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from inspector import loading
-from inspector.answers import Unusable, check_run, checked, warnings_in
+from inspector.answers import Unusable, warnings_in
+from inspector.checking import check_run, checked
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.loading import report_cache
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers

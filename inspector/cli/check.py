@@ -10,14 +10,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import (
-    Unusable,
-    checked,
-    load_outputs,
-    say_on_stderr,
-    stored_differences,
-    warnings_in,
-)
+from inspector.answers import Unusable, load_outputs, say_on_stderr, warnings_in
+from inspector.checking import checked, stored_differences
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.output import write_exact
 from inspector.engine.errors import EngineError, HierarchyError

@@ -220,7 +220,7 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
 def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference_but_nan() -> None:
     """The shortcut for text written as the engine writes it gives what comparing the
     parsed documents gives, including a NaN (unequal to itself) in both."""
-    from inspector.answers import stored_differences
+    from inspector.checking import stored_differences
     from inspector.loading.report_cache import Outputs
     from inspector.views.differences import compare_reports
 

@@ -25,6 +25,7 @@ PURE_TOP = (
     "inspector.resolve",
     "inspector.overrides",
     "inspector.answers",
+    "inspector.checking",
     "inspector.root_answers",
     "inspector.user_files",
     "inspector.cli.main",

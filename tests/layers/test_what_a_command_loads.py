@@ -53,6 +53,7 @@ def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: P
     modules = loaded(tmp_path, "report", RUN, "--json")
     assert "inspector.cli.report" in modules and "inspector.loading.report_cache" in modules
     assert modules & (ROOT_WORK | OTHER_FAMILIES) == set()
+    assert "inspector.checking" not in modules and "inspector.views.differences" not in modules
     # the answer from the cache: no reader, no engine, no worker processes, no statistics
     never = {"inspector.session", "inspector.loading.pending", "inspector.engine.reduction",
              "multiprocessing", "concurrent.futures", "scipy", "numpy"}  # fmt: skip
@@ -61,7 +62,7 @@ def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: P
 
 def test_check_of_one_run_loads_no_root_work(tmp_path: Path) -> None:
     modules = loaded(tmp_path, "check", RUN)
-    assert "inspector.cli.check" in modules and "inspector.answers" in modules
+    assert "inspector.cli.check" in modules and "inspector.checking" in modules
     assert modules & ROOT_WORK == set()
     assert modules & (OTHER_FAMILIES - {"inspector.cli.check"}) == set()
 

@@ -1,0 +1,59 @@
+"""A run checked against its stored ``metrics.json``: where they differ, and the
+:class:`~inspector.views.run_check.RunCheck` that says so (``check RUN``, and each run of
+``check ROOT`` through :mod:`inspector.root_answers`). ``report`` does without it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+from inspector.answers import Say, Unusable, load_outputs, say_on_stderr
+from inspector.loading.report_cache import Outputs
+from inspector.overrides import Overrides
+from inspector.results.file_io import parse_json
+from inspector.views.differences import Difference, compare_reports, same_text
+from inspector.views.run_check import DIFFERS, OK, RunCheck, headline_of
+
+
+def check_run(
+    path: str, overrides: Overrides, *, cached: bool = False, say: Say = say_on_stderr
+) -> tuple[list[Difference], Outputs, str | None]:
+    """Where a run's stored metrics.json differs from its recomputation, the outputs, and
+    what came from the cache (``cached=False``, as ``check``: every file is read).
+
+    Raises:
+        Unusable: the run cannot be read or scored, or has no readable metrics.json.
+    """
+    outputs, source = load_outputs(path, overrides, cached=cached, say=say)
+    return stored_differences(path, outputs), outputs, source
+
+
+def stored_differences(path: str, outputs: Outputs) -> list[Difference]:
+    """Where the run's stored metrics.json differs from ``outputs``' recomputation.
+
+    Raises:
+        Unusable: the run has no readable metrics.json.
+    """
+    if outputs.stored_metrics_text is None:
+        raise Unusable(f"{Path(path) / 'metrics.json'}: no readable stored metrics.json to check")
+    if same_text(outputs.stored_metrics_text, outputs.metrics_json):
+        return []  # as AgentCompass wrote it: nothing to parse
+    # Parsed as the reader parses it (orjson, then the standard library).
+    stored = parse_json(outputs.stored_metrics_text.encode("utf-8"))
+    return compare_reports(stored, json.loads(outputs.metrics_json))
+
+
+def checked(
+    shown_as: str, differences: Sequence[Difference], outputs: Outputs, warnings: tuple[str, ...]
+) -> RunCheck:
+    """The :class:`RunCheck` of a run that could be checked."""
+    return RunCheck(
+        shown_as,
+        DIFFERS if differences else OK,
+        differences=tuple((d.where, d.stored, d.recomputed) for d in differences),
+        tasks=outputs.tasks,
+        warnings=warnings,
+        headline=headline_of(parse_json(outputs.metrics_json.encode("utf-8"))),
+    )
