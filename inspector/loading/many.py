@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 from inspector.loading.processes import drop_shared_pool, own_context, shared_pool, workers
@@ -23,6 +21,12 @@ def map_in_processes(
 ) -> list[Any]:
     """``function(*call)`` for each call, in order, by ``processes`` worker processes of this
     process's own (started now, so they see its environment); here when there are none."""
+    # concurrent.futures.process (~15 ms with multiprocessing's connections and queues) when
+    # a pool runs: the app imports this module (the runs screen) before its first frame,
+    # and starts its reader processes in a worker thread after it.
+    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures.process import BrokenProcessPool
+
     if processes > 1 and len(calls) > 1:
         try:
             with ProcessPoolExecutor(max_workers=processes, mp_context=own_context()) as pool:
@@ -44,6 +48,9 @@ def stream_in_shared_pool(
     processes finish them (at most one batch per ``every`` seconds, in no particular order);
     ``failed(index, error)`` stands in for a call whose worker broke. Without reader
     processes, one call at a time here. Stops when ``cancelled()``."""
+    from concurrent.futures import FIRST_COMPLETED, wait  # when a pool runs: see above
+    from concurrent.futures.process import BrokenProcessPool
+
     pool = None
     try:
         pool = shared_pool()
