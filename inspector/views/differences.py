@@ -42,10 +42,13 @@ def compare_reports(stored: Any, recomputed: Mapping[str, Any]) -> list[Differen
         s.get("series_id"): s for s in stored.get("series") or [] if isinstance(s, Mapping)
     }
     new_series = {s["series_id"]: s for s in recomputed.get("series") or []}
-    for sid in stored_series.keys() - new_series.keys():
-        out.append(Difference(f"{sid}", "present", "absent"))
-    for sid in new_series.keys() - stored_series.keys():
-        out.append(Difference(f"{sid}", "absent", "present"))
+    # In each file's order (a set difference would order them by the hash seed).
+    for sid in stored_series:
+        if sid not in new_series:
+            out.append(Difference(f"{sid}", "present", "absent"))
+    for sid in new_series:
+        if sid not in stored_series:
+            out.append(Difference(f"{sid}", "absent", "present"))
     for sid, new in new_series.items():
         old = stored_series.get(sid)
         if old is None:
