@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from textual import work
 from textual.app import App
@@ -15,13 +15,13 @@ from inspector import loading
 from inspector.app.commands import InspectorCommands
 from inspector.app.host import InspectorScreen
 from inspector.app.navigator import Navigator
-from inspector.app.screens.help import HelpScreen, help_markdown
 from inspector.app.screens.overview import OverviewScreen
-from inspector.app.screens.runs import RunsScreen
-from inspector.app.screens.table_export import TableExportScreen
 from inspector.app.settings import Settings
 from inspector.results.discover import is_run
 from inspector.views.visible import visible
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.app.screens.runs import RunsScreen
 
 
 class InspectorApp(Navigator):
@@ -125,17 +125,22 @@ class InspectorApp(Navigator):
         if overview is not None:
             if overview.is_mounted and not overview.reading:
                 overview.reload()  # a read still going is not started again
-        elif isinstance(self.screen, RunsScreen):
-            self.screen.reload()
+        elif (runs := self.runs_screen) is not None and self.screen is runs:
+            runs.reload()
 
     def first_screen(self) -> OverviewScreen | RunsScreen:
-        overrides = self.settings.overrides
-        if not self.paths:
-            cwd = self.settings.cwd or Path(os.getcwd())
-            return RunsScreen([cwd], fallback=self.settings.sample_run)
         if len(self.paths) == 1 and (is_run(self.paths[0]) or not self.paths[0].is_dir()):
-            return OverviewScreen(self.paths[0], overrides)
-        return RunsScreen(self.paths)
+            return OverviewScreen(self.paths[0], self.settings.overrides)
+        # A root's screen: the checks of its runs, the runs list and the leaderboard (~20
+        # modules, ~15 ms) are not imported when the app opens one run.
+        from inspector.app.screens.runs import RunsScreen
+
+        if self.paths:
+            self.opened_runs = RunsScreen(self.paths)
+        else:
+            cwd = self.settings.cwd or Path(os.getcwd())
+            self.opened_runs = RunsScreen([cwd], fallback=self.settings.sample_run)
+        return self.opened_runs
 
     # Actions.
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
@@ -171,6 +176,8 @@ class InspectorApp(Navigator):
                 self.notify(f"Wrote {len(table.rows):,} rows to {path}", title="Exported",
                             markup=False, timeout=8)  # fmt: skip
 
+        from inspector.app.screens.table_export import TableExportScreen  # lazy: on first use
+
         self.push_screen(TableExportScreen(table, folder, self.run_dirs()), written)
 
     def action_copy(self, row: bool = False) -> None:
@@ -200,10 +207,13 @@ class InspectorApp(Navigator):
         if overview is not None:
             overview.reload()
             self.notify("Reloading the run…", timeout=2)
-        elif isinstance(self.screen, RunsScreen):
-            self.screen.reload()
+        elif (runs := self.runs_screen) is not None and self.screen is runs:
+            runs.reload()
 
     def action_help(self) -> None:
+        # On first use: its Markdown widget imports markdown_it and pygments (~60 ms).
+        from inspector.app.screens.help import HelpScreen, help_markdown
+
         if isinstance(self.screen, HelpScreen):
             return
         self.push_screen(HelpScreen(help_markdown(self.screen)))

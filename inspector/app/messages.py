@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from inspector.loading.report_cache import Outputs
-from inspector.results.discover import RunSummary
-from inspector.session import Session
-from inspector.views.attribution import RetrySummary
-from inspector.views.compare import Comparison
-from inspector.views.run_check import RunCheck
+if TYPE_CHECKING:  # pragma: no cover
+    # Named in annotations only: the modules of retries, comparisons and a root's checks
+    # are not imported before a run's first frame for them.
+    from inspector.loading.report_cache import Outputs
+    from inspector.results.discover import RunSummary
+    from inspector.session import Session
+    from inspector.views.attribution import RetrySummary
+    from inspector.views.compare import Comparison
+    from inspector.views.run_check import RunCheck
 
 
 @dataclass

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.text import Text
 from textual.message import Message
@@ -16,8 +17,10 @@ from textual.message import Message
 from inspector.engine.recomputation import Recomputation
 from inspector.session import Session
 from inspector.views.audit import SERIES_SCOPE, Scope
-from inspector.views.runs_view import RunRow
 from inspector.views.tasks import TaskFilter
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.views.runs_view import RunRow  # the runs screen's rows: a root's only
 
 
 @dataclass

@@ -5,16 +5,18 @@ bubble to the app, and the handlers here push the screen asked for. The command 
 the app's own actions go through the same handlers (``go_to_overview`` first, where a command
 speaks of the open run).
 
-Only the screens a run's open passes through (overview, runs, tasks) are imported at the top;
-every other screen module is imported by the handler that first pushes it. Importing all of
-them at the start cost the app ~65 ms CPU and 24 modules more on every start (fresh
-processes, medians), for screens most sessions never open.
+Only the overview, the screen of one run, is imported at the top; every other screen module
+(the runs screen of a root too: see :attr:`Navigator.runs_screen`) is imported by the code
+that first makes that screen. Importing all of them at the start cost the app ~65 ms CPU and
+24 modules more on every start (fresh processes, medians), for screens most sessions never
+open.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import on, work
 from textual.worker import get_current_worker
@@ -40,17 +42,21 @@ from inspector.app.navigation import (
     TaskPairChosen,
 )
 from inspector.app.screens.overview import OverviewScreen
-from inspector.app.screens.runs import RunsScreen
-from inspector.app.screens.tasks import TasksScreen
 from inspector.engine.errors import EngineError
 from inspector.session import Session
 from inspector.views.audit import SERIES_SCOPE, Scope
-from inspector.views.compare import compare_plans
 from inspector.views.tasks import PlanChoice, TaskFilter, plan_choices
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.app.screens.runs import RunsScreen
 
 
 class Navigator(Host):
     """Handles the navigation messages of every screen (the app is one)."""
+
+    opened_runs: RunsScreen | None = None
+    """The runs screen the app opened on (a root, several paths or none), kept here so that
+    finding it needs no import of its module (root work) when the app opened one run."""
 
     # Where the screens are.
     @property
@@ -62,7 +68,8 @@ class Navigator(Host):
 
     @property
     def runs_screen(self) -> RunsScreen | None:
-        return next((s for s in self.screen_stack if isinstance(s, RunsScreen)), None)
+        runs = self.opened_runs
+        return runs if runs is not None and runs in self.screen_stack else None
 
     @property
     def has_runs_screen(self) -> bool:
@@ -74,7 +81,7 @@ class Navigator(Host):
             self.pop_screen()
 
     def go_to_runs(self) -> None:
-        while self.has_runs_screen and not isinstance(self.screen, RunsScreen):
+        while self.has_runs_screen and self.screen is not self.runs_screen:
             self.pop_screen()
 
     # The palette's commands: from the overview of the open run.
@@ -130,6 +137,8 @@ class Navigator(Host):
 
     @on(OpenTasks)
     def _open_tasks(self, message: OpenTasks) -> None:
+        from inspector.app.screens.tasks import TasksScreen  # lazy: on first use
+
         self.push_screen(TasksScreen(message.session, message.task_filter))
 
     @on(OpenLedger)
@@ -271,6 +280,9 @@ class Navigator(Host):
     @work(thread=True, exclusive=True, exit_on_error=False, group="what-if",
           description="derived plan")  # fmt: skip
     def _derive(self, session: Session, k: int, strategy: str) -> None:
+        # What-if comparisons only (views.compare, views.paired: ~10 ms before the first frame).
+        from inspector.views.compare import compare_plans
+
         rec = session.recomputation
         assert rec is not None
         try:

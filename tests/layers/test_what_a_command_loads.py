@@ -1,5 +1,6 @@
 """A command loads what it needs (issue 12): each command family's module only for its own
-command, the checks of a root only for a root, scipy.stats only for McNemar's test.
+command, the checks of a root only for a root, scipy.stats only for McNemar's test; the app
+starts with the overview of one run only (other screens are imported when first opened).
 
 Each command runs in a fresh interpreter (as ``inspector ...`` does) and reports the modules
 it ended with; the cache folder is the test's own (``XDG_CACHE_HOME``, set by conftest).
@@ -71,3 +72,23 @@ def test_intervals_load_scipy_special_not_scipy_stats(tmp_path: Path) -> None:
     modules = loaded(tmp_path, "stats", RUN, "--format", "json")
     assert "scipy.special" in modules and "inspector.cli.stats" in modules
     assert "scipy.stats" not in modules
+
+
+APP_LATER = {
+    "inspector.app.screens.runs", "inspector.app.screens.tasks", "inspector.app.screens.help",
+    "inspector.app.screens.table_export", "inspector.views.compare", "inspector.views.attribution",
+    "markdown_it",
+}  # fmt: skip
+"""A root's runs screen, a count's task list, help (Markdown), the table export dialog,
+what-if comparisons and retries: each imported when first asked for."""
+
+
+def test_the_app_imports_only_what_one_runs_overview_needs() -> None:
+    probe = "import sys, inspector.app.app; print(' '.join(sorted(sys.modules)))"
+    done = subprocess.run(
+        [sys.executable, "-c", probe], cwd=ROOT, check=True, capture_output=True, text=True
+    )  # fmt: skip
+    modules = set(done.stdout.split())
+    assert "inspector.app.screens.overview" in modules
+    assert modules & (ROOT_WORK | APP_LATER) == set()
+    assert modules & {"scipy", "numpy", "multiprocessing"} == set()
