@@ -1,7 +1,7 @@
 """What a path costs (issue 12): modules crossed, CPU and peak memory, tree against tree.
 
     .venv/bin/python benchmarks/bench_paths.py [NAME=TREE ...] [--run RUN] [--rounds 7]
-        [--rights 4]
+        [--rights 4] [--instructions]
 
 Each TREE is a checkout with its own ``.venv`` (default: this one, as ``here``); compare the
 tree before a change with the tree after it, e.g.
@@ -18,6 +18,12 @@ their min and max:
   app open         peak RSS (MB, ``ru_maxrss``) of a process that opens RUN in the app
                    headless at 140x45, waits for it, then presses ``right`` RIGHTS times and
                    ``enter`` on the series table: a count's task list (the tasks screen).
+
+With ``--instructions``, once per tree, the instructions executed by the processes of each
+of the three CPU figures, counted by valgrind's callgrind (forked children too;
+``PYTHONHASHSEED=0``): unlike CPU time on a shared machine, the count is the same from run
+to run (within ~0.1 %), so small differences between trees show. It needs ``valgrind``
+(``apt-get install -y valgrind``) and takes a few minutes.
 
 Then, once per tree, the modules of ``inspector`` and ``widgets`` each path imports
 (``python -X importtime``, every process of the path, names counted once) and, for the
@@ -82,6 +88,7 @@ print("RSS", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 """Open a run down to a count's task list; print our modules loaded and the peak RSS (MB)."""
 
 IMPORTED = re.compile(r"^import time:\s+\d+ \|\s+\d+ \|( *)(\S+)$")
+COLLECTED = re.compile(r"^==\d+== Collected : (\d+)$", re.MULTILINE)
 
 
 class Tree:
@@ -113,6 +120,19 @@ class Tree:
         return float(seconds) * 1000
 
 
+    def instructions(self, *args: str, cached: bool = True) -> float:
+        """Millions of instructions ``python ARGS`` executes, its forked children's too."""
+        env = dict(self.env(cached), PYTHONHASHSEED="0")
+        done = subprocess.run(
+            ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+             "--trace-children=yes", self.python, *args],
+            cwd=self.root, env=env, capture_output=True, text=True, check=True, timeout=3600,
+        )  # fmt: skip
+        counts = [int(found) for found in COLLECTED.findall(done.stderr)]
+        assert counts, (self.name, args, done.stderr[-500:])
+        return sum(counts) / 1e6
+
+
 def report_args(run: str) -> tuple[str, ...]:
     return ("-m", "inspector", "report", run, "--json")
 
@@ -126,6 +146,14 @@ def measure(tree: Tree, run: str, rights: int) -> dict[str, float]:
         "report uncached (ms CPU)": tree.cpu_ms(*report_args(run), cached=False),
         "app import (ms CPU)": float(seconds) * 1000,
         "app open (MB peak RSS)": float(opened[-1].split()[1]),
+    }
+
+
+def instruction_counts(tree: Tree, run: str) -> dict[str, float]:
+    return {
+        "report cached": tree.instructions(*report_args(run)),
+        "report uncached": tree.instructions(*report_args(run), cached=False),
+        "app import": tree.instructions("-c", "import inspector.app.app"),
     }
 
 
@@ -153,6 +181,8 @@ def main() -> None:
     parser.add_argument("--run", default=str(HERE / "fixtures" / "runs" / "k3_avg_hierarchy"))
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--rights", type=int, default=4, help="right presses to the count")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count instructions with valgrind (callgrind)")  # fmt: skip
     args = parser.parse_args()
     pairs = [pair.split("=", 1) for pair in args.trees] or [["here", str(HERE)]]
     trees = [Tree(name, Path(root).resolve()) for name, root in pairs]
@@ -172,6 +202,12 @@ def main() -> None:
             for name, v in by_tree.items()
         )
         print(f"  {what:26} {cells}")
+    if args.instructions:
+        counts = {tree.name: instruction_counts(tree, args.run) for tree in trees}
+        print("instructions (millions, callgrind, every process of the path)")
+        for what in counts[trees[0].name]:
+            cells = "   ".join(f"{name} {by_path[what]:8.1f}" for name, by_path in counts.items())
+            print(f"  {what:26} {cells}")
     sets = {tree.name: module_sets(tree, args.run, args.rights) for tree in trees}
     print("modules of inspector/ and widgets/ crossed")
     first = trees[0].name
