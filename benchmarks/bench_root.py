@@ -2,7 +2,8 @@
 read floor of every task file under the root.
 
     .venv/bin/python benchmarks/bench_root.py --make /tmp/root300 [--runs 300 --tasks 200]
-    .venv/bin/python benchmarks/bench_root.py /tmp/root300 [--rounds 3]
+    .venv/bin/python benchmarks/bench_root.py /tmp/root300 [--rounds 3] [--only check|screen]
+    .venv/bin/python benchmarks/bench_root.py /tmp/root300 --only cached --cache DIR
 
 ``--make`` writes the root with the project's large-run generator
 (fixtures/make_large_run.py): ``--distinct`` runs generated with their own seeds (default 10),
@@ -19,8 +20,9 @@ Each round measures, interleaved (the machine is shared and noisy; medians are p
                 (wall time, start-up included);
   cold          the app on ROOT, headless (Pilot, 100x30), in a fresh process with an
                 empty cache: seconds until every row shows a recomputed value ("shown")
-                and until every row is checked ("checked"), from the process's start and
-                ("from rows") from the moment the rows were listed;
+                and until every row is checked ("checked"), from the program's start (the
+                moment the process is started, interpreter start-up included) and ("from
+                rows") from the moment the rows were listed;
   cached        the same again with the cache the cold screen left: every row shows at
                 once what its last check found, marked cached (the runs screen's check
                 cache, for a run whose run-level files and task folder listing are
@@ -32,7 +34,12 @@ Each round measures, interleaved (the machine is shared and noisy; medians are p
                 least a cached screen that sees any change to any file can spend.
 
 The time until the headline intervals are all shown (after the values) is printed too.
-Ratios are against the floor measured in the same round.
+Ratios are against the floor measured in the same round. ``--only check`` measures the
+floor and ``check ROOT``, ``--only screen`` the screens and the stat floor, ``--only
+cached`` the cached screen and the stat floor, with the cache in ``--cache DIR`` (filled
+first by one cold screen, not measured, when it is empty). The code
+measured is this file's tree (``check`` runs in it, the screen imports from it), so a copy
+of another tree measures that tree.
 """
 
 from __future__ import annotations
@@ -124,6 +131,7 @@ def stat_floor(root: Path) -> float:
 def check_cold(root: Path) -> float:
     with tempfile.TemporaryDirectory() as cache:
         env = dict(os.environ, XDG_CACHE_HOME=cache)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         began = time.perf_counter()
         proc = subprocess.run(
             [PYTHON, "-m", "inspector", "check", str(root)], cwd=ROOT, env=env,
@@ -141,6 +149,8 @@ def screen(root: Path, cache: str) -> dict[str, float]:
     until then) and until every row is checked, the same from the moment the rows were
     listed, and from the start until every interval is shown."""
     env = dict(os.environ, XDG_CACHE_HOME=cache)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env["BENCH_STARTED"] = repr(time.perf_counter())  # the same clock in the child
     proc = subprocess.run(
         [PYTHON, __file__, "--screen", str(root)], env=env, capture_output=True, text=True
     )
@@ -156,8 +166,11 @@ def screen(root: Path, cache: str) -> dict[str, float]:
 
 
 def screen_child(root: Path) -> None:
-    """In a fresh process: the app on ``root`` until every row shows its recomputed value."""
-    began = time.perf_counter()
+    """In a fresh process: the app on ``root`` until every row shows its recomputed value;
+    times from the moment the parent started this process (perf_counter is one clock for
+    every process of the machine)."""
+    began = float(os.environ.get("BENCH_STARTED") or time.perf_counter())
+    sys.path.insert(0, str(ROOT))  # this tree's inspector, whatever is installed
     import asyncio
 
     from inspector import loading
@@ -213,6 +226,12 @@ def main() -> int:
     parser.add_argument(
         "--floor-script", type=Path, default=FLOOR, help=f"read_floor.py (default {FLOOR})"
     )
+    parser.add_argument(
+        "--only",
+        choices=["check", "screen", "cached"],
+        help="only the floor and check ROOT, the screens, or the cached screen",
+    )
+    parser.add_argument("--cache", type=Path, help="with --only cached: the cache folder")
     parser.add_argument("--screen", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.screen:
@@ -224,24 +243,41 @@ def main() -> int:
     runs = run_folders(args.root)
     print(f"{args.root}: {len(runs)} runs; {os.cpu_count()} cores; rounds {args.rounds}")
     measured = ("shown", "shown from rows", "checked", "checked from rows", "intervals")
-    names = ["floor", "check cold", *(f"{m} cold" for m in measured), "stat floor"]
-    names += [f"{m} cached" for m in measured]
+    names = ["floor", "check cold"] * (args.only is None or args.only == "check")
+    if args.only is None or args.only == "screen":
+        names += [f"{m} cold" for m in measured]
+    if args.only != "check":
+        names += ["stat floor", *(f"{m} cached" for m in measured)]
+    kinds = ("cached",) if args.only == "cached" else ("cold", "cached")
+    if args.only == "cached":
+        if args.cache is None:
+            raise SystemExit("--only cached needs --cache DIR")
+        args.cache.mkdir(parents=True, exist_ok=True)
+        if not any(args.cache.iterdir()):
+            screen(args.root, str(args.cache))
     rows: dict[str, list[float]] = {name: [] for name in names}
     for number in range(args.rounds):
-        rows["floor"].append(floor(args.root, args.floor_script))
-        rows["check cold"].append(check_cold(args.root))
-        with tempfile.TemporaryDirectory() as cache:
-            for kind in ("cold", "cached"):
-                if kind == "cached":
-                    rows["stat floor"].append(stat_floor(args.root))
-                for name, value in screen(args.root, cache).items():
-                    rows[f"{name} {kind}"].append(value)
+        if "floor" in rows:
+            rows["floor"].append(floor(args.root, args.floor_script))
+            rows["check cold"].append(check_cold(args.root))
+        if args.only != "check":
+            with tempfile.TemporaryDirectory() as temporary:
+                cache = str(args.cache) if args.only == "cached" else temporary
+                for kind in kinds:
+                    if kind == "cached":
+                        rows["stat floor"].append(stat_floor(args.root))
+                    for name, value in screen(args.root, cache).items():
+                        rows[f"{name} {kind}"].append(value)
         line = ", ".join(f"{name} {values[-1]:.2f} s" for name, values in rows.items())
         print(f"round {number + 1}: {line}", flush=True)
     for floor_name, kind in (("floor", "cold"), ("stat floor", "cached")):
+        if floor_name not in rows:
+            continue
         base = statistics.median(rows[floor_name])
         print(f"median {floor_name}: {base:.2f} s")
         for name in ["check cold"] * (kind == "cold") + [f"{m} {kind}" for m in measured]:
+            if name not in rows:
+                continue
             value = statistics.median(rows[name])
             ratios = [v / f for v, f in zip(rows[name], rows[floor_name], strict=True)]
             print(
