@@ -76,15 +76,24 @@ def _loaded(path: str, result: loading.Event, say: Say) -> loading.Loaded:
 
 
 def load_outputs(
-    path: str, overrides: Overrides, *, cached: bool = True, say: Say = say_on_stderr
+    path: str,
+    overrides: Overrides,
+    *,
+    cached: bool = True,
+    store: bool = True,
+    say: Say = say_on_stderr,
 ) -> tuple[Outputs, str | None]:
     """What ``report`` / ``check`` print, and what came from the cache, in words (None:
     nothing); from the cache when the run is unchanged (``cached=False``: every file is
-    read, nothing is taken from the cache). Warnings and notes go to ``say``, with
-    ``path`` as given.
+    read, nothing is taken from the cache; ``store=False``: nothing read is kept in the
+    caches). Warnings and notes go to ``say``, with ``path`` as given.
     """
     request = loading.Request(
-        overrides=overrides, reuse_cache=cached, answer_from_cache=cached, outputs=True
+        overrides=overrides,
+        reuse_cache=cached,
+        store=store,
+        answer_from_cache=cached,
+        outputs=True,
     )
     result = loading.open(path, request)
     if isinstance(result, loading.CachedReport):

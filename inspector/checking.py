@@ -18,15 +18,21 @@ from inspector.views.run_check import DIFFERS, OK, RunCheck, headline_of
 
 
 def check_run(
-    path: str, overrides: Overrides, *, cached: bool = False, say: Say = say_on_stderr
+    path: str,
+    overrides: Overrides,
+    *,
+    cached: bool = False,
+    store: bool = True,
+    say: Say = say_on_stderr,
 ) -> tuple[list[Difference], Outputs, str | None]:
     """Where a run's stored metrics.json differs from its recomputation, the outputs, and
-    what came from the cache (``cached=False``, as ``check``: every file is read).
+    what came from the cache (``cached=False``, as ``check``: every file is read;
+    ``store=False``: nothing read is kept in the caches).
 
     Raises:
         Unusable: the run cannot be read or scored, or has no readable metrics.json.
     """
-    outputs, source = load_outputs(path, overrides, cached=cached, say=say)
+    outputs, source = load_outputs(path, overrides, cached=cached, store=store, say=say)
     return stored_differences(path, outputs), outputs, source
 
 

@@ -36,7 +36,11 @@ class Request:
         overrides: The plan to score with (None: the run's own). ``k`` / ``strategy`` are
             applied as a derived plan.
         reuse_cache: False: every file is read; the caches may not stand in for reading
-            (``check`` without ``--cached``, the app's ``R``). What is read is still stored.
+            (``check`` without ``--cached``, the app's ``R``). What is read is still stored,
+            unless ``store`` is False.
+        store: False: nothing of this read is kept in the caches (``check ROOT``: an
+            audit of hundreds of runs writes no cache for each; nor does it take the file
+            keys a cache needs).
         answer_from_cache: The report cache's answer for an unchanged run is the answer
             (the command line): the run is then not read.
         preview: Report the report cache's answer first, then read the run anyway (the
@@ -52,6 +56,7 @@ class Request:
 
     overrides: Overrides | None = None
     reuse_cache: bool = True
+    store: bool = True
     answer_from_cache: bool = False
     preview: bool = False
     outputs: bool = False
@@ -193,7 +198,11 @@ def _read(
         with heap.paused():
             if pending is None:
                 pending = begin_read(
-                    path, reuse_cache=request.reuse_cache, shared=request.in_app, checked=checked
+                    path,
+                    reuse_cache=request.reuse_cache,
+                    store=request.store,
+                    shared=request.in_app,
+                    checked=checked,
                 )
             session = finish_and_score(
                 pending,
@@ -217,6 +226,8 @@ def _read(
         derived.refusal,
     )
     emit(loaded)
+    if not request.store:
+        return loaded
     # The caches are optional: a failure to store them never fails the load. They are
     # written after the session is out, so a large run is on screen before they are.
     with contextlib.suppress(Exception):

@@ -103,13 +103,16 @@ def begin_read(
     *,
     strategies: Collection[str] = BUILTIN_STRATEGIES,
     reuse_cache: bool = True,
+    store: bool = True,
     shared: bool = False,
     checked: Checked | None = None,
 ) -> PendingRead:
     """Start reading a run: run-level files and the folder listing now, task folders from
     the cache or by worker processes started now (:class:`EntryLoad`).
 
-    ``reuse_cache=False`` reads every task folder (what is read is still cached).
+    ``reuse_cache=False`` reads every task folder (what is read is still cached, unless
+    ``store=False``: then the caller keeps nothing of this read, and no file's key is taken
+    for a cache).
     ``shared``: the caller has threads (the app): its shared reader processes are used.
     ``checked``: what the report cache's check just found (its unchanged files are not
     checked again for the task cache).
@@ -121,7 +124,7 @@ def begin_read(
     listed = list_run(path)
     run, files = listed.run, listed.files
     run.read_started_ns = started
-    if task_cache.enabled():
+    if task_cache.enabled() and store:
         # Before reading: a file changed while we read it then differs next time.
         run.seen = {rel: task_cache.stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
     run.listing = listing_key(listed.candidates, listed.running, listed.problems)
@@ -133,6 +136,7 @@ def begin_read(
         listed.first_location,
         strategies,
         reuse=reuse_cache,
+        store=store,
         shared=shared,
         checked=checked,
     )

@@ -107,6 +107,8 @@ class EntryLoad:
         first_location: For each folder name, where AgentCompass finds it first.
         strategies: Registered attempt strategy ids.
         reuse: False reads every folder, whatever the cache holds (it is still written).
+        store: False keeps nothing of what is read (no task cache at all when not
+            ``reuse`` either: no file signatures are taken, nothing is written).
         shared: The caller has threads (the app): the shared reader processes read and
             check, never a pool forked from this process.
         checked: What the report cache's check of the run just found: a cached folder
@@ -124,13 +126,19 @@ class EntryLoad:
         strategies: Collection[str],
         *,
         reuse: bool = True,
+        store: bool = True,
         shared: bool = False,
         checked: Checked | None = None,
     ) -> None:
         self.files = files
         self.shared = shared
         self.strategies = tuple(strategies)
-        self.cache = task_cache.TaskCache(files.root, reuse=reuse) if task_cache.enabled() else None
+        self.store = store
+        self.cache = (
+            task_cache.TaskCache(files.root, reuse=reuse)
+            if task_cache.enabled() and (reuse or store)
+            else None
+        )
         self.entries: list[TaskEntry | None] = [None] * len(candidates)
         self.missing: list[int] = []
         enabled = gc.isenabled()
@@ -241,8 +249,8 @@ class EntryLoad:
             self.cancel()
 
     def save_cache(self) -> None:
-        """Write the task cache (after ``collect(save=False)``)."""
-        if self.cache is not None:
+        """Write the task cache (after ``collect(save=False)``; nothing when not ``store``)."""
+        if self.cache is not None and self.store:
             self.cache.save()
 
     def cancel(self) -> None:
@@ -294,7 +302,7 @@ class EntryLoad:
         entries = [entry for entry in self.entries if entry is not None]
         cache = self.cache
         if cache is not None:
-            if save:
+            if save and self.store:
                 cache.save()
             for entry in entries:
                 cached = cache.fresh.get(entry.folder)

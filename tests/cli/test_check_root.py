@@ -15,7 +15,13 @@ import pytest
 from inspector.cli.main import main
 from inspector.overrides import Overrides
 from inspector.root_answers import check_root
-from tests.conftest import FIXTURE_RUNS
+from tests.conftest import FIXTURE_RUNS, conformance_run
+from tests.loading.helpers import (
+    first_result,
+    flipped_same_size,
+    replace_keeping_mtime,
+    settle_time_stamps,
+)
 
 GOOD = ("k1_micro", "k1_evaluation_failed", "k3_avg_hierarchy", "compare_a")
 TAMPERED = "team/k3_pass"
@@ -238,3 +244,42 @@ def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference_bu
         (d.where, d.stored, d.recomputed)
         for d in compare_reports(json.loads(nan), json.loads(nan))
     ]
+
+
+def _files_under(folder: Path) -> list[str]:
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*") if p.is_file())
+
+
+def test_check_root_keeps_nothing_in_the_caches(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --cached, check ROOT reads every file and keeps none of it: an audit of
+    hundreds of runs writes no task cache or report cache per run. --cached keeps them."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("XDG_CACHE_HOME", str(cache))
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    assert main(["check", str(root)]) == 2
+    first = capsys.readouterr().out
+    assert _files_under(cache) == []
+    assert main(["check", str(root), "--cached"]) == 2
+    assert capsys.readouterr().out == first
+    assert any(name.endswith(".marshal") for name in _files_under(cache))
+
+
+def test_check_root_sees_a_same_size_rewrite_with_the_old_mtime(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """After every cache was filled (check ROOT --cached, report), a result.json rewritten
+    with the same size and its old mtime (os.replace, then utime) is judged as it is now."""
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    run = tmp_path / "results" / "ns" / "e2e_k1_micro"
+    shutil.copytree(conformance_run("e2e_k1_micro"), run)
+    settle_time_stamps()
+    for command in (["check", str(tmp_path / "results"), "--cached"], ["report", str(run)]):
+        main(command)
+    assert main(["check", str(tmp_path / "results")]) == 0
+    capsys.readouterr()
+    result = first_result(run)
+    replace_keeping_mtime(result, flipped_same_size(result))
+    assert main(["check", str(tmp_path / "results")]) == 1
+    assert capsys.readouterr().out.startswith("ns/e2e_k1_micro: differs: ")
