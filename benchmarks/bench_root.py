@@ -173,15 +173,12 @@ def screen_child(root: Path) -> None:
     sys.path.insert(0, str(ROOT))  # this tree's inspector, whatever is installed
     import asyncio
 
-    from inspector import loading
-    from inspector.cli.main import RUNS_SCREEN_WORK
+    from inspector.cli.main import build_app
 
-    loading.prepare_app([root], preload=RUNS_SCREEN_WORK)  # as `inspector ROOT` does
-    from inspector.app.app import InspectorApp
+    app = build_app([str(root)])  # as `inspector ROOT` makes it
     from inspector.app.screens.runs import RunsScreen
 
     async def main() -> None:
-        app = InspectorApp([root])
         async with app.run_test(size=(100, 30)) as pilot:
             listed = shown = None
             cached = 0
