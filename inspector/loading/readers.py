@@ -230,6 +230,8 @@ class EntryLoad:
         hits.update(position for position, ok in zip(checked, valid, strict=True) if ok)
 
     def _start_pool(self, pool_size: int) -> None:
+        # Only when a pool starts: concurrent.futures.process and multiprocessing's
+        # connections and queues (~15 ms) are not on a cached or small read's path.
         from concurrent.futures import ProcessPoolExecutor
 
         try:
@@ -378,6 +380,8 @@ class EntryLoad:
         """A worker's chunk, decoded; read here when there is no worker or it failed."""
         if not self.futures:
             return self._read_here(self.chunks[number])
+        # Loaded by now (the pool that made the futures imported it): no cost, and none
+        # for a read without workers.
         from concurrent.futures.process import BrokenProcessPool
 
         try:

@@ -28,6 +28,7 @@ from inspector.results.layout import SHARED_TASK_KEYS, TASK_SCHEMA, task_directo
 from inspector.results.listing import StateName
 from inspector.results.run_files import RunFiles
 from inspector.results.runinfo import MIN_SIZE
+from inspector.results.tasks import TaskEntry
 from inspector.results.validate import (
     DetailError,
     check_index_attempts,
@@ -178,8 +179,6 @@ def _read_folder(
         category = task_category(index["category"])
     except DetailError:
         return None
-    from inspector.results.tasks import TaskEntry
-
     files.stats = stats
     return TaskEntry(
         task_id=task_id,
