@@ -37,10 +37,17 @@ class SessionLoaded(Message):
 
 @dataclass
 class ReportPreview(Message):
-    """The report cache holds the run's report and its files are unchanged (shown while
-    the tasks are read)."""
+    """The report cache holds the run's report (shown while the tasks are read);
+    ``checked``: its files were found unchanged, else not yet checked."""
 
     outputs: Outputs
+    checked: bool = True
+
+
+@dataclass
+class PreviewOutdated(Message):
+    """The report shown from the cache, not yet checked, is not the run's: its files
+    changed."""
 
 
 @dataclass

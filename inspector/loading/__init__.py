@@ -4,8 +4,8 @@ Everything about opening a run lives here — listing it, the reader processes, 
 and report caches (keyed as git's index keys files), the early start before the app,
 the cached preview, progress, scoring while reading and storing for next time — behind
 :func:`open` (``open(path, request, on_event)``). The command line and the app call it
-and consume its events (:class:`CachedReport`, :class:`Progress`, :class:`Loaded`,
-:class:`Failed`); nothing outside this package knows about processes or caches.
+and consume its events (:class:`CachedReport`, :class:`Outdated`, :class:`Progress`,
+:class:`Loaded`, :class:`Failed`); nothing outside this package knows about processes or caches.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from inspector.loading.door import (
     Event,
     Failed,
     Loaded,
+    Outdated,
     Progress,
     Request,
     open_run,
@@ -44,6 +45,7 @@ __all__ = [
     "Event",
     "Failed",
     "Loaded",
+    "Outdated",
     "Progress",
     "Request",
     "RunUnreadable",

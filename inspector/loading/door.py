@@ -71,11 +71,21 @@ class CachedReport:
     """The run's report from the report cache: the run is unchanged since it was last
     read, or (``read_again`` > 0, the command line) only that many of its ``folders`` task
     folders changed, were read again, and the report was made from them and the others'
-    kept outcomes (:mod:`inspector.loading.score_table`)."""
+    kept outcomes (:mod:`inspector.loading.score_table`).
+
+    ``checked`` False (the app's first preview): taken from the cache without checking the
+    run's files; a :class:`CachedReport` checked or :class:`Outdated` follows."""
 
     outputs: Outputs
     read_again: int = 0
     folders: int = 0
+    checked: bool = True
+
+
+@dataclass(frozen=True)
+class Outdated:
+    """The cached report given first (``CachedReport.checked`` False) is not the run's:
+    its files changed since, or could not be checked. The run is being read."""
 
 
 @dataclass(frozen=True)
@@ -112,7 +122,7 @@ class Failed:
     message: str
 
 
-Event = CachedReport | Progress | Loaded | Failed
+Event = CachedReport | Outdated | Progress | Loaded | Failed
 
 
 def open_run(
@@ -133,14 +143,12 @@ def open_run(
     else:
         key = report_cache.own_plan_key(request.overrides)
     checked = None  # what the report cache's check found changed, for the task cache
-    if request.reuse_cache and (request.preview or request.answer_from_cache):
-        cached = early.preview if early is not None else None
-        if cached is None and pending is None:
-            if request.in_app:
-                found = report_cache.lookup(Path(path), key, shared=True)
-            else:
-                found, checked = report_cache.lookup_checked(Path(path), key)
-            cached = Outputs.from_data(found)
+    if request.in_app and request.preview and request.reuse_cache:
+        if pending is None:
+            _preview_in_app(Path(path), key, early, emit)
+    elif request.reuse_cache and (request.preview or request.answer_from_cache):
+        found, checked = report_cache.lookup_checked(Path(path), key)
+        cached = Outputs.from_data(found)
         if cached is None and checked is not None and key is not None:
             warm = _warm(path, key, request, checked)
             if warm is not None:
@@ -158,6 +166,29 @@ def open_run(
         pending.cancel()
         pending = None
     return _read(Path(path), request, key, pending, emit, checked)
+
+
+def _preview_in_app(
+    path: Path, key: str | None, early: EarlyOpen | None, emit: Callable[[Event], Any]
+) -> None:
+    """The app's preview: the report cache's answer at once, marked as not yet checked
+    (checking a large run's files takes longer than the rest of opening the app), then
+    the check (in a shared reader process) and what it found: the answer, checked, or
+    :class:`Outdated`. The run is read after this either way, and its numbers replace
+    the preview's."""
+    shown = early.preview if early is not None else Outputs.from_data(report_cache.peek(path, key))
+    if shown is not None:
+        emit(CachedReport(shown, checked=False))
+        time.sleep(0.05)  # the interface thread paints the numbers
+    found = Outputs.from_data(report_cache.lookup(path, key, shared=True))
+    if found is not None:
+        emit(CachedReport(found))
+        if shown is None:
+            # Let the interface thread paint the numbers before the read takes the
+            # interpreter.
+            time.sleep(0.05)
+    elif shown is not None:
+        emit(Outdated())
 
 
 def _warm(path: Path | str, key: str, request: Request, checked: Checked) -> CachedReport | None:

@@ -2,8 +2,9 @@
 
 ``inspector RUN`` spends about half a second importing and starting the interface. Before
 that, while the process still has one thread, :func:`prepare` either finds the run's report
-in the report cache (the run is unchanged: the overview shows its numbers at once) or starts
-the reader processes on it, so the task folders are read while the interface starts.
+in the report cache (the overview shows its numbers at once, as not yet checked against the
+run's files, while a reader process checks them) or starts the reader processes on it, so
+the task folders are read while the interface starts.
 Nothing here imports textual.
 """
 
@@ -25,7 +26,7 @@ class EarlyOpen:
     """What was done for one run before the app started."""
 
     path: Path
-    preview: Outputs | None = None
+    preview: Outputs | None = None  # the report cache's answer, its files not checked
     pending: PendingRead | None = None
 
     def matches(self, path: Path) -> bool:
@@ -42,9 +43,9 @@ def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
     if not ((path / "run_info.json").exists() or (path / "details").is_dir()):
         return None
     early = EarlyOpen(path)
-    early.preview = Outputs.from_data(
-        report_cache.lookup(path, report_cache.own_plan_key(overrides))
-    )
+    # Not checked against the files here: the app shows it as not yet checked while a
+    # reader process checks them (:func:`inspector.loading.door.open_run`).
+    early.preview = Outputs.from_data(report_cache.peek(path, report_cache.own_plan_key(overrides)))
     if early.preview is None:
         try:
             early.pending = begin_read(path)

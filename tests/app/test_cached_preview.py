@@ -1,5 +1,6 @@
-"""Reopening a run: an unchanged run's cached report is on screen before its tasks are
-read; a changed run's never is.
+"""Reopening a run: a run's cached report is on screen before its tasks are read, marked
+as not yet checked until its files are found unchanged; a changed run's goes when the check
+finds the change, and is never shown as unchanged.
 
 The full read is held back (an event the test releases), so what the overview shows in
 between is exactly what came from the report cache.
@@ -19,6 +20,7 @@ import inspector.loading.scoring as loading_module
 from inspector.app.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.settings import Settings
+from inspector.loading import report_cache
 from inspector.loading.early import prepare
 
 from .helpers import cell_text, pilot_test, settle, static_text
@@ -103,33 +105,109 @@ def test_unchanged_run_shows_its_cached_report_first(
     reopen()
 
 
-def test_changed_run_shows_nothing_until_read(
+class HeldCheck:
+    """Makes the report cache's check of the run's files wait until released."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.release = threading.Event()
+        original = report_cache.lookup
+
+        def held(*args, **kwargs):  # type: ignore[no-untyped-def]
+            self.release.wait(timeout=30)
+            return original(*args, **kwargs)
+
+        monkeypatch.setattr(report_cache, "lookup", held)
+
+
+def _label(screen: OverviewScreen) -> str:
+    return static_text(screen.query_one("#loading-label"))
+
+
+def _series_totals(screen: OverviewScreen) -> list[tuple[str, str]]:
+    table = screen.series_table
+    return [
+        (cell_text(table, row, "series"), cell_text(table, row, "value"))
+        for row in range(table.row_count)
+    ]
+
+
+def test_cached_report_is_shown_as_not_yet_checked_until_checked(
     run_path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
+    """The cached numbers come before the check of the run's files (250,000 lstat calls at
+    50,000 tasks), marked as not yet checked; the check marks them unchanged."""
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run = _copy(run_path("k3_avg_hierarchy"), tmp_path)
     _fill_cache(run)
-    result = sorted(run.glob("details/normal/*/attempt-1/result.json"))[0]
-    payload = json.loads(result.read_text(encoding="utf-8"))
-    payload["metrics"]["correct"] = not payload["metrics"]["correct"]
-    result.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
-    info = result.stat()
-    os.utime(result, ns=(info.st_atime_ns, info.st_mtime_ns + 10**9))
-    held = HeldRead(monkeypatch)
+    check, read = HeldCheck(monkeypatch), HeldRead(monkeypatch)
 
     @pilot_test
     async def reopen() -> None:
         app = InspectorApp([run])
         async with app.run_test(size=SIZE) as pilot:
             screen = await _overview(pilot, app)
-            for _ in range(30):  # the lookup has long finished by now
-                await pilot.pause(0.02)
-            assert screen.series_table.row_count == 0, "stale numbers were shown"
-            held.release.set()
+            await _wait_for(pilot, lambda: screen.series_table.row_count > 0)
+            assert "not yet checked" in _label(screen)
+            assert "Unchanged" not in _label(screen)
+            check.release.set()
+            await _wait_for(pilot, lambda: "Unchanged since last opened" in _label(screen))
+            assert screen.session is None and screen.series_table.row_count == 2
+            read.release.set()
             await settle(pilot)
-            assert screen.session is not None and screen.series_table.row_count > 0
+            assert screen.session is not None
+            assert "cached report" not in _label(screen)
+
+    reopen()
+
+
+def test_changed_run_cached_numbers_go_when_checked_and_the_new_ones_come(
+    run_path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """A run changed since it was cached (one result.json rewritten, its old modification
+    time put back): its cached numbers are shown only as not yet checked, go when the
+    check finds the change, and the numbers read from the files replace them."""
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    run = _copy(run_path("k3_avg_hierarchy"), tmp_path)
+    _fill_cache(run)
+    stored = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    result = sorted(run.glob("details/normal/*/attempt-1/result.json"))[0]
+    payload = json.loads(result.read_text(encoding="utf-8"))
+    payload["metrics"]["correct"] = not payload["metrics"]["correct"]
+    info = result.stat()
+    result.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
+    os.utime(result, ns=(info.st_atime_ns, info.st_mtime_ns))
+    check, read = HeldCheck(monkeypatch), HeldRead(monkeypatch)
+    seen: list[str] = []
+
+    @pilot_test
+    async def reopen() -> None:
+        app = InspectorApp([run])
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _overview(pilot, app)
+            await _wait_for(pilot, lambda: screen.series_table.row_count > 0)
+            cached = _series_totals(screen)
+            assert "not yet checked" in _label(screen)
+            check.release.set()
+            for _ in range(400):
+                seen.append(_label(screen))
+                if screen.series_table.row_count == 0:
+                    break
+                await pilot.pause(0.01)
+            assert screen.series_table.row_count == 0, "stale numbers stayed after the check"
+            assert not any("Unchanged" in label for label in seen)
+            read.release.set()
+            await settle(pilot)
+            assert screen.session is not None
+            fresh = _series_totals(screen)
+            assert fresh != cached, "the numbers read are the cached ones"
+            report = screen.session.recomputation.report  # type: ignore[union-attr]
+            assert [s.series_id for s in report.series] == [
+                s["series_id"] for s in stored["series"]
+            ]
 
     reopen()
 

@@ -88,3 +88,45 @@ def test_the_door_reports_its_events_in_order(tmp_path: Path, monkeypatch) -> No
     failed = loading.open(tmp_path / "nothing", loading.Request(), None)
     assert isinstance(failed, loading.Failed) and "no such directory" in failed.message
     assert door.open_run is loading.open
+
+
+def test_the_apps_preview_comes_unchecked_then_checked_or_outdated(
+    tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """In the app the cached report comes first without a check of the files, then the
+    check's answer: the report again, checked, or Outdated when a file changed (here one
+    result.json rewritten with its old modification time put back); the read follows."""
+    import os
+    import shutil
+    import time
+
+    run = tmp_path / "run"
+    shutil.copytree(conformance_run("e2e_k1_micro"), run)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    app = loading.Request(preview=True, in_app=True, derive_plan=False)
+    loading.open(run, app, None)
+    time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
+    loading.open(run, app, None)  # cached now
+    events: list[loading.Event] = []
+    loaded = loading.open(run, app, events.append)
+    first, second = events[:2]
+    assert isinstance(first, loading.CachedReport) and not first.checked
+    assert isinstance(second, loading.CachedReport) and second.checked
+    assert isinstance(loaded, loading.Loaded) and events[-1] is loaded
+    assert first.outputs.metrics_json == loaded.session.metrics_json()
+
+    result = sorted(run.glob("details/*/*/attempt-1/result.json"))[0]
+    info = result.stat()
+    text = result.read_text(encoding="utf-8")
+    flipped = (
+        text.replace("true", "tru3", 1) if "true" in text else text.replace("false", "fals3", 1)
+    )
+    assert flipped != text
+    result.write_text(flipped, encoding="utf-8")
+    os.utime(result, ns=(info.st_atime_ns, info.st_mtime_ns))
+    events.clear()
+    loaded = loading.open(run, app, events.append)
+    assert isinstance(events[0], loading.CachedReport) and not events[0].checked
+    assert isinstance(events[1], loading.Outdated)
+    assert not any(isinstance(e, loading.CachedReport) and e.checked for e in events)
+    assert isinstance(loaded, loading.Loaded)

@@ -17,7 +17,13 @@ from inspector import loading
 from inspector.app.banners import difference_lines, failed_lines, refusal_lines
 from inspector.app.host import host_of
 from inspector.app.intervals import IntervalsReady, all_series_stats, tree_texts
-from inspector.app.messages import LoadFailed, LoadProgress, ReportPreview, SessionLoaded
+from inspector.app.messages import (
+    LoadFailed,
+    LoadProgress,
+    PreviewOutdated,
+    ReportPreview,
+    SessionLoaded,
+)
 from inspector.app.navigation import OpenDetail
 from inspector.app.screens.overview_actions import OverviewActions
 from inspector.app.titles import RUN_LABEL_CELLS, middle, place, run_label
@@ -227,7 +233,9 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
             if worker.is_cancelled:
                 return
             if isinstance(event, loading.CachedReport):
-                self.post_message(ReportPreview(event.outputs))
+                self.post_message(ReportPreview(event.outputs, event.checked))
+            elif isinstance(event, loading.Outdated):
+                self.post_message(PreviewOutdated())
             elif isinstance(event, loading.Progress):
                 self.post_message(LoadProgress(event.done, event.total))
             elif isinstance(event, loading.Loaded):
@@ -242,7 +250,8 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
 
     @on(ReportPreview)
     def _preview(self, message: ReportPreview) -> None:
-        """The cached report of the unchanged run: the series table, before the tasks load."""
+        """The run's cached report: the series table, before the tasks load — first as not
+        yet checked against the run's files, then as unchanged (or withdrawn)."""
         if self.session is not None:
             return
         preview = preview_of(message.outputs)
@@ -256,7 +265,21 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         self.query_one("#loading-label", Static).update(
             "Unchanged since last opened: the numbers above are its cached report. "
             "Reading the tasks…"
+            if message.checked
+            else "From the cache of the last open: the numbers above are its cached report, "
+            "not yet checked against the files. Checking…"
         )
+
+    @on(PreviewOutdated)
+    def _withdraw_preview(self) -> None:
+        """The files changed since the cached report shown (or the run cannot be read): it
+        goes until the run is read."""
+        if not self._previewed or self.session is not None:
+            return
+        self._previewed = False
+        self.series_table.clear()
+        self.banner("differences").show([])
+        self.query_one("#loading-label", Static).update(LOADING)
 
     @on(LoadProgress)
     def _progress(self, message: LoadProgress) -> None:
@@ -265,6 +288,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:
         self.set_class(False, "-loading")
+        self._withdraw_preview()
         self.banner("refusal").show(
             [Text("Cannot read the run: ", "bold") + one_line(message.error, max_chars=300)]
         )
