@@ -19,7 +19,6 @@ from inspector.engine.model import TaskRecord
 from inspector.engine.plan import Plan
 from inspector.engine.recomputation import Recomputation, recompute
 from inspector.engine.reduction import ReductionStream
-from inspector.engine.render import markdown_text, render_summary_markdown
 from inspector.engine.report import dumps_metrics_json
 from inspector.overrides import Overrides
 from inspector.resolve import resolve_plan
@@ -100,6 +99,9 @@ class Session:
 
     def summary_markdown(self) -> str:
         """summary.md; a derived plan gets a ``## Derived plan`` heading under the title."""
+        # Only here: tabulate and importlib.metadata (~60 ms) for summary.md alone.
+        from inspector.engine.render import markdown_text, render_summary_markdown
+
         assert self.recomputation is not None
         plan = self.recomputation.plan
         text = render_summary_markdown(plan.model_id, plan.benchmark_id, self.recomputation.report)

@@ -25,5 +25,5 @@ def register(subparsers: Any) -> None:
 
 def cmd_report(args: argparse.Namespace) -> int:
     outputs, _ = load_outputs(args.path, overrides_from(args))
-    write_exact(outputs.summary_markdown if args.markdown else outputs.metrics_json)
+    write_exact(outputs.markdown() if args.markdown else outputs.metrics_json)
     return EXIT_OK

@@ -33,7 +33,6 @@ from inspector.engine.errors import EngineError
 from inspector.engine.hierarchy import parse_hierarchy
 from inspector.engine.model import TaskRecord
 from inspector.engine.recomputation import check_plans, standard_report
-from inspector.engine.render import render_summary_markdown
 from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import report_cache, task_cache
 from inspector.loading import snapshot as snapshots
@@ -135,9 +134,10 @@ def answer(
         warnings=tuple((p.path, p.message) for p in problems),
         notes=tuple(guessed_contract_warning(path, plan.sources.get("contract", ""))),
         metrics_json=dumps_metrics_json(report),
-        summary_markdown=render_summary_markdown(plan.model_id, plan.benchmark_id, report),
+        summary_markdown=None,  # made when asked, from metrics_json
         stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
         tasks=len(scored),
+        names=(plan.model_id, plan.benchmark_id),
     )
     _store(root, key, outputs, snapshot, starts, table, fresh, candidates, fence)
     return Answer(outputs, len(fresh), count + len(running))

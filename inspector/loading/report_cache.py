@@ -38,7 +38,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 preload_in_readers(__name__)  # its lookups and code_signature run in the reader processes
 
-FORMAT = 3
+FORMAT = 4
 WARNING_PREFIX = "inspector: warning: "
 NOTE_PREFIX = "inspector: note: "
 
@@ -48,15 +48,32 @@ class Outputs:
     """What ``report`` and ``check`` print for a run.
 
     ``warnings`` are ``(relative path, message)`` (printed under the path the user gave),
-    ``notes`` whole lines; both go to stderr, warnings first.
+    ``notes`` whole lines; both go to stderr, warnings first. ``summary_markdown`` None:
+    summary.md is made when asked (:meth:`markdown`), from ``metrics_json`` and ``names``
+    (the plan's model and benchmark ids): rendering it loads tabulate, and with it
+    importlib.metadata (~60 ms), which ``report --json``, ``check`` and the app never need.
     """
 
     warnings: tuple[tuple[str, str], ...]
     notes: tuple[str, ...]
     metrics_json: str
-    summary_markdown: str
+    summary_markdown: str | None
     stored_metrics_text: str | None  # the stored metrics.json when it is a readable object
     tasks: int
+    names: tuple[str, str] = ("", "")
+
+    def markdown(self) -> str:
+        """summary.md: as kept, else rendered from the report in ``metrics_json`` (the
+        report it was written from, exactly: JSON keeps every float and the order)."""
+        if self.summary_markdown is not None:
+            return self.summary_markdown
+        # Only here: tabulate and importlib.metadata (~60 ms) for --markdown alone.
+        from inspector.engine.render import render_summary_markdown
+        from inspector.engine.serialize import report_from_json
+
+        model, benchmark = self.names
+        report = report_from_json(json.loads(self.metrics_json))
+        return render_summary_markdown(model, benchmark, report)
 
     def stderr_lines(self, path: str | Path) -> list[str]:
         lines = [f"{WARNING_PREFIX}{Path(path) / rel}: {message}" for rel, message in self.warnings]
@@ -83,7 +100,10 @@ class Outputs:
             and type(notes) is tuple
             and all(type(note) is str for note in notes)
             and type(outputs.metrics_json) is str
-            and type(outputs.summary_markdown) is str
+            and (outputs.summary_markdown is None or type(outputs.summary_markdown) is str)
+            and type(outputs.names) is tuple
+            and len(outputs.names) == 2
+            and all(type(name) is str for name in outputs.names)
             and (outputs.stored_metrics_text is None or type(outputs.stored_metrics_text) is str)
             and type(outputs.tasks) is int
         ):
@@ -94,13 +114,17 @@ class Outputs:
 def outputs_of(session: Session, notes: list[str]) -> Outputs:
     """The outputs of a scored session (``notes``: the derived-plan notes printed)."""
     run = session.run
+    assert session.recomputation is not None
+    plan = session.recomputation.plan
     return Outputs(
         warnings=tuple((p.path, p.message) for p in run.problems if not p.blocking),
         notes=tuple(notes),
         metrics_json=session.metrics_json(),
-        summary_markdown=session.summary_markdown(),
+        # A derived plan's summary.md has a heading of its own: made now.
+        summary_markdown=session.summary_markdown() if plan.derived else None,
         stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
         tasks=len(run.tasks),
+        names=(plan.model_id, plan.benchmark_id),
     )
 
 

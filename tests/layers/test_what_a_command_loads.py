@@ -12,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.conftest import FIXTURE_RUNS, ROOT
@@ -92,3 +93,20 @@ def test_the_app_imports_only_what_one_runs_overview_needs() -> None:
     assert "inspector.app.screens.overview" in modules
     assert modules & (ROOT_WORK | APP_LATER) == set()
     assert modules & {"scipy", "numpy", "multiprocessing"} == set()
+
+
+def test_report_json_renders_no_summary(tmp_path: Path) -> None:
+    """summary.md is made for --markdown only: 'report --json' read in full, and answered
+    after a task folder changed (the score table's answer), load no tabulate (which loads
+    importlib.metadata, ~60 ms); --markdown does."""
+    run = tmp_path / "run"
+    subprocess.run(["cp", "-r", RUN, str(run)], check=True)
+    time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
+    modules = loaded(tmp_path, "report", str(run), "--json")
+    assert "inspector.session" in modules  # read and scored here
+    assert "tabulate" not in modules
+    result = sorted(run.glob("details/*/*/attempt-1/result.json"))[0]
+    result.write_bytes(result.read_bytes())  # its change time moves
+    modules = loaded(tmp_path, "report", str(run), "--json")
+    assert "inspector.loading.reopen" in modules and "tabulate" not in modules
+    assert "tabulate" in loaded(tmp_path, "report", str(run), "--markdown")

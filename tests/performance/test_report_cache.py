@@ -309,3 +309,16 @@ def test_lookup_in_a_reader_process_uses_the_callers_cache(
     key = report_cache.key_for(None, "outputs")
     assert report_cache.lookup(run, key) is not None
     assert report_cache.lookup(run, key, shared=True) == report_cache.lookup(run, key)
+
+
+@pytest.mark.parametrize("run", RUNS, ids=[run.name for run in RUNS])
+def test_summary_made_from_the_kept_metrics_json_is_the_sessions(
+    run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The outputs keep no summary.md (rendering it loads tabulate): the one made when
+    asked, from metrics.json's report, is byte for byte the session's."""
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    loaded = door.open_run(run, door.Request(outputs=True, reuse_cache=False))
+    assert isinstance(loaded, door.Loaded) and loaded.outputs is not None
+    assert loaded.outputs.summary_markdown is None
+    assert loaded.outputs.markdown() == loaded.session.summary_markdown()
