@@ -34,18 +34,27 @@ def _copy(run: Path, tmp_path: Path) -> Path:
     return target
 
 
-class HeldRead:
-    """Makes the overview's full read wait until released."""
+class Held:
+    """Makes ``module.name`` wait until released (the overview's full read: scoring's
+    finish_and_score; the check of the files: report_cache.lookup)."""
 
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+    def __init__(self, monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
         self.release = threading.Event()
-        original = loading_module.finish_and_score
+        original = getattr(module, name)
 
         def held(*args, **kwargs):  # type: ignore[no-untyped-def]
             self.release.wait(timeout=30)
             return original(*args, **kwargs)
 
-        monkeypatch.setattr(loading_module, "finish_and_score", held)
+        monkeypatch.setattr(module, name, held)
+
+
+def held_read(monkeypatch: pytest.MonkeyPatch) -> Held:
+    return Held(monkeypatch, loading_module, "finish_and_score")
+
+
+def held_check(monkeypatch: pytest.MonkeyPatch) -> Held:
+    return Held(monkeypatch, report_cache, "lookup")
 
 
 async def _wait_for(pilot, condition, rounds: int = 400) -> None:  # type: ignore[no-untyped-def]
@@ -72,53 +81,6 @@ async def _fill_cache(run: Path) -> None:
         assert isinstance(app.screen, OverviewScreen) and app.screen.session is not None
 
 
-def test_unchanged_run_shows_its_cached_report_first(
-    run_path,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
-) -> None:
-    monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    run = _copy(run_path("k3_avg_hierarchy"), tmp_path)
-    _fill_cache(run)
-    stored = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
-    held = HeldRead(monkeypatch)
-
-    @pilot_test
-    async def reopen() -> None:
-        app = InspectorApp([run])
-        async with app.run_test(size=SIZE) as pilot:
-            screen = await _overview(pilot, app)
-            await _wait_for(pilot, lambda: screen.series_table.row_count > 0)
-            assert screen.session is None, "the full read was not held back"
-            for row, series in enumerate(stored["series"]):
-                assert cell_text(screen.series_table, row, "series") == series["series_id"]
-                assert cell_text(screen.series_table, row, "total") == str(
-                    series["counts"]["total"]
-                )
-            label = static_text(screen.query_one("#loading-label"))
-            assert "cached report" in label
-            held.release.set()
-            await settle(pilot)
-            assert screen.session is not None
-            assert "cached report" not in static_text(screen.query_one("#loading-label"))
-
-    reopen()
-
-
-class HeldCheck:
-    """Makes the report cache's check of the run's files wait until released."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.release = threading.Event()
-        original = report_cache.lookup
-
-        def held(*args, **kwargs):  # type: ignore[no-untyped-def]
-            self.release.wait(timeout=30)
-            return original(*args, **kwargs)
-
-        monkeypatch.setattr(report_cache, "lookup", held)
-
-
 def _label(screen: OverviewScreen) -> str:
     return static_text(screen.query_one("#loading-label"))
 
@@ -131,33 +93,41 @@ def _series_totals(screen: OverviewScreen) -> list[tuple[str, str]]:
     ]
 
 
-def test_cached_report_is_shown_as_not_yet_checked_until_checked(
+def test_unchanged_run_shows_its_cached_report_first(
     run_path,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
 ) -> None:
-    """The cached numbers come before the check of the run's files (250,000 lstat calls at
-    50,000 tasks), marked as not yet checked; the check marks them unchanged."""
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run = _copy(run_path("k3_avg_hierarchy"), tmp_path)
     _fill_cache(run)
-    check, read = HeldCheck(monkeypatch), HeldRead(monkeypatch)
+    stored = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    check, held = held_check(monkeypatch), held_read(monkeypatch)
 
     @pilot_test
     async def reopen() -> None:
         app = InspectorApp([run])
         async with app.run_test(size=SIZE) as pilot:
             screen = await _overview(pilot, app)
+            # First before the check of the run's files (250,000 lstat calls at 50,000
+            # tasks), marked as not yet checked; the check marks them unchanged.
             await _wait_for(pilot, lambda: screen.series_table.row_count > 0)
             assert "not yet checked" in _label(screen)
             assert "Unchanged" not in _label(screen)
             check.release.set()
             await _wait_for(pilot, lambda: "Unchanged since last opened" in _label(screen))
-            assert screen.session is None and screen.series_table.row_count == 2
-            read.release.set()
+            assert screen.session is None, "the full read was not held back"
+            for row, series in enumerate(stored["series"]):
+                assert cell_text(screen.series_table, row, "series") == series["series_id"]
+                assert cell_text(screen.series_table, row, "total") == str(
+                    series["counts"]["total"]
+                )
+            label = static_text(screen.query_one("#loading-label"))
+            assert "cached report" in label
+            held.release.set()
             await settle(pilot)
             assert screen.session is not None
-            assert "cached report" not in _label(screen)
+            assert "cached report" not in static_text(screen.query_one("#loading-label"))
 
     reopen()
 
@@ -180,7 +150,7 @@ def test_changed_run_cached_numbers_go_when_checked_and_the_new_ones_come(
     info = result.stat()
     result.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     os.utime(result, ns=(info.st_atime_ns, info.st_mtime_ns))
-    check, read = HeldCheck(monkeypatch), HeldRead(monkeypatch)
+    check, read = held_check(monkeypatch), held_read(monkeypatch)
     seen: list[str] = []
 
     @pilot_test
@@ -227,7 +197,7 @@ def test_prepared_before_the_app(
     _fill_cache(run)
     early = prepare(run)
     assert early is not None and early.preview is not None and early.pending is None
-    held = HeldRead(monkeypatch)
+    held = held_read(monkeypatch)
 
     @pilot_test
     async def open_early() -> None:
