@@ -195,16 +195,24 @@ def _load(run_root: Path, folder: Path | None = None) -> Loaded | None:
 
 
 def _load_file(path: Path, run_root: Path) -> Loaded | None:
-    data = task_cache.load_marshal(path)
-    if type(data) is not tuple or len(data) != 6:
+    data = _load_data(path, run_root)
+    if data is None:
         return None
-    version, root, code, snap, outputs, tables = data
-    if (version, root, code) != (FORMAT, os.path.realpath(run_root), code_signature()):
-        return None
+    _, _, _, snap, outputs, tables = data
     snapshot = snapshots.Snapshot.from_data(snap)
     if snapshot is None or type(outputs) is not dict or type(tables) is not bytes:
         return None
     return snapshot, outputs, tables
+
+
+def _load_data(path: Path, run_root: Path) -> tuple[Any, ...] | None:
+    """The cache file's data when it is this version's, for this run and this code."""
+    data = task_cache.load_marshal(path)
+    if type(data) is not tuple or len(data) != 6:
+        return None
+    if data[:3] != (FORMAT, os.path.realpath(run_root), code_signature()):
+        return None
+    return data
 
 
 def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | None:
@@ -230,8 +238,11 @@ def peek(run_root: Path, key: str | None) -> Any | None:
     at 50,000 tasks the check is 250,000 ``lstat`` calls, over a second)."""
     if key is None or not task_cache.enabled():
         return None
-    loaded = _load(run_root)
-    return loaded[1].get(key) if loaded is not None else None
+    # Not _load: its snapshot is not needed here, and taking it apart is half the time
+    # at 50,000 tasks (0.06-0.15 s measured, of 0.25-0.32 s).
+    data = _load_data(cache_file(run_root), run_root)
+    outputs = data[4] if data is not None else None
+    return outputs.get(key) if type(outputs) is dict else None
 
 
 def lookup_checked(run_root: Path, key: str | None) -> tuple[Any | None, snapshots.Checked | None]:

@@ -73,8 +73,15 @@ TASK_CACHE_DAMAGE = {
 REPORT_CACHE_DAMAGE = {
     "another structure": lambda data: {"a": 1},
     "a snapshot of other shape": lambda data: (*data[:3], (b"x", (1, 2), (1, 2, 3)), data[4]),
-    "attempts of other types": lambda data: (*data[:3], (data[3][0], ("x",) * len(data[3][1]), data[3][2]), data[4]),
-    "outputs of other types": lambda data: (*data[:4], {key: (1, 2, 3, 4, 5, 6) for key in data[4]}),
+    "attempts of other types": lambda data: (
+        *data[:3],
+        (data[3][0], ("x",) * len(data[3][1]), data[3][2]),
+        data[4],
+    ),
+    "outputs of other types": lambda data: (
+        *data[:4],
+        {key: (1, 2, 3, 4, 5, 6) for key in data[4]},
+    ),
     "outputs that are not a mapping": lambda data: (*data[:4], [1]),
 }
 
@@ -106,6 +113,41 @@ def test_a_malformed_report_cache_is_a_miss(
     path = report_cache.cache_file(run)
     path.write_bytes(marshal.dumps(REPORT_CACHE_DAMAGE[damage](marshal.loads(path.read_bytes()))))
     assert outputs(run, capsys) == expected
+
+
+APP_PREVIEW_DAMAGE = {
+    **REPORT_CACHE_DAMAGE,
+    "outputs of other types, tables kept": lambda data: (
+        *data[:4],
+        {key: (1, 2, 3, 4, 5, 6) for key in data[4]},
+        data[5],
+    ),
+    "another code signature": lambda data: (data[0], data[1], "other code", *data[3:]),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(APP_PREVIEW_DAMAGE))
+def test_a_malformed_report_cache_gives_the_app_no_preview(
+    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The app's first preview is taken without checking the run's files; a cache file
+    of another version, code or shape still gives none (and no error), and the run is read."""
+    from inspector import loading
+
+    run = copy_run(tmp_path)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    app = loading.Request(preview=True, in_app=True, derive_plan=False)
+    first = loading.open(run, app, None)
+    assert isinstance(first, loading.Loaded)
+    path = report_cache.cache_file(run)
+    data = marshal.loads(path.read_bytes())
+    assert report_cache.peek(run, report_cache.own_plan_key(None)) is not None
+    path.write_bytes(marshal.dumps(APP_PREVIEW_DAMAGE[damage](data)))
+    events: list[Any] = []
+    again = loading.open(run, app, events.append)
+    assert not any(isinstance(event, loading.CachedReport) for event in events)
+    assert isinstance(again, loading.Loaded)
+    assert again.session.metrics_json() == first.session.metrics_json()
 
 
 def _cache_files(folder: Path) -> list[str]:
