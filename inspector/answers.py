@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector import loading
-from inspector.loading.remote import shown
 from inspector.loading.report_cache import WARNING_PREFIX, Outputs
+from inspector.loading.urls import shown
 from inspector.overrides import Overrides
 from inspector.views.visible import visible
 

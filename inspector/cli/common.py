@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 
 from inspector.answers import Unusable, say_on_stderr
-from inspector.loading import remote
 from inspector.loading.report_cache import WARNING_PREFIX
+from inspector.loading.urls import is_url
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
@@ -68,8 +68,23 @@ def localize(args: argparse.Namespace) -> None:
     """Replace URL arguments (``s3://…``) by the local mirror of what they name."""
     for name in ("path", "a", "b"):
         value = getattr(args, name, None)
-        if isinstance(value, str) and remote.is_url(value):
+        if isinstance(value, str) and is_url(value):
             try:
-                setattr(args, name, remote.local_path(value, say=warn))
+                setattr(args, name, local_path(value))
             except RunReadError as exc:
                 raise Unusable(str(exc)) from None
+
+
+def local_path(path: str) -> str:
+    """``path``, or for a URL the local folder mirroring it, brought up to date (the
+    mirror's warnings on stderr).
+
+    Raises:
+        RunReadError: the URL cannot be opened or listed, names nothing, or is over a limit.
+    """
+    if not is_url(path):
+        return path
+    # fsspec and the content mirror: only when a URL is opened.
+    from inspector.loading.remote import local_path as mirrored
+
+    return mirrored(path, say=warn)

@@ -24,8 +24,8 @@ from inspector.engine.errors import EngineError
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
 from inspector.engine.report import MetricSeries, SeriesCounts
-from inspector.loading.remote import shown
 from inspector.loading.scoring import derived_note
+from inspector.loading.urls import shown
 from inspector.views.compare import Comparison, SeriesPair, TaskChange, compare, compare_plans
 from inspector.views.paired import paired_json, paired_lines
 from inspector.views.visible import visible

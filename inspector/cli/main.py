@@ -20,10 +20,9 @@ from typing import TYPE_CHECKING, Any
 
 from inspector import __version__, loading
 from inspector.answers import Unusable, say_on_stderr
-from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE, localize, warn
+from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE, local_path, localize
 from inspector.cli.output import command_stdout, write_exact
 from inspector.engine.errors import EngineError, HierarchyError
-from inspector.loading.remote import local_path
 from inspector.results.problems import RunReadError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -84,7 +83,7 @@ def build_app(argv: list[str]) -> InspectorApp:
 
 def _build_app(options: argparse.Namespace) -> InspectorApp:
     try:
-        paths = [Path(local_path(p, say=warn)) for p in options.paths]
+        paths = [Path(local_path(p)) for p in options.paths]
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
     # Before textual is imported (and starts threads): the run's cached report, or its

@@ -19,7 +19,7 @@ the remote object, and the run is read without it. ``INSPECTOR_REMOTE_CONCURRENC
 Credentials come only from each backend's standard chain and fsspec's configuration
 (``FSSPEC_S3_ENDPOINT_URL`` and the like, read when a URL is opened); the inspector stores
 none and never writes to the remote. Messages name the URL, never the cache folder
-(:func:`shown`). Backends are extras: ``pip install 'agentcompass-inspector[s3]'`` (s3fs),
+(:func:`~inspector.loading.urls.shown`). Backends are extras: ``pip install 'agentcompass-inspector[s3]'`` (s3fs),
 ``[gcs]`` (gcsfs), ``[azure]`` (adlfs), ``[http]`` (aiohttp).
 """
 
@@ -30,7 +30,6 @@ import fcntl
 import hashlib
 import json
 import os
-import re
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable
@@ -38,19 +37,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inspector.loading.urls import MIRRORED, is_url
 from inspector.results.problems import RunReadError
 
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
            "abfss": "azure", "adl": "azure", "http": "http", "https": "http"}  # fmt: skip
 _VERSION_FIELDS = ("ETag", "etag", "generation", "version_id", "VersionId", "LastModified",
                    "last_modified", "mtime", "updated")  # fmt: skip
 INDEX_FORMAT = 1
 MiB = 1024**2
-
-
-def is_url(path: str | os.PathLike[str]) -> bool:
-    return isinstance(path, str) and bool(_URL.match(path))
 
 
 def _limit(name: str, default_mb: int) -> int:
@@ -88,13 +83,6 @@ _OPEN: dict[str, Mirror] = {}
 
 def join(url: str, key: str) -> str:
     return f"{url.rstrip('/')}/{key}" if key else url
-
-
-def shown(text: str) -> str:
-    """``text`` with every mirror folder replaced by the URL it mirrors."""
-    for mirror in sorted(_OPEN.values(), key=lambda m: -len(str(m.local))):
-        text = text.replace(str(mirror.local), mirror.url.rstrip("/"))
-    return text
 
 
 def _unsafe(key: str) -> str | None:
@@ -251,7 +239,7 @@ def _fetch(fs: Any, root: str, keys: list[str], sizes: dict[str, int]) -> Iterab
                     return exc
 
             # concurrent.futures (+13 modules with logging, ~9 ms): only a synchronous
-            # backend's fetch needs it, and every command imports this module (is_url, shown).
+            # backend's fetch needs it.
             from concurrent.futures import ThreadPoolExecutor
 
             with ThreadPoolExecutor(max_workers=concurrency) as pool:
@@ -329,6 +317,7 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
         _write_index(base / "index.json", url, stored)
     tree.mkdir(exist_ok=True)
     _OPEN[url] = result
+    MIRRORED[url] = result.local
     for line in result.warnings():
         if say is not None:
             say(line)
@@ -350,6 +339,7 @@ def local_path(path: str, *, say: Callable[[str], None] | None = None) -> str:
 def forget() -> None:
     """Drop this process's URL -> mirror table (tests open the same URL afresh)."""
     _OPEN.clear()
+    MIRRORED.clear()
 
 
 def remove_mirror(url: str) -> None:
