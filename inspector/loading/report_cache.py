@@ -13,7 +13,6 @@ as usual. Plans given as files (``--hierarchy``, ``--contract``) are never cache
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import json
@@ -21,9 +20,8 @@ import marshal
 import os
 import threading
 from collections.abc import Callable, Iterator
-from dataclasses import astuple, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import inspector
 from inspector.loading import snapshot as snapshots
@@ -43,9 +41,9 @@ WARNING_PREFIX = "inspector: warning: "
 NOTE_PREFIX = "inspector: note: "
 
 
-@dataclass(frozen=True)
-class Outputs:
-    """What ``report`` and ``check`` print for a run.
+class Outputs(NamedTuple):
+    """What ``report`` and ``check`` print for a run (a named tuple: cheaper to define than
+    a dataclass, and every command imports this module).
 
     ``warnings`` are ``(relative path, message)`` (printed under the path the user gave),
     ``notes`` whole lines; both go to stderr, warnings first. ``summary_markdown`` None:
@@ -80,7 +78,7 @@ class Outputs:
         return lines + list(self.notes)
 
     def as_data(self) -> tuple[Any, ...]:
-        return astuple(self)
+        return tuple(self)  # marshal takes plain tuples only
 
     @classmethod
     def from_data(cls, data: Any) -> Outputs | None:
@@ -135,13 +133,12 @@ def code_signature() -> str:
     package = os.path.dirname(os.path.abspath(inspector.__file__))
     parts = [inspector.__version__, str(FORMAT)]
     for folder, dirs, names in os.walk(package):
-        dirs.sort()
+        dirs[:] = sorted(name for name in dirs if name != "__pycache__")  # no sources there
+        where = os.path.relpath(folder, package)
         for name in sorted(names):
             if name.endswith(".py"):
                 info = os.stat(os.path.join(folder, name))
-                parts.append(
-                    f"{os.path.relpath(folder, package)}/{name}:{info.st_size}:{info.st_mtime_ns}"
-                )
+                parts.append(f"{where}/{name}:{info.st_size}:{info.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -275,7 +272,7 @@ def _lookup_in(
         if found is None or found.changed:
             outputs = None
             if found is not None and on_changes is not None:
-                on_changes(dataclasses.replace(found, tables=tables))
+                on_changes(found._replace(tables=tables))
         if name in _held.runs:
             _held.runs[name] = outputs
     return outputs.get(key) if outputs is not None else None

@@ -19,9 +19,8 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.loading.processes import halves_in_fork, in_shared_pool, preload_in_readers
 from inspector.loading.task_cache import ABSENT, COARSE_GRANULARITY_NS, is_racy
@@ -55,9 +54,10 @@ RUNNING_ENTRY = -1
 """In :attr:`Snapshot.attempts`: the entry is a ``running/`` folder."""
 
 
-@dataclass(frozen=True)
-class Snapshot:
-    """The files a report was computed from, and what they looked like."""
+class Snapshot(NamedTuple):
+    """The files a report was computed from, and what they looked like (a named tuple,
+    as :class:`Checked`: a dataclass costs ~4 M instructions to define, and every command
+    imports this module)."""
 
     listing: bytes  # digest of the task folder listing
     attempts: tuple[Any, ...]  # per entry: its attempt numbers, or RUNNING_ENTRY
@@ -156,8 +156,7 @@ CHANGES_MAX = 64
 """A check notes at most this many changed files (then it stops: the run is read as usual)."""
 
 
-@dataclass(frozen=True)
-class Checked:
+class Checked(NamedTuple):
     """What a check of a snapshot found: every file of ``rels`` had its ``stats`` key at
     the check, except those at the positions in ``changed`` (the task cache takes the
     folders whose files it covers as checked: no second ``lstat`` of them)."""
@@ -165,12 +164,12 @@ class Checked:
     rels: list[str]
     stats: bytes
     changed: frozenset[int]
-    positions: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+    positions: dict[str, int]  # rel -> its position in rels, filled by covers() (give {})
     # The listing found (:func:`~inspector.results.listing.listing_key`), the snapshot
     # checked, and what the report cache kept beside it (its score tables, raw).
-    listing: tuple[Any, ...] = field(default=(), compare=False, repr=False)
-    snapshot: Snapshot | None = field(default=None, compare=False, repr=False)
-    tables: bytes = field(default=b"", compare=False, repr=False)
+    listing: tuple[Any, ...] = ()
+    snapshot: Snapshot | None = None
+    tables: bytes = b""
 
     def covers(self, signature: tuple[tuple[Any, ...], ...]) -> bool:
         """True when every file of a task cache signature was found with that key."""
@@ -232,7 +231,7 @@ def check(root: Path, snapshot: Snapshot, *, shared: bool = False) -> Checked | 
     changed = [at for part in parts for at in part]
     if len(changed) > CHANGES_MAX:
         return None
-    return Checked(rels, stats, frozenset(changed), listing=listing, snapshot=snapshot)
+    return Checked(rels, stats, frozenset(changed), {}, listing=listing, snapshot=snapshot)
 
 
 def _changed(base: str, rels: list[str], stats: bytes, offset: int) -> list[int] | None:
