@@ -19,12 +19,10 @@ import hashlib
 import marshal
 import os
 import pwd
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.entry_data import decode_entry, encode_entry
 from inspector.results.file_io import Stat, stat_key
 
 FORMAT = 4
@@ -79,6 +77,10 @@ DELTA_SHARE = 8
 def write_atomically(path: Path, data: Any) -> bool:
     """Write ``data`` (marshal) to ``path`` through a temporary file in the same folder;
     on any failure (a full disk, a read-only folder) nothing is left behind."""
+    # tempfile (with shutil, random, bz2 and lzma: ~12 M instructions) only when a cache is
+    # written: an answer from the cache writes nothing.
+    import tempfile
+
     tmp = None
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -212,6 +214,11 @@ class TaskCache:
     """
 
     def __init__(self, run_root: Path, *, reuse: bool = True) -> None:
+        # The entries' plain data, and the engine's model with it, when a task cache is
+        # opened: the report cache's answer uses this module's file helpers only.
+        from inspector.loading.entry_data import decode_entry, encode_entry
+
+        self._decode, self._encode = decode_entry, encode_entry
         self.root = str(run_root)
         self.path = cache_file(run_root)
         self.fence = time.time_ns()  # before any task file is read: see is_racy
@@ -264,7 +271,7 @@ class TaskCache:
         """The cached entry of ``folder``, whose signature was just found unchanged (None:
         the entry is malformed, and the folder is read)."""
         cached = self.entries[folder]
-        entry = decode_entry(cached[2])
+        entry = self._decode(cached[2])
         if entry is None or entry.folder != folder:
             return None
         self.hits += 1
@@ -275,7 +282,7 @@ class TaskCache:
 
     def put(self, entry: Any, first_location: str, seen: Signature | None = None) -> None:
         """Remember an entry that was just read."""
-        self.put_encoded(entry, encode_entry(entry), first_location, seen)
+        self.put_encoded(entry, self._encode(entry), first_location, seen)
 
     def put_encoded(
         self,

@@ -56,9 +56,12 @@ def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: P
     assert "inspector.cli.report" in modules and "inspector.loading.report_cache" in modules
     assert modules & (ROOT_WORK | OTHER_FAMILIES) == set()
     assert "inspector.checking" not in modules and "inspector.views.differences" not in modules
-    # the answer from the cache: no reader, no engine, no worker processes, no statistics
+    # the answer from the cache: no reader, no engine (not even its data model), no worker
+    # processes, no statistics, nothing that writes a cache (tempfile) or mirrors a URL
     never = {"inspector.session", "inspector.loading.pending", "inspector.engine.reduction",
-             "multiprocessing", "concurrent.futures", "scipy", "numpy"}  # fmt: skip
+             "inspector.engine.model", "inspector.loading.entry_data", "tempfile",
+             "inspector.loading.remote", "multiprocessing", "concurrent.futures", "scipy",
+             "numpy"}  # fmt: skip
     assert modules & never == set()
 
 
