@@ -25,6 +25,7 @@ from tests.results_root import (
     make_results_root,
     tamper_headline,
 )
+from widgets.key_footer import KeyFooter
 
 from .helpers import pilot_test, settle, static_text
 from .test_runs_recomputed import checked_screen
@@ -148,6 +149,8 @@ async def test_leaderboard_opens_cells_cycles_runs_and_compares(root: Path) -> N
         board = await open_leaderboard(pilot)
         move_to(board, SCICODE_MODEL, "scicode")
         await pilot.pause()
+        # the table's own enter does not hide the screen's: the footer says what enter does
+        assert "open_run" in [key.action for key in board.query_one(KeyFooter).shown_keys]
         cell = board.current
         assert cell is not None and cell.run.summary.relative in ENDS_ALIKE
         status = static_text(board.query_one("#leaderboard-status"), width=400)

@@ -52,7 +52,14 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("enter", "open_run", "Open run", tooltip="Recompute and open the cell's run"),
+        # priority: before the table's own (hidden) enter, so the footer shows this one.
+        Binding(
+            "enter",
+            "open_run",
+            "Open run",
+            priority=True,
+            tooltip="Recompute and open the cell's run",
+        ),
         Binding("n", "next_run", "Next run", tooltip="Show the next run behind the cell"),
         Binding("m", "mark", "Mark", tooltip="Mark this cell for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked cells run vs run"),
