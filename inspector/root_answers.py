@@ -64,7 +64,8 @@ def check_root(
     root: str, overrides: Overrides, *, processes: int | None = None, cached: bool = False
 ) -> list[RunCheck]:
     """Every run under ``root``, by path; checked by ``processes`` worker processes
-    (default: one per core; fewer when there are fewer runs).
+    (default: one per core and one more, which checks while another waits for its files;
+    fewer when there are fewer runs).
 
     Without ``cached`` every file is read and nothing read is kept in the caches: an audit
     of hundreds of runs would otherwise spend a sixth of its time writing a task cache and
@@ -75,7 +76,7 @@ def check_root(
     """
     runs = [relative for _, relative in run_folders(root)]
     calls = [(os.path.join(root, relative), relative, overrides, cached) for relative in runs]
-    return map_in_processes(_check_call, calls, min(processes or workers(), len(calls)))
+    return map_in_processes(_check_call, calls, min(processes or workers(spare=1), len(calls)))
 
 
 def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) -> RunCheck:

@@ -53,15 +53,16 @@ def halves_in_fork(
         return None
 
 
-def workers() -> int:
-    """Reader processes: ``INSPECTOR_WORKERS``, else one per available core."""
+def workers(spare: int = 0) -> int:
+    """Reader processes: ``INSPECTOR_WORKERS``, else one per available core and ``spare``
+    more (work that often waits for the disk keeps the cores busy meanwhile)."""
     value = os.environ.get("INSPECTOR_WORKERS", "").strip()
     if value.isdigit() and int(value) > 0:
         return int(value)
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        return max(1, len(os.sched_getaffinity(0))) + spare
     except AttributeError:  # pragma: no cover - not Linux
-        return max(1, os.cpu_count() or 1)
+        return max(1, os.cpu_count() or 1) + spare
 
 
 _work_modules: list[str] = []

@@ -283,3 +283,26 @@ def test_check_root_sees_a_same_size_rewrite_with_the_old_mtime(
     replace_keeping_mtime(result, flipped_same_size(result))
     assert main(["check", str(tmp_path / "results")]) == 1
     assert capsys.readouterr().out.startswith("ns/e2e_k1_micro: differs: ")
+
+
+def test_a_root_is_checked_by_one_process_more_than_there_are_cores(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A run's check waits for its files, then computes: the spare process keeps the cores
+    # busy meanwhile. INSPECTOR_WORKERS, when set, is the number of processes.
+    import inspector.root_answers as root_answers  # the function the test replaces
+
+    asked: list[int] = []
+
+    def counted(function, calls, processes):  # type: ignore[no-untyped-def]
+        asked.append(processes)
+        return [function(*call) for call in calls]
+
+    monkeypatch.setattr(root_answers, "map_in_processes", counted)
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.delenv("INSPECTOR_WORKERS", raising=False)
+    runs = len(check_root(str(root), Overrides()))
+    assert runs >= 3 and asked == [3]
+    monkeypatch.setenv("INSPECTOR_WORKERS", "2")
+    check_root(str(root), Overrides())
+    assert asked == [3, 2]
