@@ -73,11 +73,14 @@ def task_folders(
         children, problem = files.subdirs(folder)
         if problem is not None:
             problems.append(problem)
+        # relpath(folder, child), inline: both parts are names, never empty (a call per
+        # task folder is a fifth of the listing that a reopen's check starts with).
+        prefix = f"{folder}/"
         if state == RUNNING:
-            running = [relpath(folder, child) for child in children]
+            running = [prefix + child for child in children]
         else:
             final = cast(StateName, state)  # one of FINAL_STATES
-            candidates.extend((relpath(folder, child), final) for child in children)
+            candidates.extend([(prefix + child, final) for child in children])
     for name in names:
         if name not in TASK_STATES or files.is_file(relpath(details, name, "task.json")):
             candidates.append((relpath(details, name), "v2"))
