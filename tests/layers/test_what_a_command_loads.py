@@ -57,11 +57,12 @@ def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: P
     assert modules & (ROOT_WORK | OTHER_FAMILIES) == set()
     assert "inspector.checking" not in modules and "inspector.views.differences" not in modules
     # the answer from the cache: no reader, no engine (not even its data model), no worker
-    # processes, no statistics, nothing that writes a cache (tempfile) or mirrors a URL
+    # processes, no statistics, nothing that writes a cache (tempfile) or mirrors a URL, no
+    # JSON parser (orjson loads uuid, datetime and platform)
     never = {"inspector.session", "inspector.loading.pending", "inspector.engine.reduction",
              "inspector.engine.model", "inspector.loading.entry_data", "tempfile",
              "inspector.loading.remote", "multiprocessing", "concurrent.futures", "scipy",
-             "numpy"}  # fmt: skip
+             "numpy", "orjson"}  # fmt: skip
     assert modules & never == set()
 
 
