@@ -85,6 +85,6 @@ def local_path(path: str) -> str:
     if not is_url(path):
         return path
     # fsspec and the content mirror: only when a URL is opened.
-    from inspector.loading.remote import local_path as mirrored
+    from inspector.loading.remote import mirror
 
-    return mirrored(path, say=warn)
+    return str(mirror(path, say=warn).local)

@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.urls import MIRRORED, is_url
+from inspector.loading.urls import MIRRORED
 from inspector.results.problems import RunReadError
 
 _EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
@@ -329,11 +329,6 @@ def _same_size(path: Path, size: int) -> bool:
         return path.lstat().st_size == size and path.is_file() and not path.is_symlink()
     except OSError:
         return False
-
-
-def local_path(path: str, *, say: Callable[[str], None] | None = None) -> str:
-    """``path`` itself, or for a URL the local folder that mirrors it."""
-    return str(mirror(path, say=say).local) if is_url(path) else path
 
 
 def forget() -> None:

@@ -69,29 +69,19 @@ class JsonError(ValueError):
     """A file's bytes are not a JSON document; the message says why, in one line."""
 
 
-def _import_orjson(data: bytes) -> Any:
-    """``orjson.loads``, imported on first use."""
-    global _orjson_loads
-    # Here, not at the top: a reopen answered from the report cache parses no JSON, and
-    # orjson loads uuid, datetime and platform (~4-9 ms of the reopen's imports).
-    import orjson
-
-    _orjson_loads = orjson.loads
-    return orjson.loads(data)
-
-
-_orjson_loads: Callable[[bytes], Any] = _import_orjson
-
-
 def parse_json(data: bytes, *, exact: bool = False) -> Any:
     """Parse JSON the way AgentCompass's ``json.loads`` does, fast: orjson first, then the
     standard library, which also accepts ``NaN``/``Infinity`` and lone surrogates and refuses
     integers of more than ``sys.get_int_max_str_digits()`` digits, as AgentCompass's reader
     does. ``exact``: the standard library only (orjson makes integers beyond 64 bits floats)."""
     if not exact:
+        # Here, not at the top: a reopen answered from the report cache parses no JSON,
+        # and orjson loads uuid, datetime and platform (~4-9 ms of the reopen's imports).
+        import orjson
+
         try:
-            return _orjson_loads(data)
-        except json.JSONDecodeError:  # what orjson raises (its JSONDecodeError is one)
+            return orjson.loads(data)
+        except orjson.JSONDecodeError:
             pass
     if not data:
         raise JsonError("empty file (0 bytes)")

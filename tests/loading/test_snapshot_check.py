@@ -14,19 +14,16 @@ import pytest
 from inspector.cli import main as cli
 from inspector.loading import report_cache, snapshot, task_cache
 from tests.conftest import conformance_run
+from tests.loading.helpers import replace_keeping_mtime
 
 
 def _replace_keeping_times(path: Path) -> None:
     """What ``cp -p`` / ``rsync -a`` over the file do: new contents of the same size
     through a temporary file, the old times put back."""
-    info = path.lstat()
     data = path.read_bytes()
     changed = data.replace(b"1", b"0", 1) if b"1" in data else data.replace(b"0", b"1", 1)
     assert len(changed) == len(data) and changed != data
-    temporary = path.with_name("result.json.tmp")
-    temporary.write_bytes(changed)
-    os.replace(temporary, path)
-    os.utime(path, ns=(info.st_atime_ns, info.st_mtime_ns))
+    replace_keeping_mtime(path, changed)
 
 
 @pytest.mark.parametrize("opened", [True, False], ids=["relative-to-the-run", "full-paths"])
