@@ -113,9 +113,15 @@ def _frames(chrome) -> int:  # type: ignore[no-untyped-def]
 
 
 def _press(chrome, keys: str) -> None:  # type: ignore[no-untyped-def]
+    """Type into the terminal as a person does: xterm.js reads keys from its helper
+    textarea, which Chromium 150 no longer lets WebDriver type into directly ("element not
+    interactable": it is kept out of sight), so it is focused and the keys go to the page."""
+    from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
 
-    chrome.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea").send_keys(keys)
+    area = chrome.find_element(By.CSS_SELECTOR, ".xterm-helper-textarea")
+    chrome.execute_script("arguments[0].focus();", area)
+    ActionChains(chrome).send_keys(keys).perform()
 
 
 def _requested_urls(chrome) -> list[str]:  # type: ignore[no-untyped-def]
