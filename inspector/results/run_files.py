@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import stat as stat_module
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +27,9 @@ from inspector.results.file_io import (
     stat_key,
 )
 from inspector.results.problems import RULE_JSON, RULE_SYMLINK, LoadProblem
+
+Reader = Callable[[int, int, int | None], bytes | None]
+"""Reads an open regular file: its descriptor, size at ``fstat`` and the size limit."""
 
 
 class RunFiles:
@@ -132,7 +136,9 @@ class RunFiles:
         """Drop bytes probed but never read (a task refused half way)."""
         self._prefetched.clear()
 
-    def _read_plain(self, rel: str, max_bytes: int | None = None) -> bytes | None:
+    def _read_plain(
+        self, rel: str, max_bytes: int | None = None, reader: Reader = read_all
+    ) -> bytes | None:
         """The bytes of a plain file opened without following a final link, else None
         (a link, a folder, a FIFO, an error, too large: the caller takes the careful path)."""
         try:
@@ -145,7 +151,7 @@ class RunFiles:
                 return None
             if max_bytes is not None and info.st_size > max_bytes:
                 return None
-            data = read_all(fd, info.st_size, max_bytes)
+            data = reader(fd, info.st_size, max_bytes)
             if data is None:
                 return None
             self.stats[rel] = stat_key(info)
@@ -164,23 +170,41 @@ class RunFiles:
         return LoadProblem(link, f"refused: {reason}", RULE_SYMLINK, blocking)
 
     def read_bytes(
-        self, rel: str, *, strict: bool, blocking: bool, max_bytes: int | None = None
+        self,
+        rel: str,
+        *,
+        strict: bool,
+        blocking: bool,
+        max_bytes: int | None = None,
+        reader: Reader = read_all,
     ) -> tuple[bytes | None, LoadProblem | None]:
-        """The bytes of ``rel``, or None and the problem (None, None when it is absent)."""
+        """The bytes of ``rel``, or None and the problem (None, None when it is absent).
+
+        ``reader`` reads the open regular file (``read_all``'s arguments): one that leaves
+        part of it out (:func:`~inspector.results.runinfo.read_without_plans`) gives those
+        bytes; bytes probed earlier are given whole."""
         prefetched = self._prefetched.pop(rel, None)
         if prefetched is not None:
             return prefetched, None
         if self._kinds.get(rel):
-            data = self._read_plain(rel, max_bytes)
+            data = self._read_plain(rel, max_bytes, reader)
             if data is not None:
                 return data, None
         refused = self.link_load_problem(rel, strict=strict, blocking=blocking)
         if refused is not None:
             return None, refused
-        return self._read_checked(rel, strict=strict, blocking=blocking, max_bytes=max_bytes)
+        return self._read_checked(
+            rel, strict=strict, blocking=blocking, max_bytes=max_bytes, reader=reader
+        )
 
     def _read_checked(
-        self, rel: str, *, strict: bool, blocking: bool, max_bytes: int | None
+        self,
+        rel: str,
+        *,
+        strict: bool,
+        blocking: bool,
+        max_bytes: int | None,
+        reader: Reader = read_all,
     ) -> tuple[bytes | None, LoadProblem | None]:
         """Open without blocking, check the type with ``fstat``, then read at most
         ``max_bytes``: only a regular file is ever read."""
@@ -205,7 +229,7 @@ class RunFiles:
             if max_bytes is not None and info.st_size > max_bytes:
                 message = f"larger than {max_bytes // 1024**2} MiB; not read"
                 return None, LoadProblem(rel, message, RULE_JSON, blocking)
-            data = read_all(fd, info.st_size, max_bytes)
+            data = reader(fd, info.st_size, max_bytes)
             self.stats[rel] = stat_key(info)
             if data is None:
                 message = f"grew beyond {max_bytes // 1024**2} MiB while read; not read"  # type: ignore[operator]

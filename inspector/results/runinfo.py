@@ -11,9 +11,12 @@ parsed as usual.
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import orjson
+
+from inspector.results.file_io import read_all
 
 PLANS_KEY = b'\n  "resolved_execution_plans": '
 MIN_SIZE = 1 << 20  # below 1 MiB parsing everything is cheap enough
@@ -50,6 +53,73 @@ def member_span(
     if end < 0:
         return None  # the last member: keep the simple path
     return start, end
+
+
+_LINE = b'\n  "'  # a top-level key starts a line so
+_CHUNK = 1 << 20
+
+
+def read_without_plans(fd: int, size: int, max_bytes: int | None) -> bytes | None:
+    """What :func:`~inspector.results.file_io.read_all` reads, with the
+    ``resolved_execution_plans`` member cut out as :func:`plans_span` would cut it, without
+    ever holding that member in memory (38 MB of a 10,000-task run's file, the largest
+    thing its report would otherwise hold). Files smaller than :data:`PLANS_MIN_SIZE`, or
+    not laid out as :func:`member_span` expects, are read whole; None when the file grows
+    beyond ``max_bytes`` while read.
+
+    The member ends where the first top-level line after its key starts; that line and
+    everything after it are kept, and a second top-level key of the same name makes the
+    file be read whole (as :func:`member_span` then declines)."""
+    if size < PLANS_MIN_SIZE:
+        return read_all(fd, size, max_bytes)
+    total = 0
+
+    def more() -> bytes:
+        nonlocal total
+        chunk = os.read(fd, _CHUNK)
+        total += len(chunk)
+        if max_bytes is not None and total > max_bytes:
+            raise _TooLarge
+        return chunk
+
+    try:
+        head = bytearray()
+        start = -1
+        while start < 0:
+            chunk = more()
+            if not chunk:
+                return bytes(head)  # no such member: read whole
+            searched = max(0, len(head) - len(PLANS_KEY) + 1)
+            head += chunk
+            start = head.find(PLANS_KEY, searched)
+        rest = head[start + 1 :]
+        del head[start:]
+        end = rest.find(_LINE)
+        while end < 0:
+            rest = rest[-(len(_LINE) - 1) :]
+            chunk = more()
+            if not chunk:
+                return _whole(fd, size, max_bytes)  # the last member: the simple path
+            rest += chunk
+            end = rest.find(_LINE)
+        tail = rest[end:]
+        while chunk := more():
+            tail += chunk
+    except _TooLarge:
+        return None
+    if tail.find(PLANS_KEY) >= 0:
+        return _whole(fd, size, max_bytes)  # the key twice: not the layout we expect
+    head += tail
+    return bytes(head)
+
+
+class _TooLarge(Exception):
+    """The file grew beyond the limit while read."""
+
+
+def _whole(fd: int, size: int, max_bytes: int | None) -> bytes | None:
+    os.lseek(fd, 0, os.SEEK_SET)
+    return read_all(fd, size, max_bytes)
 
 
 def plans_span(data: bytes) -> tuple[int, int] | None:
