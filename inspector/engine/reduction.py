@@ -202,27 +202,39 @@ def reduce_task(
     k: int,
 ) -> list[TaskReduction]:
     """Reduce one task for every series of a plan, in the order given."""
-    return _reduce_task(
-        task, [(plan, resolve_metric_reducer(plan.reducer)) for plan in series], contract, k
-    )
+    return _reduce_task(task, _resolve(series), contract, k, {})
+
+
+_Resolved = tuple[SeriesPlan, MetricReducer, str]
+"""A series, its reducer and its id, resolved once per run (not once per task)."""
+
+
+def _resolve(series: Sequence[SeriesPlan]) -> list[_Resolved]:
+    return [(plan, resolve_metric_reducer(plan.reducer), plan.series_id) for plan in series]
 
 
 def _reduce_task(
     task: TaskRecord,
-    series: Sequence[tuple[SeriesPlan, MetricReducer]],
+    series: Sequence[_Resolved],
     contract: MetricContract,
     k: int,
+    coverages: dict[tuple[int, int, int, int], Coverage],
 ) -> list[TaskReduction]:
+    """``coverages``: the equal coverages of a run's tasks as one object each (they repeat
+    across tasks, and a large run holds one per task and series)."""
     validate_task(task, contract, k)
     facts = _facts(task, contract, k)
     invalidated = bool(facts.fatal_attempts)
     error_count = len(facts.error_attempts)
     recorded = len(facts.ordered)
     out = []
-    for plan, reducer in series:
+    for plan, reducer, series_id in series:
         metric_id = plan.metric_id
         values = [a.metrics[metric_id] for a in facts.ordered if metric_id in a.metrics]
-        coverage = Coverage(k, recorded, len(values), error_count)
+        key = (k, recorded, len(values), error_count)
+        coverage = coverages.get(key)
+        if coverage is None:
+            coverage = coverages[key] = Coverage(*key)
         value = reducer.reduce(ReducerContext(plan.kind, values, k, len(values)))
         if invalidated:
             state, value = INVALIDATED, None
@@ -239,7 +251,7 @@ def _reduce_task(
         out.append(
             TaskReduction(
                 task_id=task.task_id,
-                series_id=plan.series_id,
+                series_id=series_id,
                 value=value,
                 state=state,
                 has_error=has_error,
@@ -293,13 +305,14 @@ class ReductionStream:
         except Exception:  # recompute raises it properly
             self.failed = True
             series = ()
-        self.series = [(plan, resolve_metric_reducer(plan.reducer)) for plan in series]
-        self.by_series: dict[str, list[TaskReduction]] = {p.series_id: [] for p, _ in self.series}
+        self.series = _resolve(series)
+        self.coverages: dict[tuple[int, int, int, int], Coverage] = {}
+        self.by_series: dict[str, list[TaskReduction]] = {sid: [] for _, _, sid in self.series}
 
     @property
     def series_ids(self) -> tuple[str, ...]:
         """The series each task is reduced for, in the order :meth:`add` takes them."""
-        return tuple(plan.series_id for plan, _ in self.series)
+        return tuple(sid for _, _, sid in self.series)
 
     def add(
         self,
@@ -316,7 +329,7 @@ class ReductionStream:
             for position, task in enumerate(tasks):
                 done = known[position] if known is not None else None
                 if done is None:
-                    done = _reduce_task(task, self.series, contract, k)
+                    done = _reduce_task(task, self.series, contract, k, self.coverages)
                 for reduction in done:
                     self.by_series[reduction.series_id].append(reduction)
                 self.tasks.append(task)
@@ -344,10 +357,10 @@ def reduce_tasks(
 ) -> dict[str, list[TaskReduction]]:
     """Reductions of every task, per series id, aligned with ``tasks``."""
     by_series: dict[str, list[TaskReduction]] = {plan.series_id: [] for plan in series}
-    # Resolved once per series, not once per task.
-    resolved = [(plan, resolve_metric_reducer(plan.reducer)) for plan in series]
+    resolved = _resolve(series)
+    coverages: dict[tuple[int, int, int, int], Coverage] = {}
     for task in tasks:
-        for reduction in _reduce_task(task, resolved, contract, k):
+        for reduction in _reduce_task(task, resolved, contract, k, coverages):
             by_series[reduction.series_id].append(reduction)
     return by_series
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.engine.model import Attempt, Issue, TaskRecord
+from inspector.results.layout import AttemptDirs
 from inspector.results.problems import LoadProblem
 
 
@@ -49,10 +50,25 @@ def encode_entry(entry: Any) -> tuple[Any, ...]:
         entry.state,
         entry.published,
         encoded_record,
-        tuple(entry.attempt_dirs.items()),
+        _dirs(entry.attempt_dirs),
         tuple((p.path, p.message, p.rule, p.blocking) for p in entry.problems),
         entry.schema_version,
     )
+
+
+def _dirs(attempt_dirs: Any) -> tuple[Any, ...]:
+    """An entry's attempt folders: their numbers when they are the usual ``attempt-N`` of
+    the task folder (:class:`~inspector.results.tasks.AttemptDirs`), else the items."""
+    if type(attempt_dirs) is AttemptDirs:
+        return attempt_dirs.numbers
+    return tuple(attempt_dirs.items())
+
+
+def _undirs(folder: str, dirs: tuple[Any, ...]) -> Any:
+    """:func:`_dirs` taken apart (numbers alone, or pairs)."""
+    if not dirs or type(dirs[0]) is int:
+        return AttemptDirs(folder, dirs)
+    return dict(dirs)
 
 
 _SHARED: dict[tuple[Any, ...], dict[str, Any]] = {}
@@ -78,16 +94,20 @@ def shared(mapping: dict[str, Any]) -> dict[str, Any]:
     return found
 
 
-def trusted_entry(data: tuple[Any, ...]) -> Any:
+def trusted_entry(data: tuple[Any, ...], folder: str | None = None) -> Any:
     """The TaskEntry :func:`encode_entry` made ``data`` from, without checking its shape:
     only for data this inspector's own reader processes just made (a cache file is
     checked: :func:`decode_entry`). Its small mappings are shared already (one object per
-    chunk: :func:`encode_entry`)."""
+    chunk: :func:`encode_entry`). ``folder``, when given, is the folder string the entry
+    was asked for (equal to the one sent back): the entry keeps that one object and the
+    copy that came through the pipe is freed with the chunk."""
     # results.tasks (the reader's validation, the v2 layout): when an entry is made; a
     # report answered from the cache loads this module (through the task cache) and makes none.
     from inspector.results.tasks import TaskEntry
 
-    task_id, folder, state, published, rec, dirs, problems, schema = data
+    task_id, sent, state, published, rec, dirs, problems, schema = data
+    if folder is None:
+        folder = sent
     record = None
     if rec is not None:
         tid, category, k, strategy, attempts, retries, truth, source = rec
@@ -110,7 +130,7 @@ def trusted_entry(data: tuple[Any, ...]) -> Any:
         state=state,
         published=published,
         record=record,
-        attempt_dirs=dict(dirs),
+        attempt_dirs=_undirs(folder, dirs),
         problems=[LoadProblem(*p) for p in problems],
         schema_version=schema,
     )
@@ -128,7 +148,9 @@ def decode_entry(data: Any) -> Any:
     try:
         task_id, folder, state, published, rec, dirs, problems, schema = data
         record = None if rec is None else _decode_record(rec)
-        attempt_dirs = dict(dirs)
+        if type(folder) is not str or type(dirs) is not tuple:
+            return None
+        attempt_dirs = _undirs(folder, dirs)
         load_problems = [LoadProblem(*p) for p in problems]
     except (TypeError, ValueError):
         return None
@@ -141,9 +163,12 @@ def decode_entry(data: Any) -> Any:
         and (schema is None or type(schema) is str)
     ):
         return None
-    for number, name in attempt_dirs.items():
-        if type(number) is not int or type(name) is not str:
-            return None
+    if type(attempt_dirs) is dict:
+        for number, name in attempt_dirs.items():
+            if type(number) is not int or type(name) is not str:
+                return None
+    elif any(type(number) is not int for number in dirs):
+        return None
     for p in load_problems:
         if not (type(p.path) is str and type(p.rule) is str and type(p.blocking) is bool):
             return None

@@ -394,4 +394,7 @@ class EntryLoad:
             return self._read_here(self.chunks[number])
         # Made by this inspector's own reader processes just now: not checked again.
         trusted = entry_data.trusted_entry
-        return [(trusted(encoded), seen, encoded) for encoded, seen in marshal.loads(data)]
+        return [
+            (trusted(encoded, item[0]), seen, encoded)
+            for (encoded, seen), item in zip(marshal.loads(data), self.chunks[number], strict=True)
+        ]

@@ -25,7 +25,7 @@ from typing import Any
 
 from inspector.results.file_io import Stat, stat_key
 
-FORMAT = 4
+FORMAT = 5  # 5: attempt folders as their numbers (entry_data._dirs)
 Signature = tuple[tuple[Any, ...], ...]
 """Per file ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)`` (:func:`stat_key`)."""
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 TASK_SCHEMA = "agentcompass.task.v3"
@@ -76,3 +77,38 @@ def is_empty_optional(value: Any) -> bool:
 def relpath(*parts: str) -> str:
     """Join POSIX path parts, dropping empty ones."""
     return "/".join([part for part in parts if part])
+
+
+class AttemptDirs(Mapping[int, str]):
+    """Attempt number → its folder (``<task folder>/attempt-N``), made when asked for.
+
+    Every attempt folder a task is read from is named ``attempt-N`` (the index's tokens
+    must be, and a scan takes only those), so the task folder and the numbers say it all:
+    kept as strings they were a quarter of what a large run's tasks hold. Equal to the
+    ``dict`` of the same items, and shown as one."""
+
+    __slots__ = ("folder", "numbers")
+
+    def __init__(self, folder: str, numbers: tuple[int, ...]) -> None:
+        self.folder = folder
+        self.numbers = numbers  # in the order the folders were found
+
+    def __getitem__(self, number: int) -> str:
+        if number not in self.numbers:
+            raise KeyError(number)
+        return relpath(self.folder, f"attempt-{number}")
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self.numbers)
+
+    def __len__(self) -> int:
+        return len(self.numbers)
+
+    def __contains__(self, number: object) -> bool:
+        return number in self.numbers
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (AttemptDirs, (self.folder, self.numbers))

@@ -24,7 +24,7 @@ import orjson
 
 from inspector.engine.model import Attempt, TaskRecord
 from inspector.results.file_io import READ_FLAGS, Stat, read_all, stat_key
-from inspector.results.layout import SHARED_TASK_KEYS, TASK_SCHEMA, task_directory_name
+from inspector.results.layout import SHARED_TASK_KEYS, TASK_SCHEMA, AttemptDirs, task_directory_name
 from inspector.results.listing import StateName
 from inspector.results.run_files import RunFiles
 from inspector.results.runinfo import MIN_SIZE
@@ -195,7 +195,7 @@ def _read_folder(
             ground_truth=index["ground_truth"],
             source=task_file,
         ),
-        attempt_dirs={int(number): f"{folder}/{token}" for number, token in tokens.items()},
+        attempt_dirs=AttemptDirs(folder, tuple([int(number) for number in tokens])),
         problems=[],
         schema_version=TASK_SCHEMA,
     )

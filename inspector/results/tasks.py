@@ -8,7 +8,7 @@ blocking :class:`LoadProblem`; where it silently skips, one non-blocking problem
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -18,6 +18,7 @@ from inspector.results.layout import (
     PREVIOUS_TASK_SCHEMA,
     SHARED_TASK_KEYS,
     TASK_SCHEMAS,
+    AttemptDirs,
     is_canonical_attempt_key,
     relpath,
     task_directory_name,
@@ -58,7 +59,7 @@ class TaskEntry:
     state: StateName
     published: bool = False
     record: TaskRecord | None = None
-    attempt_dirs: dict[int, str] = field(default_factory=dict)
+    attempt_dirs: Mapping[int, str] = field(default_factory=dict)
     problems: list[LoadProblem] = field(default_factory=list)
     schema_version: str | None = None
 
@@ -364,25 +365,26 @@ def _exact(files: RunFiles, rel: str, fallback: dict[str, Any]) -> dict[str, Any
         return fallback
 
 
-def _index_attempt_dirs(folder: str, index: dict[str, Any]) -> dict[int, str]:
+def _index_attempt_dirs(folder: str, index: dict[str, Any]) -> AttemptDirs:
     raw = index.get("attempts")
     if not isinstance(raw, dict):
-        return {}
-    return {
-        int(number): relpath(folder, token)
+        return AttemptDirs(folder, ())
+    numbers = {
+        int(number): None
         for number, token in raw.items()
         if is_canonical_attempt_key(number) and token == f"attempt-{number}"
     }
+    return AttemptDirs(folder, tuple(numbers))
 
 
-def _scan_attempt_dirs(files: RunFiles, folder: str) -> dict[int, str]:
+def _scan_attempt_dirs(files: RunFiles, folder: str) -> AttemptDirs:
     names, _ = files.subdirs(folder)
-    found = {}
+    found = set()
     for name in names:
         number = name.removeprefix("attempt-")
         if name.startswith("attempt-") and is_canonical_attempt_key(number):
-            found[int(number)] = relpath(folder, name)
-    return dict(sorted(found.items()))
+            found.add(int(number))
+    return AttemptDirs(folder, tuple(sorted(found)))
 
 
 def _blocking(path: str, message: str, rule: str) -> LoadProblem:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping
+from sys import intern
 from typing import Any
 
 from inspector.engine.model import PHASES, SEVERITIES, STATUSES, Attempt, Issue
@@ -33,7 +34,8 @@ ATTEMPT_FIELDS = frozenset(
 ISSUE_FIELDS = ("severity", "phase", "code", "message")
 META_NAMESPACES = frozenset({"benchmark", "harness"})
 PLAN_FIELDS = frozenset({"k", "strategy"})
-_STATUS_SET = frozenset(STATUSES)
+# Each status as one string object: a large run's attempts then share it (issue 11).
+_STATUS_OBJECTS = {status: status for status in STATUSES}
 # Benchmark values some corpus formulas read from artifacts (gdpval_ac's delivery rate).
 SCORING_ARTIFACT_PREFIX = "gdpval_ac_"
 
@@ -87,9 +89,10 @@ def shape_attempt(payload: Mapping[str, Any], key: str) -> Attempt:
     metrics = _metrics(payload["metrics"], f"{where}.metrics")
     # The usual attempt passes each rule by the first, cheapest test below; anything else
     # goes through the full rule, in the same order, so the first error is the same.
-    status = payload["status"]
-    if status.__class__ is not str or status not in _STATUS_SET:
-        status = _status(status, where)
+    raw_status = payload["status"]
+    status = _STATUS_OBJECTS.get(raw_status) if raw_status.__class__ is str else None
+    if status is None:
+        status = _STATUS_OBJECTS[_status(raw_status, where)]
     issues = payload["issues"]
     issues = () if issues.__class__ is list and not issues else _issues(issues, where)
     for name in ("trajectory", "artifacts", "analysis_result"):
@@ -142,12 +145,14 @@ def shape_plan(
             "attempt_plan.strategy is required and must be a non-empty string", RULE_ATTEMPT_PLAN
         )
     normalized = strategy.strip().lower()
-    if normalized not in strategies:
-        available = ", ".join(sorted(strategies)) or "none"
-        raise DetailError(
-            f"unknown attempt strategy '{normalized}'; available: {available}", RULE_ATTEMPT_PLAN
-        )
-    return k, normalized
+    if normalized in strategies:
+        # Interned: one object for every task, in this process and (marshal keeps the
+        # mark) in the one a reader process sends the task to.
+        return k, intern(normalized)
+    available = ", ".join(sorted(strategies)) or "none"
+    raise DetailError(
+        f"unknown attempt strategy '{normalized}'; available: {available}", RULE_ATTEMPT_PLAN
+    )
 
 
 def task_category(raw: Any) -> Any:
@@ -158,6 +163,8 @@ def task_category(raw: Any) -> Any:
     """
     if is_empty_optional(raw):
         return None
+    if type(raw) is str:
+        return intern(raw)  # tasks share a few categories: one string each (as strategies)
     if isinstance(raw, dict | list):
         try:
             str(raw)
