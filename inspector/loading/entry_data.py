@@ -58,7 +58,7 @@ def encode_entry(entry: Any) -> tuple[Any, ...]:
 
 def _dirs(attempt_dirs: Any) -> tuple[Any, ...]:
     """An entry's attempt folders: their numbers when they are the usual ``attempt-N`` of
-    the task folder (:class:`~inspector.results.tasks.AttemptDirs`), else the items."""
+    the task folder (:class:`~inspector.results.layout.AttemptDirs`), else the items."""
     if type(attempt_dirs) is AttemptDirs:
         return attempt_dirs.numbers
     return tuple(attempt_dirs.items())

@@ -218,29 +218,26 @@ def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | 
     (:mod:`inspector.results.runinfo`); :func:`read_resolved_plans` reads it on demand.
     """
     rel = "run_info.json"
-    # Read without the plans section (read_without_plans): a file that does not parse so
-    # is read again whole, so that what is wrong is said of the file as it is.
     data, problem = files.read_bytes(
         rel, strict=False, blocking=True, max_bytes=RUN_INFO_MAX_BYTES, reader=read_without_plans
     )
+    found = data is not None or problem is not None
     value: Any = None
     if data is not None:
         try:
             value, _ = parse_without_plans(data)
         except orjson.JSONDecodeError:
+            # Not JSON as read without its plans: read whole, so that what is wrong is
+            # said of the file as it is (its own lines and columns).
             data, problem = files.read_bytes(
                 rel, strict=False, blocking=True, max_bytes=RUN_INFO_MAX_BYTES
             )
-    found = data is not None or problem is not None
-    if data is not None and value is None:
-        try:
-            value, _ = parse_without_plans(data)
-        except orjson.JSONDecodeError:
-            try:
-                value = parse_json(data)
-            except ValueError as exc:
-                problem = LoadProblem(rel, str(exc), RULE_JSON, True)
-    del data
+            if data is not None:
+                try:
+                    value = parse_json(data)
+                except ValueError as exc:
+                    problem = LoadProblem(rel, str(exc), RULE_JSON, True)
+        del data
     if problem is not None:
         problems.append(problem)
         return None

@@ -107,7 +107,7 @@ def read_without_plans(fd: int, size: int, max_bytes: int | None) -> bytes | Non
             tail += chunk
     except _TooLarge:
         return None
-    if tail.find(PLANS_KEY) >= 0:
+    if PLANS_KEY in tail:
         return _whole(fd, size, max_bytes)  # the key twice: not the layout we expect
     head += tail
     return bytes(head)

@@ -369,12 +369,14 @@ def _index_attempt_dirs(folder: str, index: dict[str, Any]) -> AttemptDirs:
     raw = index.get("attempts")
     if not isinstance(raw, dict):
         return AttemptDirs(folder, ())
-    numbers = {
-        int(number): None
-        for number, token in raw.items()
-        if is_canonical_attempt_key(number) and token == f"attempt-{number}"
-    }
-    return AttemptDirs(folder, tuple(numbers))
+    return AttemptDirs(
+        folder,
+        tuple(
+            int(number)
+            for number, token in raw.items()
+            if is_canonical_attempt_key(number) and token == f"attempt-{number}"
+        ),
+    )
 
 
 def _scan_attempt_dirs(files: RunFiles, folder: str) -> AttemptDirs:
