@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from math import isfinite
 
-from inspector.engine.contract import MetricContract
+from inspector.engine.contract import MetricContract, MetricSpec
 from inspector.engine.errors import ObservationError
 from inspector.engine.model import STATUSES, Attempt, Issue, TaskRecord
-from inspector.engine.reducers import MetricReducer, ReducerContext, resolve_metric_reducer
+from inspector.engine.reducers import BINARY, MetricReducer, ReducerContext, resolve_metric_reducer
 from inspector.engine.strategies import SeriesPlan, attempt_completed, resolve_attempt_strategy
 from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, STATES, UNAVAILABLE
 
@@ -96,29 +97,68 @@ def validate_task(task: TaskRecord, contract: MetricContract, k: int) -> None:
     """The checks that abort AgentCompass's aggregation (spec §6.3 step 1, §10 item 13).
 
     A bad status or observation names the attempt's ``result.json``, where it was written.
+    An attempt that passes every check by its first, cheapest test (an int index in range, a
+    known status, a dict of declared metrics of exactly the right types) is not checked
+    again; any other goes through the full checks, which raise the same errors in the same
+    order.
     """
+    specs = contract.metrics
     for index, attempt in task.attempts.items():
-        if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= k:
-            raise ObservationError(
-                f"attempt {index} is outside 1..{k}", task_id=task.task_id, source=task.source
-            )
-        if attempt.status not in STATUSES:
-            raise ObservationError(
-                f"attempt {index} has unknown status {attempt.status!r}",
-                task_id=task.task_id,
-                source=attempt_file(task, index),
-            )
-        try:
-            contract.validate_observations(attempt.metrics, task_id=task.task_id)
-        except ObservationError as exc:
-            # The file is named only when needed: this runs for every attempt of a run.
-            exc.source = attempt_file(task, index)
-            raise
+        if (
+            type(index) is int
+            and 1 <= index <= k
+            and attempt.status in STATUSES
+            and _plain_observations(attempt.metrics, specs)
+        ):
+            continue
+        _validate_attempt(task, index, attempt, contract, k)
+
+
+def _plain_observations(observations: object, specs: Mapping[str, MetricSpec]) -> bool:
+    """True when ``observations`` is a dict whose every key is declared and whose every
+    value is of its kind's own type: a bool for a binary metric, an int or a finite float
+    for a scalar one (what :meth:`MetricContract.validate_observations` accepts at once)."""
+    if type(observations) is not dict:
+        return False
+    for key, value in observations.items():
+        spec = specs.get(key)
+        if spec is None:
+            return False
+        kind = type(value)
+        if spec.kind == BINARY:
+            if kind is not bool:
+                return False
+        elif not (kind is int or (kind is float and isfinite(value))):
+            return False
+    return True
+
+
+def _validate_attempt(
+    task: TaskRecord, index: int, attempt: Attempt, contract: MetricContract, k: int
+) -> None:
+    """One attempt through every check of :func:`validate_task`."""
+    if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= k:
+        raise ObservationError(
+            f"attempt {index} is outside 1..{k}", task_id=task.task_id, source=task.source
+        )
+    if attempt.status not in STATUSES:
+        raise ObservationError(
+            f"attempt {index} has unknown status {attempt.status!r}",
+            task_id=task.task_id,
+            source=attempt_file(task, index),
+        )
+    try:
+        contract.validate_observations(attempt.metrics, task_id=task.task_id)
+    except ObservationError as exc:
+        # The file is named only when needed: this runs for every attempt of a run.
+        exc.source = attempt_file(task, index)
+        raise
 
 
 def _facts(task: TaskRecord, contract: MetricContract, k: int) -> _TaskFacts:
-    ordered = tuple(task.attempts[i] for i in sorted(task.attempts))
-    if any(a.issues for a in ordered):
+    attempts = task.attempts
+    ordered = tuple([attempts[i] for i in sorted(attempts)])
+    if any([a.issues for a in ordered]):
         error_attempts = tuple(a for a in ordered if a.has_error_issue)
         fatal_attempts = tuple(a for a in ordered if a.has_fatal)
     else:
@@ -224,42 +264,48 @@ def _reduce_task(
     across tasks, and a large run holds one per task and series)."""
     validate_task(task, contract, k)
     facts = _facts(task, contract, k)
+    ordered = facts.ordered
+    missing = facts.missing
     invalidated = bool(facts.fatal_attempts)
     error_count = len(facts.error_attempts)
-    recorded = len(facts.ordered)
+    recorded = len(ordered)
+    # The same for every series of the task: whether it has an error before its state.
+    troubled = error_count > 0 or missing > 0
+    task_id = task.task_id
     out = []
     for plan, reducer, series_id in series:
         metric_id = plan.metric_id
-        values = [a.metrics[metric_id] for a in facts.ordered if metric_id in a.metrics]
-        key = (k, recorded, len(values), error_count)
+        values = [a.metrics[metric_id] for a in ordered if metric_id in a.metrics]
+        valid = len(values)
+        key = (k, recorded, valid, error_count)
         coverage = coverages.get(key)
         if coverage is None:
             coverage = coverages[key] = Coverage(*key)
-        value = reducer.reduce(ReducerContext(plan.kind, values, k, len(values)))
+        value = reducer.reduce(ReducerContext(plan.kind, values, k, valid))
         if invalidated:
             state, value = INVALIDATED, None
         elif value is not None:
             state = EVALUATED
-        elif facts.missing > 0 or error_count > 0:
+        elif troubled:
             state = ERROR
         else:
             state = UNAVAILABLE
-        has_error = state in (ERROR, INVALIDATED) or error_count > 0 or facts.missing > 0
+        has_error = troubled or state is ERROR or state is INVALIDATED
         reasons: tuple[Reason, ...] = ()
-        if state != EVALUATED or has_error:
+        if has_error or state is not EVALUATED:
             reasons = tuple(_reasons(task, facts, plan, state, k))
         out.append(
             TaskReduction(
-                task_id=task.task_id,
-                series_id=series_id,
-                value=value,
-                state=state,
-                has_error=has_error,
-                coverage=coverage,
-                missing_attempts=facts.missing,
-                invalidated=invalidated,
-                early_stopped=facts.early_stopped,
-                reasons=reasons,
+                task_id,
+                series_id,
+                value,
+                state,
+                has_error,
+                coverage,
+                missing,
+                invalidated,
+                facts.early_stopped,
+                reasons,
             )
         )
     return out
