@@ -34,9 +34,9 @@ def encode_entry(entry: Any) -> tuple[Any, ...]:
                 (
                     a.index,
                     a.status,
-                    shared(dict(a.metrics)),
+                    shared(_as_dict(a.metrics)),
                     tuple((i.severity, i.phase, i.code, i.message) for i in a.issues),
-                    shared(dict(a.scoring_artifacts)),
+                    shared(_as_dict(a.scoring_artifacts)),
                 )
                 for a in record.attempts.values()
             ),
@@ -69,6 +69,12 @@ def _undirs(folder: str, dirs: tuple[Any, ...]) -> Any:
     if not dirs or type(dirs[0]) is int:
         return AttemptDirs(folder, dirs)
     return dict(dirs)
+
+
+def _as_dict(mapping: Any) -> dict[str, Any]:
+    """``mapping`` itself when it is a dict (nothing changes an attempt's mappings once it
+    is read), else a dict of it."""
+    return mapping if type(mapping) is dict else dict(mapping)
 
 
 _SHARED: dict[tuple[Any, ...], dict[str, Any]] = {}

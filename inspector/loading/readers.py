@@ -58,7 +58,7 @@ def _read_one(
 ) -> tuple[TaskEntry, task_cache.Signature | None]:
     """One folder, and the signature of its files as they were read (for the cache; None
     when not ``signed``: there is no cache)."""
-    entry = read_plain_task(files, folder, state, first, strategies)
+    entry = read_plain_task(files, folder, state, first, strategies, signed)
     if entry is None:
         entry = load_published(files, folder, state, first, strategies)
     if not signed:

@@ -45,10 +45,10 @@ _S_ISDIR = stat_module.S_ISDIR
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _read(name: str, rel: str, stats: dict[str, Stat], dir_fd: int) -> bytes | None:
+def _read(name: str, rel: str, stats: dict[str, Stat] | None, dir_fd: int) -> bytes | None:
     """The bytes of a regular file ``name`` in the folder open as ``dir_fd`` (not through a
     final link), smaller than the size from which results are parsed without their
-    trajectory; None otherwise."""
+    trajectory; None otherwise. Its key goes in ``stats`` (when there is one)."""
     try:
         fd = os.open(name, _FLAGS, dir_fd=dir_fd)
     except OSError:
@@ -60,7 +60,8 @@ def _read(name: str, rel: str, stats: dict[str, Stat], dir_fd: int) -> bytes | N
         data = read_all(fd, info.st_size, None)
         if data is None or len(data) >= MIN_SIZE:
             return None
-        stats[rel] = stat_key(info)
+        if stats is not None:
+            stats[rel] = stat_key(info)
         return data
     except OSError:
         return None
@@ -69,7 +70,7 @@ def _read(name: str, rel: str, stats: dict[str, Stat], dir_fd: int) -> bytes | N
 
 
 def _read_object(
-    name: str, rel: str, stats: dict[str, Stat], dir_fd: int
+    name: str, rel: str, stats: dict[str, Stat] | None, dir_fd: int
 ) -> dict[str, Any] | None:
     """:func:`_read` parsed by orjson, when that gives an object."""
     data = _read(name, rel, stats, dir_fd)
@@ -88,9 +89,12 @@ def read_plain_task(
     state: StateName,
     first_location: str,
     strategies: Collection[str],
+    signed: bool = True,
 ) -> Any:
     """The TaskEntry of a plain published task folder, or None (then ``load_published``
-    reads it). On success ``files.stats`` holds the key of the folder and of each file read.
+    reads it). On success ``files.stats`` holds the key of the folder and of each file read
+    (when ``signed``; else nothing is kept, and the folder, a directory by how it is
+    opened, is not stat'ed: a read without a cache makes no signature).
     """
     if first_location != folder or state == "v2":
         return None
@@ -102,7 +106,7 @@ def read_plain_task(
     except OSError:
         return None
     try:
-        return _read_folder(files, folder, state, name, dir_fd, strategies)
+        return _read_folder(files, folder, state, name, dir_fd, strategies, signed)
     finally:
         os.close(dir_fd)
 
@@ -114,15 +118,17 @@ def _read_folder(
     name: str,
     dir_fd: int,
     strategies: Collection[str],
+    signed: bool,
 ) -> Any:
-    """:func:`read_plain_task` of the folder open as ``dir_fd``."""
-    try:
-        info = os.fstat(dir_fd)
-    except OSError:
-        return None
-    if not _S_ISDIR(info.st_mode):
-        return None
-    stats: dict[str, Stat] = {folder: stat_key(info)}
+    """:func:`read_plain_task` of the folder open as ``dir_fd`` (a directory: it was opened
+    with ``O_DIRECTORY``)."""
+    stats: dict[str, Stat] | None = None
+    if signed:
+        try:
+            info = os.fstat(dir_fd)
+        except OSError:
+            return None
+        stats = {folder: stat_key(info)}
     task_file = f"{folder}/task.json"
     index = _read_object("task.json", task_file, stats, dir_fd)
     if index is None or index.get("schema_version") != TASK_SCHEMA:
@@ -179,23 +185,25 @@ def _read_folder(
         category = task_category(index["category"])
     except DetailError:
         return None
-    files.stats = stats
+    if stats is not None:
+        files.stats = stats
+    # Positional, in field order (as entry_data.trusted_entry): once per task of a run.
     return TaskEntry(
-        task_id=task_id,
-        folder=folder,
-        state=state,
-        published=True,
-        record=TaskRecord(
-            task_id=task_id,
-            category=category,
-            plan_k=k,
-            plan_strategy=strategy,
-            attempts=dict(sorted(attempts.items())),
-            retry_counts=dict(sorted(retry_counts.items())),
-            ground_truth=index["ground_truth"],
-            source=task_file,
+        task_id,
+        folder,
+        state,
+        True,
+        TaskRecord(
+            task_id,
+            category,
+            k,
+            strategy,
+            dict(sorted(attempts.items())),
+            dict(sorted(retry_counts.items())),
+            index["ground_truth"],
+            task_file,
         ),
-        attempt_dirs=AttemptDirs(folder, tuple([int(number) for number in tokens])),
-        problems=[],
-        schema_version=TASK_SCHEMA,
+        AttemptDirs(folder, tuple([int(number) for number in tokens])),
+        [],
+        TASK_SCHEMA,
     )

@@ -112,13 +112,7 @@ def shape_attempt(payload: Mapping[str, Any], key: str) -> Attempt:
         if isinstance(artifacts, dict)
         else {}
     )
-    return Attempt(
-        index=int(key),
-        status=status,
-        metrics=metrics,
-        issues=issues,
-        scoring_artifacts=scoring_artifacts,
-    )
+    return Attempt(int(key), status, metrics, issues, scoring_artifacts)
 
 
 def shape_plan(
