@@ -269,7 +269,7 @@ def _reduce_task(
     invalidated = bool(facts.fatal_attempts)
     error_count = len(facts.error_attempts)
     recorded = len(ordered)
-    # The same for every series of the task: whether it has an error before its state.
+    # Whatever the series and its value: an ERROR issue or a missing attempt is an error.
     troubled = error_count > 0 or missing > 0
     task_id = task.task_id
     out = []
