@@ -11,7 +11,9 @@ each with its metrics.json written by ``inspector report --json``, then copied u
 holds ``--runs`` runs as ``ns_NN/20261130_NNNNNN`` (copies are separate files on disk, read
 separately). Nothing here runs in the test suite.
 
-Each round measures, interleaved (the machine is shared and noisy; medians are printed):
+Every file under the root is read once before the first round, unmeasured (the page cache
+then holds the root, as it does in every later round). Each round measures, interleaved (the
+machine is shared and noisy; medians are printed):
 
   floor         ../shared/bench/read_floor.py RUN --parser orjson --procs 2 over each run,
                 the in-process times it prints summed (interpreter start-up left out): the
@@ -126,6 +128,18 @@ def stat_floor(root: Path) -> float:
         os._exit(0)
     os.waitpid(pid, 0)
     return time.perf_counter() - began
+
+
+def warm_page_cache(root: Path) -> None:
+    """Read every file under ``root`` once, unmeasured: the first pass after the root was
+    written, or after the machine dropped its page cache, reads from the disk (a first
+    round's floor then took 35-40 s instead of 3 s, and a median of two rounds meant
+    nothing)."""
+    for folder, _, names in os.walk(root):
+        for name in names:
+            with open(os.path.join(folder, name), "rb") as stream:
+                while stream.read(1 << 20):
+                    pass
 
 
 def check_cold(root: Path) -> float:
@@ -252,6 +266,7 @@ def main() -> int:
         args.cache.mkdir(parents=True, exist_ok=True)
         if not any(args.cache.iterdir()):
             screen(args.root, str(args.cache))
+    warm_page_cache(args.root)
     rows: dict[str, list[float]] = {name: [] for name in names}
     for number in range(args.rounds):
         if "floor" in rows:
