@@ -122,6 +122,26 @@ class MetricContract:
         spec = self.metrics[metric_id]
         return spec.display.label if spec.display else default_label(metric_id)
 
+    def accepts_plainly(self, observations: object) -> bool:
+        """True when :meth:`validate_observations` would accept ``observations`` by the
+        cheapest test of each rule: a dict whose every key is declared and whose every
+        value is of its kind's own type (a bool for a binary metric, an int or a finite
+        float for a scalar one). False says only that the full checks must decide."""
+        if type(observations) is not dict:
+            return False
+        specs = self.metrics
+        for key, value in observations.items():
+            spec = specs.get(key)
+            if spec is None:
+                return False
+            kind = type(value)
+            if spec.kind == BINARY:
+                if kind is not bool:
+                    return False
+            elif not (kind is int or (kind is float and math.isfinite(value))):
+                return False
+        return True
+
     def validate_observations(
         self, observations: object, *, task_id: str | None = None, source: str = ""
     ) -> None:

@@ -6,13 +6,9 @@ observation of the wrong type. A failed check raises
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from math import isfinite
-
-from inspector.engine.contract import MetricContract, MetricSpec
+from inspector.engine.contract import MetricContract
 from inspector.engine.errors import ObservationError
 from inspector.engine.model import STATUSES, Attempt, TaskRecord
-from inspector.engine.reducers import BINARY
 
 
 def attempt_file(task: TaskRecord, index: int) -> str:
@@ -35,35 +31,15 @@ def validate_task(task: TaskRecord, contract: MetricContract, k: int) -> None:
     again; any other goes through the full checks, which raise the same errors in the same
     order.
     """
-    specs = contract.metrics
     for index, attempt in task.attempts.items():
         if (
             type(index) is int
             and 1 <= index <= k
             and attempt.status in STATUSES
-            and _plain_observations(attempt.metrics, specs)
+            and contract.accepts_plainly(attempt.metrics)
         ):
             continue
         _validate_attempt(task, index, attempt, contract, k)
-
-
-def _plain_observations(observations: object, specs: Mapping[str, MetricSpec]) -> bool:
-    """True when ``observations`` is a dict whose every key is declared and whose every
-    value is of its kind's own type: a bool for a binary metric, an int or a finite float
-    for a scalar one (what :meth:`MetricContract.validate_observations` accepts at once)."""
-    if type(observations) is not dict:
-        return False
-    for key, value in observations.items():
-        spec = specs.get(key)
-        if spec is None:
-            return False
-        kind = type(value)
-        if spec.kind == BINARY:
-            if kind is not bool:
-                return False
-        elif not (kind is int or (kind is float and isfinite(value))):
-            return False
-    return True
 
 
 def _validate_attempt(

@@ -216,9 +216,10 @@ def _reduce_task(
             state = ERROR
         else:
             state = UNAVAILABLE
-        has_error = troubled or state is ERROR or state is INVALIDATED
+        # As spec §6.3 states it (ERROR comes only from trouble; INVALIDATED is troubled too).
+        has_error = troubled or invalidated
         reasons: tuple[Reason, ...] = ()
-        if has_error or state is not EVALUATED:
+        if has_error or state != EVALUATED:
             reasons = tuple(_reasons(task, facts, plan, state, k))
         out.append(
             TaskReduction(
