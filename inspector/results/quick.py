@@ -6,7 +6,9 @@ one regular ``result.json`` per attempt, each well-formed. :func:`read_plain_tas
 that case with one ``open`` per folder and per file (each file opened relative to its open
 task folder, an attempt folder's kind from one ``lstat``, no folder listed), and builds the
 entry with the same validators as :func:`~inspector.results.tasks.load_published`
-(``check_index_attempts``, ``shape_attempt``, ``shape_plan``, ``task_category``). Anything else — a symbolic link, a
+(``check_index_attempts``, ``shape_attempt``, ``shape_plan``, ``task_category``); a
+result file is parsed by :func:`~inspector.results.lean.lean_payload` (its trajectory
+checked, not built), else by orjson. Anything else — a symbolic link, a
 missing or special file, a file that orjson cannot parse or that needs an exact parse, a
 legacy schema, a duplicate folder, any rule broken — makes it decline (None), and the
 folder is read by ``load_published``, which says exactly what is wrong. Where it does not
@@ -25,6 +27,7 @@ import orjson
 from inspector.engine.model import Attempt, TaskRecord
 from inspector.results.file_io import READ_FLAGS, Stat, read_all, stat_key
 from inspector.results.layout import SHARED_TASK_KEYS, TASK_SCHEMA, AttemptDirs, task_directory_name
+from inspector.results.lean import lean_payload
 from inspector.results.listing import StateName
 from inspector.results.run_files import RunFiles
 from inspector.results.runinfo import MIN_SIZE
@@ -74,8 +77,11 @@ def _read_object(
 ) -> dict[str, Any] | None:
     """:func:`_read` parsed by orjson, when that gives an object."""
     data = _read(name, rel, stats, dir_fd)
-    if data is None:
-        return None
+    return None if data is None else _parsed_object(data)
+
+
+def _parsed_object(data: bytes) -> dict[str, Any] | None:
+    """``data`` parsed by orjson, when that gives an object."""
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError:
@@ -156,9 +162,14 @@ def _read_folder(
         except OSError:
             return None
         rel = f"{folder}/{token}/result.json"
-        payload = _read_object(f"{token}/result.json", rel, stats, dir_fd)
-        if payload is None:
+        data = _read(f"{token}/result.json", rel, stats, dir_fd)
+        if data is None:
             return None
+        payload = lean_payload(data)  # the trajectory checked, not built
+        if payload is None:
+            payload = _parsed_object(data)
+            if payload is None:
+                return None
         count = payload.get("retry_count", -1)
         if type(count) is not int or count < 0:
             return None

@@ -86,9 +86,6 @@ ODD: dict[str, Callable[[Path], None]] = {
     "NaN metric": lambda run: _result(run).write_text(
         _result(run).read_text().replace('"metrics": {', '"metrics": {"nan": NaN, ', 1)
     ),
-    "huge integer metric": lambda run: _edit_json(
-        _result(run), lambda d: d["metrics"].update(huge=2**64)
-    ),
     "not UTF-8 in the trajectory": lambda run: _result(run).write_bytes(
         _result(run).read_bytes().replace(b'"trajectory": {', b'"trajectory": {"x": "\xff", ', 1)
     ),
@@ -130,3 +127,32 @@ def test_the_quick_reader_declines_what_is_not_plain(odd: str, tmp_path: Path) -
             assert quick is None, odd
         else:
             assert quick == careful
+
+
+# Changes the quick reader answers, as the careful one does: exact values.
+EXACT: dict[str, Callable[[Path], None]] = {
+    # orjson would make it a float; the lean parse keeps the integer (as json.loads).
+    "huge integer metric": lambda run: _edit_json(
+        _result(run), lambda d: d["metrics"].update(huge=2**64)
+    ),
+    "a non-ASCII trajectory": lambda run: _edit_json(
+        _result(run), lambda d: d["trajectory"].update(note="résumé ✓ 中文")
+    ),
+    "artifacts and a null final answer": lambda run: _edit_json(
+        _result(run), lambda d: d.update(artifacts={"log": "x.txt"}, final_answer=None)
+    ),
+}
+
+
+@pytest.mark.parametrize("change", list(EXACT))
+def test_the_quick_reader_answers_exactly(change: str, tmp_path: Path) -> None:
+    run = copy_run(tmp_path)
+    EXACT[change](run)
+    task = _result(run).parent.parent.relative_to(run).as_posix()
+    quick, careful = both(run, task, "normal", task)
+    assert quick is not None, change
+    assert quick == careful
+    if change == "huge integer metric":
+        entry = read_plain_task(RunFiles(run), task, "normal", task, BUILTIN_STRATEGIES)
+        assert entry.record.attempts[1].metrics["huge"] == 2**64
+        assert type(entry.record.attempts[1].metrics["huge"]) is int

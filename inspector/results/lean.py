@@ -1,0 +1,120 @@
+"""An attempt's ``result.json`` parsed for scoring only (issue 11).
+
+Nearly all of a result file is its trajectory, which scoring never reads. orjson builds
+every object of it and then frees them; :func:`lean_payload` parses the file with msgspec
+against the shape of a plain attempt instead: the fields scoring keeps (``retry_count``,
+``status``, ``metrics``, ``issues``) become Python values, the rest is checked as JSON and
+as the kind of value shape_attempt wants (an object), and not built. That takes about a
+third of orjson's time on an 8 KB trajectory.
+
+It answers only where the answer is the one ``json.loads`` gives (AgentCompass's reader):
+- msgspec checks the JSON it skips except for two things, checked here first: that the
+  bytes are UTF-8, and that no integer has more digits than ``json.loads`` converts
+  (``sys.get_int_max_str_digits()``);
+- integers are exact (orjson makes those beyond 64 bits floats), floats are correctly
+  rounded, nesting fails near the recursion limit as ``json.loads`` does;
+- anything else — a missing, unknown or other-typed field, NaN, a lone surrogate, scoring
+  artifacts (kept whole) — gives None, and the caller parses the file as before.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import msgspec
+
+from inspector.results.validate import SCORING_ARTIFACT_PREFIX
+
+_UNSET = msgspec.UNSET
+_Unset = msgspec.UnsetType
+
+
+class _Object(msgspec.Struct):
+    """Any JSON object: its contents are checked as JSON, not built."""
+
+
+class _Meta(msgspec.Struct, forbid_unknown_fields=True):
+    benchmark: _Object
+    harness: _Object
+
+
+class _Result(msgspec.Struct, forbid_unknown_fields=True):
+    retry_count: int | _Unset = _UNSET
+    status: str | _Unset = _UNSET
+    metrics: dict[str, bool | int | float] | _Unset = _UNSET
+    final_answer: msgspec.Raw | _Unset = _UNSET
+    trajectory: _Object | _Unset = _UNSET
+    issues: list[Any] | _Unset = _UNSET
+    artifacts: dict[str, msgspec.Raw] | _Unset = _UNSET
+    analysis_result: _Object | _Unset = _UNSET
+    meta: _Meta | _Unset = _UNSET
+
+
+_decode = msgspec.json.Decoder(_Result).decode
+_DecodeError = msgspec.DecodeError
+_DIGITS = range(48, 58)
+_PLACEHOLDER_META: dict[str, dict[str, Any]] = {"benchmark": {}, "harness": {}}
+# 0 means no limit: then no run is too long.
+_MAX_DIGITS = sys.get_int_max_str_digits() or sys.maxsize
+
+
+def lean_payload(data: bytes) -> dict[str, Any] | None:
+    """The payload scoring reads from a result file's bytes, or None (parse it whole).
+
+    The payload has the file's ``retry_count``, and, unless the file holds nothing else,
+    its ``status``, ``metrics`` and ``issues``; ``final_answer``, ``trajectory``,
+    ``artifacts`` (none of them scoring artifacts), ``analysis_result`` and ``meta``'s two
+    namespaces are there as empty values of the kind they are, which is all that
+    ``shape_attempt`` checks of them."""
+    if not data.isascii():
+        try:
+            data.decode()
+        except UnicodeDecodeError:
+            return None
+    if len(data) > _MAX_DIGITS and _long_integer(data):
+        return None
+    try:
+        result = _decode(data)
+    except (_DecodeError, RecursionError):
+        return None
+    count = result.retry_count
+    if count is _UNSET:
+        return None
+    artifacts = result.artifacts
+    fields = (result.status, result.metrics, result.final_answer, result.trajectory)
+    rest = (result.issues, artifacts, result.analysis_result, result.meta)
+    if _UNSET in fields or _UNSET in rest:
+        if all(value is _UNSET for value in fields + rest):
+            return {"retry_count": count}  # a retry record alone
+        return None
+    if artifacts and any(name.startswith(SCORING_ARTIFACT_PREFIX) for name in artifacts):
+        return None
+    return {
+        "retry_count": count,
+        "status": result.status,
+        "metrics": result.metrics,
+        "final_answer": None,
+        "trajectory": {},
+        "issues": result.issues,
+        "artifacts": {},
+        "analysis_result": {},
+        "meta": _PLACEHOLDER_META,
+    }
+
+
+def _long_integer(data: bytes) -> bool:
+    """True when ``data`` has a run of more digits than ``json.loads`` makes an integer
+    of. Such a run covers one of the offsets 0, n, 2n… (n: the limit), so only the bytes
+    there are looked at, and the runs through them measured."""
+    end = len(data)
+    for position in range(0, end, _MAX_DIGITS):
+        if data[position] in _DIGITS:
+            start = stop = position
+            while start and data[start - 1] in _DIGITS:
+                start -= 1
+            while stop < end and data[stop] in _DIGITS:
+                stop += 1
+            if stop - start > _MAX_DIGITS:
+                return True
+    return False
