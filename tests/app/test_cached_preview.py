@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -57,12 +58,14 @@ def held_check(monkeypatch: pytest.MonkeyPatch) -> Held:
     return Held(monkeypatch, report_cache, "lookup")
 
 
-async def _wait_for(pilot, condition, rounds: int = 400) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(rounds):
-        if condition():
-            return
+async def _wait_for(pilot, condition, seconds: float = 30) -> None:  # type: ignore[no-untyped-def]
+    """Until ``condition`` holds; by the clock, not a count of pauses (a loaded machine
+    made 400 pauses of 10 ms too few once)."""
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached")
         await pilot.pause(0.01)
-    raise AssertionError("condition not reached")
 
 
 async def _overview(pilot, app: InspectorApp) -> OverviewScreen:  # type: ignore[no-untyped-def]
@@ -162,7 +165,8 @@ def test_changed_run_cached_numbers_go_when_checked_and_the_new_ones_come(
             cached = _series_totals(screen)
             assert "not yet checked" in _label(screen)
             check.release.set()
-            for _ in range(400):
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
                 seen.append(_label(screen))
                 if screen.series_table.row_count == 0:
                     break
