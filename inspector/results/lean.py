@@ -4,8 +4,8 @@ Nearly all of a result file is its trajectory, which scoring never reads. orjson
 every object of it and then frees them; :func:`lean_payload` parses the file with msgspec
 against the shape of a plain attempt instead: the fields scoring keeps (``retry_count``,
 ``status``, ``metrics``, ``issues``) become Python values, the rest is checked as JSON and
-as the kind of value shape_attempt wants (an object), and not built. That takes about a
-third of orjson's time on an 8 KB trajectory.
+as the kind of value shape_attempt wants (an object), and not built: 6.6 µs against
+orjson's 9.2 µs for a file with an 8 KB trajectory.
 
 It answers only where the answer is the one ``json.loads`` gives (AgentCompass's reader):
 - msgspec checks the JSON it skips except for two things, checked here first: that the
@@ -82,10 +82,10 @@ def lean_payload(data: bytes) -> dict[str, Any] | None:
     if count is _UNSET:
         return None
     artifacts = result.artifacts
-    fields = (result.status, result.metrics, result.final_answer, result.trajectory)
-    rest = (result.issues, artifacts, result.analysis_result, result.meta)
-    if _UNSET in fields or _UNSET in rest:
-        if all(value is _UNSET for value in fields + rest):
+    others = (result.status, result.metrics, result.final_answer, result.trajectory,
+              result.issues, artifacts, result.analysis_result, result.meta)  # fmt: skip
+    if _UNSET in others:
+        if all(value is _UNSET for value in others):
             return {"retry_count": count}  # a retry record alone
         return None
     if artifacts and any(name.startswith(SCORING_ARTIFACT_PREFIX) for name in artifacts):

@@ -167,24 +167,7 @@ def task_category(raw: Any) -> Any:
     return raw
 
 
-# Metric names already found non-empty and without surrounding whitespace (a run has a
-# few): an attempt whose names are all here and whose values are plainly of their types
-# keeps its own dict (nothing changes an attempt's mappings once it is read).
-_PLAIN_NAMES: set[str] = set()
-_PLAIN_NAMES_MAX = 1024
-_isfinite = math.isfinite
-
-
 def _metrics(value: Any, where: str) -> dict[str, bool | int | float]:
-    if value.__class__ is dict:
-        for name, item in value.items():
-            if name not in _PLAIN_NAMES:
-                break
-            kind = item.__class__
-            if not (kind is bool or kind is int or (kind is float and _isfinite(item))):
-                break
-        else:
-            return value
     if type(value) is not dict and not isinstance(value, Mapping):
         raise DetailError(f"{where} must be a mapping", RULE_METRICS)
     metrics: dict[str, bool | int | float] = {}
@@ -203,8 +186,6 @@ def _metrics(value: Any, where: str) -> dict[str, bool | int | float]:
             kind = "non-finite float" if type(item) is float else type(item).__name__
             raise DetailError(f"{where}.{name} must be a bool, int, or finite float; got {kind}", RULE_METRICS)
         metrics[name] = item
-    if len(_PLAIN_NAMES) < _PLAIN_NAMES_MAX:
-        _PLAIN_NAMES.update(metrics)
     return metrics
 
 
