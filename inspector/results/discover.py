@@ -87,7 +87,7 @@ def summarize_run(path: Path, relative: str = ".") -> RunSummary:
     """The runs-list summary of one run directory, without reading task files."""
     files = RunFiles(path)
     problems: list[LoadProblem] = []
-    info = _object(files, "run_info.json", problems)
+    info = _run_info(files, problems)
     request = _dict(info.get("request"))
     attempts = _dict(_dict(request.get("execution")).get("attempts"))
     params = _object(files, "params.json", problems) if not request else {}
@@ -197,6 +197,38 @@ def _timestamp(value: str | None) -> float | None:
         return moment.timestamp()
     except (OverflowError, OSError, ValueError):
         return None
+
+
+def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any]:
+    """``run_info.json`` parsed without its ``resolved_execution_plans``, whatever its size:
+    the plans are most of a run's file (760 KB of a 200-task run's) and no summary needs
+    them. (Scoring parses them below a few megabytes, :data:`~inspector.results.runinfo.
+    PLANS_MIN_SIZE`, as AgentCompass cannot read a run whose plans are broken; the runs
+    list shows what its check then finds.) Not JSON so cut: parsed whole, so that what
+    is wrong is said of the file as it is."""
+    import orjson  # with the run-level files (see file_io.parse_json)
+
+    from inspector.results.runinfo import parse_without_plans, read_without_plans
+
+    data, problem = files.read_bytes(
+        "run_info.json",
+        strict=False,
+        blocking=False,
+        max_bytes=RUN_INFO_MAX_BYTES,
+        reader=read_without_plans,  # cut as it is read from 1 MiB (never held whole)
+    )
+    if problem is not None:
+        problems.append(problem)
+        return {}
+    if data is None:
+        return {}
+    try:
+        value, _ = parse_without_plans(data, min_size=0)
+    except orjson.JSONDecodeError:
+        value = None
+    if not isinstance(value, dict):
+        return _object(files, "run_info.json", problems)  # read whole: see above
+    return value if isinstance(value, dict) else {}
 
 
 def _object(files: RunFiles, rel: str, problems: list[LoadProblem]) -> dict[str, Any]:

@@ -126,9 +126,10 @@ def _whole(fd: int, size: int, max_bytes: int | None) -> bytes | None:
     return read_all(fd, size, max_bytes)
 
 
-def plans_span(data: bytes) -> tuple[int, int] | None:
-    """``(start, end)`` of the ``resolved_execution_plans`` member."""
-    return member_span(data, PLANS_KEY, PLANS_MIN_SIZE)
+def plans_span(data: bytes, min_size: int = PLANS_MIN_SIZE) -> tuple[int, int] | None:
+    """``(start, end)`` of the ``resolved_execution_plans`` member (of a file of at least
+    ``min_size`` bytes)."""
+    return member_span(data, PLANS_KEY, min_size)
 
 
 TRAJECTORY_KEY = b'\n  "trajectory": '
@@ -155,13 +156,16 @@ def parse_result_without_trajectory(data: bytes) -> Any:
     return value
 
 
-def parse_without_plans(data: bytes) -> tuple[Any, tuple[int, int] | None]:
-    """The parsed document without ``resolved_execution_plans``, and where that section is.
+def parse_without_plans(
+    data: bytes, min_size: int = PLANS_MIN_SIZE
+) -> tuple[Any, tuple[int, int] | None]:
+    """The parsed document without ``resolved_execution_plans``, and where that section is
+    (cut from files of at least ``min_size`` bytes).
 
     Returns ``(value, None)`` when the file was parsed whole. Raises what orjson raises for
     a document that is not JSON at all.
     """
-    span = plans_span(data)
+    span = plans_span(data, min_size)
     if span is not None:
         start, end = span
         try:

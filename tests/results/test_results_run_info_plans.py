@@ -138,3 +138,40 @@ def test_a_broken_file_is_described_as_it_is(tmp_path: Path) -> None:
     line = broken[: broken.index(b"oops")].count(b"\n") + 1
     assert problem.path == "run_info.json"
     assert f"line {line} " in problem.message, problem.message
+
+
+def test_the_runs_list_reads_run_info_without_its_plans(tmp_path: Path) -> None:
+    """The runs list's summary reads run_info.json as the reader does: a results root of
+    hundreds of runs would otherwise parse every run's plans (most of each file) before
+    its first row is shown."""
+    from inspector.results.discover import summarize_run
+
+    document = _document(60000, status="completed", started_at="2026-01-02T03:04:05")
+    (tmp_path / "run_info.json").write_bytes(
+        json.dumps(document, indent=2, sort_keys=True).encode()
+    )
+    tracemalloc.start()
+    try:
+        summary = summarize_run(tmp_path)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert summary.problems == ()
+    assert (summary.run_id, summary.status, summary.started_at) == (
+        "run-1",
+        "completed",
+        "2026-01-02T03:04:05",
+    )
+    assert peak < 4 * 1024**2, peak
+
+
+def test_the_runs_list_describes_a_broken_file_as_it_is(tmp_path: Path) -> None:
+    from inspector.results.discover import summarize_run
+
+    good = json.dumps(_document(), indent=2, sort_keys=True).encode()
+    broken = good.replace(b'"run_id": "run-1"', b'"run_id": "run-1" oops', 1)
+    (tmp_path / "run_info.json").write_bytes(broken)
+    [problem] = summarize_run(tmp_path).problems
+    line = broken[: broken.index(b"oops")].count(b"\n") + 1
+    assert problem.path == "run_info.json"
+    assert f"line {line} " in problem.message, problem.message
