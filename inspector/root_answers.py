@@ -105,10 +105,12 @@ def audit_runs(
     *,
     cancelled: Callable[[], bool] = lambda: False,
     every: float = 0.05,
+    first: float | None = None,
 ) -> Iterator[list[tuple[str, RunCheck]]]:
     """Check ``(path, shown as)`` runs in the shared reader processes (the app), yielding
-    ``(path, check)`` pairs in batches as they are done (at most one batch per ``every``
-    seconds), in no particular order. Without reader processes, one at a time here."""
+    ``(path, check)`` pairs in batches as they are done, paced by ``every`` and ``first``
+    (:func:`~inspector.loading.many.stream_in_shared_pool`), in no particular order.
+    Without reader processes, one at a time here."""
 
     def failed(index: int, exc: BaseException) -> RunCheck:
         path = runs[index][0]
@@ -116,7 +118,7 @@ def audit_runs(
 
     calls = [(path, shown_as, overrides) for path, shown_as in runs]
     for batch in stream_in_shared_pool(
-        audit_call, calls, failed=failed, cancelled=cancelled, every=every
+        audit_call, calls, failed=failed, cancelled=cancelled, every=every, first=first
     ):
         yield [(runs[index][0], check) for index, check in batch]
 

@@ -7,7 +7,6 @@ module's business, so that nothing outside ``inspector.loading`` knows of proces
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -52,11 +51,18 @@ def stream_in_shared_pool(
     failed: Callable[[int, BaseException], Any],
     cancelled: Callable[[], bool] = lambda: False,
     every: float = 0.05,
+    first: float | None = None,
 ) -> Iterator[list[tuple[int, Any]]]:
     """``(index, function(*calls[index]))`` pairs in batches as the app's shared reader
-    processes finish them (at most one batch per ``every`` seconds, in no particular order);
-    ``failed(index, error)`` stands in for a call whose worker broke. Without reader
-    processes, one call at a time here. Stops when ``cancelled()``."""
+    processes finish them (in no particular order); ``failed(index, error)`` stands in for
+    a call whose worker broke. Without reader processes, one call at a time here. Stops
+    when ``cancelled()``.
+
+    A batch gathers what finishes within ``every`` seconds of its first call's end (or
+    until every call is done); with ``first``, the first batch within ``first`` seconds
+    and each next one within twice the time of the one before, up to ``every``: the
+    first values at once, then fewer, larger batches (each redraws the screen, whose CPU
+    the reader processes share)."""
     from concurrent.futures import FIRST_COMPLETED, wait  # when a pool runs: see above
     from concurrent.futures.process import BrokenProcessPool
 
@@ -73,13 +79,14 @@ def stream_in_shared_pool(
             yield [(index, function(*call))]
         return
     pending = set(futures)
+    gap = every if first is None else min(first, every)
     try:
         while pending and not cancelled():
             done, pending = wait(pending, timeout=0.5, return_when=FIRST_COMPLETED)
             if done and pending:
-                time.sleep(every)  # let more finish: fewer, larger batches for the screen
-                more, pending = wait(pending, timeout=0)
+                more, pending = wait(pending, timeout=gap)  # let more finish (see above)
                 done |= more
+                gap = min(gap * 2, every)
             batch = []
             for future in done:
                 index = futures[future]

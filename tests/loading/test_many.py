@@ -26,3 +26,40 @@ def test_workers_start_with_the_reader_loaded() -> None:
         [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, check=True
     )
     assert json.loads(proc.stdout) == [[1, True, True], [2, True, True]]
+
+
+def _paced(monkeypatch, **pacing) -> tuple[list[float], list[tuple[int, object]]]:
+    """The time each batch waited for more calls to end, and every pair streamed: calls
+    that end one after another over about a second, in the shared reader processes."""
+    import concurrent.futures
+    import time
+
+    from inspector.loading.many import stream_in_shared_pool
+
+    real_wait = concurrent.futures.wait
+    gaps: list[float] = []
+
+    def wait(futures, timeout=None, return_when=concurrent.futures.ALL_COMPLETED):
+        if return_when == concurrent.futures.ALL_COMPLETED:
+            gaps.append(timeout)
+        return real_wait(futures, timeout=timeout, return_when=return_when)
+
+    monkeypatch.setattr(concurrent.futures, "wait", wait)
+    calls = [(0.01 * number,) for number in range(20)]
+    batches = list(stream_in_shared_pool(time.sleep, calls, failed=lambda i, e: e, **pacing))
+    return gaps, [pair for batch in batches for pair in batch]
+
+
+def test_batches_start_soon_and_grow(monkeypatch) -> None:
+    """The runs screen's checks: the first values within 0.1 s, then each batch waits
+    twice as long as the one before, up to ``every`` (each batch redraws the screen)."""
+    gaps, pairs = _paced(monkeypatch, every=0.5, first=0.1)
+    assert sorted(index for index, _ in pairs) == list(range(20))
+    assert len(gaps) >= 2, gaps
+    assert gaps == [0.1, 0.2, 0.4, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5][: len(gaps)]
+
+
+def test_batches_without_first_wait_every(monkeypatch) -> None:
+    gaps, pairs = _paced(monkeypatch, every=0.05)
+    assert sorted(index for index, _ in pairs) == list(range(20))
+    assert len(gaps) >= 2 and set(gaps) == {0.05}, gaps
