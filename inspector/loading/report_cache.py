@@ -320,16 +320,25 @@ def store_snapshot(
     loaded = _load(run_root)
     outputs: dict[str, Any] = {}
     tables: Any = {}
+    kept: bytes | None = None
     if loaded is not None and loaded[0] == snapshot:
         outputs = dict(loaded[1])
-        with contextlib.suppress(EOFError, ValueError, TypeError):
-            tables = marshal.loads(loaded[2])
-        if type(tables) is not dict:
-            tables = {}
+        if table is None and key not in outputs:
+            # A table is stored only with its outputs, so none is under ``key``: the
+            # tables stay as bytes: taking them apart and putting them back was most of
+            # the runs screen's interval store (2.8 ms a store against 0.6-0.8 ms, for a
+            # run of 200 tasks at k=3).
+            kept = loaded[2]
+        else:
+            with contextlib.suppress(EOFError, ValueError, TypeError):
+                tables = marshal.loads(loaded[2])
+            if type(tables) is not dict:
+                tables = {}
     outputs[key] = value
-    tables.pop(key, None)
-    if table is not None:
-        tables[key] = table
+    if kept is None:
+        tables.pop(key, None)
+        if table is not None:
+            tables[key] = table
     if os.path.abspath(run_root) in _held.runs:
         _held.runs[os.path.abspath(run_root)] = _UNSEEN
     task_cache.write_atomically(
@@ -340,6 +349,6 @@ def store_snapshot(
             code_signature(),
             snapshot.as_data(),
             outputs,
-            marshal.dumps(tables),
+            marshal.dumps(tables) if kept is None else kept,
         ),
     )

@@ -418,3 +418,46 @@ def test_the_table_holds_no_entry_objects(
     folders = len(list(run.glob("details/*/*/task.json")))
     assert score_table.Table.from_data(table, folders) is not None
     assert score_table.Table.from_data(table, folders + 1) is None
+
+
+def _kept(run: Path) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The outputs and the score tables in the run's report cache file."""
+    data = marshal.loads(report_cache.cache_file(run).read_bytes())
+    return data[4], marshal.loads(data[5])
+
+
+def test_a_store_without_a_table_keeps_the_other_keys_tables(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An answer stored later for the same files (the runs screen's interval) leaves the
+    report's table as it was, and a reopen after a change still answers from it."""
+    run = filled(tmp_path, capsys, k3_run())
+    outputs_before, tables_before = _kept(run)
+    assert len(tables_before) == 1
+    loaded = report_cache._load(run)
+    assert loaded is not None
+    report_cache.store_snapshot(run, loaded[0], "another answer", ("plain", 1))
+    outputs_after, tables_after = _kept(run)
+    assert tables_after == tables_before
+    assert outputs_after == {**outputs_before, "another answer": ("plain", 1)}
+    set_metric(results(run)[0])
+    settle_time_stamps()
+    expected = uncached(run, capsys, monkeypatch)
+    answers = Answers(monkeypatch)
+    assert outputs(run, capsys) == expected
+    assert answers.warm[:1] == [1] and answers.read == 0
+
+
+def test_a_key_stored_again_without_a_table_loses_its_old_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run = filled(tmp_path, capsys, k3_run())
+    outputs_before, tables_before = _kept(run)
+    (key,) = tables_before
+    loaded = report_cache._load(run)
+    assert loaded is not None
+    report_cache.store_snapshot(run, loaded[0], "another answer", ("plain", 1))
+    report_cache.store_snapshot(run, loaded[0], key, outputs_before[key])
+    outputs_after, tables_after = _kept(run)
+    assert tables_after == {}
+    assert set(outputs_after) == {key, "another answer"}
