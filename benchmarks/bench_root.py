@@ -35,7 +35,8 @@ machine is shared and noisy; medians are printed):
                 folders, task.json, result.json), split over two forked processes: the
                 least a cached screen that sees any change to any file can spend.
 
-The time until the headline intervals are all shown (after the values) is printed too.
+The time until the headline intervals are all shown is printed too (a run read for its
+check brings its interval; one answered by the report cache brings the one kept with it).
 Ratios are against the floor measured in the same round. ``--only check`` measures the
 floor and ``check ROOT``, ``--only screen`` the screens and the stat floor, ``--only
 cached`` the cached screen and the stat floor, with the cache in ``--cache DIR`` (filled
@@ -162,7 +163,9 @@ def screen(root: Path, cache: str) -> dict[str, float]:
     """Seconds from the start until every row shows a recomputed value (checked, or cached
     until then) and until every row is checked, the same from the moment the rows were
     listed, and from the start until every interval is shown."""
-    env = dict(os.environ, XDG_CACHE_HOME=cache)
+    # PYTHONPATH: this tree's inspector in the app's reader processes too (they import it
+    # by name, wherever the child runs from).
+    env = dict(os.environ, XDG_CACHE_HOME=cache, PYTHONPATH=str(ROOT))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["BENCH_STARTED"] = repr(time.perf_counter())  # the same clock in the child
     proc = subprocess.run(

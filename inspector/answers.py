@@ -82,11 +82,14 @@ def load_outputs(
     cached: bool = True,
     store: bool = True,
     say: Say = say_on_stderr,
+    on_session: Callable[[Session], None] | None = None,
 ) -> tuple[Outputs, str | None]:
     """What ``report`` / ``check`` print, and what came from the cache, in words (None:
     nothing); from the cache when the run is unchanged (``cached=False``: every file is
     read, nothing is taken from the cache; ``store=False``: nothing read is kept in the
-    caches). Warnings and notes go to ``say``, with ``path`` as given.
+    caches). Warnings and notes go to ``say``, with ``path`` as given. ``on_session`` is
+    given the session when the run was read and scored (not when the report cache
+    answered), after the outputs were made from it.
     """
     request = loading.Request(
         overrides=overrides,
@@ -111,6 +114,8 @@ def load_outputs(
             raise
         assert loaded.outputs is not None
         outputs, hits = loaded.outputs, loaded.cache_hits
+        if on_session is not None:
+            on_session(loaded.session)
         total = len(loaded.session.run.entries)
         source = f"{hits} of {total} task folders (their files are unchanged)" if hits else None
     for line in outputs.stderr_lines(path):

@@ -6,8 +6,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from inspector.answers import Say, Unusable, load_outputs, say_on_stderr
 from inspector.loading.report_cache import Outputs
@@ -15,6 +16,9 @@ from inspector.overrides import Overrides
 from inspector.results.file_io import parse_json
 from inspector.views.differences import Difference, compare_reports, same_text
 from inspector.views.run_check import DIFFERS, OK, RunCheck, headline_of
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.session import Session
 
 
 def check_run(
@@ -24,15 +28,19 @@ def check_run(
     cached: bool = False,
     store: bool = True,
     say: Say = say_on_stderr,
+    on_session: Callable[[Session], None] | None = None,
 ) -> tuple[list[Difference], Outputs, str | None]:
     """Where a run's stored metrics.json differs from its recomputation, the outputs, and
     what came from the cache (``cached=False``, as ``check``: every file is read;
-    ``store=False``: nothing read is kept in the caches).
+    ``store=False``: nothing read is kept in the caches; ``on_session``: as
+    :func:`~inspector.answers.load_outputs`).
 
     Raises:
         Unusable: the run cannot be read or scored, or has no readable metrics.json.
     """
-    outputs, source = load_outputs(path, overrides, cached=cached, store=store, say=say)
+    outputs, source = load_outputs(
+        path, overrides, cached=cached, store=store, say=say, on_session=on_session
+    )
     return stored_differences(path, outputs), outputs, source
 
 

@@ -13,7 +13,7 @@ import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector import loading
 from inspector.answers import Unusable, warnings_in
@@ -28,15 +28,25 @@ from inspector.views.leaderboard import Leaderboard, build
 from inspector.views.run_check import UNUSABLE, RunCheck
 from inspector.views.runs_view import RunRow, with_interval
 
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.session import Session
+
 
 def check_one(
-    path: str, shown_as: str, overrides: Overrides, *, cached: bool = False, store: bool = True
+    path: str,
+    shown_as: str,
+    overrides: Overrides,
+    *,
+    cached: bool = False,
+    store: bool = True,
+    on_session: Callable[[Session], None] | None = None,
 ) -> RunCheck:
     """One run through the single-run check; never raises for bad data.
 
     ``path`` is how the run is reached, ``shown_as`` how it is named; file names in
     messages are given under the root (``path``'s prefix replaced by ``shown_as``).
-    ``store=False``: nothing read is kept in the caches.
+    ``store=False``: nothing read is kept in the caches. ``on_session``: as
+    :func:`~inspector.answers.load_outputs`.
     """
     said: list[str] = []
 
@@ -45,7 +55,7 @@ def check_one(
 
     try:
         differences, outputs, _ = check_run(
-            path, overrides, cached=cached, store=store, say=said.append
+            path, overrides, cached=cached, store=store, say=said.append, on_session=on_session
         )
     except Unusable as exc:
         return RunCheck(
@@ -85,15 +95,25 @@ def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) ->
 
 def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
     """:func:`check_one` in one of the app's reader processes, which may recompute from the
-    caches (a cache may make it faster, never different), with the headline's interval
-    when the report cache holds it for the same state of the run (one check of its files
-    answers both). The reader processes keep the environment the app had when they
-    started, so they use its cache folder."""
+    caches (a cache may make it faster, never different), with the headline's interval:
+    from the same read when the run was read and scored for the check (its statistics
+    cost about a millisecond, a second read of the run twenty), else when the report
+    cache holds it for the same state of the run (one check of its files answers both).
+    The reader processes keep the environment the app had when they started, so they use
+    its cache folder."""
+    sessions: list[Session] = []
     with report_cache.held(Path(path)):
-        check = check_one(path, shown_as, overrides, cached=True)
+        check = check_one(path, shown_as, overrides, cached=True, on_session=sessions.append)
         headline = check.headline
         if headline is not None and not headline.is_reference:
             kept = _kept_interval(path, overrides, headline.series_id)
+            if kept is None and sessions:
+                # The run was just read and scored: its interval from the same session,
+                # rather than a second read of the run when every row is checked.
+                try:
+                    kept = _interval_of(sessions[0], overrides, headline.series_id) or ()
+                except Exception:  # the statistics are extra: the check stands without them
+                    kept = None
             if kept:
                 check = with_interval(check, kept)
     return check
@@ -142,16 +162,24 @@ def interval_call(
     interval (:func:`inspector.views.run_stats.series_stats`), or None when the series has
     no interval or the run cannot be scored now. In one of the app's reader processes, after
     the check. The answer is kept in the report cache, for the run as it was read."""
-    # The statistics load the engine: a report answered from the cache does without them.
-    from inspector.views.run_stats import series_stats
-
     kept = _kept_interval(path, overrides, series_id)
     if kept is not None:
         return kept or None
     result = loading.open(path, loading.Request(overrides=overrides))
     if not isinstance(result, loading.Loaded) or result.refusal is not None:
         return None
-    rec = result.session.recomputation
+    return _interval_of(result.session, overrides, series_id)
+
+
+def _interval_of(
+    session: Session, overrides: Overrides, series_id: str
+) -> tuple[float, float, float] | None:
+    """:func:`interval_call`'s answer for the run as ``session`` read it, kept in the report
+    cache for that state of the run."""
+    # The statistics load the engine: a report answered from the cache does without them.
+    from inspector.views.run_stats import series_stats
+
+    rec = session.recomputation
     series = next((s for s in rec.report.series if s.series_id == series_id), None) if rec else None
     if rec is None or series is None:
         return None
@@ -164,7 +192,7 @@ def interval_call(
     ):
         answer = (float(interval.estimate), float(interval.ci_low), float(interval.ci_high))
     with contextlib.suppress(Exception):  # a cache is optional: never fails the answer
-        report_cache.store(result.session.run, _interval_key(overrides, series_id), answer or ())
+        report_cache.store(session.run, _interval_key(overrides, series_id), answer or ())
     return answer
 
 

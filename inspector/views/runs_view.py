@@ -104,7 +104,7 @@ def with_checks(rows: Sequence[RunRow], checks: dict[str, RunCheck]) -> list[Run
 
 def with_interval(check: RunCheck, answer: tuple[float, float, float] | None) -> RunCheck:
     """``check`` with its headline's interval, from ``(value, low, high)`` (the statistics
-    of the run read again): only when that value is the headline value the check shows (a
+    of a read of the run): only when that value is the headline value the check shows (a
     run changed in between keeps no interval rather than another read's)."""
     headline = check.headline
     if answer is None or headline is None or headline.is_reference or answer[0] != headline.value:

@@ -100,8 +100,8 @@ def test_a_cached_check_and_its_interval_come_from_one_look_at_the_files(
     from inspector.root_answers import interval_call
 
     path = str(root / PASS)
-    check = audit_call(path, PASS, Overrides())
-    assert check.headline is not None and check.headline.interval is None
+    check = audit_call(path, PASS, Overrides())  # read and scored: with its interval
+    assert check.headline is not None and check.headline.interval is not None
     assert interval_call(path, Overrides(), check.headline.series_id) is not None
     looks: list[Path] = []
     check_files = snapshot.check

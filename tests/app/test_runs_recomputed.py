@@ -13,6 +13,7 @@ from inspector.app.app import InspectorApp
 from inspector.app.screens import runs as runs_module
 from inspector.app.screens.runs import RunsScreen
 from inspector.root_answers import audit_runs
+from tests.loading.helpers import settle_time_stamps
 from tests.results_root import (
     CANCELLED,
     CUT_OFF,
@@ -244,7 +245,7 @@ def stats_interval(run: Path, series_id: str) -> tuple[float, float]:
 
 
 @pilot_test
-async def test_headline_intervals_arrive_after_the_values(root: Path) -> None:
+async def test_headline_intervals_are_shown_with_the_values(root: Path) -> None:
     app = InspectorApp([root])
     async with app.run_test(size=(140, 45)) as pilot:
         screen = await checked_screen(pilot)
@@ -266,13 +267,10 @@ async def test_headline_intervals_arrive_after_the_values(root: Path) -> None:
         assert f"interval [{low:.4f}, {high:.4f}]" in text
 
 
-@pilot_test
-async def test_the_intervals_wait_for_every_value(
-    root: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The statistics are asked for only once every run shows its recomputed value."""
+def asked_for_intervals(app: InspectorApp, monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """Each time the runs screen asks for headline intervals apart from the checks: whether
+    every run was checked by then."""
     asked_when: list[bool] = []
-    app = InspectorApp([root])
     real = runs_module.audit_intervals
 
     def watched(runs, overrides, **kwargs):  # type: ignore[no-untyped-def]
@@ -281,6 +279,57 @@ async def test_the_intervals_wait_for_every_value(
         yield from real(runs, overrides, **kwargs)
 
     monkeypatch.setattr(runs_module, "audit_intervals", watched)
+    return asked_when
+
+
+@pilot_test
+async def test_a_run_read_for_its_check_brings_its_interval(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing cached: every run is read for its check, and its interval comes from that
+    read (no second read of the runs for their statistics)."""
+    app = InspectorApp([root])
+    asked_when = asked_for_intervals(app, monkeypatch)
     async with app.run_test(size=(140, 45)) as pilot:
-        await checked_screen(pilot)
+        screen = await checked_screen(pilot)
+        assert asked_when == []
+        for run in (PASS, MICRO):
+            low, high = stats_interval(root / run, stored_headline(root / run)["series_id"])
+            row = next(r for r in screen.rows if r.summary.relative == run)
+            assert row.recomputed is not None and row.recomputed.interval == (low, high)
+
+
+@pilot_test
+async def test_the_intervals_wait_for_every_value(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Runs whose checks the report cache answers without their statistics (each run was
+    reported first, as `inspector report` does): the statistics are asked for only once
+    every run shows its recomputed value."""
+    from inspector.answers import load_outputs
+    from inspector.loading.processes import in_shared_pool
+    from inspector.overrides import Overrides
+
+    settle_time_stamps()  # files written just now are read again next time, never cached
+    reports = [(str(root / run), Overrides()) for run in (PASS, MICRO)]
+    # Where the app checks them: in its reader processes (which keep the cache folder they
+    # started with), else here.
+    if in_shared_pool(load_outputs, reports) is None:
+        for path, overrides in reports:
+            load_outputs(path, overrides)
+    real_checks = runs_module.audit_runs
+
+    def one_at_a_time(runs, overrides, **kwargs):  # type: ignore[no-untyped-def]
+        for batch in real_checks(runs, overrides, **kwargs):
+            yield from ([check] for check in batch)
+
+    monkeypatch.setattr(runs_module, "audit_runs", one_at_a_time)
+    app = InspectorApp([root])
+    asked_when = asked_for_intervals(app, monkeypatch)
+    async with app.run_test(size=(140, 45)) as pilot:
+        screen = await checked_screen(pilot)
         assert asked_when == [True]
+        for run in (PASS, MICRO):
+            low, high = stats_interval(root / run, stored_headline(root / run)["series_id"])
+            row = next(r for r in screen.rows if r.summary.relative == run)
+            assert row.recomputed is not None and row.recomputed.interval == (low, high)

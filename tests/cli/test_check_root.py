@@ -213,7 +213,9 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
     assert first is not None and first[1] < first[0] < first[2]
     opened: list[str] = []
     real_open = loading.open
-    monkeypatch.setattr(loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a))
+    monkeypatch.setattr(
+        loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a)
+    )
     assert module.interval_call(str(run), Overrides(), series_id) == first
     assert opened == []  # the kept answer: the run's files are unchanged
     result = next(run.glob("details/normal/*/attempt-1/result.json"))
@@ -221,6 +223,60 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
     time.sleep(0.1)
     assert module.interval_call(str(run), Overrides(), series_id) == first
     assert opened == [str(run)]  # changed: read again
+
+
+def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runs screen's check of a run it had to read carries the headline interval of
+    that same read (what `inspector stats` gives), keeps it for the next look, and never
+    reads the run a second time for it."""
+    import contextlib
+    import io
+    import time
+
+    from inspector import loading
+    from inspector import root_answers as module
+
+    run = tmp_path / "ns" / "k3_pass"
+    shutil.copytree(FIXTURE_RUNS / "k3_pass", run)
+    time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
+    opened: list[str] = []
+    real_open = loading.open
+    monkeypatch.setattr(
+        loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a)
+    )
+    check = module.audit_call(str(run), "ns/k3_pass", Overrides())
+    assert check.status == "ok" and check.headline is not None
+    assert check.headline.series_id == "correct.pass@3" and check.headline.interval is not None
+    assert opened == [str(run)]  # one read, for the check and its interval
+    kept = module.interval_call(str(run), Overrides(), "correct.pass@3")
+    assert kept == (check.headline.value, *check.headline.interval)
+    assert opened == [str(run)]  # the kept answer
+    monkeypatch.setattr(loading, "open", real_open)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["stats", str(run), "--format", "json", "--series", "correct.pass@3"]) == 0
+    expected = json.loads(out.getvalue())["series"][0]
+    assert check.headline.interval == (expected["ci_low"], expected["ci_high"])
+
+
+def test_an_audit_whose_statistics_fail_keeps_its_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspector import root_answers as module
+    from inspector.views import run_stats
+
+    run = tmp_path / "ns" / "k3_pass"
+    shutil.copytree(FIXTURE_RUNS / "k3_pass", run)
+
+    def broken(*args: object) -> None:
+        raise ValueError("no statistics today")
+
+    monkeypatch.setattr(run_stats, "series_stats", broken)
+    check = module.audit_call(str(run), "ns/k3_pass", Overrides())
+    assert check.status == "ok" and check.problem is None
+    assert check.headline is not None and check.headline.interval is None
 
 
 def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference_but_nan() -> None:
@@ -241,8 +297,7 @@ def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference_bu
     found = differences(nan)
     assert len(found) == 1 and found[0][0].endswith("value")
     assert found == [
-        (d.where, d.stored, d.recomputed)
-        for d in compare_reports(json.loads(nan), json.loads(nan))
+        (d.where, d.stored, d.recomputed) for d in compare_reports(json.loads(nan), json.loads(nan))
     ]
 
 

@@ -217,8 +217,9 @@ their plans or benchmark params differ.
     def _checked(self, message: RunsChecked) -> None:
         self._arrived(message.checks)
         if self.all_checked and not self.intervals_asked:
-            # Only now: the statistics never delay a recomputed value. The report cache
-            # gave those of unchanged runs with their checks.
+            # A run read for its check brought its interval from that read, and the report
+            # cache gave those it kept with the checks it answered; the rest (answers kept
+            # without their statistics) only now: they never delay a recomputed value.
             self.intervals_asked = True
             self._keep(dict(self.checks))
             asked = [
