@@ -83,18 +83,21 @@ def load_outputs(
     store: bool = True,
     say: Say = say_on_stderr,
     on_session: Callable[[Session], None] | None = None,
+    small_task_caches: bool = True,
 ) -> tuple[Outputs, str | None]:
     """What ``report`` / ``check`` print, and what came from the cache, in words (None:
     nothing); from the cache when the run is unchanged (``cached=False``: every file is
     read, nothing is taken from the cache; ``store=False``: nothing read is kept in the
     caches). Warnings and notes go to ``say``, with ``path`` as given. ``on_session`` is
     given the session when the run was read and scored (not when the report cache
-    answered), after the outputs were made from it.
+    answered), after the outputs were made from it. ``small_task_caches``: as
+    :class:`inspector.loading.Request`.
     """
     request = loading.Request(
         overrides=overrides,
         reuse_cache=cached,
         store=store,
+        small_task_caches=small_task_caches,
         answer_from_cache=cached,
         outputs=True,
     )

@@ -29,17 +29,24 @@ def check_run(
     store: bool = True,
     say: Say = say_on_stderr,
     on_session: Callable[[Session], None] | None = None,
+    small_task_caches: bool = True,
 ) -> tuple[list[Difference], Outputs, str | None]:
     """Where a run's stored metrics.json differs from its recomputation, the outputs, and
     what came from the cache (``cached=False``, as ``check``: every file is read;
-    ``store=False``: nothing read is kept in the caches; ``on_session``: as
-    :func:`~inspector.answers.load_outputs`).
+    ``store=False``: nothing read is kept in the caches; ``on_session``,
+    ``small_task_caches``: as :func:`~inspector.answers.load_outputs`).
 
     Raises:
         Unusable: the run cannot be read or scored, or has no readable metrics.json.
     """
     outputs, source = load_outputs(
-        path, overrides, cached=cached, store=store, say=say, on_session=on_session
+        path,
+        overrides,
+        cached=cached,
+        store=store,
+        say=say,
+        on_session=on_session,
+        small_task_caches=small_task_caches,
     )
     return stored_differences(path, outputs), outputs, source
 

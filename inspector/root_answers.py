@@ -40,13 +40,14 @@ def check_one(
     cached: bool = False,
     store: bool = True,
     on_session: Callable[[Session], None] | None = None,
+    small_task_caches: bool = True,
 ) -> RunCheck:
     """One run through the single-run check; never raises for bad data.
 
     ``path`` is how the run is reached, ``shown_as`` how it is named; file names in
     messages are given under the root (``path``'s prefix replaced by ``shown_as``).
-    ``store=False``: nothing read is kept in the caches. ``on_session``: as
-    :func:`~inspector.answers.load_outputs`.
+    ``store=False``: nothing read is kept in the caches. ``on_session``,
+    ``small_task_caches``: as :func:`~inspector.answers.load_outputs`.
     """
     said: list[str] = []
 
@@ -55,7 +56,13 @@ def check_one(
 
     try:
         differences, outputs, _ = check_run(
-            path, overrides, cached=cached, store=store, say=said.append, on_session=on_session
+            path,
+            overrides,
+            cached=cached,
+            store=store,
+            say=said.append,
+            on_session=on_session,
+            small_task_caches=small_task_caches,
         )
     except Unusable as exc:
         return RunCheck(
@@ -103,7 +110,14 @@ def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
     its cache folder."""
     sessions: list[Session] = []
     with report_cache.held(Path(path)):
-        check = check_one(path, shown_as, overrides, cached=True, on_session=sessions.append)
+        check = check_one(
+            path,
+            shown_as,
+            overrides,
+            cached=True,
+            on_session=sessions.append,
+            small_task_caches=False,  # the report cache answers their next look
+        )
         headline = check.headline
         if headline is not None and not headline.is_reference:
             kept = _kept_interval(path, overrides, headline.series_id)

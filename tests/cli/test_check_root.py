@@ -279,6 +279,40 @@ def test_an_audit_whose_statistics_fail_keeps_its_check(
     assert check.headline is not None and check.headline.interval is None
 
 
+def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_processes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runs screen's audit of a small run keeps its report (which answers the next
+    look without a read) but not its task folders; a run of PARALLEL_MIN folders or more
+    keeps both. `report` keeps both for any run."""
+    import time
+
+    from inspector.answers import load_outputs
+    from inspector.loading import pending, readers, report_cache, task_cache
+    from inspector.root_answers import audit_call
+
+    small, large, reported = (tmp_path / "ns" / name for name in ("small", "large", "reported"))
+    for run in (small, large, reported):
+        shutil.copytree(FIXTURE_RUNS / "k3_pass", run)
+    time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
+    first = audit_call(str(small), "ns/small", Overrides())
+    assert first.status == "ok"
+    assert report_cache.cache_file(small).exists()
+    assert not task_cache.cache_file(small).exists()
+
+    def no_read(*args: object, **kwargs: object) -> None:
+        raise AssertionError("read again")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(pending, "begin_read", no_read)
+        assert audit_call(str(small), "ns/small", Overrides()) == first
+    load_outputs(str(reported), Overrides(), say=lambda line: None)
+    assert task_cache.cache_file(reported).exists()
+    monkeypatch.setattr(readers, "PARALLEL_MIN", 14)  # k3_pass has 14 task folders
+    assert audit_call(str(large), "ns/large", Overrides()).status == "ok"
+    assert task_cache.cache_file(large).exists() and report_cache.cache_file(large).exists()
+
+
 def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference_but_nan() -> None:
     """The shortcut for text written as the engine writes it gives what comparing the
     parsed documents gives, including a NaN (unequal to itself) in both."""
