@@ -120,14 +120,15 @@ def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
         )
         headline = check.headline
         if headline is not None and not headline.is_reference:
-            kept = _kept_interval(path, overrides, headline.series_id)
-            if kept is None and sessions:
-                # The run was just read and scored: its interval from the same session,
-                # rather than a second read of the run when every row is checked.
-                try:
-                    kept = _interval_of(sessions[0], overrides, headline.series_id) or ()
-                except Exception:  # the statistics are extra: the check stands without them
-                    kept = None
+            kept: tuple[float, float, float] | tuple[()] | None = None
+            if sessions:
+                # The run was just read and scored (the report cache held nothing for it as
+                # it is): its interval from the same session, rather than a second read of
+                # the run when every row is checked.
+                with contextlib.suppress(Exception):  # the statistics are extra
+                    kept = _interval_of(sessions[0], overrides, headline.series_id)
+            else:
+                kept = _kept_interval(path, overrides, headline.series_id)
             if kept:
                 check = with_interval(check, kept)
     return check
