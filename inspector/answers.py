@@ -15,7 +15,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspector import loading
 from inspector.loading.report_cache import WARNING_PREFIX, Outputs
@@ -82,15 +82,14 @@ def load_outputs(
     cached: bool = True,
     store: bool = True,
     say: Say = say_on_stderr,
-    on_session: Callable[[Session], None] | None = None,
+    extra_answers: Callable[[Session], dict[str, Any]] | None = None,
     small_task_caches: bool = True,
 ) -> tuple[Outputs, str | None]:
     """What ``report`` / ``check`` print, and what came from the cache, in words (None:
     nothing); from the cache when the run is unchanged (``cached=False``: every file is
     read, nothing is taken from the cache; ``store=False``: nothing read is kept in the
-    caches). Warnings and notes go to ``say``, with ``path`` as given. ``on_session`` is
-    given the session when the run was read and scored (not when the report cache
-    answered), after the outputs were made from it. ``small_task_caches``: as
+    caches). Warnings and notes go to ``say``, with ``path`` as given. ``extra_answers``: as
+    :class:`inspector.loading.Request` (kept with the outputs). ``small_task_caches``: as
     :class:`inspector.loading.Request`.
     """
     request = loading.Request(
@@ -98,6 +97,7 @@ def load_outputs(
         reuse_cache=cached,
         store=store,
         small_task_caches=small_task_caches,
+        extra_answers=extra_answers,
         answer_from_cache=cached,
         outputs=True,
     )
@@ -117,8 +117,6 @@ def load_outputs(
             raise
         assert loaded.outputs is not None
         outputs, hits = loaded.outputs, loaded.cache_hits
-        if on_session is not None:
-            on_session(loaded.session)
         total = len(loaded.session.run.entries)
         source = f"{hits} of {total} task folders (their files are unchanged)" if hits else None
     for line in outputs.stderr_lines(path):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from inspector.answers import Say, Unusable, load_outputs, say_on_stderr
 from inspector.loading.report_cache import Outputs
@@ -28,12 +28,12 @@ def check_run(
     cached: bool = False,
     store: bool = True,
     say: Say = say_on_stderr,
-    on_session: Callable[[Session], None] | None = None,
+    extra_answers: Callable[[Session], dict[str, Any]] | None = None,
     small_task_caches: bool = True,
 ) -> tuple[list[Difference], Outputs, str | None]:
     """Where a run's stored metrics.json differs from its recomputation, the outputs, and
     what came from the cache (``cached=False``, as ``check``: every file is read;
-    ``store=False``: nothing read is kept in the caches; ``on_session``,
+    ``store=False``: nothing read is kept in the caches; ``extra_answers``,
     ``small_task_caches``: as :func:`~inspector.answers.load_outputs`).
 
     Raises:
@@ -45,7 +45,7 @@ def check_run(
         cached=cached,
         store=store,
         say=say,
-        on_session=on_session,
+        extra_answers=extra_answers,
         small_task_caches=small_task_caches,
     )
     return stored_differences(path, outputs), outputs, source

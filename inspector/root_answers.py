@@ -39,14 +39,14 @@ def check_one(
     *,
     cached: bool = False,
     store: bool = True,
-    on_session: Callable[[Session], None] | None = None,
+    extra_answers: Callable[[Session], dict[str, Any]] | None = None,
     small_task_caches: bool = True,
 ) -> RunCheck:
     """One run through the single-run check; never raises for bad data.
 
     ``path`` is how the run is reached, ``shown_as`` how it is named; file names in
     messages are given under the root (``path``'s prefix replaced by ``shown_as``).
-    ``store=False``: nothing read is kept in the caches. ``on_session``,
+    ``store=False``: nothing read is kept in the caches. ``extra_answers``,
     ``small_task_caches``: as :func:`~inspector.answers.load_outputs`.
     """
     said: list[str] = []
@@ -61,7 +61,7 @@ def check_one(
             cached=cached,
             store=store,
             say=said.append,
-            on_session=on_session,
+            extra_answers=extra_answers,
             small_task_caches=small_task_caches,
         )
     except Unusable as exc:
@@ -104,34 +104,52 @@ def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
     """:func:`check_one` in one of the app's reader processes, which may recompute from the
     caches (a cache may make it faster, never different), with the headline's interval:
     from the same read when the run was read and scored for the check (its statistics
-    cost about a millisecond, a second read of the run twenty), else when the report
-    cache holds it for the same state of the run (one check of its files answers both).
-    The reader processes keep the environment the app had when they started, so they use
-    its cache folder."""
-    sessions: list[Session] = []
+    cost about a millisecond, a second read of the run twenty; kept in the report cache in
+    the same write as the check's outputs), else when the report cache holds it for the
+    same state of the run (one check of its files answers both). The reader processes
+    keep the environment the app had when they started, so they use its cache folder."""
+    # The run's headline interval when the run was just read and scored (the report cache
+    # held nothing for it as it is): one item, None for none (or failed statistics).
+    computed: list[tuple[float, float, float] | None] = []
+
+    def headline_interval(session: Session) -> dict[str, Any]:
+        series_id = _headline_id(session)
+        try:
+            answer = _interval(session, series_id) if series_id is not None else None
+        except Exception:  # the statistics are extra: the check stays, without them
+            computed.append(None)
+            return {}
+        computed.append(answer)
+        key = _interval_key(overrides, series_id) if series_id is not None else None
+        return {} if key is None else {key: answer or ()}
+
     with report_cache.held(Path(path)):
         check = check_one(
             path,
             shown_as,
             overrides,
             cached=True,
-            on_session=sessions.append,
+            extra_answers=headline_interval,
             small_task_caches=False,  # the report cache answers their next look
         )
         headline = check.headline
         if headline is not None and not headline.is_reference:
-            kept: tuple[float, float, float] | tuple[()] | None = None
-            if sessions:
-                # The run was just read and scored (the report cache held nothing for it as
-                # it is): its interval from the same session, rather than a second read of
-                # the run when every row is checked.
-                with contextlib.suppress(Exception):  # the statistics are extra
-                    kept = _interval_of(sessions[0], overrides, headline.series_id)
+            kept: tuple[float, float, float] | tuple[()] | None
+            if computed:
+                kept = computed[0]
             else:
                 kept = _kept_interval(path, overrides, headline.series_id)
             if kept:
                 check = with_interval(check, kept)
     return check
+
+
+def _headline_id(session: Session) -> str | None:
+    """The headline series of a scored session (as :func:`~inspector.views.run_check.headline_of`
+    finds it in the metrics.json written from it), None when it has none."""
+    rec = session.recomputation
+    series = rec.report.series if rec is not None else ()
+    return next((s.series_id for s in series if s.role == "headline"), None)
 
 
 def audit_runs(
@@ -191,6 +209,15 @@ def _interval_of(
 ) -> tuple[float, float, float] | None:
     """:func:`interval_call`'s answer for the run as ``session`` read it, kept in the report
     cache for that state of the run."""
+    answer = _interval(session, series_id)
+    with contextlib.suppress(Exception):  # a cache is optional: never fails the answer
+        report_cache.store(session.run, _interval_key(overrides, series_id), answer or ())
+    return answer
+
+
+def _interval(session: Session, series_id: str) -> tuple[float, float, float] | None:
+    """``(value, low, high)`` of the series ``series_id`` of a scored session, None when it
+    has no interval."""
     # The statistics load the engine: a report answered from the cache does without them.
     from inspector.views.run_stats import series_stats
 
@@ -199,16 +226,9 @@ def _interval_of(
     if rec is None or series is None:
         return None
     interval = series_stats(rec, series).own.interval
-    answer = None
-    if (
-        interval.estimate is not None
-        and interval.ci_low is not None
-        and interval.ci_high is not None
-    ):
-        answer = (float(interval.estimate), float(interval.ci_low), float(interval.ci_high))
-    with contextlib.suppress(Exception):  # a cache is optional: never fails the answer
-        report_cache.store(session.run, _interval_key(overrides, series_id), answer or ())
-    return answer
+    if interval.estimate is None or interval.ci_low is None or interval.ci_high is None:
+        return None
+    return (float(interval.estimate), float(interval.ci_low), float(interval.ci_high))
 
 
 def _interval_key(overrides: Overrides, series_id: str) -> str | None:

@@ -60,6 +60,11 @@ class Request(NamedTuple):
             with ``overrides`` as given, and only the run's own plan is cached (the app).
         early: What was started for this run before the app (``prepare_app``).
         progress_interval: At most one :class:`Progress` event per this many seconds.
+        extra_answers: Called with the session when the run was read and scored (not
+            when the report cache answered): further answers about the run (the runs
+            screen's headline interval), each under its report cache key. They are kept
+            with the outputs, in the same write and for the same state of the run (one
+            snapshot of its files, one file written).
     """
 
     overrides: Overrides | None = None
@@ -73,6 +78,7 @@ class Request(NamedTuple):
     derive_plan: bool = True
     early: EarlyOpen | None = None
     progress_interval: float = 0.0
+    extra_answers: Callable[[Session], dict[str, Any]] | None = None
 
 
 class CachedReport(NamedTuple):
@@ -262,6 +268,9 @@ def _read(
         derived.refusal,
     )
     emit(loaded)
+    extra: dict[str, Any] = {}
+    if request.extra_answers is not None and derived.refusal is None:
+        extra = request.extra_answers(derived.session)
     if not request.store:
         return loaded
     # The caches are optional: a failure to store them never fails the load. They are
@@ -276,7 +285,7 @@ def _read(
                 from inspector.loading.score_table import table_of
 
                 table = table_of(session)
-            report_cache.store(session.run, key, stored.as_data(), table)
+            report_cache.store(session.run, key, stored.as_data(), table, extra)
     return loaded
 
 

@@ -302,18 +302,26 @@ def held(run_root: Path) -> Iterator[None]:
         _held.runs.pop(name, None)
 
 
-def store(run: Run, key: str | None, value: Any, table: Any = None) -> None:
+def store(
+    run: Run, key: str | None, value: Any, table: Any = None, extra: dict[str, Any] | None = None
+) -> None:
     """Remember ``value`` (plain data) under ``key`` for the run as it was read, and
-    ``table`` (its score table, plain data) when there is one."""
+    ``table`` (its score table, plain data) when there is one; ``extra``: more values
+    under their own keys, for the same state of the run, in the same write."""
     if key is None or not task_cache.enabled():
         return
     snapshot = snapshots.take(run)
     if snapshot is not None:
-        store_snapshot(run.path, snapshot, key, value, table)
+        store_snapshot(run.path, snapshot, key, value, table, extra)
 
 
 def store_snapshot(
-    run_root: Path, snapshot: snapshots.Snapshot, key: str, value: Any, table: Any = None
+    run_root: Path,
+    snapshot: snapshots.Snapshot,
+    key: str,
+    value: Any,
+    table: Any = None,
+    extra: dict[str, Any] | None = None,
 ) -> None:
     """:func:`store` for a run whose files are as ``snapshot`` says: what else is kept
     for the same snapshot stays."""
@@ -335,6 +343,8 @@ def store_snapshot(
             if type(tables) is not dict:
                 tables = {}
     outputs[key] = value
+    if extra:
+        outputs.update(extra)
     if kept is None:
         tables.pop(key, None)
         if table is not None:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.results.file_io import Stat, stat_key
+from inspector.results.layout import AttemptDirs
 
 FORMAT = 5  # 5: attempt folders as their numbers (entry_data._dirs)
 Signature = tuple[tuple[Any, ...], ...]
@@ -172,6 +173,13 @@ def known_signature(stats: dict[str, Stat], rels: list[str]) -> Signature | None
 
 
 def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
+    """Whether any file of ``sig`` is racy (:func:`is_racy`). Files stamped more than the
+    coarse granularity before the fence are racy under neither granularity: a folder
+    whose newest stamp is that old (the usual folder of a finished run) is answered
+    without a look at each file."""
+    newest = max([max(item[5], item[6]) for item in sig], default=0)
+    if newest < fence_ns - COARSE_GRANULARITY_NS:
+        return False
     return any(is_racy(item[1:], fence_ns) for item in sig)
 
 
@@ -199,8 +207,13 @@ def valid_signature(sig: Any) -> bool:
 def entry_files(entry: Any) -> list[str]:
     """What an entry was read from: its folder (a new attempt folder or a symbolic link
     changes it), its task.json and each attempt's result.json."""
+    dirs = entry.attempt_dirs
+    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
+        folder = dirs.folder
+        tail = [f"{folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
+        return [entry.folder, entry.task_file, *tail]
     files = [entry.folder, entry.task_file]
-    files += [f"{folder}/result.json" for _, folder in sorted(entry.attempt_dirs.items())]
+    files += [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
     return files
 
 
@@ -223,7 +236,11 @@ class TaskCache:
         self.path = cache_file(run_root)
         self.fence = time.time_ns()  # before any task file is read: see is_racy
         self.entries: dict[str, Any] = {}
-        self.fresh: dict[str, tuple[Signature, str, tuple[Any, ...]]] = {}
+        # Per folder read or taken from the cache: its signature, where AgentCompass finds
+        # it first, and its entry as plain data (None until :meth:`save`: the entries read
+        # are encoded only for a cache that is written, see :attr:`unencoded`).
+        self.fresh: dict[str, tuple[Signature, str, tuple[Any, ...] | None]] = {}
+        self.unencoded: dict[str, Any] = {}
         # Beside each entry, what was derived from it (the task's reductions under one
         # plan: inspector.loading.reduction_cache), as stored and as to be stored.
         self.kept: dict[str, Any] = {}
@@ -281,21 +298,26 @@ class TaskCache:
         return entry
 
     def put(self, entry: Any, first_location: str, seen: Signature | None = None) -> None:
-        """Remember an entry that was just read."""
-        self.put_encoded(entry, self._encode(entry), first_location, seen)
+        """Remember an entry that was just read; it is encoded as plain data only when the
+        cache is saved (a read whose task cache is not kept, as the runs screen's audit of
+        a small run, encodes nothing: a tenth of its time)."""
+        self.put_encoded(entry, None, first_location, seen)
 
     def put_encoded(
         self,
         entry: Any,
-        data: tuple[Any, ...],
+        data: tuple[Any, ...] | None,
         first_location: str,
         seen: Signature | None = None,
     ) -> None:
-        """``seen``: the signature the reader took while reading; else stat the files now.
-        A folder with a racy file (:func:`is_racy`) is not remembered."""
+        """``data``: the entry as plain data, when a reader process sent it so (None: made
+        when saving). ``seen``: the signature the reader took while reading; else stat the
+        files now. A folder with a racy file (:func:`is_racy`) is not remembered."""
         sig = seen if seen is not None else signature(self.root, entry_files(entry))
         if sig is not None and not signature_is_racy(sig, self.fence):
             self.fresh[entry.folder] = (sig, first_location, data)
+            if data is None:
+                self.unencoded[entry.folder] = entry
 
     def save(self) -> None:
         """Write the entries seen in this read (atomically, in the cache directory).
@@ -307,7 +329,16 @@ class TaskCache:
         (one written, the other not: a crash, another inspector) give misses, never a
         wrong entry."""
         attached, entries = self.attached, self.entries
-        out = {folder: (*value, attached.get(folder)) for folder, value in self.fresh.items()}
+        encode, unencoded = self._encode, self.unencoded
+        out = {
+            folder: (
+                sig,
+                first,
+                encode(unencoded[folder]) if data is None else data,
+                attached.get(folder),
+            )
+            for folder, (sig, first, data) in self.fresh.items()
+        }
         changed = {folder: value for folder, value in out.items() if entries.get(folder) != value}
         gone = [
             folder for folder, value in entries.items() if value is not None and folder not in out

@@ -229,14 +229,16 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The runs screen's check of a run it had to read carries the headline interval of
-    that same read (what `inspector stats` gives), keeps it for the next look, and never
-    reads the run a second time for it."""
+    that same read (what `inspector stats` gives), keeps it for the next look with the
+    check's outputs in one write of the report cache, and never reads the run a second
+    time for it."""
     import contextlib
     import io
     import time
 
     from inspector import loading
     from inspector import root_answers as module
+    from inspector.loading import report_cache, task_cache
 
     run = tmp_path / "ns" / "k3_pass"
     shutil.copytree(FIXTURE_RUNS / "k3_pass", run)
@@ -246,10 +248,18 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
     monkeypatch.setattr(
         loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a)
     )
+    written: list[Path] = []
+    real_write = task_cache.write_atomically
+    monkeypatch.setattr(
+        task_cache,
+        "write_atomically",
+        lambda path, data: written.append(path) or real_write(path, data),
+    )
     check = module.audit_call(str(run), "ns/k3_pass", Overrides())
     assert check.status == "ok" and check.headline is not None
     assert check.headline.series_id == "correct.pass@3" and check.headline.interval is not None
     assert opened == [str(run)]  # one read, for the check and its interval
+    assert written == [report_cache.cache_file(run)]  # one write, for both
     kept = module.interval_call(str(run), Overrides(), "correct.pass@3")
     assert kept == (check.headline.value, *check.headline.interval)
     assert opened == [str(run)]  # the kept answer
@@ -288,14 +298,20 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
     import time
 
     from inspector.answers import load_outputs
-    from inspector.loading import pending, readers, report_cache, task_cache
+    from inspector.loading import entry_data, pending, readers, report_cache, task_cache
     from inspector.root_answers import audit_call
 
     small, large, reported = (tmp_path / "ns" / name for name in ("small", "large", "reported"))
     for run in (small, large, reported):
         shutil.copytree(FIXTURE_RUNS / "k3_pass", run)
     time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
-    first = audit_call(str(small), "ns/small", Overrides())
+
+    def no_encoding(entry: object) -> None:
+        raise AssertionError("an entry encoded for a task cache that is not kept")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(entry_data, "encode_entry", no_encoding)
+        first = audit_call(str(small), "ns/small", Overrides())
     assert first.status == "ok"
     assert report_cache.cache_file(small).exists()
     assert not task_cache.cache_file(small).exists()

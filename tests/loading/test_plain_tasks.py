@@ -156,3 +156,32 @@ def test_the_quick_reader_answers_exactly(change: str, tmp_path: Path) -> None:
         entry = read_plain_task(RunFiles(run), task, "normal", task, BUILTIN_STRATEGIES)
         assert entry.record.attempts[1].metrics["huge"] == 2**64
         assert type(entry.record.attempts[1].metrics["huge"]) is int
+
+
+def test_an_entry_names_the_same_files_with_attempt_folders_as_numbers_or_as_a_mapping() -> None:
+    """What the task cache keys an entry by (its folder, task.json, each attempt's
+    result.json in attempt order) does not depend on how its attempt folders are held."""
+    from dataclasses import replace
+
+    from inspector.results.layout import AttemptDirs
+
+    listed = list_run(FIXTURE_RUNS / "k3_pass")
+    seen = 0
+    for folder, state in listed.candidates:
+        first = listed.first_location[folder.rpartition("/")[2]]
+        entry = load_published(
+            RunFiles(FIXTURE_RUNS / "k3_pass"), folder, state, first, BUILTIN_STRATEGIES
+        )  # type: ignore[arg-type]
+        if type(entry.attempt_dirs) is not AttemptDirs or len(entry.attempt_dirs) < 2:
+            continue
+        shuffled = AttemptDirs(entry.attempt_dirs.folder, entry.attempt_dirs.numbers[::-1])
+        as_mapping = dict(entry.attempt_dirs.items())
+        names = task_cache.entry_files(entry)
+        assert names[:2] == [entry.folder, entry.task_file]
+        assert names[2:] == [
+            f"{entry.folder}/attempt-{n}/result.json" for n in sorted(entry.attempt_dirs.numbers)
+        ]
+        assert task_cache.entry_files(replace(entry, attempt_dirs=shuffled)) == names
+        assert task_cache.entry_files(replace(entry, attempt_dirs=as_mapping)) == names
+        seen += 1
+    assert seen > 0

@@ -88,7 +88,9 @@ def test_rewrite_within_one_time_stamp_tick_is_seen(
     for name in ("lstat", "fstat", "stat"):
         real = getattr(os, name)
         monkeypatch.setattr(
-            os, name, lambda *a, _real=real, **k: _coarse(_real(*a, **k))  # type: ignore[misc]
+            os,
+            name,
+            lambda *a, _real=real, **k: _coarse(_real(*a, **k)),  # type: ignore[misc]
         )
     result = first_result(run)
     data = flipped_same_size(result)
@@ -146,3 +148,34 @@ async def test_the_apps_reload_shows_the_rewrite(
     from inspector.session import score_run
 
     assert after == score_run(read_run(run)).metrics_json() != before
+
+
+def test_a_signature_is_racy_exactly_when_one_of_its_files_is() -> None:
+    """The folder-wide answer (one look at the newest stamp for an old folder) is the
+    answer file by file, for stamps on both sides of each granularity, whole seconds
+    (coarse file systems) and not."""
+    from inspector.loading import task_cache
+
+    fence = 1_700_000_000_000_000_000 + 123_456_789
+    offsets = [
+        -10 * task_cache.COARSE_GRANULARITY_NS,
+        -task_cache.COARSE_GRANULARITY_NS - 1,
+        -task_cache.COARSE_GRANULARITY_NS,
+        -task_cache.COARSE_GRANULARITY_NS + 1,
+        -task_cache.FINE_GRANULARITY_NS - 1,
+        -task_cache.FINE_GRANULARITY_NS,
+        -1,
+        0,
+        5,
+    ]
+    stamps = sorted(
+        {fence + offset for offset in offsets}
+        | {(fence + offset) // 1_000_000_000 * 1_000_000_000 for offset in offsets}
+    )
+    for mtime in stamps:
+        for ctime in stamps:
+            old = ("old", 1, 2, 0o100644, 10, stamps[0], stamps[0])
+            new = ("new", 1, 3, 0o100644, 10, mtime, ctime)
+            for sig in ((new,), (old, new), (new, old)):
+                expected = any(task_cache.is_racy(item[1:], fence) for item in sig)
+                assert task_cache.signature_is_racy(sig, fence) is expected, (mtime, ctime)
