@@ -295,6 +295,7 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
     """The runs screen's audit of a small run keeps its report (which answers the next
     look without a read) but not its task folders; a run of PARALLEL_MIN folders or more
     keeps both. `report` keeps both for any run."""
+    import marshal
     import time
 
     from inspector.answers import load_outputs
@@ -315,6 +316,7 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
     assert first.status == "ok"
     assert report_cache.cache_file(small).exists()
     assert not task_cache.cache_file(small).exists()
+    assert marshal.loads(report_cache._load(small)[2]) == {}  # nor a score table
 
     def no_read(*args: object, **kwargs: object) -> None:
         raise AssertionError("read again")
@@ -327,6 +329,7 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
     monkeypatch.setattr(readers, "PARALLEL_MIN", 14)  # k3_pass has 14 task folders
     assert audit_call(str(large), "ns/large", Overrides()).status == "ok"
     assert task_cache.cache_file(large).exists() and report_cache.cache_file(large).exists()
+    assert len(marshal.loads(report_cache._load(large)[2])) == 1
 
 
 def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference_but_nan() -> None:
