@@ -34,6 +34,11 @@ LISTED = ("report", "check", "serve", "leaderboard", "tasks", "diff", "export", 
 """The subcommands in the order ``inspector --help`` lists them."""
 RUNS_SCREEN_WORK = ("inspector.root_answers",)
 """What the app's reader processes run for the runs screen (the checks of many runs)."""
+ROOT_WORK = ("scipy.special",)
+"""What they need besides when the app opens on the runs screen: every run's headline
+interval is computed there (Student's t from scipy.special, ~0.2 s of CPU to import),
+imported once in the fork server while the interface starts, not in each reader process
+while the runs are checked."""
 USAGE = (
     "inspector [-h] [-V] [--watch SECONDS] [PATH ...]\n"
     f"       inspector {{{','.join(COMMANDS)}}} ..."
@@ -89,7 +94,7 @@ def _build_app(options: argparse.Namespace) -> InspectorApp:
     # Before textual is imported (and starts threads): the run's cached report, or its
     # reader processes already at work; the runs screen's checks (inspector.answers) are
     # loaded once in the fork server the reader processes come from.
-    early = loading.prepare_app(paths, preload=RUNS_SCREEN_WORK)
+    early = loading.prepare_app(paths, preload=RUNS_SCREEN_WORK, root_preload=ROOT_WORK)
     from inspector.app.app import InspectorApp  # textual: only now
     from inspector.app.settings import Settings  # resolve and the engine: only for the app
 

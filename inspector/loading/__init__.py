@@ -88,16 +88,19 @@ def open_session(
     return result.session
 
 
-def prepare_app(paths: list[Path], preload: Sequence[str] = ()) -> EarlyOpen | None:
+def prepare_app(
+    paths: list[Path], preload: Sequence[str] = (), root_preload: Sequence[str] = ()
+) -> EarlyOpen | None:
     """Before textual is imported (the process has one thread): look a single run up in
     the report cache, else start its reader processes; start the fork server that later
     reader processes come from, with the modules in ``preload`` imported (those whose
-    functions the app runs in them)."""
+    functions the app runs in them), and those in ``root_preload`` too when the app does
+    not open on one run (the runs screen checks every run under the roots)."""
     # The reader and the engine (early reads a run not in the cache): the app's start only.
     from inspector.loading.early import prepare
 
     early = prepare(paths[0]) if len(paths) == 1 else None
-    start_forkserver(preload)
+    start_forkserver([*preload, *(root_preload if early is None else ())])
     return early
 
 

@@ -125,3 +125,22 @@ async def test_no_temporary_file_is_left_after_the_pager_returns(
         await settle(pilot)
     assert handed and handed[0], "nothing was handed over"
     assert [p.name for p in temp.iterdir() if p.name.startswith("inspector-")] == []
+
+
+def test_the_fork_server_imports_the_interval_statistics_only_for_the_runs_screen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Opening on a results root, every run's headline interval is computed in the reader
+    processes: scipy.special is imported once, in the fork server they come from. Opening
+    on one run, whose reader processes compute none, it is not."""
+    from inspector import loading
+
+    preloaded: list[list[str]] = []
+    monkeypatch.setattr(loading, "start_forkserver", lambda names: preloaded.append(list(names)))
+    run = copy_run(tmp_path / "root" / "ns")
+    loading.stop_app(loading.prepare_app([run], cli.RUNS_SCREEN_WORK, cli.ROOT_WORK))
+    loading.stop_app(loading.prepare_app([tmp_path / "root"], cli.RUNS_SCREEN_WORK, cli.ROOT_WORK))
+    assert preloaded == [
+        list(cli.RUNS_SCREEN_WORK),
+        [*cli.RUNS_SCREEN_WORK, "scipy.special"],
+    ]
