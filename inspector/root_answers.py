@@ -114,13 +114,16 @@ def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
 
     def headline_interval(session: Session) -> dict[str, Any]:
         series_id = _headline_id(session)
+        if series_id is None:
+            computed.append(None)
+            return {}
         try:
-            answer = _interval(session, series_id) if series_id is not None else None
-        except Exception:  # the statistics are extra: the check stays, without them
+            answer = _interval(session, series_id)
+        except Exception:  # the statistics are extra: the check stays, nothing is kept
             computed.append(None)
             return {}
         computed.append(answer)
-        key = _interval_key(overrides, series_id) if series_id is not None else None
+        key = _interval_key(overrides, series_id)
         return {} if key is None else {key: answer or ()}
 
     with report_cache.held(Path(path)):
@@ -147,9 +150,11 @@ def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
 def _headline_id(session: Session) -> str | None:
     """The headline series of a scored session (as :func:`~inspector.views.run_check.headline_of`
     finds it in the metrics.json written from it), None when it has none."""
+    from inspector.engine.strategies import HEADLINE  # loaded with the session it scored
+
     rec = session.recomputation
     series = rec.report.series if rec is not None else ()
-    return next((s.series_id for s in series if s.role == "headline"), None)
+    return next((s.series_id for s in series if s.role == HEADLINE), None)
 
 
 def audit_runs(
