@@ -1,4 +1,4 @@
-"""An attempt's ``result.json`` parsed for scoring only (issue 11).
+"""An attempt's ``result.json``, and ``run_info.json``, parsed for scoring only (issue 11).
 
 Nearly all of a result file is its trajectory, which scoring never reads. orjson builds
 every object of it and then frees them; :func:`lean_payload` parses the file with msgspec
@@ -15,6 +15,9 @@ It answers only where the answer is the one ``json.loads`` gives (AgentCompass's
   rounded, nesting fails near the recursion limit as ``json.loads`` does;
 - anything else — a missing, unknown or other-typed field, NaN, a lone surrogate, scoring
   artifacts (kept whole) — gives None, and the caller parses the file as before.
+
+:func:`run_info_without_plans` checks a ``run_info.json`` the same way and builds all of
+it but its per-task execution plans.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import sys
 from typing import Any
 
 import msgspec
+import orjson
 
 from inspector.results.validate import SCORING_ARTIFACT_PREFIX
 
@@ -67,12 +71,7 @@ def lean_payload(data: bytes) -> dict[str, Any] | None:
     ``artifacts`` (none of them scoring artifacts), ``analysis_result`` and ``meta``'s two
     namespaces are there as empty values of the kind they are, which is all that
     ``shape_attempt`` checks of them."""
-    if not data.isascii():
-        try:
-            data.decode()
-        except UnicodeDecodeError:
-            return None
-    if len(data) > _MAX_DIGITS and _long_integer(data):
+    if not stands_for_json_loads(data):
         return None
     try:
         result = _decode(data)
@@ -101,6 +100,50 @@ def lean_payload(data: bytes) -> dict[str, Any] | None:
         "analysis_result": {},
         "meta": _PLACEHOLDER_META,
     }
+
+
+def stands_for_json_loads(data: bytes) -> bool:
+    """True when msgspec accepting ``data`` means ``json.loads`` accepts it too, as far as
+    this module's parsers ask: the bytes are UTF-8 and no integer has more digits than
+    ``json.loads`` converts (msgspec checks neither in what it skips)."""
+    if not data.isascii():
+        try:
+            data.decode()
+        except UnicodeDecodeError:
+            return False
+    return not (len(data) > _MAX_DIGITS and _long_integer(data))
+
+
+_members = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
+_PLANS = "resolved_execution_plans"
+
+
+def run_info_without_plans(data: bytes) -> dict[str, Any] | None:
+    """``run_info.json``'s members except ``resolved_execution_plans``, each as orjson
+    parses it, or None (parse the file as before).
+
+    The plans are most of the file (760 KB of a 200-task run's) and nothing reads them,
+    but AgentCompass reads the file whole, so JSON broken anywhere in them makes the run
+    unreadable: msgspec checks the whole file as JSON (a third of the time orjson takes to
+    build it) and builds none of the plans. It answers only where orjson parsing the
+    file whole gives the same members: msgspec accepts less than orjson and
+    ``json.loads`` (NaN, a lone surrogate, a document that is not an object, nesting
+    short of orjson's limit: then None), except for the two things
+    :func:`stands_for_json_loads` checks first."""
+    if not stands_for_json_loads(data):
+        return None
+    try:
+        members = _members(data)
+    except (_DecodeError, RecursionError):
+        return None
+    value: dict[str, Any] = {}
+    for name, member in members.items():
+        if name != _PLANS:
+            try:
+                value[name] = orjson.loads(memoryview(member))
+            except orjson.JSONDecodeError:
+                return None
+    return value
 
 
 def _long_integer(data: bytes) -> bool:

@@ -25,6 +25,7 @@ from inspector.results.layout import (
     RUN_INFO_SCHEMA,
     TASK_STATES,
 )
+from inspector.results.lean import run_info_without_plans
 from inspector.results.listing import StateName, task_folders
 from inspector.results.problems import (
     RULE_DUPLICATE_ID,
@@ -225,7 +226,9 @@ def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | 
     value: Any = None
     if data is not None:
         try:
-            value, _ = parse_without_plans(data)
+            value = run_info_without_plans(data)
+            if value is None:
+                value, _ = parse_without_plans(data)
         except orjson.JSONDecodeError:
             # Not JSON as read without its plans: read whole, so that what is wrong is
             # said of the file as it is (its own lines and columns).

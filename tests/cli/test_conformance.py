@@ -100,18 +100,25 @@ def test_missing_directory_exits_2(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "nope" in err
 
 
+@pytest.mark.parametrize("damage", ["broken JSON", "not UTF-8"])
 def test_run_info_broken_inside_its_plans_exits_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
 ) -> None:
     """AgentCompass reads run_info.json whole, so JSON broken inside its execution plans
-    makes the run unreadable; the inspector may not score it (this 85 KB file was once
-    parsed without its plans section)."""
+    (or bytes that are not UTF-8) makes the run unreadable; the inspector may not score it
+    (this 85 KB file was once parsed without its plans section, and is now checked without
+    building them)."""
     run = Path(__file__).parents[2] / "fixtures" / "runs" / "k3_avg_hierarchy"
     path = copy_without_oracle_case(run, tmp_path)
     data = (path / "run_info.json").read_bytes()
     plans = data.index(b'"resolved_execution_plans"')
     broken = data.index(b'": ', plans + 40)
-    (path / "run_info.json").write_bytes(data[:broken] + b'" ' + data[broken + 3 :])
+    if damage == "broken JSON":
+        data = data[:broken] + b'" ' + data[broken + 3 :]
+    else:
+        value = data.index(b'": "', plans + 40) + 4
+        data = data[:value] + b"\xff" + data[value:]
+    (path / "run_info.json").write_bytes(data)
     for command in ("check", "report"):
         code, out, err = run_cli(capsys, command, str(path))
         assert code == 2, (command, out)

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -283,7 +285,9 @@ def result_json_missing(run: Path) -> str:
 
 
 def index_not_published(run: Path) -> str:
-    return _edit_index(run, lambda v: [v.pop(key) for key in ("category", "ground_truth", "attempt_plan")])
+    return _edit_index(
+        run, lambda v: [v.pop(key) for key in ("category", "ground_truth", "attempt_plan")]
+    )
 
 
 def run_info_not_json(run: Path) -> str:
@@ -361,3 +365,33 @@ DEFECTS = {
     "run_info_without_request": (run_info_without_request, True, 10),
     "metrics_json_not_json": (metrics_json_not_json, False, 10),
 }
+
+
+# What the JSON parsers' tests splice into real files: JSON's own characters, what
+# json.loads accepts and msgspec does not (NaN, a lone surrogate), bytes that are not
+# UTF-8, control characters and an integer one digit longer than json.loads converts.
+ALPHABET = [
+    b'"', b"\\", b"{", b"}", b"[", b"]", b",", b":", b" ", b"0", b"7", b"-", b".", b"e", b"+",
+    b"null", b"true", b"NaN", b"\\u", b"\\ud800", b"\xff", b"\xc3\xa9", b"\xed\xa0\x80",
+    b"\x01", b"\t", b"\n", b"a", b"7" * 4301, b"\x00",
+]  # fmt: skip
+
+
+def mutated(
+    bases: list[bytes], seed: int, count: int, alphabet: list[bytes] = ALPHABET
+) -> Iterator[bytes]:
+    """``count`` seeded random edits of the files ``bases``: one to three insertions,
+    deletions or overwrites of pieces of ``alphabet`` each."""
+    rnd = random.Random(seed)
+    for _ in range(count):
+        data = bytearray(rnd.choice(bases))
+        for _ in range(rnd.randint(1, 3)):
+            at, fragment = rnd.randrange(len(data)), rnd.choice(alphabet)
+            roll = rnd.random()
+            if roll < 0.4:
+                data[at:at] = fragment
+            elif roll < 0.7:
+                del data[at : at + rnd.randint(1, 4)]
+            else:
+                data[at : at + len(fragment)] = fragment
+        yield bytes(data)

@@ -5,7 +5,6 @@ skips of the kind it says, and None for anything it cannot vouch for."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +12,7 @@ import pytest
 
 from inspector.results.lean import lean_payload
 from tests.conftest import FIXTURE_RUNS, conformance_runs
+from tests.results.helpers import mutated
 
 KEPT = ("retry_count", "status", "metrics", "issues")
 OBJECTS = ("trajectory", "analysis_result", "meta")
@@ -129,34 +129,16 @@ def test_the_plain_payload_and_a_retry_record() -> None:
     )
 
 
-ALPHABET = [
-    b'"', b"\\", b"{", b"}", b"[", b"]", b",", b":", b" ", b"0", b"7", b"-", b".", b"e", b"+",
-    b"null", b"true", b"NaN", b"\\u", b"\\ud800", b"\xff", b"\xc3\xa9", b"\xed\xa0\x80",
-    b"\x01", b"\t", b"\n", b"a", b"7" * 4301, b"\x00",
-]  # fmt: skip
-
-
 def test_mutated_files_it_answers_are_read_alike_by_json_loads() -> None:
     """Seeded random edits of real result files: wherever the lean parse answers, json.loads
     reads the same file and agrees with it."""
     bases = [path.read_bytes() for path in RESULTS[:40]] + [PLAIN]
-    rnd = random.Random(20261203)
     answered = 0
-    for _ in range(6000):
-        data = bytearray(rnd.choice(bases))
-        for _ in range(rnd.randint(1, 3)):
-            at, fragment = rnd.randrange(len(data)), rnd.choice(ALPHABET)
-            roll = rnd.random()
-            if roll < 0.4:
-                data[at:at] = fragment
-            elif roll < 0.7:
-                del data[at : at + rnd.randint(1, 4)]
-            else:
-                data[at : at + len(fragment)] = fragment
-        lean = lean_payload(bytes(data))
+    for data in mutated(bases, seed=20261203, count=6000):
+        lean = lean_payload(data)
         if lean is not None:
             answered += 1
-            assert _agrees(bytes(data), lean) is None, bytes(data)
+            assert _agrees(data, lean) is None, data
     assert answered > 500
 
 
