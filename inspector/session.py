@@ -18,7 +18,7 @@ from inspector.engine.errors import EngineError, ObservationError
 from inspector.engine.model import TaskRecord
 from inspector.engine.plan import Plan
 from inspector.engine.recomputation import Recomputation, recompute
-from inspector.engine.reduction import ReductionStream
+from inspector.engine.reduction_stream import ReductionStream
 from inspector.engine.report import dumps_metrics_json
 from inspector.overrides import Overrides
 from inspector.resolve import resolve_plan

@@ -16,10 +16,10 @@ from inspector.engine.plan import Plan
 from inspector.engine.reduction import (
     Coverage,
     Reason,
-    ReductionStream,
     TaskReduction,
     reduce_tasks,
 )
+from inspector.engine.reduction_stream import ReductionStream
 from inspector.engine.report import (
     CATEGORY_HIERARCHY,
     MetricReport,

@@ -168,18 +168,18 @@ def reduce_task(
     k: int,
 ) -> list[TaskReduction]:
     """Reduce one task for every series of a plan, in the order given."""
-    return _reduce_task(task, _resolve(series), contract, k, {})
+    return reduce_resolved(task, resolve_series(series), contract, k, {})
 
 
 _Resolved = tuple[SeriesPlan, MetricReducer, str]
 """A series, its reducer and its id, resolved once per run (not once per task)."""
 
 
-def _resolve(series: Sequence[SeriesPlan]) -> list[_Resolved]:
+def resolve_series(series: Sequence[SeriesPlan]) -> list[_Resolved]:
     return [(plan, resolve_metric_reducer(plan.reducer), plan.series_id) for plan in series]
 
 
-def _reduce_task(
+def reduce_resolved(
     task: TaskRecord,
     series: Sequence[_Resolved],
     contract: MetricContract,
@@ -260,68 +260,6 @@ def _reasons(
     return reasons
 
 
-class ReductionStream:
-    """Task reductions computed as the tasks arrive, while the rest of a run is still read.
-
-    :func:`~inspector.engine.recomputation.recompute` uses them only when its plan has the
-    same ``k``, strategy and contract and its tasks are exactly the ones added, in order;
-    anything that goes wrong here (a task AgentCompass would refuse) just leaves the work to
-    ``recompute``, which reports it in its own order.
-    """
-
-    def __init__(self, contract: MetricContract, k: int, strategy: str) -> None:
-        self.key = (contract, k, strategy)
-        self.tasks: list[TaskRecord] = []
-        self.failed = False
-        try:
-            series = resolve_attempt_strategy(strategy).resolve(contract, k).series
-        except Exception:  # recompute raises it properly
-            self.failed = True
-            series = ()
-        self.series = _resolve(series)
-        self.coverages: dict[tuple[int, int, int, int], Coverage] = {}
-        self.by_series: dict[str, list[TaskReduction]] = {sid: [] for _, _, sid in self.series}
-
-    @property
-    def series_ids(self) -> tuple[str, ...]:
-        """The series each task is reduced for, in the order :meth:`add` takes them."""
-        return tuple(sid for _, _, sid in self.series)
-
-    def add(
-        self,
-        tasks: Sequence[TaskRecord],
-        known: Sequence[Sequence[TaskReduction] | None] | None = None,
-    ) -> None:
-        """Reduce ``tasks``; ``known[i]``, when given and not None, is the reduction of
-        ``tasks[i]`` for each of :attr:`series_ids` made earlier under this same plan (a
-        cache's): it is taken as it is."""
-        if self.failed:
-            return
-        contract, k, _ = self.key
-        try:
-            for position, task in enumerate(tasks):
-                done = known[position] if known is not None else None
-                if done is None:
-                    done = _reduce_task(task, self.series, contract, k, self.coverages)
-                for reduction in done:
-                    self.by_series[reduction.series_id].append(reduction)
-                self.tasks.append(task)
-        except Exception:  # recompute raises it properly
-            self.failed = True
-            self.by_series = {}
-            self.tasks = []
-
-    def result(
-        self, tasks: Sequence[TaskRecord], contract: MetricContract, k: int, strategy: str
-    ) -> dict[str, list[TaskReduction]] | None:
-        """The reductions of ``tasks`` under this plan, if exactly these were added."""
-        if self.failed or self.key != (contract, k, strategy) or len(tasks) != len(self.tasks):
-            return None
-        if any(a is not b for a, b in zip(tasks, self.tasks, strict=True)):
-            return None
-        return self.by_series
-
-
 def reduce_tasks(
     tasks: Sequence[TaskRecord],
     series: Sequence[SeriesPlan],
@@ -330,10 +268,10 @@ def reduce_tasks(
 ) -> dict[str, list[TaskReduction]]:
     """Reductions of every task, per series id, aligned with ``tasks``."""
     by_series: dict[str, list[TaskReduction]] = {plan.series_id: [] for plan in series}
-    resolved = _resolve(series)
+    resolved = resolve_series(series)
     coverages: dict[tuple[int, int, int, int], Coverage] = {}
     for task in tasks:
-        for reduction in _reduce_task(task, resolved, contract, k, coverages):
+        for reduction in reduce_resolved(task, resolved, contract, k, coverages):
             by_series[reduction.series_id].append(reduction)
     return by_series
 

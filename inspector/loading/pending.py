@@ -8,7 +8,7 @@ from collections.abc import Callable, Collection
 from pathlib import Path
 
 from inspector.engine.model import TaskRecord
-from inspector.engine.reduction import ReductionStream
+from inspector.engine.reduction_stream import ReductionStream
 from inspector.loading import task_cache
 from inspector.loading.readers import EntryLoad
 from inspector.loading.reduction_cache import ReductionCache

@@ -20,7 +20,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspector.engine.model import Issue, TaskRecord
-from inspector.engine.reduction import Coverage, Reason, ReductionStream, TaskReduction
+from inspector.engine.reduction import Coverage, Reason, TaskReduction
+from inspector.engine.reduction_stream import ReductionStream
 from inspector.engine.vocabulary import STATES
 from inspector.loading import task_cache
 from inspector.loading.report_cache import code_signature

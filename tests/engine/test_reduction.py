@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import pytest
 
+from inspector.engine.contract import MetricContract
 from inspector.engine.errors import ObservationError
-from inspector.engine.reduction import TaskReduction
+from inspector.engine.model import TaskRecord
+from inspector.engine.reduction import TaskReduction, reduce_task
+from inspector.engine.reduction_stream import ReductionStream
 from inspector.engine.strategies import resolve_attempt_strategy
 from inspector.engine.vocabulary import EVALUATED, INVALIDATED
 
@@ -409,7 +413,9 @@ def test_reasons_read_an_error_issue_and_a_fatal_issue() -> None:
     )
     record = task("t", {"correct": T}, attempt(2, {"correct": T}, issues=[FATAL]))
     r = reduce_one(record)["correct.avg@2"]
-    assert _reason(r, "fatal_issue").text == "attempt 2 has a FATAL issue run/model_failed: HTTP 500"
+    assert (
+        _reason(r, "fatal_issue").text == "attempt 2 has a FATAL issue run/model_failed: HTTP 500"
+    )
 
 
 def test_reasons_evaluated_with_error_names_only_error_issues() -> None:
@@ -465,3 +471,132 @@ def test_reasons_retry_only_attempt_is_named() -> None:
 def test_no_reasons_for_a_clean_evaluated_task() -> None:
     for r in reduce_one(task("t", {"correct": T}, {"correct": F})).values():
         assert r.reasons == ()
+
+
+# ----------------------------------------------------------------------------- alike tasks
+
+
+def _alone(record: TaskRecord, contract: MetricContract, k: int, strategy: str) -> list[tuple]:
+    plan = resolve_attempt_strategy(strategy).resolve(contract, k)
+    return [_fields(r) for r in reduce_task(record, plan.series, contract, k)]
+
+
+def _fields(r: TaskReduction) -> tuple:
+    # repr tells -0.0 from 0.0 and keeps NaN equal to itself.
+    return (r.task_id, r.series_id, repr(r.value), r.state, r.has_error, r.coverage,
+            r.missing_attempts, r.invalidated, r.early_stopped, r.reasons)  # fmt: skip
+
+
+def _streamed(tasks: list[TaskRecord], contract: MetricContract, k: int, strategy: str) -> Any:
+    stream = ReductionStream(contract, k, strategy)
+    stream.add(tasks)
+    assert not stream.failed
+    by_task: dict[str, list[tuple]] = {t.task_id: [] for t in tasks}
+    for reductions in stream.by_series.values():
+        for r in reductions:
+            by_task[r.task_id].append(_fields(r))
+    return stream, by_task
+
+
+ALIKE_CASES = {
+    # name: (contract, strategy, k, tasks that differ only where the reduction may differ,
+    # how many are reduced for others alike: float zeros never are, as -0.0 == 0.0)
+    "types": (
+        SCORE_ONLY,
+        "avg",
+        3,
+        [
+            task("int", {"score": 1}, {"score": 1}, {"score": 1}),
+            task("float", {"score": 1.0}, {"score": 1.0}, {"score": 1.0}),
+            task("int again", {"score": 1}, {"score": 1}, {"score": 1}),
+        ],
+        2,
+    ),
+    "signed zero": (
+        SCORE_ONLY,
+        "avg",
+        3,
+        [
+            task("minus", {"score": -0.0}, {"score": -0.0}, {"score": -0.0}),
+            task("plus", {"score": 0.0}, {"score": 0.0}, {"score": 0.0}),
+            task("minus again", {"score": -0.0}, {"score": -0.0}, {"score": -0.0}),
+        ],
+        0,
+    ),
+    "issues": (
+        BINARY_ONLY,
+        "avg",
+        3,
+        [
+            task("plain", {"correct": T}, {"correct": F}, {"correct": T}),
+            task(
+                "error", {"correct": T}, attempt(2, {"correct": F}, issues=[ERROR]), {"correct": T}
+            ),
+            task(
+                "fatal", {"correct": T}, attempt(2, {"correct": F}, issues=[FATAL]), {"correct": T}
+            ),
+            task(
+                "warning",
+                {"correct": T},
+                attempt(2, {"correct": F}, issues=[WARNING]),
+                {"correct": T},
+            ),
+            task("plain again", {"correct": T}, {"correct": F}, {"correct": T}),
+            task(
+                "error again",
+                {"correct": T},
+                attempt(2, {"correct": F}, issues=[ERROR]),
+                {"correct": T},
+            ),
+        ],
+        4,
+    ),
+    "status and index": (
+        BINARY_ONLY,
+        "avg",
+        3,
+        [
+            task("completed", {"correct": T}, None, None),
+            task("second", None, {"correct": T}, None),
+            task("failed", attempt(1, {"correct": T}, status="run_error"), None, None),
+            task("completed again", {"correct": T}, None, None),
+        ],
+        3,
+    ),
+    "retries and plan": (
+        BINARY_ONLY,
+        "pass",
+        3,
+        [
+            task("pass", {"correct": T}, None, None, strategy="pass"),
+            task("avg", {"correct": T}, None, None, strategy="avg"),
+            task("retried", {"correct": T}, None, None, strategy="pass", retry_counts={2: 1}),
+            task("pass again", {"correct": T}, None, None, strategy="pass"),
+        ],
+        3,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(ALIKE_CASES))
+def test_alike_tasks_reduce_as_each_does_alone(case: str) -> None:
+    """A run's stream reduces a task once per set of alike attempts and gives the others
+    its reductions under their own ids: each task's reductions are exactly what reducing
+    it alone gives, including where values are equal but not alike (``1`` / ``1.0``,
+    ``-0.0`` / ``0.0``) and where only an issue, a status, an index, a retry count or the
+    task's own strategy differs."""
+    contract, strategy, k, tasks, kept = ALIKE_CASES[case]
+    stream, by_task = _streamed(tasks, contract, k, strategy)
+    for record in tasks:
+        assert by_task[record.task_id] == _alone(record, contract, k, strategy), record.task_id
+    # Each task named "... again" is alike an earlier one: reduced once for both.
+    assert len(stream.alike) == kept
+
+
+def test_nan_observations_are_reduced_each_time() -> None:
+    """NaN is never equal to itself: such a task is reduced on its own, never taken as
+    alike (the reduction of a NaN observation fails the same way each time)."""
+    tasks = [task(name, {"score": math.nan}, {"score": 1}, {"score": 1}) for name in "ab"]
+    stream = ReductionStream(SCORE_ONLY, 3, "avg")
+    stream.add(tasks)
+    assert stream.alike == {}

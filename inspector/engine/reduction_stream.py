@@ -1,0 +1,139 @@
+"""Reductions made as a run's tasks are read (:class:`ReductionStream`), once per set of
+alike tasks: most tasks of a run have the same statuses, the same observations and no
+issue, and their reductions differ only in the task's id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from inspector.engine.contract import MetricContract
+from inspector.engine.model import TaskRecord
+from inspector.engine.reduction import (
+    Coverage,
+    TaskReduction,
+    reduce_resolved,
+    resolve_series,
+)
+from inspector.engine.strategies import resolve_attempt_strategy
+
+
+class ReductionStream:
+    """Task reductions computed as the tasks arrive, while the rest of a run is still read.
+
+    :func:`~inspector.engine.recomputation.recompute` uses them only when its plan has the
+    same ``k``, strategy and contract and its tasks are exactly the ones added, in order;
+    anything that goes wrong here (a task AgentCompass would refuse) just leaves the work to
+    ``recompute``, which reports it in its own order.
+    """
+
+    def __init__(self, contract: MetricContract, k: int, strategy: str) -> None:
+        self.key = (contract, k, strategy)
+        self.tasks: list[TaskRecord] = []
+        self.failed = False
+        try:
+            series = resolve_attempt_strategy(strategy).resolve(contract, k).series
+        except Exception:  # recompute raises it properly
+            self.failed = True
+            series = ()
+        self.series = resolve_series(series)
+        self.coverages: dict[tuple[int, int, int, int], Coverage] = {}
+        self.by_series: dict[str, list[TaskReduction]] = {sid: [] for _, _, sid in self.series}
+        self.alike: dict[tuple[object, ...], list[TaskReduction]] = {}
+        """The reductions of a task, by what they depend on (:func:`_reduced_alike`)."""
+
+    @property
+    def series_ids(self) -> tuple[str, ...]:
+        """The series each task is reduced for, in the order :meth:`add` takes them."""
+        return tuple(sid for _, _, sid in self.series)
+
+    def add(
+        self,
+        tasks: Sequence[TaskRecord],
+        known: Sequence[Sequence[TaskReduction] | None] | None = None,
+    ) -> None:
+        """Reduce ``tasks``; ``known[i]``, when given and not None, is the reduction of
+        ``tasks[i]`` for each of :attr:`series_ids` made earlier under this same plan (a
+        cache's): it is taken as it is."""
+        if self.failed:
+            return
+        contract, k, _ = self.key
+        try:
+            for position, task in enumerate(tasks):
+                done = known[position] if known is not None else None
+                if done is None:
+                    done = self._reduce(task, contract, k)
+                for reduction in done:
+                    self.by_series[reduction.series_id].append(reduction)
+                self.tasks.append(task)
+        except Exception:  # recompute raises it properly
+            self.failed = True
+            self.by_series = {}
+            self.tasks = []
+
+    def _reduce(self, task: TaskRecord, contract: MetricContract, k: int) -> list[TaskReduction]:
+        """:func:`~inspector.engine.reduction.reduce_resolved`, or the reductions of an earlier task of this run that had
+        the same attempts (most tasks of a run are alike: the same statuses, the same
+        observations, no issue), with this task's id."""
+        key = _alike_key(task)
+        if key is None:
+            return reduce_resolved(task, self.series, contract, k, self.coverages)
+        try:
+            alike = self.alike.get(key)
+        except TypeError:  # an unhashable value where a string belongs: reduce it
+            return reduce_resolved(task, self.series, contract, k, self.coverages)
+        if alike is None:
+            alike = self.alike[key] = reduce_resolved(
+                task, self.series, contract, k, self.coverages
+            )
+            return alike
+        task_id = task.task_id
+        return [
+            TaskReduction(
+                task_id,
+                r.series_id,
+                r.value,
+                r.state,
+                r.has_error,
+                r.coverage,
+                r.missing_attempts,
+                r.invalidated,
+                r.early_stopped,
+                r.reasons,
+            )
+            for r in alike
+        ]
+
+    def result(
+        self, tasks: Sequence[TaskRecord], contract: MetricContract, k: int, strategy: str
+    ) -> dict[str, list[TaskReduction]] | None:
+        """The reductions of ``tasks`` under this plan, if exactly these were added."""
+        if self.failed or self.key != (contract, k, strategy) or len(tasks) != len(self.tasks):
+            return None
+        if any(a is not b for a, b in zip(tasks, self.tasks, strict=True)):
+            return None
+        return self.by_series
+
+
+def _alike_key(task: TaskRecord) -> tuple[object, ...] | None:
+    """Everything a task's reductions depend on besides its id (under one plan: ``k``,
+    contract and series), or None when that cannot be told by equality: each attempt's
+    index, status, issues and observations, the retry counts and the task's own strategy
+    (its preflight). An observation is kept with its type (``True``, ``1`` and ``1.0`` are
+    equal but reduce apart), and a float zero or NaN gives None (``-0.0 == 0.0`` but is
+    written apart; NaN is never equal). Attempts with scoring artifacts give None."""
+    key: list[object] = [task.plan_strategy, tuple(task.retry_counts.items())]
+    for index, attempt in task.attempts.items():
+        if attempt.scoring_artifacts:
+            return None
+        observed: list[object] = [index, attempt.status, attempt.issues]
+        for name, value in attempt.metrics.items():
+            kind = type(value)
+            if kind is float:
+                if not value or value != value:
+                    return None
+            elif kind is not bool and kind is not int:
+                return None
+            observed += (name, kind, value)
+        key.append(tuple(observed))
+    return tuple(key)
