@@ -28,7 +28,9 @@ from typing import Any
 import msgspec
 import orjson
 
-from inspector.results.validate import SCORING_ARTIFACT_PREFIX
+from inspector.engine.model import Attempt
+from inspector.results.layout import is_canonical_attempt_key
+from inspector.results.validate import SCORING_ARTIFACT_PREFIX, STATUS_OBJECTS
 
 _UNSET = msgspec.UNSET
 _Unset = msgspec.UnsetType
@@ -59,6 +61,7 @@ _decode = msgspec.json.Decoder(_Result).decode
 _DecodeError = msgspec.DecodeError
 _DIGITS = range(48, 58)
 _PLACEHOLDER_META: dict[str, dict[str, Any]] = {"benchmark": {}, "harness": {}}
+_BIG = float(2**63)
 # 0 means no limit: then no run is too long.
 _MAX_DIGITS = sys.get_int_max_str_digits() or sys.maxsize
 
@@ -71,15 +74,25 @@ def lean_payload(data: bytes) -> dict[str, Any] | None:
     ``artifacts`` (none of them scoring artifacts), ``analysis_result`` and ``meta``'s two
     namespaces are there as empty values of the kind they are, which is all that
     ``shape_attempt`` checks of them."""
+    result = lean_result(data)
+    return None if result is None else payload_of(result)
+
+
+def lean_result(data: bytes) -> Any:
+    """A result file's bytes decoded against the shape of a plain attempt (what
+    :func:`payload_of` and :func:`plain_attempt` take), or None (parse it whole)."""
     if not stands_for_json_loads(data):
         return None
     try:
         result = _decode(data)
     except (_DecodeError, RecursionError):
         return None
+    return None if result.retry_count is _UNSET else result
+
+
+def payload_of(result: Any) -> dict[str, Any] | None:
+    """:func:`lean_payload` of a file :func:`lean_result` decoded."""
     count = result.retry_count
-    if count is _UNSET:
-        return None
     artifacts = result.artifacts
     others = (result.status, result.metrics, result.final_answer, result.trajectory,
               result.issues, artifacts, result.analysis_result, result.meta)  # fmt: skip
@@ -100,6 +113,35 @@ def lean_payload(data: bytes) -> dict[str, Any] | None:
         "analysis_result": {},
         "meta": _PLACEHOLDER_META,
     }
+
+
+def plain_attempt(result: Any, key: str) -> Attempt | None:
+    """The attempt ``shape_attempt(payload_of(result), key)`` gives, made directly, for the
+    usual attempt: every field there, a known status as written, no issue, no scoring
+    artifact, and each observation named plainly, of its own type and under 2**63 in
+    magnitude. None for any other (then the payload is shaped as usual, which says what
+    is wrong)."""
+    status = STATUS_OBJECTS.get(result.status) if type(result.status) is str else None
+    metrics = result.metrics
+    artifacts = result.artifacts
+    if (
+        status is None
+        or type(metrics) is not dict
+        or result.issues != []
+        or type(artifacts) is not dict
+        or _UNSET in (result.final_answer, result.trajectory, result.analysis_result, result.meta)
+        or not is_canonical_attempt_key(key)
+    ):
+        return None
+    if artifacts and any(name.startswith(SCORING_ARTIFACT_PREFIX) for name in artifacts):
+        return None
+    for name, value in metrics.items():
+        if not name or name != name.strip():
+            return None
+        if type(value) is float and not -_BIG < value < _BIG:
+            return None  # not finite, or beyond what the reader takes (shape_attempt's
+            # message, or the file parsed whole)
+    return Attempt(int(key), status, metrics, (), {})
 
 
 def stands_for_json_loads(data: bytes) -> bool:

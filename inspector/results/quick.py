@@ -7,8 +7,10 @@ that case with one ``open`` per folder and per file (each file opened relative t
 task folder, an attempt folder's kind from one ``lstat``, no folder listed), and builds the
 entry with the same validators as :func:`~inspector.results.tasks.load_published`
 (``check_index_attempts``, ``shape_attempt``, ``shape_plan``, ``task_category``); a
-result file is parsed by :func:`~inspector.results.lean.lean_payload` (its trajectory
-checked, not built), else by orjson. Anything else — a symbolic link, a
+result file is decoded by :func:`~inspector.results.lean.lean_result` (its trajectory
+checked, not built), else parsed by orjson, and the usual attempt (known status, no
+issue) is made at once by :func:`~inspector.results.lean.plain_attempt`, which gives what
+``shape_attempt`` would. Anything else — a symbolic link, a
 missing or special file, a file that orjson cannot parse or that needs an exact parse, a
 legacy schema, a duplicate folder, any rule broken — makes it decline (None), and the
 folder is read by ``load_published``, which says exactly what is wrong. Where it does not
@@ -27,7 +29,7 @@ import orjson
 from inspector.engine.model import Attempt, TaskRecord
 from inspector.results.file_io import READ_FLAGS, Stat, read_all, stat_key
 from inspector.results.layout import SHARED_TASK_KEYS, TASK_SCHEMA, AttemptDirs, task_directory_name
-from inspector.results.lean import lean_payload
+from inspector.results.lean import lean_result, payload_of, plain_attempt
 from inspector.results.listing import StateName
 from inspector.results.run_files import RunFiles
 from inspector.results.runinfo import MIN_SIZE
@@ -155,6 +157,7 @@ def _read_folder(
     except (ValueError, DetailError):
         return None
     payloads = []
+    shaped: list[tuple[str, int, Attempt]] = []  # (number, retry count, attempt)
     for number, token in tokens.items():
         try:  # a folder, not a link
             if not _S_ISDIR(os.stat(token, dir_fd=dir_fd, follow_symlinks=False).st_mode):
@@ -165,7 +168,15 @@ def _read_folder(
         data = _read(f"{token}/result.json", rel, stats, dir_fd)
         if data is None:
             return None
-        payload = lean_payload(data)  # the trajectory checked, not built
+        result = lean_result(data)  # the trajectory checked, not built
+        if result is not None:
+            attempt = plain_attempt(result, number)
+            if attempt is not None:  # the usual attempt, shaped at once
+                if result.retry_count < 0:
+                    return None
+                shaped.append((number, result.retry_count, attempt))
+                continue
+        payload = payload_of(result) if result is not None else None
         if payload is None:
             payload = _parsed_object(data)
             if payload is None:
@@ -181,6 +192,10 @@ def _read_folder(
         payloads.append((number, payload))
     attempts: dict[int, Attempt] = {}
     retry_counts: dict[int, int] = {}
+    for number, count, attempt in shaped:
+        if count:
+            retry_counts[int(number)] = count
+        attempts[int(number)] = attempt
     try:
         for number, payload in payloads:
             count = payload.pop("retry_count")

@@ -35,7 +35,8 @@ ISSUE_FIELDS = ("severity", "phase", "code", "message")
 META_NAMESPACES = frozenset({"benchmark", "harness"})
 PLAN_FIELDS = frozenset({"k", "strategy"})
 # Each status as one string object: a large run's attempts then share it (issue 11).
-_STATUS_OBJECTS = {status: status for status in STATUSES}
+STATUS_OBJECTS = {status: status for status in STATUSES}
+"""Each known status as one string object (an attempt's status is looked up in it)."""
 # Benchmark values some corpus formulas read from artifacts (gdpval_ac's delivery rate).
 SCORING_ARTIFACT_PREFIX = "gdpval_ac_"
 
@@ -90,9 +91,9 @@ def shape_attempt(payload: Mapping[str, Any], key: str) -> Attempt:
     # The usual attempt passes each rule by the first, cheapest test below; anything else
     # goes through the full rule, in the same order, so the first error is the same.
     raw_status = payload["status"]
-    status = _STATUS_OBJECTS.get(raw_status) if raw_status.__class__ is str else None
+    status = STATUS_OBJECTS.get(raw_status) if raw_status.__class__ is str else None
     if status is None:
-        status = _STATUS_OBJECTS[_status(raw_status, where)]
+        status = STATUS_OBJECTS[_status(raw_status, where)]
     issues = payload["issues"]
     issues = () if issues.__class__ is list and not issues else _issues(issues, where)
     for name in ("trajectory", "artifacts", "analysis_result"):

@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from inspector.results.lean import lean_payload
+from inspector.results.lean import lean_payload, lean_result, payload_of, plain_attempt
+from inspector.results.validate import DetailError, shape_attempt
 from tests.conftest import FIXTURE_RUNS, conformance_runs
 from tests.results.helpers import mutated
 
@@ -149,3 +150,58 @@ def test_a_long_integer_is_found_wherever_it_lies() -> None:
         data = _with(b'"n": 3', b'"pad": "' + b"x" * pad + b'", "n": ' + b"7" * 4301)
         assert lean_payload(data) is None, pad
         assert lean_payload(data.replace(b"7" * 4301, b"7" * 4300)) is not None, pad
+
+
+def _shaped(data: bytes, key: str) -> str:
+    """What shaping the lean payload of ``data`` gives: the attempt's repr (which tells
+    ``True`` from ``1``), or why there is none."""
+    result = lean_result(data)
+    payload = None if result is None else payload_of(result)
+    if payload is None:
+        return "parsed whole"
+    payload = dict(payload)
+    payload.pop("retry_count")
+    if not payload:
+        return "a retry record"
+    try:
+        return repr(shape_attempt(payload, key))
+    except DetailError as exc:
+        return f"refused: {exc}"
+
+
+MADE_ELSEWHERE = {
+    "an issue": _with(b'"issues": []', b'"issues": [{"severity": "warning"}]'),
+    "a status not as written": _with(b'"completed"', b'" completed"'),
+    "an unknown status": _with(b'"completed"', b'"finished"'),
+    "a name with spaces around it": _with(b'"score"', b'" score"'),
+    "an empty name": _with(b'"score"', b'""'),
+    "an infinite observation": _with(b"0.25", b"1e999"),
+    "an observation beyond 2**63": _with(b"0.25", b"9.3e18"),
+    "a scoring artifact": _with(b'"artifacts": {}', b'"artifacts": {"gdpval_ac_rate": 1}'),
+    "a retry record": b'{"retry_count": 2}',
+}
+
+
+@pytest.mark.parametrize("case", list(MADE_ELSEWHERE))
+def test_only_the_usual_attempt_is_made_at_once(case: str) -> None:
+    result = lean_result(MADE_ELSEWHERE[case])
+    assert result is None or plain_attempt(result, "1") is None
+
+
+def test_an_attempt_made_at_once_is_what_shape_attempt_makes() -> None:
+    """Every fixture result file, the cases above and seeded random edits: wherever
+    plain_attempt answers, shaping the payload gives the same attempt (and under a key
+    that is not canonical it never answers)."""
+    files = [path.read_bytes() for path in RESULTS]
+    edits = mutated([*files[:40], PLAIN], seed=20261205, count=4000)
+    answered = 0
+    for data in [*files, PLAIN, *MADE_ELSEWHERE.values(), *edits]:
+        result = lean_result(data)
+        if result is None:
+            continue
+        assert plain_attempt(result, "01") is None
+        attempt = plain_attempt(result, "2")
+        if attempt is not None:
+            answered += 1
+            assert repr(attempt) == _shaped(data, "2"), data
+    assert answered > len(files) // 2
