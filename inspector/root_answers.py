@@ -197,7 +197,7 @@ def interval_call(
     path: str, overrides: Overrides, series_id: str
 ) -> tuple[float, float, float] | None:
     """``(value, low, high)``: the recomputed series ``series_id`` of the run and its
-    interval (:func:`inspector.views.run_stats.series_stats`), or None when the series has
+    interval (:func:`inspector.views.run_stats.own_interval`), or None when the series has
     no interval or the run cannot be scored now. In one of the app's reader processes, after
     the check. The answer is kept in the report cache, for the run as it was read."""
     kept = _kept_interval(path, overrides, series_id)
@@ -224,13 +224,13 @@ def _interval(session: Session, series_id: str) -> tuple[float, float, float] | 
     """``(value, low, high)`` of the series ``series_id`` of a scored session, None when it
     has no interval."""
     # The statistics load the engine: a report answered from the cache does without them.
-    from inspector.views.run_stats import series_stats
+    from inspector.views.run_stats import own_interval
 
     rec = session.recomputation
     series = next((s for s in rec.report.series if s.series_id == series_id), None) if rec else None
     if rec is None or series is None:
         return None
-    interval = series_stats(rec, series).own.interval
+    interval = own_interval(rec, series)
     if interval.estimate is None or interval.ci_low is None or interval.ci_high is None:
         return None
     return (float(interval.estimate), float(interval.ci_low), float(interval.ci_high))

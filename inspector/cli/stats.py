@@ -33,15 +33,8 @@ from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, override
 from inspector.cli.tables import number_text, table
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
-from inspector.views.run_stats import (
-    FlakyTask,
-    PassCurve,
-    RunStats,
-    ScopeStats,
-    SeriesStats,
-    outcomes_text,
-    run_stats,
-)
+from inspector.views.attempt_stats import FlakyTask, PassCurve, outcomes_text
+from inspector.views.run_stats import RunStats, ScopeStats, SeriesStats, run_stats
 from inspector.views.stats import Interval, bounds_text
 from inspector.views.visible import visible
 

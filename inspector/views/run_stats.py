@@ -1,4 +1,5 @@
-"""Intervals for every series, category and hierarchy node of a run; flaky tasks; pass@j curves.
+"""Intervals for every series, category and hierarchy node of a run, and :func:`run_stats`:
+them with the flaky tasks and pass@j curves of :mod:`inspector.views.attempt_stats`.
 
 Pure (no I/O, no textual, no rich). Everything is read from one
 :class:`~inspector.engine.Recomputation`: the value of every scope is the engine's own
@@ -25,11 +26,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.engine.aggregation import mean
-from inspector.engine.contract import BINARY
 from inspector.engine.hierarchy import HierarchyNode, node_weights
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED, MetricSeries
 from inspector.engine.vocabulary import EVALUATED
+from inspector.views.attempt_stats import (
+    FlakyTask,
+    PassCurve,
+    flaky_tasks,
+    pass_curves,
+    pass_curves_note,
+)
 from inspector.views.audit import category_keys, reductions_of
 from inspector.views.stats import (
     DEFAULT_CONFIDENCE,
@@ -39,12 +46,9 @@ from inspector.views.stats import (
     combination_interval,
     mean_interval,
     no_interval,
-    pass_at_j,
-    pass_hat_j,
     pooled_variance,
 )
 
-WHAT_CHEN = "tasks' unbiased estimates (Chen et al. 2021)"
 # Tolerance for "this value is that weighted mean" (the engine re-normalises in another order).
 _SAME = 1e-9
 
@@ -146,13 +150,8 @@ def series_stats(
 ) -> SeriesStats:
     """The interval of one series and of each of its categories and hierarchy nodes."""
     confidence = check_confidence(confidence)
-    standard = series.aggregation in (MICRO_WEIGHTED, CATEGORY_MEAN, CATEGORY_HIERARCHY)
-    if reductions_of(rec, series.series_id) is None or not standard:
-        why = (
-            "no interval: carried over from the stored metrics.json"
-            if series.series_id in rec.not_recomputed
-            else f"no interval: the value is a corpus formula ({series.aggregation})"
-        )
+    why = _no_interval_reason(rec, series)
+    if why is not None:
         return SeriesStats(
             series.series_id, series.metric_id, series.kind, series.aggregation,
             _scope(series.series_id, series, no_interval(series.shown_value, 0, confidence, why)),
@@ -185,168 +184,55 @@ def series_stats(
                 interval = _combined(memo.get(path, {}), groups, part.shown_value, confidence, what)
             hierarchy.append(_scope(path, part, interval))
         own_interval = next(h.interval for h in hierarchy if h.key == rec.root.path)
-    elif series.aggregation == CATEGORY_MEAN:
-        valid = [k for k, b in series.categories.items() if b.shown_value is not None]
-        weights = {k: 1.0 / len(valid) for k in valid}
-        what = "mean of category means"
-        own_interval = _combined(weights, groups, series.shown_value, confidence, what)
     else:
-        values = [v for vs in groups.values() for v in vs]
-        own_interval = _mean_of(values, series.shown_value, confidence)
+        own_interval = _own(rec, series, groups, confidence)
     return SeriesStats(
         series.series_id, series.metric_id, series.kind, series.aggregation,
         _scope(series.series_id, series, own_interval), tuple(categories), tuple(hierarchy),
     )  # fmt: skip
 
 
-# -- flaky tasks --------------------------------------------------------------------------
+def own_interval(
+    rec: Recomputation, series: MetricSeries, *, confidence: float = DEFAULT_CONFIDENCE
+) -> Interval:
+    """``series_stats(rec, series).own.interval`` alone, without the intervals of the
+    categories and nodes it does not depend on (the runs screen's headline, one a run)."""
+    confidence = check_confidence(confidence)
+    why = _no_interval_reason(rec, series)
+    if why is not None:
+        return no_interval(series.shown_value, 0, confidence, why)
+    return _own(rec, series, _values_by_category(rec, series), confidence)
 
 
-@dataclass(frozen=True, slots=True)
-class AttemptOutcome:
-    attempt: int
-    status: str | None  # None: the attempt has no result
-    value: bool | float | None  # None: no observation of the metric
+def _no_interval_reason(rec: Recomputation, series: MetricSeries) -> str | None:
+    """Why a series has no interval at all (None: it has one)."""
+    standard = series.aggregation in (MICRO_WEIGHTED, CATEGORY_MEAN, CATEGORY_HIERARCHY)
+    if reductions_of(rec, series.series_id) is not None and standard:
+        return None
+    if series.series_id in rec.not_recomputed:
+        return "no interval: carried over from the stored metrics.json"
+    return f"no interval: the value is a corpus formula ({series.aggregation})"
 
 
-@dataclass(frozen=True, slots=True)
-class FlakyTask:
-    """A task whose recorded attempts disagree on a metric.
-
-    ``disagreement`` is ``4 p (1 − p)`` for a binary metric, p = c / n the share of the n
-    observations that pass (1 for an even split, 8/9 for 1 of 3 or 2 of 3), and
-    ``max − min`` of the observations for a scalar one.
-    """
-
-    task_id: str
-    category: str
-    metric_id: str
-    kind: str
-    outcomes: tuple[AttemptOutcome, ...]
-    passes: int | None
-    observed: int
-    disagreement: float
-
-
-def outcomes_text(f: FlakyTask) -> str:
-    """``1:✓ 2:✗ 3:—`` (binary) or ``1:0.5 2:1`` (scalar); ``—`` no observation."""
-    parts = []
-    for o in f.outcomes:
-        if o.value is None:
-            mark = "—" if o.status is None else f"— ({o.status})"
-        elif isinstance(o.value, bool):
-            mark = "✓" if o.value else "✗"
-        else:
-            mark = f"{o.value:g}"
-        parts.append(f"{o.attempt}:{mark}")
-    return " ".join(parts)
-
-
-def flaky_metrics(rec: Recomputation) -> list[str]:
-    """The metrics checked for flakiness: the primary and every binary metric."""
-    contract = rec.plan.contract
-    return [m for m, spec in contract.metrics.items() if spec.primary or spec.kind == BINARY]
-
-
-def flaky_tasks(rec: Recomputation) -> tuple[FlakyTask, ...]:
-    """Tasks whose attempts disagree, most disagreement first (then task order)."""
-    k = rec.plan.k
-    keys = rec.category_keys
-    out: list[tuple[float, int, FlakyTask]] = []
-    contract = rec.plan.contract
-    metrics = [(m, contract.metrics[m].kind) for m in flaky_metrics(rec)]
-    for position, task in enumerate(rec.tasks):
-        if len(task.attempts) < 2:
-            continue
-        for metric_id, kind in metrics:
-            observed = [a.metrics[metric_id] for a in task.attempts.values()
-                        if metric_id in a.metrics]  # fmt: skip
-            if len({float(v) for v in observed}) < 2:
-                continue
-            outcomes = []
-            for index in range(1, k + 1):
-                attempt = task.attempts.get(index)
-                value = None if attempt is None else attempt.metrics.get(metric_id)
-                outcomes.append(AttemptOutcome(index, attempt.status if attempt else None, value))
-            numbers = [float(v) for v in observed]
-            if kind == BINARY:
-                passes = sum(v is True for v in observed)
-                share = passes / len(observed)
-                spread = 4 * share * (1 - share)
-            else:
-                passes, spread = None, max(numbers) - min(numbers)
-            flaky = FlakyTask(task.task_id, keys[position], metric_id, kind, tuple(outcomes),
-                              passes, len(observed), spread)  # fmt: skip
-            out.append((-spread, position, flaky))
-    out.sort(key=lambda item: (item[0], item[1]))
-    return tuple(f for _, _, f in out)
-
-
-# -- pass@j / pass^j ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class PassCurve:
-    """Chen et al.'s pass@j and pass^j for j = 1..k of one binary metric, with se."""
-
-    metric_id: str
-    k: int
-    tasks: int  # tasks with all k observations (the estimate's n)
-    excluded: int  # tasks left out: invalidated, or an attempt without an observation
-    pass_at: tuple[Interval, ...]
-    pass_hat: tuple[Interval, ...]
-    # AgentCompass's own series of this metric (series id → shown value), for comparison.
-    agentcompass: Mapping[str, float | None]
-
-
-def pass_curves_note(rec: Recomputation) -> str | None:
-    """Why the run has no pass@j curves, or None when it has them."""
-    plan = rec.plan
-    if plan.k < 2:
-        return "pass@j / pass^j need k ≥ 2 attempts per task (this plan has k=1)"
-    if plan.strategy != "avg":
-        return (
-            f"pass@j / pass^j need every attempt run; under {plan.strategy} attempts "
-            "stop early after a success"
-        )
-    return None
-
-
-def pass_curves(
-    rec: Recomputation, *, confidence: float = DEFAULT_CONFIDENCE
-) -> tuple[PassCurve, ...]:
-    """pass@j / pass^j per binary metric over the tasks whose k attempts all observed it."""
-    if pass_curves_note(rec) is not None:
-        return ()
-    k = rec.plan.k
-    curves = []
-    for metric_id, spec in rec.plan.contract.metrics.items():
-        if spec.kind != BINARY:
-            continue
-        counts = []
-        for task in rec.tasks:
-            attempts = [task.attempts.get(i) for i in range(1, k + 1)]
-            if any(a is None or a.has_fatal or metric_id not in a.metrics for a in attempts):
-                continue
-            counts.append(sum(a.metrics[metric_id] is True for a in attempts))  # type: ignore[union-attr]
-
-        def curve(estimator: Any, counts: Sequence[int] = counts) -> tuple[Interval, ...]:
-            out = []
-            for j in range(1, k + 1):
-                # one exact value per possible count c = 0..k, then one per task
-                table = [estimator(k, c, j) for c in range(k + 1)]
-                values = [table[c] for c in counts]
-                out.append(mean_interval(values, confidence=confidence, what=WHAT_CHEN))
-            return tuple(out)
-
-        ours = {
-            s.series_id: s.shown_value
-            for s in rec.report.series
-            if s.metric_id == metric_id and s.reducer in ("avg", "pass")
-        }
-        curves.append(PassCurve(metric_id, k, len(counts), len(rec.tasks) - len(counts),
-                                curve(pass_at_j), curve(pass_hat_j), ours))  # fmt: skip
-    return tuple(curves)
+def _own(
+    rec: Recomputation, series: MetricSeries, groups: dict[str, list[float]], confidence: float
+) -> Interval:
+    """The interval of the series' own value (as :func:`series_stats` finds it)."""
+    root = rec.root
+    if series.aggregation == CATEGORY_HIERARCHY and root is not None:
+        part = series.hierarchy[root.path]
+        if root.is_leaf and root.name in series.categories:
+            shown = series.categories[root.name].shown_value
+            return _mean_of(groups.get(root.name, []), shown, confidence)
+        memo: dict[str, dict[str, float]] = {}
+        _leaf_weights(root, series, memo)
+        weights = memo.get(root.path, {})
+        return _combined(weights, groups, part.shown_value, confidence, "Σ w·category mean")
+    if series.aggregation == CATEGORY_MEAN:
+        valid = [k for k, b in series.categories.items() if b.shown_value is not None]
+        weights = {k: 1.0 / len(valid) for k in valid}
+        return _combined(weights, groups, series.shown_value, confidence, "mean of category means")
+    return _mean_of([v for vs in groups.values() for v in vs], series.shown_value, confidence)
 
 
 @dataclass(frozen=True, slots=True)

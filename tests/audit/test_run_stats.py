@@ -8,10 +8,11 @@ import statistics
 import pytest
 from scipy import stats as scipy_stats
 
-from inspector.views.run_stats import flaky_tasks, pass_curves, run_stats, series_stats
+from inspector.views.attempt_stats import flaky_tasks, pass_curves
+from inspector.views.run_stats import own_interval, run_stats, series_stats
 from inspector.views.stats import pass_at_j
 
-from .helpers import FIXTURE_RUNS, attempt, issue, rescore, session, task
+from .helpers import FIXTURE_RUNS, RUNS, attempt, issue, rescore, session, task
 
 T, F = {"correct": True}, {"correct": False}
 
@@ -171,3 +172,27 @@ def test_flaky_tasks_list_disagreeing_attempts_most_even_split_first() -> None:
     assert [(o.attempt, o.status, o.value) for o in t4.outcomes] == [
         (1, "completed", False), (2, None, None), (3, "completed", True), (4, None, None)]  # fmt: skip
     assert (t4.passes, t4.observed) == (1, 2)
+
+
+def test_the_own_interval_alone_is_the_one_series_stats_gives() -> None:
+    """The runs screen computes only each headline's own interval (own_interval): for
+    every series of every fixture and conformance run, it is exactly the interval
+    series_stats gives the series (or fails where that fails). The two share the
+    category-mean and micro branches (tested against scipy above), not the hierarchy's."""
+    runs = [*sorted(p for p in FIXTURE_RUNS.iterdir() if (p / "metrics.json").is_file()), *RUNS]
+    recs = [(run.name, session(run).recomputation) for run in runs]
+    aggregations = set()
+    for name, rec in recs:
+        for series in rec.report.series if rec is not None else ():
+            try:
+                expected = repr(series_stats(rec, series).own.interval)
+            except Exception:
+                expected = "fails"
+            try:
+                got = repr(own_interval(rec, series))
+            except Exception:
+                got = "fails"
+            assert got == expected, (name, series.series_id)
+            if "no interval" not in got:
+                aggregations.add(series.aggregation)
+    assert aggregations >= {"micro_weighted", "category_mean", "category_hierarchy"}, aggregations

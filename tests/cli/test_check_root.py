@@ -283,7 +283,7 @@ def test_an_audit_whose_statistics_fail_keeps_its_check(
     def broken(*args: object) -> None:
         raise ValueError("no statistics today")
 
-    monkeypatch.setattr(run_stats, "series_stats", broken)
+    monkeypatch.setattr(run_stats, "own_interval", broken)
     check = module.audit_call(str(run), "ns/k3_pass", Overrides())
     assert check.status == "ok" and check.problem is None
     assert check.headline is not None and check.headline.interval is None

@@ -20,8 +20,14 @@ from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenTask
 from inspector.app.titles import session_title
 from inspector.session import Session
-from inspector.views.run_stats import FlakyTask, PassCurve, flaky_tasks, outcomes_text, pass_curves
-from inspector.views.run_stats import pass_curves_note as curves_note
+from inspector.views.attempt_stats import (
+    FlakyTask,
+    PassCurve,
+    flaky_tasks,
+    outcomes_text,
+    pass_curves,
+)
+from inspector.views.attempt_stats import pass_curves_note as curves_note
 from widgets.bar_chart import Bar, BarChart
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal
