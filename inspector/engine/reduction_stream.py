@@ -40,7 +40,7 @@ class ReductionStream:
         self.coverages: dict[tuple[int, int, int, int], Coverage] = {}
         self.by_series: dict[str, list[TaskReduction]] = {sid: [] for _, _, sid in self.series}
         self.alike: dict[tuple[object, ...], list[TaskReduction]] = {}
-        """The reductions of a task, by what they depend on (:func:`_reduced_alike`)."""
+        """The reductions of a task, by what they depend on (:func:`_alike_key`)."""
 
     @property
     def series_ids(self) -> tuple[str, ...]:
@@ -72,9 +72,10 @@ class ReductionStream:
             self.tasks = []
 
     def _reduce(self, task: TaskRecord, contract: MetricContract, k: int) -> list[TaskReduction]:
-        """:func:`~inspector.engine.reduction.reduce_resolved`, or the reductions of an earlier task of this run that had
-        the same attempts (most tasks of a run are alike: the same statuses, the same
-        observations, no issue), with this task's id."""
+        """The task reduced (:func:`~inspector.engine.reduction.reduce_resolved`), or the
+        reductions of an earlier task of this run that had the same attempts (most tasks
+        of a run are alike: the same statuses, the same observations, no issue), with this
+        task's id."""
         key = _alike_key(task)
         if key is None:
             return reduce_resolved(task, self.series, contract, k, self.coverages)

@@ -139,8 +139,7 @@ def plain_attempt(result: Any, key: str) -> Attempt | None:
         if not name or name != name.strip():
             return None
         if type(value) is float and not -_BIG < value < _BIG:
-            return None  # not finite, or beyond what the reader takes (shape_attempt's
-            # message, or the file parsed whole)
+            return None  # not finite (shape_attempt says so), or too large for the fast read
     return Attempt(int(key), status, metrics, (), {})
 
 
