@@ -1,4 +1,4 @@
-"""An attempt's ``result.json``, and ``run_info.json``, parsed for scoring only (issue 11).
+"""An attempt's ``result.json`` parsed for scoring only (issue 11).
 
 Nearly all of a result file is its trajectory, which scoring never reads. orjson builds
 every object of it and then frees them; :func:`lean_payload` parses the file with msgspec
@@ -16,17 +16,17 @@ It answers only where the answer is the one ``json.loads`` gives (AgentCompass's
 - anything else — a missing, unknown or other-typed field, NaN, a lone surrogate, scoring
   artifacts (kept whole) — gives None, and the caller parses the file as before.
 
-:func:`run_info_without_plans` checks a ``run_info.json`` the same way and builds all of
-it but its per-task execution plans.
+:func:`checked_decode` is that check for any msgspec decoder (``run_info.json`` is checked
+so by :func:`inspector.results.runinfo.run_info_without_plans`).
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
-import orjson
 
 from inspector.engine.model import Attempt
 from inspector.results.layout import is_canonical_attempt_key
@@ -81,13 +81,8 @@ def lean_payload(data: bytes) -> dict[str, Any] | None:
 def lean_result(data: bytes) -> Any:
     """A result file's bytes decoded against the shape of a plain attempt (what
     :func:`payload_of` and :func:`plain_attempt` take), or None (parse it whole)."""
-    if not stands_for_json_loads(data):
-        return None
-    try:
-        result = _decode(data)
-    except (_DecodeError, RecursionError):
-        return None
-    return None if result.retry_count is _UNSET else result
+    result = checked_decode(_decode, data)
+    return None if result is None or result.retry_count is _UNSET else result
 
 
 def payload_of(result: Any) -> dict[str, Any] | None:
@@ -155,36 +150,15 @@ def stands_for_json_loads(data: bytes) -> bool:
     return not (len(data) > _MAX_DIGITS and _long_integer(data))
 
 
-_members = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
-_PLANS = "resolved_execution_plans"
-
-
-def run_info_without_plans(data: bytes) -> dict[str, Any] | None:
-    """``run_info.json``'s members except ``resolved_execution_plans``, each as orjson
-    parses it, or None (parse the file as before).
-
-    The plans are most of the file (760 KB of a 200-task run's) and nothing reads them,
-    but AgentCompass reads the file whole, so JSON broken anywhere in them makes the run
-    unreadable: msgspec checks the whole file as JSON (a third of the time orjson takes to
-    build it) and builds none of the plans. It answers only where orjson parsing the
-    file whole gives the same members: msgspec accepts less than orjson and
-    ``json.loads`` (NaN, a lone surrogate, a document that is not an object, nesting
-    short of orjson's limit: then None), except for the two things
-    :func:`stands_for_json_loads` checks first."""
+def checked_decode(decode: Callable[[bytes], Any], data: bytes) -> Any:
+    """``decode(data)`` (a msgspec decoder), or None where that is not what ``json.loads``
+    would accept (:func:`stands_for_json_loads`) or msgspec refuses it."""
     if not stands_for_json_loads(data):
         return None
     try:
-        members = _members(data)
+        return decode(data)
     except (_DecodeError, RecursionError):
         return None
-    value: dict[str, Any] = {}
-    for name, member in members.items():
-        if name != _PLANS:
-            try:
-                value[name] = orjson.loads(memoryview(member))
-            except orjson.JSONDecodeError:
-                return None
-    return value
 
 
 def _long_integer(data: bytes) -> bool:

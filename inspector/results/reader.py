@@ -25,7 +25,6 @@ from inspector.results.layout import (
     RUN_INFO_SCHEMA,
     TASK_STATES,
 )
-from inspector.results.lean import run_info_without_plans
 from inspector.results.listing import StateName, task_folders
 from inspector.results.problems import (
     RULE_DUPLICATE_ID,
@@ -38,7 +37,12 @@ from inspector.results.problems import (
     RunReadError,
 )
 from inspector.results.run_files import RunFiles
-from inspector.results.runinfo import parse_plans, parse_without_plans, read_without_plans
+from inspector.results.runinfo import (
+    parse_plans,
+    parse_without_plans,
+    read_without_plans,
+    run_info_without_plans,
+)
 from inspector.results.tasks import TaskEntry, load_published, load_running
 from inspector.results.validate import BUILTIN_STRATEGIES
 

@@ -1,5 +1,5 @@
 """``run_info.json`` read for scoring without building its execution plans
-(:func:`inspector.results.lean.run_info_without_plans`): wherever it answers,
+(:func:`inspector.results.runinfo.run_info_without_plans`): wherever it answers,
 ``json.loads`` (AgentCompass's reader) accepts the whole file and the answer is what
 parsing the whole file gave before (orjson), without the plans; where it cannot vouch for
 that, it answers None and the file is parsed whole as before."""
@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 import pytest
 
-from inspector.results.lean import run_info_without_plans
+from inspector.results.runinfo import run_info_without_plans
 from tests.conftest import FIXTURE_RUNS, conformance_runs
 from tests.results.helpers import ALPHABET, mutated
 
