@@ -1,0 +1,138 @@
+"""The publish gate's answers (issue 42): every run under a path checked as ``check ROOT``
+checks it (:func:`inspector.root_answers.check_one`, every file read, nothing kept in the
+caches), with what the rules need of its recomputation, then judged by a policy
+(:mod:`inspector.views.gate`). ``inspector gate`` and the runs screen's ``G`` ask the same.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from inspector.loading.many import map_in_processes, workers
+from inspector.loading.summary_cache import find_runs
+from inspector.overrides import Overrides
+from inspector.results.discover import RunSummary
+from inspector.root_answers import check_one
+from inspector.views.gate import AGAINST_RULES, Policy, RunFacts, RunGate, judge
+from inspector.views.run_check import DIFFERS, OK
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.session import Session
+
+
+def run_facts(
+    path: str,
+    shown_as: str,
+    overrides: Overrides,
+    summary: RunSummary | None,
+    task_values: bool,
+) -> RunFacts:
+    """What the check of the run at ``path`` (named ``shown_as``) finds, as the rules see
+    it; never raises for bad data (an unusable run is a :class:`RunFacts` with a problem)."""
+    found: dict[str, Any] = {}
+
+    def facts_of(session: Session) -> dict[str, Any]:
+        from inspector.views.gate_facts import derived_reason, series_facts
+
+        rec = session.recomputation
+        if rec is not None:
+            found["series"] = series_facts(rec, task_values=task_values)
+            found["derived"] = derived_reason(rec, session.run.stored_metrics)
+        return {}
+
+    check = check_one(path, shown_as, overrides, store=False, extra_answers=facts_of)
+    if check.status not in (OK, DIFFERS):
+        return RunFacts(shown_as, problem=check.problem or f"{shown_as}: unusable")
+    if "series" not in found:  # scored, yet not here: a statistics failure is a problem too
+        return RunFacts(shown_as, problem=f"{shown_as}: the recomputation gave no series")
+    first = ""
+    if check.differences:
+        where, stored, recomputed = check.differences[0]
+        first = f"{where}: stored {stored!r}, recomputed {recomputed!r}"
+    return RunFacts(
+        run=shown_as,
+        benchmark=summary.benchmark if summary is not None else None,
+        model=summary.model if summary is not None else None,
+        status=summary.status if summary is not None else None,
+        stored_equal=check.status == OK,
+        differences=len(check.differences),
+        first_difference=first,
+        derived=found["derived"],
+        series=found["series"],
+    )
+
+
+def facts_under(
+    path: str, overrides: Overrides, *, task_values: bool, processes: int | None = None
+) -> list[RunFacts]:
+    """The facts of every run at or under ``path``, by path, in worker processes (as
+    ``check ROOT``). A run is named by its path under ``path``, a run given itself by
+    ``path`` as given.
+
+    Raises:
+        RunReadError: ``path`` is not a readable directory.
+    """
+    summaries = find_runs(path)
+    calls = [
+        (
+            path if s.relative == "." else os.path.join(path, s.relative),
+            path if s.relative == "." else s.relative,
+            overrides,
+            s,
+            task_values,
+        )
+        for s in sorted(summaries, key=lambda s: s.relative)
+    ]
+    return map_in_processes(run_facts, calls, min(processes or workers(spare=1), len(calls)))
+
+
+def counterpart(facts: RunFacts, against: Sequence[RunFacts]) -> RunFacts | None:
+    """The ``--against`` run a run is compared with: the only one, else the one at the same
+    path under its root, else the only one of the same benchmark and model."""
+    usable = [a for a in against if a.problem is None]
+    if len(against) == 1:
+        return usable[0] if usable else None
+    same = [a for a in usable if a.run == facts.run]
+    if same:
+        return same[0]
+    alike = [a for a in usable if (a.benchmark, a.model) == (facts.benchmark, facts.model)]
+    return alike[0] if len(alike) == 1 else None
+
+
+def gate(
+    path: str,
+    policy: Policy,
+    overrides: Overrides,
+    *,
+    against: str | None = None,
+) -> list[RunGate]:
+    """Every run at or under ``path`` judged by ``policy``, with ``against`` (a run or a
+    root) for the rules that compare.
+
+    Raises:
+        RunReadError: ``path`` or ``against`` is not a readable directory.
+    """
+    from inspector.views.gate_facts import paired_delta
+
+    comparing = against is not None and any(
+        rule in scope.limits for scope in policy.scopes for rule in AGAINST_RULES
+    )
+    runs = facts_under(path, overrides, task_values=comparing)
+    before = facts_under(against, overrides, task_values=comparing) if against else []
+    gates = []
+    for facts in runs:
+        other = counterpart(facts, before) if against is not None else None
+        if against is not None and other is None and facts.problem is None:
+            # No run to compare with: the comparing rules say so (skipped), the rest stand.
+            gated = judge(facts, policy)
+            gates.append(replace(gated, outcomes=tuple(
+                replace(o, detail=f"no run to compare with under {against}")
+                if o.rule in AGAINST_RULES else o
+                for o in gated.outcomes
+            )))  # fmt: skip
+            continue
+        gates.append(judge(facts, policy, other, paired_delta))
+    return gates

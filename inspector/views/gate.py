@@ -1,0 +1,329 @@
+"""The publish gate (issue 42): a policy's rules judged on what the check of each run found.
+
+Pure (no I/O, no textual, no rich). :class:`Policy` is what a policy file says
+(:mod:`inspector.gate_policy` reads it); :class:`RunFacts` what a run's check and its
+recomputation give (:mod:`inspector.views.gate_facts`); :func:`judge` the outcome of every
+rule that applies to a run, one :class:`RuleOutcome` per rule (its series folded in).
+
+A rule passes at its limit: ``max_*`` fails when the measured figure is above the limit,
+``min_evaluated`` when it is below. A rule that cannot be judged (no ``--against`` run, a
+series without an interval, no tasks) is *skipped*, saying why; it never passes silently.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+RUN_RULES = (
+    "require_stored_equal",
+    "require_finished",
+    "forbid_derived_plan",
+    "max_new_error_fingerprints",
+    "max_fingerprint_growth",
+)
+"""Rules about the run as a whole (scoped by benchmark only)."""
+SERIES_RULES = (
+    "max_error_rate",
+    "max_unavailable_rate",
+    "max_invalidated",
+    "min_evaluated",
+    "max_ci_width",
+    "max_regression",
+)
+"""Rules judged on each series the scope's ``series`` glob names."""
+RULES = RUN_RULES + SERIES_RULES
+AGAINST_RULES = frozenset(("max_new_error_fingerprints", "max_fingerprint_growth", "max_regression"))
+"""Rules that compare with the ``--against`` run."""
+HEADLINE = "headline"
+"""``series = "headline"``: the run's headline series, whatever its id."""
+FINISHED = "completed"
+"""``run_info.status`` of a run that finished (AgentCompass's word)."""
+
+PASS, FAIL, SKIP = "pass", "fail", "skipped"
+
+Limit = bool | int | float
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Limits for the runs of benchmarks matching ``benchmark`` and the series matching
+    ``series`` (globs; ``headline`` names the headline series)."""
+
+    benchmark: str = "*"
+    series: str = HEADLINE
+    limits: Mapping[str, Limit] = field(default_factory=dict)
+
+    def covers_benchmark(self, benchmark: str | None) -> bool:
+        return fnmatch.fnmatchcase(benchmark or "", self.benchmark)
+
+    def covers_series(self, series: SeriesFacts) -> bool:
+        if self.series == HEADLINE:
+            return series.headline
+        return fnmatch.fnmatchcase(series.series_id, self.series)
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The rules in force: the top level first, then each ``[[scope]]`` in the file's order;
+    for a run (and series) the last scope that covers it and names a rule gives its limit.
+    A rule no scope names is off."""
+
+    source: str
+    scopes: tuple[Scope, ...]
+
+    def limit(self, rule: str, benchmark: str | None, series: SeriesFacts | None) -> Limit | None:
+        found: Limit | None = None
+        for scope in self.scopes:
+            covered = series is None or scope.covers_series(series)
+            if rule in scope.limits and scope.covers_benchmark(benchmark) and covered:
+                found = scope.limits[rule]
+        return found
+
+    def names(self, rule: str, benchmark: str | None) -> bool:
+        """Some scope covering the benchmark names the rule (it applies to the run)."""
+        return any(rule in s.limits and s.covers_benchmark(benchmark) for s in self.scopes)
+
+
+@dataclass(frozen=True)
+class SeriesFacts:
+    """One recomputed series of a run, as the rules see it."""
+
+    series_id: str
+    headline: bool
+    value: float | None
+    counts: Mapping[str, int]
+    interval: tuple[float, float] | None = None
+    """The series' own interval (``inspector stats``), None when it has none."""
+    no_interval: str = ""
+    """Why it has none."""
+    task_values: Mapping[str, float] = field(default_factory=dict)
+    """Each evaluated task's value (for the paired comparison with ``--against``)."""
+
+
+@dataclass(frozen=True)
+class RunFacts:
+    """What the check of one run found (``problem``: it is unusable, nothing else is)."""
+
+    run: str
+    benchmark: str | None = None
+    model: str | None = None
+    status: str | None = None
+    """``run_info.status``."""
+    stored_equal: bool = False
+    differences: int = 0
+    first_difference: str = ""
+    derived: str | None = None
+    """Why the numbers come from a derived plan (None: the run's own plan)."""
+    series: tuple[SeriesFacts, ...] = ()
+    fingerprints: Mapping[str, int] | None = None
+    """Error fingerprint → attempts carrying it (None: not known)."""
+    problem: str | None = None
+
+
+@dataclass(frozen=True)
+class RuleOutcome:
+    """One rule judged on one run (every series it names folded in)."""
+
+    run: str
+    rule: str
+    status: str
+    failures: tuple[str, ...] = ()
+    """One line per failing series (or one for a run rule): series, rule, measured, limit."""
+    detail: str = ""
+    """What was measured, when it passed or was skipped."""
+
+
+@dataclass(frozen=True)
+class RunGate:
+    """Every rule that applies to one run, judged; ``problem``: the run is unusable."""
+
+    run: str
+    outcomes: tuple[RuleOutcome, ...]
+    problem: str | None = None
+
+    @property
+    def failed(self) -> tuple[RuleOutcome, ...]:
+        return tuple(o for o in self.outcomes if o.status == FAIL)
+
+    @property
+    def status(self) -> str:
+        return "unusable" if self.problem is not None else FAIL if self.failed else PASS
+
+
+Paired = Callable[[Sequence[float], Sequence[float]], tuple[float, float, float] | None]
+"""``(A values, B values)`` of the tasks evaluated on both sides → ``(delta, low, high)``."""
+
+
+def _figure(value: float | int) -> str:
+    return str(value) if isinstance(value, int) else f"{value:.4g}"
+
+
+def judge(
+    facts: RunFacts, policy: Policy, against: RunFacts | None = None, paired: Paired | None = None
+) -> RunGate:
+    """Every rule of ``policy`` that applies to the run. ``against``: the run it is compared
+    with (``--against``), ``paired``: the paired analysis of a series delta."""
+    if facts.problem is not None:
+        return RunGate(facts.run, (), facts.problem)
+    outcomes = []
+    for rule in RULES:
+        if not policy.names(rule, facts.benchmark):
+            continue
+        if rule in AGAINST_RULES and against is None:
+            outcomes.append(RuleOutcome(facts.run, rule, SKIP, detail="needs --against"))
+        elif rule in RUN_RULES:
+            limit = policy.limit(rule, facts.benchmark, None)
+            assert limit is not None
+            outcomes.append(_run_rule(facts, rule, limit, against))
+        else:
+            outcomes.append(_series_rule(facts, rule, policy, against, paired))
+    return RunGate(facts.run, tuple(outcomes))
+
+
+def _outcome(run: str, rule: str, failures: list[str], measured: list[str]) -> RuleOutcome:
+    if failures:
+        return RuleOutcome(run, rule, FAIL, tuple(failures))
+    if not measured:
+        return RuleOutcome(run, rule, SKIP, detail="no series to judge")
+    skipped = all(m.startswith("skipped") for m in measured)
+    return RuleOutcome(run, rule, SKIP if skipped else PASS, detail="; ".join(measured))
+
+
+def _line(run: str, where: str, rule: str, text: str) -> str:
+    return f"{run}: {where}: {rule}: {text}"
+
+
+def _run_rule(facts: RunFacts, rule: str, limit: Limit, against: RunFacts | None) -> RuleOutcome:
+    run = facts.run
+    failures: list[str] = []
+    measured: list[str]
+    if rule == "require_stored_equal":
+        measured = [
+            "stored metrics.json equals the recomputation"
+            if facts.stored_equal
+            else f"stored metrics.json differs in {facts.differences} places"
+        ]
+        if limit and not facts.stored_equal:
+            failures.append(_line(run, "run", rule, (
+                f"stored metrics.json differs from the recomputation in {facts.differences} "
+                f"places (first: {facts.first_difference}); limit: equal"
+            )))  # fmt: skip
+    elif rule == "require_finished":
+        status = f"status {facts.status}" if facts.status is not None else "no status recorded"
+        measured = [status]
+        if limit and facts.status != FINISHED:
+            failures.append(_line(run, "run", rule, f"{status}; limit: {FINISHED}"))
+    elif rule == "forbid_derived_plan":
+        measured = ["the run's own plan"]
+        if limit and facts.derived is not None:
+            failures.append(_line(run, "run", rule, f"{facts.derived}; limit: the run's own plan"))
+    else:
+        return _fingerprint_rule(facts, rule, limit, against)
+    return _outcome(run, rule, failures, measured)
+
+
+def _fingerprint_rule(
+    facts: RunFacts, rule: str, limit: Limit, against: RunFacts | None
+) -> RuleOutcome:
+    run = facts.run
+    if against is None or facts.fingerprints is None or against.fingerprints is None:
+        return RuleOutcome(run, rule, SKIP, detail="error fingerprints not known for both runs")
+    now, before = facts.fingerprints, against.fingerprints
+    if rule == "max_new_error_fingerprints":
+        new = sorted(f for f in now if f not in before)
+        text = f"{len(new)} new error fingerprints" + (f" ({', '.join(new[:3])})" if new else "")
+        failed = len(new) > limit
+        return _outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {limit}")] if failed
+                        else [], [text])  # fmt: skip
+    total_now, total_before = sum(now.values()), sum(before.values())
+    if total_before == 0:
+        growth = 0.0 if total_now == 0 else float("inf")
+    else:
+        growth = (total_now - total_before) / total_before
+    text = f"attempts with an error fingerprint {total_before} → {total_now} (growth {growth:.4g})"
+    failed = growth > float(limit)
+    return _outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {_figure(limit)}")]
+                    if failed else [], [text])  # fmt: skip
+
+
+def _series_rule(
+    facts: RunFacts, rule: str, policy: Policy, against: RunFacts | None, paired: Paired | None
+) -> RuleOutcome:
+    failures: list[str] = []
+    measured: list[str] = []
+    for series in facts.series:
+        limit = policy.limit(rule, facts.benchmark, series)
+        if limit is None:
+            continue
+        figure = _measure(rule, series, against, paired)
+        if isinstance(figure, str):
+            measured.append(f"skipped {series.series_id}: {figure}")
+            continue
+        text, failed = figure(float(limit))
+        measured.append(f"{series.series_id}: {text}")
+        if failed:
+            failures.append(_line(facts.run, series.series_id, rule, (
+                f"{text}; limit: {_figure(limit)}"
+            )))  # fmt: skip
+    return _outcome(facts.run, rule, failures, measured)
+
+
+Measure = Callable[[float], tuple[str, bool]]
+
+
+def _measure(
+    rule: str, series: SeriesFacts, against: RunFacts | None, paired: Paired | None
+) -> Measure | str:
+    """How the rule measures the series (a function of the limit: words, failed),
+    or why it cannot."""
+    counts = series.counts
+    total = counts.get("total", 0)
+    if rule in ("max_error_rate", "max_unavailable_rate"):
+        name = "error" if rule == "max_error_rate" else "unavailable"
+        if total == 0:
+            return "no tasks"
+        rate = counts.get(name, 0) / total
+        words = f"{name} rate {rate:.4g} ({counts.get(name, 0)} of {total} tasks)"
+        return lambda limit: (words, rate > limit)
+    if rule in ("max_invalidated", "min_evaluated"):
+        name = "invalidated" if rule == "max_invalidated" else "evaluated"
+        n = counts.get(name, 0)
+        words = f"{n} {name} of {total} tasks"
+        if rule == "min_evaluated":
+            return lambda limit: (words, n < limit)
+        return lambda limit: (words, n > limit)
+    if rule == "max_ci_width":
+        if series.interval is None:
+            return series.no_interval or "no interval"
+        low, high = series.interval
+        width = high - low
+        words = f"95% interval width {width:.4g} ({low:.4g} to {high:.4g})"
+        return lambda limit: (words, width > limit)
+    assert rule == "max_regression", rule
+    return _regression(series, against, paired)
+
+
+def _regression(
+    series: SeriesFacts, against: RunFacts | None, paired: Paired | None
+) -> Measure | str:
+    """B − A of the series (B this run, A the ``--against`` run) and its paired interval;
+    a regression is a drop beyond the limit whose interval excludes 0 (lies below it)."""
+    before = next(
+        (s for s in against.series if s.series_id == series.series_id), None
+    ) if against is not None else None  # fmt: skip
+    if before is None or paired is None:
+        return "no such series in the --against run"
+    common = sorted(set(series.task_values) & set(before.task_values))
+    if not common:
+        return "no task evaluated in both runs"
+    answer = paired([before.task_values[t] for t in common], [series.task_values[t] for t in common])
+    if answer is None:
+        return "no paired interval"
+    delta, low, high = answer
+    words = (
+        f"change {delta:+.4g} (95% paired interval {low:+.4g} to {high:+.4g}, "
+        f"{len(common)} tasks in both runs)"
+    )
+    return lambda limit: (words, delta < -limit and high < 0)

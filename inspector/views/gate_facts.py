@@ -1,0 +1,73 @@
+"""What the gate's rules need of a scored run (:mod:`inspector.views.gate`), taken from its
+recomputation, and the paired analysis ``max_regression`` uses.
+
+Pure (no I/O, no textual, no rich). The statistics are imported when first asked for.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from inspector.engine.recomputation import Recomputation
+from inspector.engine.strategies import HEADLINE
+from inspector.engine.vocabulary import COUNTS, EVALUATED
+from inspector.views.audit import reductions_of
+from inspector.views.gate import SeriesFacts
+
+DERIVED_KEY = "inspector_derived_plan"
+"""What a derived plan's metrics.json carries in ``extra`` (as :mod:`inspector.session`
+writes it): a stored metrics.json carrying it was written by the inspector, not AgentCompass."""
+
+
+def series_facts(rec: Recomputation, *, task_values: bool) -> tuple[SeriesFacts, ...]:
+    """Every series of the recomputed report: counts, its own interval (as ``inspector
+    stats`` gives it) and, with ``task_values``, each evaluated task's value."""
+    from inspector.views.run_stats import own_interval  # scipy: only for a gate
+
+    found = []
+    for series in rec.report.series:
+        interval = own_interval(rec, series)
+        low, high = interval.ci_low, interval.ci_high
+        values: dict[str, float] = {}
+        if task_values:
+            for reduction in reductions_of(rec, series.series_id) or ():
+                if reduction.state == EVALUATED and reduction.value is not None:
+                    values[reduction.task_id] = float(reduction.value)
+        found.append(
+            SeriesFacts(
+                series_id=series.series_id,
+                headline=series.role == HEADLINE,
+                value=series.shown_value,
+                counts={name: int(getattr(series.counts, name)) for name in COUNTS},
+                interval=None if low is None or high is None else (float(low), float(high)),
+                no_interval="" if low is not None and high is not None else interval.method,
+                task_values=values,
+            )
+        )
+    return tuple(found)
+
+
+def derived_reason(rec: Recomputation, stored_metrics: Mapping[str, Any] | None) -> str | None:
+    """Why the gated numbers are not the run's own plan: the recomputation used a derived
+    plan, or the stored metrics.json is one the inspector derived. None: neither."""
+    if rec.plan.derived:
+        return f"scored with a derived plan ({rec.plan.derived})"
+    extra = stored_metrics.get("extra") if isinstance(stored_metrics, Mapping) else None
+    if isinstance(extra, Mapping) and DERIVED_KEY in extra:
+        return f"the stored metrics.json carries extra.{DERIVED_KEY} (a derived plan)"
+    return None
+
+
+def paired_delta(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float] | None:
+    """The series delta B − A and its 95% paired interval, from the values of the tasks
+    evaluated on both sides: today the mean per-task difference and the seeded paired
+    bootstrap of :mod:`inspector.views.paired` (one place to change when the comparison's
+    paired analysis changes)."""
+    from inspector.views.paired import paired_stats  # scipy: only with --against
+
+    stats = paired_stats("gate", list(zip(a, b, strict=True)), one_outcome=False)
+    ci = stats.bootstrap
+    if ci is None:
+        return None
+    return (ci.difference, ci.low, ci.high)

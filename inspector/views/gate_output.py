@@ -1,0 +1,164 @@
+"""What ``inspector gate`` writes (issue 42): text lines, JSON, Markdown, JUnit XML, and
+GitHub Actions' ``::error`` workflow commands. Pure (no I/O, no textual, no rich): each
+function returns the text; text from result files (run names, series ids, messages) is
+made visible (:func:`~inspector.views.visible.visible`), so that every string JSON can hold
+survives, XML included.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+from typing import Any
+
+from inspector.engine.render import markdown_text
+from inspector.views.gate import FAIL, PASS, SKIP, RunGate
+from inspector.views.visible import visible
+
+EXIT_PASS, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
+
+
+def exit_code(gates: Sequence[RunGate]) -> int:
+    """2 when a run is unusable, else 1 when a rule failed, else 0."""
+    if any(g.problem is not None for g in gates):
+        return EXIT_UNUSABLE
+    return EXIT_FAILED if any(g.failed for g in gates) else EXIT_PASS
+
+
+def _one(text: str) -> str:
+    return visible(text, one_line=True)
+
+
+def _counts(gate: RunGate) -> str:
+    passed = sum(o.status == PASS for o in gate.outcomes)
+    skipped = sum(o.status == SKIP for o in gate.outcomes)
+    return f"{passed} passed, {len(gate.failed)} failed, {skipped} skipped"
+
+
+def summary_line(gates: Sequence[RunGate], source: str) -> str:
+    """``N runs: a pass, b fail, c unusable; policy: …``."""
+    states = [g.status for g in gates]
+    return _one(
+        f"{len(gates)} runs: {states.count(PASS)} pass, {states.count(FAIL)} fail, "
+        f"{states.count('unusable')} unusable; policy: {source}"
+    )
+
+
+def text_lines(gates: Sequence[RunGate], source: str) -> list[str]:
+    """One line per failure (run, series, rule, measured, limit), one per run that passed or
+    is unusable, then the summary."""
+    lines = []
+    for gate in gates:
+        if gate.problem is not None:
+            lines.append(_one(f"unusable: {gate.problem}"))
+            continue
+        for outcome in gate.failed:
+            lines.extend(_one(f"FAIL {failure}") for failure in outcome.failures)
+        if not gate.failed:
+            lines.append(_one(f"pass {gate.run}: {_counts(gate)}"))
+    lines.append(summary_line(gates, source))
+    return lines
+
+
+def as_json(gates: Sequence[RunGate], source: str) -> dict[str, Any]:
+    """``gate --format json``: the policy's source, the exit code, and per run its status,
+    problem and every rule's outcome."""
+    return {
+        "policy": source,
+        "exit_code": exit_code(gates),
+        "runs": [
+            {
+                "run": g.run,
+                "status": g.status,
+                "problem": g.problem,
+                "rules": [
+                    {"rule": o.rule, "status": o.status, "failures": list(o.failures),
+                     "detail": o.detail}
+                    for o in g.outcomes
+                ],
+            }
+            for g in gates
+        ],
+    }  # fmt: skip
+
+
+def markdown(gates: Sequence[RunGate], source: str) -> str:
+    """A heading, one table row per run (its failed rules), and each failure as a bullet."""
+    rows = ["## inspector gate", "", f"Policy: {markdown_text(_one(source))}", "",
+            "| run | result | rules | failed |", "|---|---|---|---|"]  # fmt: skip
+    for gate in gates:
+        failed = ", ".join(o.rule for o in gate.failed) or "—"
+        rules = gate.problem or _counts(gate)
+        rows.append(
+            f"| {markdown_text(_one(gate.run))} | {gate.status} | {markdown_text(_one(rules))} "
+            f"| {markdown_text(failed)} |"
+        )
+    failures = [f for g in gates for o in g.failed for f in o.failures]
+    if failures:
+        rows += ["", "### Failures", ""] + [f"- {markdown_text(_one(f))}" for f in failures]
+    rows += ["", markdown_text(summary_line(gates, source))]
+    return "\n".join(rows) + "\n"
+
+
+def junit_xml(gates: Sequence[RunGate], source: str) -> str:
+    """JUnit XML: one ``testsuite`` per run, one ``testcase`` per rule (``classname`` the
+    run, ``name`` the rule) with a ``failure`` (each failing series one line) or
+    ``skipped``; an unusable run is one testcase ``usable`` with an ``error``."""
+    suites = ET.Element("testsuites", name="inspector gate")
+    totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
+    for gate in gates:
+        suite = ET.SubElement(suites, "testsuite", name=_one(gate.run))
+        counts = dict.fromkeys(totals, 0)
+        if gate.problem is not None:
+            case = ET.SubElement(suite, "testcase", classname=_one(gate.run), name="usable")
+            ET.SubElement(case, "error", message=_one(gate.problem), type="unusable")
+            counts["tests"] = counts["errors"] = 1
+        for outcome in gate.outcomes:
+            case = ET.SubElement(suite, "testcase", classname=_one(gate.run), name=outcome.rule)
+            counts["tests"] += 1
+            if outcome.status == FAIL:
+                failure = ET.SubElement(
+                    case, "failure", message=_one(outcome.failures[0]), type=outcome.rule
+                )
+                failure.text = "\n".join(_one(f) for f in outcome.failures)
+                counts["failures"] += 1
+            elif outcome.status == SKIP:
+                ET.SubElement(case, "skipped", message=_one(outcome.detail))
+                counts["skipped"] += 1
+            elif outcome.detail:
+                ET.SubElement(case, "system-out").text = _one(outcome.detail)
+        for key, value in counts.items():
+            suite.set(key, str(value))
+            totals[key] += value
+    for key, value in totals.items():
+        suites.set(key, str(value))
+    for suite in suites:  # the policy in each suite (the schema has properties per suite)
+        properties = ET.Element("properties")
+        ET.SubElement(properties, "property", name="policy", value=_one(source))
+        suite.insert(0, properties)
+    ET.indent(suites)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suites, "unicode") + "\n"
+
+
+def _command_data(text: str) -> str:
+    """A workflow command's message, escaped as GitHub's toolkit escapes it."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _command_property(text: str) -> str:
+    return _command_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_annotations(gates: Sequence[RunGate]) -> list[str]:
+    """``::error title=…::…`` for every failure and every unusable run."""
+    lines = []
+    for gate in gates:
+        if gate.problem is not None:
+            title = _command_property(_one(f"inspector gate: {gate.run} unusable"))
+            lines.append(f"::error title={title}::{_command_data(_one(gate.problem))}")
+        for outcome in gate.failed:
+            title = _command_property(_one(f"inspector gate: {outcome.rule}"))
+            lines.extend(
+                f"::error title={title}::{_command_data(_one(f))}" for f in outcome.failures
+            )
+    return lines
