@@ -195,6 +195,10 @@ def _line(run: str, where: str, rule: str, text: str) -> str:
     return f"{run}: {where}: {rule}: {text}"
 
 
+def _places(facts: RunFacts) -> str:
+    return f"{facts.differences} place{'' if facts.differences == 1 else 's'}"
+
+
 def _run_rule(facts: RunFacts, rule: str, limit: Limit, against: RunFacts | None) -> RuleOutcome:
     run = facts.run
     failures: list[str] = []
@@ -203,12 +207,12 @@ def _run_rule(facts: RunFacts, rule: str, limit: Limit, against: RunFacts | None
         measured = [
             "stored metrics.json equals the recomputation"
             if facts.stored_equal
-            else f"stored metrics.json differs in {facts.differences} places"
+            else f"stored metrics.json differs in {_places(facts)}"
         ]
         if limit and not facts.stored_equal:
             failures.append(_line(run, "run", rule, (
-                f"stored metrics.json differs from the recomputation in {facts.differences} "
-                f"places (first: {facts.first_difference}); limit: equal"
+                f"stored metrics.json differs from the recomputation in {_places(facts)} "
+                f"(first: {facts.first_difference}); limit: equal"
             )))  # fmt: skip
     elif rule == "require_finished":
         status = f"status {facts.status}" if facts.status is not None else "no status recorded"

@@ -130,8 +130,9 @@ def junit_xml(gates: Sequence[RunGate], source: str) -> str:
         for key, value in counts.items():
             suite.set(key, str(value))
             totals[key] += value
-    for key, value in totals.items():
-        suites.set(key, str(value))
+    for key, value in totals.items():  # junit-10.xsd has no skipped on testsuites
+        if key != "skipped":
+            suites.set(key, str(value))
     for suite in suites:  # the policy in each suite (the schema has properties per suite)
         properties = ET.Element("properties")
         ET.SubElement(properties, "property", name="policy", value=_one(source))

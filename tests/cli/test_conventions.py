@@ -18,7 +18,7 @@ import pytest
 from inspector import __version__
 from tests.conftest import FIXTURE_RUNS, ROOT
 
-COMMANDS = ["report", "check", "serve", "tasks", "diff", "export", "stats", "leaderboard"]
+COMMANDS = ["report", "check", "serve", "tasks", "diff", "export", "stats", "leaderboard", "gate"]
 RUN = FIXTURE_RUNS / "k1_micro"
 
 
