@@ -28,19 +28,20 @@ def run_facts(
     shown_as: str,
     overrides: Overrides,
     summary: RunSummary | None,
-    task_values: bool,
+    comparing: bool,
 ) -> RunFacts:
     """What the check of the run at ``path`` (named ``shown_as``) finds, as the rules see
     it; never raises for bad data (an unusable run is a :class:`RunFacts` with a problem)."""
     found: dict[str, Any] = {}
 
     def facts_of(session: Session) -> dict[str, Any]:
-        from inspector.views.gate_facts import derived_reason, series_facts
+        from inspector.views.gate_facts import derived_reason, fingerprint_counts, series_facts
 
         rec = session.recomputation
         if rec is not None:
-            found["series"] = series_facts(rec, task_values=task_values)
+            found["series"] = series_facts(rec, task_values=comparing)
             found["derived"] = derived_reason(rec, session.run.stored_metrics)
+            found["fingerprints"] = fingerprint_counts(session.run) if comparing else None
         return {}
 
     check = check_one(path, shown_as, overrides, store=False, extra_answers=facts_of)
@@ -62,15 +63,17 @@ def run_facts(
         first_difference=first,
         derived=found["derived"],
         series=found["series"],
+        fingerprints=found["fingerprints"],
     )
 
 
 def facts_under(
-    path: str, overrides: Overrides, *, task_values: bool, processes: int | None = None
+    path: str, overrides: Overrides, *, comparing: bool, processes: int | None = None
 ) -> list[RunFacts]:
     """The facts of every run at or under ``path``, by path, in worker processes (as
     ``check ROOT``). A run is named by its path under ``path``, a run given itself by
-    ``path`` as given.
+    ``path`` as given. ``comparing``: with what the rules that compare need (each evaluated
+    task's value, the error fingerprints).
 
     Raises:
         RunReadError: ``path`` is not a readable directory.
@@ -82,7 +85,7 @@ def facts_under(
             path if s.relative == "." else s.relative,
             overrides,
             s,
-            task_values,
+            comparing,
         )
         for s in sorted(summaries, key=lambda s: s.relative)
     ]
@@ -120,8 +123,8 @@ def gate(
     comparing = against is not None and any(
         rule in scope.limits for scope in policy.scopes for rule in AGAINST_RULES
     )
-    runs = facts_under(path, overrides, task_values=comparing)
-    before = facts_under(against, overrides, task_values=comparing) if against else []
+    runs = facts_under(path, overrides, comparing=comparing)
+    before = facts_under(against, overrides, comparing=comparing) if against else []
     gates = []
     for facts in runs:
         other = counterpart(facts, before) if against is not None else None

@@ -237,19 +237,26 @@ def _fingerprint_rule(
     now, before = facts.fingerprints, against.fingerprints
     if rule == "max_new_error_fingerprints":
         new = sorted(f for f in now if f not in before)
-        text = f"{len(new)} new error fingerprints" + (f" ({', '.join(new[:3])})" if new else "")
+        shown = "; ".join(_short(f) for f in new[:3]) + ("; …" if len(new) > 3 else "")
+        plural = "" if len(new) == 1 else "s"
+        text = f"{len(new)} new error fingerprint{plural}" + (f" ({shown})" if new else "")
         failed = len(new) > limit
         return _outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {limit}")] if failed
                         else [], [text])  # fmt: skip
-    total_now, total_before = sum(now.values()), sum(before.values())
-    if total_before == 0:
-        growth = 0.0 if total_now == 0 else float("inf")
-    else:
-        growth = (total_now - total_before) / total_before
-    text = f"attempts with an error fingerprint {total_before} → {total_now} (growth {growth:.4g})"
+    # The largest growth of a fingerprint both runs have: after / before − 1 attempts.
+    grown = sorted(((now[f] / before[f] - 1, f) for f in now if f in before), reverse=True)
+    if not grown:
+        return RuleOutcome(run, rule, PASS, detail="no error fingerprint in both runs")
+    growth, worst = grown[0]
+    text = f"{_short(worst)}: {before[worst]} → {now[worst]} attempts (growth {growth:.4g})"
     failed = growth > float(limit)
     return _outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {_figure(limit)}")]
                     if failed else [], [text])  # fmt: skip
+
+
+def _short(fingerprint: str) -> str:
+    """A fingerprint in a line (at most 80 characters)."""
+    return fingerprint if len(fingerprint) <= 80 else fingerprint[:79] + "…"
 
 
 def _series_rule(

@@ -9,9 +9,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from inspector.engine.model import Issue
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.strategies import HEADLINE
 from inspector.engine.vocabulary import COUNTS, EVALUATED
+from inspector.results.lazy import RetryRecord
+from inspector.results.reader import Run
 from inspector.views.audit import reductions_of
 from inspector.views.gate import SeriesFacts
 
@@ -46,6 +49,21 @@ def series_facts(rec: Recomputation, *, task_values: bool) -> tuple[SeriesFacts,
             )
         )
     return tuple(found)
+
+
+def fingerprint_counts(run: Run) -> dict[str, int]:
+    """Each error fingerprint of the run → the attempts carrying it: the issues of its
+    scored attempts and of their retry records, as ``inspector errors`` groups them
+    (:mod:`inspector.views.fingerprints`)."""
+    from inspector.views.attribution import load_retry_records
+    from inspector.views.fingerprints import group, occurrences
+
+    retry: dict[str, list[tuple[int, Issue]]] = {}
+    for task_id, records in load_retry_records(run, run.tasks).items():
+        for record in records:
+            if isinstance(record, RetryRecord):
+                retry.setdefault(task_id, []).extend((record.attempt or 0, i) for i in record.issues)
+    return {g.fingerprint: g.attempts for g in group(occurrences("", run.tasks, retry))}
 
 
 def derived_reason(rec: Recomputation, stored_metrics: Mapping[str, Any] | None) -> str | None:

@@ -271,3 +271,26 @@ def test_against_compares_each_run_with_its_counterpart(
     assert details[RUNS[0]] == (
         "correct.native@1: change +0 (95% paired interval +0 to +0, 10 tasks in both runs)"
     )
+
+
+def test_against_finds_a_new_error_fingerprint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    before, now = tmp_path / "before", tmp_path / "now"
+    for side in (before, now):
+        shutil.copytree(conformance_run("e2e_k1_micro"), side / "e2e_k1_micro")
+    (result,) = (now / "e2e_k1_micro" / "details" / "error").glob("chat_v1_7--*/attempt-1/result.json")
+    data = json.loads(result.read_text(encoding="utf-8"))
+    data["issues"][0]["message"] = "HTTP 429: RateLimitError: quota 7 exceeded"
+    result.write_text(json.dumps(data), encoding="utf-8")
+    policy = tmp_path / "p.toml"
+    policy.write_text("max_new_error_fingerprints = 0\nmax_fingerprint_growth = 0.0", encoding="utf-8")
+    code, out, _ = run([str(now), "--policy", str(policy), "--against", str(before)], capsys)
+    assert code == 1
+    assert out.splitlines()[0] == (
+        "FAIL e2e_k1_micro: run: max_new_error_fingerprints: 1 new error fingerprint "
+        "(run/model_failed: HTTP <n>: RateLimitError: quota <n> exceeded); limit: 0"
+    )
+    assert len(out.splitlines()) == 2  # no fingerprint grew: growth passes
+    code, out, _ = run([str(before), "--policy", str(policy), "--against", str(before)], capsys)
+    assert code == 0, out

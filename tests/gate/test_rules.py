@@ -161,22 +161,29 @@ def test_rules_that_compare_are_skipped_without_against() -> None:
 
 
 def test_max_new_error_fingerprints_at_the_limit() -> None:
-    before = facts(fingerprints={"timeout": 3})
-    now = facts(fingerprints={"timeout": 3, "oom": 1, "refused": 2})
+    before = facts(fingerprints={"run/timeout: after <n>s": 3})
+    now = facts(fingerprints={"run/timeout: after <n>s": 3, "run/oom: killed": 1, "eval/x: y": 2})
     assert outcome("max_new_error_fingerprints = 2", now, before).status == PASS
     got = outcome("max_new_error_fingerprints = 1", now, before)
     assert got.failures == (
-        "team/run: run: max_new_error_fingerprints: 2 new error fingerprints (oom, refused); "
-        "limit: 1",
+        "team/run: run: max_new_error_fingerprints: 2 new error fingerprints "
+        "(eval/x: y; run/oom: killed); limit: 1",
     )
 
 
-def test_max_fingerprint_growth_at_the_limit() -> None:
-    before = facts(fingerprints={"timeout": 4})
-    now = facts(fingerprints={"timeout": 4, "oom": 2})  # 4 → 6: growth 0.5
+def test_max_fingerprint_growth_is_the_largest_growth_of_a_fingerprint_in_both() -> None:
+    before = facts(fingerprints={"a": 4, "b": 2, "gone": 9})
+    now = facts(fingerprints={"a": 6, "b": 2, "new": 50})  # a: 4 → 6, growth 0.5
     assert outcome("max_fingerprint_growth = 0.5", now, before).status == PASS
     got = outcome("max_fingerprint_growth = 0.49", now, before)
-    assert got.status == FAIL and "4 → 6 (growth 0.5); limit: 0.49" in got.failures[0]
+    assert got.failures == (
+        "team/run: run: max_fingerprint_growth: a: 4 → 6 attempts (growth 0.5); limit: 0.49",
+    )
+
+
+def test_fingerprint_rules_without_fingerprints_are_skipped() -> None:
+    got = outcome("max_new_error_fingerprints = 0", facts(), facts())
+    assert got.status == SKIP and got.detail == "error fingerprints not known for both runs"
 
 
 def test_an_unusable_run_is_judged_by_no_rule() -> None:
