@@ -7,11 +7,11 @@ caches), with what the rules need of its recomputation, then judged by a policy
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from inspector.loading.many import map_in_processes, workers
+from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.loading.summary_cache import find_runs
 from inspector.overrides import Overrides
 from inspector.results.discover import RunSummary
@@ -139,3 +139,23 @@ def gate(
             continue
         gates.append(judge(facts, policy, other, paired_delta))
     return gates
+
+
+def gate_runs(
+    runs: Sequence[RunSummary],
+    policy: Policy,
+    overrides: Overrides | None,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Iterator[list[tuple[str, RunGate]]]:
+    """The runs screen's gate (``G``): each run judged by ``policy`` in the shared reader
+    processes, yielding ``(path, gate)`` pairs in batches as they are done. Nothing is
+    compared (the rules that need ``--against`` are skipped, saying so)."""
+    shown = [(str(run.path), run.relative) for run in runs]
+    calls = [(path, name, overrides, run, False) for (path, name), run in zip(shown, runs, strict=True)]
+
+    def failed(index: int, exc: BaseException) -> RunFacts:
+        return RunFacts(shown[index][1], problem=f"{shown[index][1]}: {exc}")
+
+    for batch in stream_in_shared_pool(run_facts, calls, failed=failed, cancelled=cancelled):
+        yield [(shown[index][0], judge(facts, policy)) for index, facts in batch]

@@ -56,7 +56,9 @@ COLUMNS = (
     Column("headline", "Headline", 13, right=True),
     Column("check", "✓", 1),
 )
-CHECKED = frozenset(("headline", "check", "tasks", "error", "unavailable", "invalidated"))
+GATE = Column("gate", "Gate", 4)
+"""Shown after ``G`` (:attr:`RunTable.gating`): the publish gate's result."""
+CHECKED = frozenset(("headline", "check", "tasks", "error", "unavailable", "invalidated", "gate"))
 """The columns that change when a run's check arrives."""
 PADDING = 2  # DataTable's cell padding, both sides
 RUN_PREFERRED = 36
@@ -158,6 +160,17 @@ def check_cell(row: RunRow) -> Text:
     return Text(mark, f"dim {colour}" if row.is_cached else f"bold {colour}")
 
 
+GATE_MARKS = {"pass": ("pass", "bold green"), "fail": ("FAIL", "bold red"),
+              "unusable": ("!", "bold yellow")}  # fmt: skip
+
+
+def gate_cell(row: RunRow) -> Text:
+    """The gate's result: pass, FAIL, ! (unusable), … until it comes."""
+    if row.gate is None:
+        return PENDING_TEXT
+    return Text(*GATE_MARKS[row.gate.status])
+
+
 def _count(name: str) -> Callable[[RunRow], Text]:
     def cell(row: RunRow) -> Text:
         latest = row.latest
@@ -195,6 +208,7 @@ CELLS: dict[str, Callable[[RunRow], Text]] = {
     "invalidated": _count("invalidated"),
     "headline": headline_cell,
     "check": check_cell,
+    "gate": gate_cell,
 }
 
 
@@ -213,7 +227,8 @@ counts dim), until it has been checked again.
 `Err` / `Unav` / `Inv`: tasks counted error / unavailable / invalidated by the
 recomputation. `ref`: the evaluation failed, the value is a reference value. On a narrow
 terminal the harness, start, plan, benchmark, model and status columns fold away, in
-that order. A ● marks a run chosen for comparison.
+that order. A ● marks a run chosen for comparison. `Gate` (after `G`): the publish gate's
+result for the run (`pass`, `FAIL`, `!` unusable), as `inspector gate` judges it.
 """
 
     DEFAULT_CSS = """
@@ -238,6 +253,8 @@ that order. A ● marks a run chosen for comparison.
         self._marked: list[Path] = []
         self._layout: list[tuple[Column, int]] = []
         self._laid_out_for = -1
+        self.gating = False
+        """The gate column is shown (``G`` on the runs screen)."""
 
     @property
     def rows_shown(self) -> list[RunRow]:
@@ -307,7 +324,8 @@ that order. A ● marks a run chosen for comparison.
             "benchmark": max((len(r.summary.benchmark or "-") for r in self._rows), default=9),
             "harness": max((len(r.summary.harness or "-") for r in self._rows), default=8),
         }
-        self._layout = fit(COLUMNS, max(width, 40) - SCROLLBAR, wanted)
+        columns = (*COLUMNS, GATE) if self.gating else COLUMNS
+        self._layout = fit(columns, max(width, 40) - SCROLLBAR, wanted)
         self.clear(columns=True)
         for column, column_width in self._layout:
             label = Text(column.label, justify="right" if column.right else "left")

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from inspector.results.discover import RunSummary
+from inspector.views.gate import RunGate
 from inspector.views.run_check import DIFFERS, OK, UNUSABLE, Headline, RunCheck
 from inspector.views.visible import visible
 
@@ -35,6 +36,9 @@ class RunRow:
     """The check made now (None until it arrives)."""
     cached: RunCheck | None = None
     """What the last check found, shown (marked as cached) until :attr:`check` arrives."""
+    gating: bool = False
+    """The publish gate's result is shown (``G``): :attr:`gate`, or pending until it comes."""
+    gate: RunGate | None = None
 
     @property
     def check_state(self) -> str:
@@ -96,10 +100,29 @@ class RunRow:
 
 def with_checks(rows: Sequence[RunRow], checks: dict[str, RunCheck]) -> list[RunRow]:
     """``rows`` with the checks that arrived (keyed by the run's path as text)."""
+    return [replace(row, check=checks.get(str(row.summary.path), row.check)) for row in rows]
+
+
+def with_gates(rows: Sequence[RunRow], gates: dict[str, RunGate], gating: bool) -> list[RunRow]:
+    """``rows`` showing the gate's results (keyed by the run's path as text), or not."""
     return [
-        RunRow(row.summary, checks.get(str(row.summary.path), row.check), row.cached)
+        replace(row, gating=gating, gate=gates.get(str(row.summary.path)) if gating else None)
         for row in rows
     ]
+
+
+def gate_words(row: RunRow) -> str:
+    """The gate's result in the detail line: pass, the failed rules (each with its first
+    failure), or why the run is unusable."""
+    gate = row.gate
+    if gate is None:
+        return "gate: judging…"
+    if gate.problem is not None:
+        return f"gate: unusable: {gate.problem}"
+    if not gate.failed:
+        return f"gate: pass ({len(gate.outcomes)} rules)"
+    failed = [f"{o.rule} ({o.failures[0].partition(': ')[2]})" for o in gate.failed]
+    return "gate: FAIL " + "; ".join(failed)
 
 
 def with_interval(check: RunCheck, answer: tuple[float, float, float] | None) -> RunCheck:
@@ -223,6 +246,8 @@ def describe(row: RunRow) -> list[str]:
                 f"unavailable {headline.count('unavailable')}, "
                 f"invalidated {headline.count('invalidated')}"
             )
+    if row.gating:
+        parts.append(gate_words(row))
     parts += [
         f"status {run.status or '-'}",
         f"model {run.model or '-'}",

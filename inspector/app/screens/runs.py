@@ -17,7 +17,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector.app.host import InspectorScreen, host_of
+from inspector.app.host import host_of
 from inspector.app.messages import (
     CompareProgress,
     ComparisonFailed,
@@ -27,6 +27,7 @@ from inspector.app.messages import (
     RunsIntervals,
 )
 from inspector.app.navigation import OpenLeaderboard, OpenRun, RunsUpdated
+from inspector.app.screens.runs_gate import GatedRunsScreen
 from inspector.app.screens.runs_parts import compare_two, list_runs, runs_note
 from inspector.loading import check_cache
 from inspector.resolve import Overrides
@@ -48,7 +49,7 @@ from widgets.literal import literal
 from widgets.run_table import RunTable
 
 
-class RunsScreen(InspectorScreen):
+class RunsScreen(GatedRunsScreen):
     """Every run found under the given folders."""
 
     HELP = """\
@@ -69,7 +70,8 @@ benchmark, harness, status, check and value; **S** reverses the order. **enter**
 run; **g** opens the leaderboard (the grid of models × benchmarks).
 **m** marks a run (two at most) and **c** compares the two marked runs task by task:
 series side by side, flips, state changes and paired statistics, with a warning when
-their plans or benchmark params differ.
+their plans or benchmark params differ. **G** shows each run's publish-gate result (as
+`inspector gate` judges it; the failed rules in the line under the table).
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -88,6 +90,7 @@ their plans or benchmark params differ.
         "reverse": "sort: reverse",
         "mark": "mark: this run for comparison",
         "compare": "compare: the two marked runs",
+        **GatedRunsScreen.PALETTE,
     }
 
     def __init__(self, roots: list[Path], *, fallback: Path | None = None) -> None:
@@ -161,6 +164,7 @@ their plans or benchmark params differ.
         self.reload()
 
     def reload(self) -> None:
+        self.gate_reset()
         self.run_table.loading = True
         self.checks = {}
         self.intervals_asked = self.intervals_done = False

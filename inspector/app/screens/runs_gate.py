@@ -1,0 +1,110 @@
+"""The runs screen's publish gate (``G``, issue 42): each run judged as ``inspector gate``
+judges it, under the policy found for the first root (``inspector-gate.toml`` there or in
+the current folder, else the defaults), shown in a ``Gate`` column and, with the failed
+rules, in the detail line. The runs screen (:mod:`inspector.app.screens.runs`) is built on
+this one; only it imports this module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
+
+from textual import on, work
+from textual.binding import Binding, BindingType
+from textual.message import Message
+from textual.worker import get_current_worker
+
+from inspector.app.host import InspectorScreen
+from inspector.results.discover import RunSummary
+from inspector.views.gate import RunGate
+from inspector.views.runs_view import with_gates
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.resolve import Overrides
+    from inspector.views.runs_view import RunRow
+    from widgets.run_table import RunTable
+
+
+@dataclass
+class RunsGated(Message):
+    """Gate results of runs: ``(run path, gate)``; ``policy``: where the policy came from;
+    ``error``: the policy cannot be used (one line naming the file)."""
+
+    gates: list[tuple[str, RunGate]]
+    policy: str = ""
+    error: str | None = None
+
+
+class GatedRunsScreen(InspectorScreen):
+    """What the runs screen needs for ``G``; the runs screen provides the rest."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "G", "gate", "Gate",
+            tooltip="Show or hide each run's publish-gate result (as inspector gate judges it)",
+        ),
+    ]  # fmt: skip
+    PALETTE: ClassVar[dict[str, str]] = {"gate": "gate: show / hide each run's gate result"}
+
+    roots: list[Path]
+    rows: list[RunRow]
+    run_table: RunTable
+    overrides: Overrides | None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gating = False
+        """The gate's results are shown."""
+        self.gates: dict[str, RunGate] | None = None
+        """The results that arrived, by the run's path (None: not asked for)."""
+
+    def apply_filter(self) -> None:  # pragma: no cover - the runs screen's
+        raise NotImplementedError
+
+    def gate_reset(self) -> None:
+        """The runs are read again (``r``): the gate's results go, and so does the column."""
+        self.workers.cancel_group(self, "runs-gate")
+        self.gating, self.gates = False, None
+        self.run_table.gating = False
+
+    def action_gate(self) -> None:
+        self.gating = not self.gating
+        if self.gating and self.gates is None:
+            self.gates = {}
+            self._judge([row.summary for row in self.rows])
+        self._show_gates()
+
+    def _show_gates(self) -> None:
+        self.rows = with_gates(self.rows, self.gates or {}, self.gating)
+        self.run_table.gating = self.gating
+        self.apply_filter()
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="runs-gate",
+          description="gate runs")  # fmt: skip
+    def _judge(self, runs: list[RunSummary]) -> None:
+        # pydantic (the policy's shape) and the rules: only once G is pressed.
+        from inspector.gate_answers import gate_runs
+        from inspector.gate_policy import PolicyError, read_policy
+
+        worker = get_current_worker()
+        try:
+            policy = read_policy(None, str(self.roots[0]))
+        except PolicyError as exc:
+            self.post_message(RunsGated([], error=str(exc)))
+            return
+        cancelled = lambda: worker.is_cancelled  # noqa: E731
+        for batch in gate_runs(runs, policy, self.overrides, cancelled=cancelled):
+            if worker.is_cancelled:
+                return
+            self.post_message(RunsGated(batch, policy.source))
+
+    @on(RunsGated)
+    def _gated(self, message: RunsGated) -> None:
+        if message.error is not None:
+            self.gating, self.gates = False, None
+            self.notify(message.error, severity="error", markup=False)
+        elif self.gates is not None:
+            self.gates.update(message.gates)
+        self._show_gates()
