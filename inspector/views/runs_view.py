@@ -121,7 +121,12 @@ def gate_words(row: RunRow) -> str:
         return f"gate: unusable: {gate.problem}"
     if not gate.failed:
         return f"gate: pass ({len(gate.outcomes)} rules)"
-    failed = [f"{o.rule} ({o.failures[0].partition(': ')[2]})" for o in gate.failed]
+    failed = []
+    for outcome in gate.failed:  # each failure is "run: series: rule: measured; limit"
+        where, _, what = outcome.failures[0].removeprefix(f"{gate.run}: ").partition(
+            f": {outcome.rule}: "
+        )
+        failed.append(f"{outcome.rule} ({where}: {what})")
     return "gate: FAIL " + "; ".join(failed)
 
 

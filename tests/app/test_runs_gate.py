@@ -50,7 +50,7 @@ async def test_g_shows_each_runs_gate_result_and_the_failed_rules(root: Path) ->
         screen.run_table.move_cursor(row=screen.run_table.paths.index(root / TAMPERED))
         await settle(pilot)
         detail = static_text(screen.query_one("#runs-status"), width=400)
-        assert "gate: FAIL require_stored_equal (run: require_stored_equal: stored " in detail
+        assert "gate: FAIL require_stored_equal (run: stored metrics.json differs from" in detail
         screen.run_table.move_cursor(row=screen.run_table.paths.index(root / MICRO))
         await settle(pilot)
         assert "gate: pass (2 rules)" in static_text(screen.query_one("#runs-status"), width=400)

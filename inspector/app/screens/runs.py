@@ -83,6 +83,7 @@ their plans or benchmark params differ. **G** shows each run's publish-gate resu
         ),
         Binding("m", "mark", "Mark", tooltip="Mark this run for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs task by task"),
+        GatedRunsScreen.GATE_KEY,
     ]
     PALETTE: ClassVar[dict[str, str]] = {
         "leaderboard": "go: leaderboard",

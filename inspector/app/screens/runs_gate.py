@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from textual import on, work
-from textual.binding import Binding, BindingType
+from textual.binding import Binding
 from textual.message import Message
 from textual.worker import get_current_worker
 
@@ -40,12 +40,11 @@ class RunsGated(Message):
 class GatedRunsScreen(InspectorScreen):
     """What the runs screen needs for ``G``; the runs screen provides the rest."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            "G", "gate", "Gate",
-            tooltip="Show or hide each run's publish-gate result (as inspector gate judges it)",
-        ),
-    ]  # fmt: skip
+    GATE_KEY = Binding(
+        "G", "gate", "Gate",
+        tooltip="Show or hide each run's publish-gate result (as inspector gate judges it)",
+    )  # fmt: skip
+    """The runs screen lists it last among its keys."""
     PALETTE: ClassVar[dict[str, str]] = {"gate": "gate: show / hide each run's gate result"}
 
     roots: list[Path]
