@@ -68,6 +68,38 @@ class TestRunsRecomputed:
         )
 
 
+class TestRunsGate:
+    @pytest.mark.parametrize("size", SIZES, ids=SIZES)
+    def test_runs_gated(self, snap_compare: Any, tmp_path: Path, size: str) -> None:
+        """You should see a Gate column after G (policy: require_stored_equal, error rate at
+        most 0.5): FAIL for the tampered …/20261130_000002, ! for scicode/compare_b, pass
+        for the others, and with the cursor on the tampered run the line below ending
+        "gate: FAIL require_stored_equal (…)" before its status and model."""
+        app = make_app(tmp_path)
+        root = tmp_path / "results"
+        (root / "inspector-gate.toml").write_text(
+            "require_stored_equal = true\nmax_error_rate = 0.5\n", encoding="utf-8"
+        )
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            await all_checked(pilot)
+            screen = pilot.app.screen
+            assert isinstance(screen, RunsScreen)
+            await pilot.press("G")
+            for _ in range(600):
+                await settle(pilot)
+                if screen.gates is not None and len(screen.gates) == len(screen.rows):
+                    break
+                await pilot.pause(0.1)
+            tampered = next(
+                n for n, p in enumerate(screen.run_table.paths) if p.name == "20261130_000002"
+            )
+            screen.run_table.move_cursor(row=tampered)
+            await settle(pilot)
+
+        assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
 class TestLeaderboard:
     @pytest.mark.parametrize("size", SIZES, ids=SIZES)
     def test_leaderboard(self, snap_compare: Any, tmp_path: Path, size: str) -> None:
