@@ -294,3 +294,29 @@ def test_against_finds_a_new_error_fingerprint(
     assert len(out.splitlines()) == 2  # no fingerprint grew: growth passes
     code, out, _ = run([str(before), "--policy", str(policy), "--against", str(before)], capsys)
     assert code == 0, out
+
+
+def test_forbid_derived_plan_fails_a_what_if_plan_and_a_derived_metrics_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run_dir = tmp_path / "e2e_k3_avg_category_mean"
+    shutil.copytree(conformance_run("e2e_k3_avg_category_mean"), run_dir)
+    policy = tmp_path / "p.toml"
+    policy.write_text("forbid_derived_plan = true", encoding="utf-8")
+    code, out, _ = run([str(run_dir), "--policy", str(policy)], capsys)
+    assert code == 0, out
+    code, out, _ = run([str(run_dir), "--policy", str(policy), "--k", "1"], capsys)
+    assert code == 1
+    assert out.splitlines()[0].startswith(
+        f"FAIL {run_dir}: run: forbid_derived_plan: scored with a derived plan ("
+    )
+    # A metrics.json the inspector derived, published as if AgentCompass had written it.
+    assert main(["report", str(run_dir), "--k", "1", "--json"]) == 0
+    derived = capsys.readouterr().out
+    (run_dir / "metrics.json").write_text(derived, encoding="utf-8")
+    code, out, _ = run([str(run_dir), "--policy", str(policy)], capsys)
+    assert code == 1
+    assert out.splitlines()[0] == (
+        f"FAIL {run_dir}: run: forbid_derived_plan: the stored metrics.json carries "
+        "extra.inspector_derived_plan (a derived plan); limit: the run's own plan"
+    )
