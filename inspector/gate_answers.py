@@ -124,7 +124,7 @@ def gate(
         rule in scope.limits for scope in policy.scopes for rule in AGAINST_RULES
     )
     runs = facts_under(path, overrides, comparing=comparing)
-    before = facts_under(against, overrides, comparing=comparing) if against else []
+    before = facts_under(against, overrides, comparing=True) if against and comparing else []
     gates = []
     for facts in runs:
         other = counterpart(facts, before) if against is not None else None
