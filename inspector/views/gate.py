@@ -220,7 +220,7 @@ def _run_rule(facts: RunFacts, rule: str, limit: Limit, against: RunFacts | None
         if limit and facts.status != FINISHED:
             failures.append(_line(run, "run", rule, f"{status}; limit: {FINISHED}"))
     elif rule == "forbid_derived_plan":
-        measured = ["the run's own plan"]
+        measured = [facts.derived or "the run's own plan"]
         if limit and facts.derived is not None:
             failures.append(_line(run, "run", rule, f"{facts.derived}; limit: the run's own plan"))
     else:

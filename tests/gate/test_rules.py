@@ -82,8 +82,10 @@ def test_a_run_rule_passes_and_fails(rule: str, field: str, good: object, bad: o
     assert failed.status == FAIL
     assert failed.failures[0].startswith(f"team/run: run: {rule}: ")
     assert words in failed.failures[0]
-    # Named false, the rule is judged and passes whatever the run is.
-    assert outcome(f"{rule} = false", facts(**{field: bad})).status == PASS
+    # Named false, the rule is judged and passes whatever the run is, saying what it found.
+    judged = outcome(f"{rule} = false", facts(**{field: bad, "differences": 2}))
+    assert judged.status == PASS
+    assert judged.detail in ("stored metrics.json differs in 2 places", "status failed", bad)
 
 
 def test_a_run_without_status_fails_require_finished_saying_so() -> None:
