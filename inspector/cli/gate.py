@@ -15,6 +15,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from inspector.answers import Unusable, say_on_stderr
 from inspector.cli.common import EXIT_OK, add_plan_options, local_path, overrides_from
 from inspector.cli.output import write_exact
 from inspector.gate_policy import PolicyError, policy_text, read_policy
+from inspector.loading.urls import shown
 from inspector.results.problems import RunReadError
 from inspector.views import gate_output
 
@@ -55,12 +57,13 @@ def cmd_gate(args: argparse.Namespace) -> int:
     try:
         if args.show_policy:
             text, source = policy_text(args.policy, args.path)
-            print(f"# policy: {source}")
+            print(f"# policy: {shown(source)}")  # a remote root's file by its URL
             write_exact(text if text.endswith("\n") else text + "\n")
             return EXIT_OK
         policy = read_policy(args.policy, args.path)
     except PolicyError as exc:
-        raise Unusable(str(exc)) from None
+        raise Unusable(shown(str(exc))) from None
+    policy = replace(policy, source=shown(policy.source))
     from inspector.gate_answers import gate  # the checks of a root: only when gating
 
     try:

@@ -196,3 +196,25 @@ def test_a_missing_backend_or_bad_url_is_one_line(capsys: pytest.CaptureFixture[
     assert main(["report", "nosuchscheme://x/y", "--json"]) == 2
     err = capsys.readouterr().err
     assert err.startswith("inspector: nosuchscheme://x/y: ") and err.count("\n") == 1
+
+
+def test_gate_on_a_bucket_names_the_url_and_its_policy(
+    s3: S3, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`inspector gate URL` (issue 42): the policy beside the runs on the server is found,
+    and named by its URL, not the cache folder."""
+    s3.put("gated/inspector-gate.toml", b"require_stored_equal = true\n")
+    s3.upload_tree(FIXTURE_RUNS / "k3_pass", "gated/k3_pass")
+    stored = json.loads((FIXTURE_RUNS / "k1_micro" / "metrics.json").read_text(encoding="utf-8"))
+    stored["series"][0]["counts"]["evaluated"] += 1
+    s3.upload_tree(FIXTURE_RUNS / "k1_micro", "gated/k1_micro")
+    s3.put("gated/k1_micro/metrics.json", json.dumps(stored, indent=2).encode())
+    uploaded = list(s3.counter.writes)
+    assert main(["gate", s3.url("gated")]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("FAIL k1_micro: run: require_stored_equal: stored metrics.json ")
+    assert lines[1] == "pass k3_pass: 1 passed, 0 failed, 0 skipped"
+    assert lines[2] == (
+        f"2 runs: 1 pass, 1 fail, 0 unusable; policy: {s3.url('gated')}/inspector-gate.toml"
+    )
+    assert s3.counter.writes == uploaded  # the gate writes nothing there
