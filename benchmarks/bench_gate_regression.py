@@ -17,6 +17,16 @@ binomial 95 % interval:
                 less near 0): how often a real drop beyond the 0.05 limit is caught.
 
 Values near 0 and 1 and small n are included (p near 0.05 / 0.95, n = 10).
+
+Measured (``nice .venv/bin/python benchmarks/bench_gate_regression.py --draws 400``, seed 42):
+
+  no change, n=100, p≈0.5, limit 0       fails  12/400 =  3.00% (95% CI 1.56% to 5.18%)
+  no change, n=10, p≈0.5, limit 0        fails  14/400 =  3.50% (95% CI 1.93% to 5.80%)
+  no change, n=100, p≈0.05, limit 0      fails   6/400 =  1.50% (95% CI 0.55% to 3.24%)
+  no change, n=100, p≈0.95, limit 0      fails  10/400 =  2.50% (95% CI 1.21% to 4.55%)
+  no change, n=100, p≈0.5, limit 0.05    fails  11/400 =  2.75% (95% CI 1.38% to 4.87%)
+  drop 0.15, n=100, p≈0.5, limit 0.05    fails 229/400 = 57.25% (95% CI 52.24% to 62.15%)
+  drop 0.15, n=30, p≈0.5, limit 0.05     fails  77/400 = 19.25% (95% CI 15.50% to 23.46%)
 """
 
 from __future__ import annotations
