@@ -1,0 +1,84 @@
+"""Audits that end in an answer (issue 37 item 7): every count says where it comes from."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from inspector.app.app import InspectorApp
+from inspector.app.screens.issues import IssuesScreen
+from inspector.app.screens.overview import OverviewScreen
+from inspector.app.screens.tasks import TasksScreen
+from inspector.views.attribution import NO_ISSUE
+from inspector.views.audit import InCount
+from tests.audit.helpers import CONFORMANCE, dump, load, task_folders
+
+from .helpers import pilot_test, settle, static_text
+
+SIZE = (140, 45)
+
+
+def _without_issues(tmp_path: Path) -> Path:
+    """syn_k3_avg_score_category_mean with every issue taken out: its error count is left
+    to the missing attempts alone."""
+    run = tmp_path / "no_issues"
+    shutil.copytree(CONFORMANCE / "syn_k3_avg_score_category_mean", run)
+    for folder, _ in task_folders(run):
+        for path in folder.glob("attempt-*/result.json"):
+            payload = load(path)
+            if "issues" in payload:
+                payload["issues"] = []
+                dump(path, payload)
+    return run
+
+
+async def _issues(pilot) -> IssuesScreen:  # type: ignore[no-untyped-def]
+    await settle(pilot)
+    assert isinstance(pilot.app.screen, OverviewScreen)
+    await pilot.press("i")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, IssuesScreen)
+    return screen
+
+
+@pilot_test
+async def test_an_error_count_with_no_issue_says_where_it_comes_from(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([_without_issues(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        issues = await _issues(pilot)
+        rec = issues.recomputation
+        assert rec.report.summary_series.counts.error == 3
+        title = static_text(issues.title_bar)
+        assert "0 issue-carrying attempts of 0 tasks" in title, title
+        assert "No attempt carries an issue." in title and "enter lists them" in title, title
+        rows = [r for r in issues.issues if r.severity == NO_ISSUE]
+        missing = next(r for r in rows if r.code == "missing attempt")
+        assert set(missing.task_ids) == {"t-3", "t-6", "t-8"}
+        # the attempts named are the missing ones: t-3's 2nd, t-6's 3rd, t-8's 2nd and 3rd
+        assert sorted(missing.attempts) == [("t-3", 2), ("t-6", 3), ("t-8", 2), ("t-8", 3)]
+        table = issues.issue_table
+        row = issues.issues.index(missing)
+        table.move_cursor(row=row, column=table.get_column_index("error"))
+        await pilot.pause()
+        line = static_text(issues.cursor_line)
+        assert "attempt 2 of 3 is missing" in line and "3 of 3 tasks in error" in line, line
+        await pilot.press("enter")
+        await settle(pilot)
+        tasks = app.screen
+        assert isinstance(tasks, TasksScreen)
+        assert tasks.task_filter.state == InCount("error")
+        assert {r.task_id for r in tasks.shown} == {"t-3", "t-6", "t-8"}
+        assert "missing attempt" in tasks.task_filter.describe()
+
+
+@pilot_test
+async def test_issue_totals_count_each_attempt_once(run_path) -> None:  # type: ignore[no-untyped-def]
+    # k1_micro: taubench attempts carry 4 issue rows, one attempt two of them (3 attempts).
+    app = InspectorApp([run_path("k1_micro")])
+    async with app.run_test(size=SIZE) as pilot:
+        issues = await _issues(pilot)
+        carried = [r for r in issues.issues if r.severity != NO_ISSUE]
+        assert sum(len(r.attempts) for r in carried) == 4
+        title = static_text(issues.title_bar)
+        assert "3 issue-carrying attempts of 3 tasks" in title, title
