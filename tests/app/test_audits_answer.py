@@ -82,3 +82,38 @@ async def test_issue_totals_count_each_attempt_once(run_path) -> None:  # type: 
         assert sum(len(r.attempts) for r in carried) == 4
         title = static_text(issues.title_bar)
         assert "3 issue-carrying attempts of 3 tasks" in title, title
+
+
+@pilot_test
+async def test_diagnostics_say_nothing_recorded_for_each_absent_source() -> None:
+    from inspector.app.screens.diagnostics import DiagnosticsScreen
+
+    app = InspectorApp([CONFORMANCE / "syn_deepswe_eval_timeout_k1"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        # owner__repo-101 attempt 1: no execution_diagnostics, verifier output, analyzers,
+        # trajectory, retry records or artifact files; it has meta.harness and final_answer.
+        screen = DiagnosticsScreen(overview.session, "owner__repo-101", 1)
+        app.push_screen(screen)
+        await settle(pilot)
+        labels = [s.label for s in screen.sources]
+        for name in (
+            "execution_diagnostics",
+            "verifier output",
+            "analyzers",
+            "trajectory",
+            "retry records",
+            "artifact files",
+        ):
+            assert f"{name}: nothing recorded" in labels, labels
+        assert "meta.harness" in labels and "final_answer" in labels, labels
+        # the pager opens on the first source that holds something
+        assert screen.current_key == "meta.harness"
+        screen.source_list.highlighted = labels.index("verifier output: nothing recorded")
+        await settle(pilot)
+        document = screen.pager.document
+        assert document is not None
+        text = "\n".join(document.lines(0, document.line_count))
+        assert text == "Nothing recorded: result.json has no meta.benchmark.eval_raw_data.", text
