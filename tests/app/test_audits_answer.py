@@ -117,3 +117,42 @@ async def test_diagnostics_say_nothing_recorded_for_each_absent_source() -> None
         assert document is not None
         text = "\n".join(document.lines(0, document.line_count))
         assert text == "Nothing recorded: result.json has no meta.benchmark.eval_raw_data.", text
+
+
+def _legacy_judge_failure(tmp_path: Path) -> Path:
+    """syn_legacy_v2_layout with legacy-2's judge failed, as a v2 attempt records it: the
+    attempt's ``error`` and ``meta.benchmark.scoring.error`` hold the real text."""
+    run = tmp_path / "legacy"
+    shutil.copytree(CONFORMANCE / "syn_legacy_v2_layout", run)
+    path = next(run.glob("details/legacy-2--*/attempt-1/result.json"))
+    payload = load(path)
+    payload["error"] = "judge request timed out"
+    payload["meta"]["benchmark"]["scoring"] = {"error": "judge request timed out", "correct": False}
+    dump(path, payload)
+    return run
+
+
+def test_legacy_reason_shows_the_real_text(tmp_path: Path) -> None:
+    from inspector.results.reader import read_run
+
+    run = read_run(_legacy_judge_failure(tmp_path))
+    task = next(t for t in run.tasks if t.task_id == "legacy-2")
+    (issue,) = task.attempts[1].issues
+    assert (issue.severity, issue.phase, issue.code) == ("fatal", "evaluate", "judge_failed")
+    # AgentCompass's own words, then the attempt's (the same text once, not twice)
+    assert issue.message == "Historical judge failure: judge request timed out"
+
+
+@pilot_test
+async def test_legacy_task_screen_reason_reads_the_real_text(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.task import TaskScreen
+
+    app = InspectorApp([_legacy_judge_failure(tmp_path)])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        app.push_screen(TaskScreen(overview.session, "legacy-2", "correct.native@1"))
+        await settle(pilot)
+        shown = " ".join(static_text(w) for w in app.screen.query("Static"))
+        assert "judge_failed: Historical judge failure: judge request timed out" in shown, shown
