@@ -156,3 +156,79 @@ async def test_legacy_task_screen_reason_reads_the_real_text(tmp_path) -> None: 
         await settle(pilot)
         shown = " ".join(static_text(w) for w in app.screen.query("Static"))
         assert "judge_failed: Historical judge failure: judge request timed out" in shown, shown
+
+
+@pilot_test
+async def test_overview_names_the_fallback_rule_and_shows_report_extra() -> None:
+    from widgets.plan_panel import PlanPanel
+
+    app = InspectorApp([CONFORMANCE / "syn_deepswe_eval_timeout_k1"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        panel = static_text(overview.query_one(PlanPanel))
+        assert "eval timeout" in panel and "correct = false, reward = 0.0" in panel, panel
+        assert "deepswe's evaluation_timeout_metrics" in panel, panel
+        # report.extra, literally
+        assert "dataset_revision" in panel and "0b9fabbb63b9104d678fe965e1632f2dd9eaa2ea" in panel
+        assert "benchmark_version" in panel and "v1.1" in panel, panel
+
+
+@pilot_test
+async def test_plan_panel_says_the_hierarchy_replaced_the_aggregation(run_path) -> None:  # type: ignore[no-untyped-def]
+    from widgets.plan_panel import PlanPanel
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        panel = static_text(app.screen.query_one(PlanPanel))
+        # not "category_hierarchy … default (micro_weighted)": the default was not used
+        assert "aggregation category_hierarchy" in panel, panel
+        assert "from the hierarchy; replaces the default micro_weighted" in panel, panel
+        assert "default (micro_weighted)" not in panel, panel
+
+
+@pilot_test
+async def test_load_problem_header_says_which_files_were_used() -> None:
+    from textual.widgets import Static
+
+    app = InspectorApp([CONFORMANCE / "syn_legacy_v2_layout"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        title = static_text(overview.query_one("#problems-title", Static))
+        assert "not used" not in title, title
+        assert "Load problems (1) — 1 noted: still used" in title, title
+        assert overview.problems_table.get_cell_at((0, 0)).plain == "noted: still used"
+
+
+@pilot_test
+async def test_load_problem_header_of_a_skipped_file(run_path) -> None:  # type: ignore[no-untyped-def]
+    from textual.widgets import Static
+
+    app = InspectorApp([run_path("load_problems")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        title = static_text(app.screen.query_one("#problems-title", Static))
+        assert "Load problems (1) — 1 skipped: not used" in title, title
+
+
+@pilot_test
+async def test_task_screen_names_the_rule_behind_a_fallback_value() -> None:
+    from inspector.app.screens.task import TaskScreen
+    from widgets.attempt_card import AttemptCard
+    from widgets.reductions_panel import ReductionsPanel
+
+    app = InspectorApp([CONFORMANCE / "syn_deepswe_eval_timeout_k1"])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        overview = app.screen
+        assert isinstance(overview, OverviewScreen)
+        app.push_screen(TaskScreen(overview.session, "owner__repo-103", "correct.native@1"))
+        await settle(pilot)
+        reasons = static_text(app.screen.query_one(ReductionsPanel))
+        assert "correct.native@1 rule: correct = false in attempt 1 is deepswe's" in reasons
+        card = static_text(app.screen.query_one(AttemptCard))
+        assert "rule" in card and "evaluation_timeout_metrics" in card, card
