@@ -19,6 +19,9 @@ from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import MetricSeries
 
 TIMEOUT_RULE = "evaluation_timeout_metrics"
+WATCHDOG = "PhaseTimeoutError"
+"""How the watchdog's issue message starts (``runner._build_evaluation_error``: the
+exception's type name, then its text)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,13 +51,19 @@ def timeout_fallback(benchmark_id: str, attempt: Attempt) -> str | None:
     """Why an attempt's observations are the benchmark's evaluation-timeout fallback, or None.
 
     AgentCompass records ``evaluation_timeout_metrics`` only when its evaluation watchdog
-    fires, under an ERROR ``evaluate`` issue that stays; so an attempt with such an issue
-    whose observations of those metrics equal the declared values got them from the rule.
+    fires, under the ERROR ``evaluate/evaluate_failed`` issue it writes for it
+    ("PhaseTimeoutError: ..."), merged under the metrics already there; so an attempt with
+    that issue whose observations of those metrics equal the declared values (types
+    included) got them from the rule.
     """
     fallback = timeout_metrics(benchmark_id)
     if not fallback:
         return None
-    timed_out = any(i.severity == "error" and i.phase == "evaluate" for i in attempt.issues)
+    timed_out = any(
+        (i.severity, i.phase, i.code) == ("error", "evaluate", "evaluate_failed")
+        and i.message.startswith(WATCHDOG)
+        for i in attempt.issues
+    )
     matches = all(
         key in attempt.metrics
         and type(attempt.metrics[key]) is type(value)
@@ -88,7 +97,11 @@ def formula_words(series: MetricSeries) -> str | None:
 
 
 def benchmark_rules(rec: Recomputation) -> tuple[RuleRow, ...]:
-    """The benchmark's rules that made values on screen, and the report's ``extra``."""
+    """The benchmark's rules that made values on screen, and the report's ``extra``.
+
+    The evaluation-timeout fallback is listed when some attempt holds its values (with how
+    many); a corpus formula for each series it makes.
+    """
     benchmark = rec.plan.benchmark_id
     rows = []
     for series in rec.report.series:
@@ -96,9 +109,14 @@ def benchmark_rules(rec: Recomputation) -> tuple[RuleRow, ...]:
         if words is not None:
             rows.append(RuleRow(series.series_id, words, f"{benchmark}'s corpus formula"))
     fallback = timeout_metrics(benchmark)
-    if fallback:
-        source = f"{benchmark}'s {TIMEOUT_RULE}: recorded when the evaluation watchdog fires"
-        rows.append(RuleRow("eval timeout", _assignments(fallback), source))
+    if fallback:  # said when some attempt holds the fallback's values, not for every run
+        used = sum(
+            1 for t in rec.tasks for a in t.attempts.values() if timeout_fallback(benchmark, a)
+        )
+        if used:
+            value = f"{_assignments(fallback)} in {used} attempt{'' if used == 1 else 's'}"
+            source = f"{benchmark}'s {TIMEOUT_RULE}: recorded when the evaluation watchdog fires"
+            rows.append(RuleRow("eval timeout", value, source))
     for key, value in rec.report.extra.items():
         if not str(key).startswith("inspector_"):  # the inspector's own labels, said elsewhere
             rows.append(RuleRow(str(key), json_value(value), "report extra (metrics.json)"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from inspector.engine.model import Attempt, Issue
 from inspector.views.rules import benchmark_rules, series_rules, timeout_fallback
 
-from .helpers import RUNS, session
+from .helpers import FIXTURE_RUNS, RUNS, session
 
 TIMEOUT = Issue("error", "evaluate", "evaluate_failed", "PhaseTimeoutError: evaluate timed out")
 
@@ -25,6 +25,10 @@ def test_timeout_fallback_needs_the_evaluate_error_and_the_declared_values() -> 
     assert timeout_fallback("deepswe", other) is None
     typed = Attempt(1, "eval_error", {"correct": False, "reward": 0}, (TIMEOUT,))
     assert timeout_fallback("deepswe", typed) is None
+    crashed = Issue("error", "evaluate", "evaluate_failed", "RuntimeError: grader crashed")
+    assert (
+        timeout_fallback("deepswe", Attempt(1, "eval_error", fell_back.metrics, (crashed,))) is None
+    )
     assert timeout_fallback("taubench", fell_back) is None
 
 
@@ -41,7 +45,8 @@ def test_deepswe_task_values_name_the_timeout_fallback() -> None:
 
 def test_deepswe_plan_rows_name_the_rule_and_the_report_extra() -> None:
     rows = {r.key: r for r in benchmark_rules(_run("syn_deepswe_eval_timeout_k1"))}
-    assert rows["eval timeout"].value == "correct = false, reward = 0.0"
+    # two attempts (owner__repo-103, -201) hold the fallback's values
+    assert rows["eval timeout"].value == "correct = false, reward = 0.0 in 2 attempts"
     assert "evaluation_timeout_metrics" in rows["eval timeout"].source
     # report.extra as metrics.json holds it
     assert rows["dataset_revision"].value == "0b9fabbb63b9104d678fe965e1632f2dd9eaa2ea"
@@ -55,6 +60,13 @@ def test_scicode_ratio_of_sums_is_named() -> None:
     assert formula.value.startswith("Σ subproblem_correct ÷ Σ subproblem_total")
     assert formula.source == "scicode's corpus formula"
     assert "eval timeout" not in rows  # scicode declares no fallback
+    # terminal_bench_2 declares {correct: false}; k3_avg_hierarchy's one evaluate watchdog
+    # attempt (qemu-startup, "PhaseTimeoutError: evaluate phase exceeded 900.0s") holds it
+    hierarchy = session(FIXTURE_RUNS / "k3_avg_hierarchy").recomputation
+    assert hierarchy.plan.benchmark_id == "terminal_bench_2"
+    (row,) = benchmark_rules(hierarchy)
+    assert (row.key, row.value) == ("eval timeout", "correct = false in 1 attempt")
+    assert list(series_rules(hierarchy, "qemu-startup")) == ["correct.avg@3", "correct.pass@3"]
     rules = series_rules(rec, "4")
     assert list(rules) == ["subproblem_correctness.native@1"]
     assert "ratio of sums" in rules["subproblem_correctness.native@1"]
