@@ -45,6 +45,14 @@ CI_METHOD = "BCa"
 RESAMPLED = frozenset({MICRO_WEIGHTED, CATEGORY_MEAN, CATEGORY_HIERARCHY})
 """The aggregations recomputed from resampled tasks (corpus formulas are not, yet)."""
 BATCH = 500
+JACKKNIFE = "jackknife-t"
+SMALL = 30
+"""Below this many task ids the interval is the jackknife t (the BCa bootstrap covers too
+little there: benchmarks/bench_paired.py)."""
+JACKKNIFE_TEXT = (
+    "jackknife t interval of the series delta B − A (each of the {n} task ids left out of "
+    "both sides in turn; Student t, n − 1 degrees of freedom)"
+)
 """Resamples computed at once (bounds memory on large runs)."""
 
 
@@ -180,9 +188,12 @@ def delta_interval(
     seed: int = 0,
     resamples: int = 10_000,
     confidence: float = DEFAULT_CONFIDENCE,
+    method: str | None = None,
 ) -> DeltaInterval:
-    """BCa bootstrap over task ids and a paired permutation p-value, both of the series
-    delta recomputed on each side with the series' own aggregation."""
+    """An interval and a paired permutation p-value of the series delta, recomputed on
+    each side with the series' own aggregation: the jackknife t below
+    :data:`SMALL` tasks, else the BCa bootstrap (``method`` forces ``"jackknife"`` or
+    ``"BCa"``; benchmarks/bench_paired.py measures both)."""
     from scipy import stats  # imported when a comparison asks for it
 
     n = len(sample.task_ids)
@@ -207,8 +218,10 @@ def delta_interval(
         return sample.delta(index)
 
     probe = statistic(*(rng.choice(s, size=(64, len(s))) for s in strata))
-    method = CI_METHOD
-    if not strata or np.all(probe == probe[0]):
+    method = method or (JACKKNIFE if n < SMALL else CI_METHOD)
+    if method == JACKKNIFE:
+        low, high = _jackknife_t(sample, observed, confidence)
+    elif not strata or np.all(probe == probe[0]):
         low = high = observed  # every resample gives the same delta: nothing varies
     else:
         with warnings.catch_warnings():  # a degenerate BCa is said in the method below
@@ -231,13 +244,33 @@ def delta_interval(
     return DeltaInterval(
         low=low, high=high, p_value=p, confidence=confidence, resamples=resamples, seed=seed,
         method=(
-            f"{method} bootstrap (scipy.stats.bootstrap) of the series delta B − A: "
-            f"{resamples} resamples of the {n} task ids (within: on both sides, on A only, "
-            "on B only), each side's series value "
+            (JACKKNIFE_TEXT.format(n=n) if method == JACKKNIFE else
+             f"{method} bootstrap (scipy.stats.bootstrap) of the series delta B − A: "
+             f"{resamples} resamples of the {n} task ids (within: on both sides, on A only, "
+             "on B only)") + ", each side's series value "
             f"recomputed with its own aggregation, seed {seed}; p-value: paired permutation "
             "test (each task's A and B swapped at random) of the same delta"
         ),
     )  # fmt: skip
+
+
+def _jackknife_t(sample: SeriesSample, observed: float, confidence: float) -> tuple[float, float]:
+    """observed ± t(n − 1) · the jackknife standard error of the delta (each task id left
+    out of both sides in turn, the series recomputed)."""
+    from scipy import special
+
+    n = len(sample.task_ids)
+    if n < 2:
+        return observed, observed
+    rows = np.array([np.delete(np.arange(n), i) for i in range(n)], dtype=np.intp)
+    left_out = sample.delta(rows)
+    left_out = left_out[~np.isnan(left_out)]
+    m = len(left_out)
+    if m < 2:
+        return observed, observed
+    se = math.sqrt((m - 1) / m * float(((left_out - left_out.mean()) ** 2).sum()))
+    half = float(special.stdtrit(m - 1, (1 + confidence) / 2)) * se
+    return observed - half, observed + half
 
 
 def _permutation_p(sample: SeriesSample, resamples: int, rng: np.random.Generator) -> float:
