@@ -140,13 +140,12 @@ class Comparison:
         in_b = {t.task_id for t in self.b.tasks}
         ids = list(dict.fromkeys([*(t.task_id for t in self.a.tasks),
                                   *(t.task_id for t in self.b.tasks)]))  # fmt: skip
+        precision = pair.precision
         return tuple(
-            TaskChange(
-                t, rows_a.get(t), rows_b.get(t), pair.binary,
-                in_a=t in in_a, in_b=t in in_b, precision=pair.precision,
-            )  # fmt: skip
+            TaskChange(t, rows_a.get(t), rows_b.get(t), pair.binary,
+                       in_a=t in in_a, in_b=t in in_b, precision=precision)
             for t in ids
-        )
+        )  # fmt: skip
 
     def changes(self, pair: SeriesPair | None = None) -> tuple[TaskChange, ...]:
         """The tasks on both sides whose state, value (at the reported precision) or
