@@ -265,7 +265,7 @@ class Navigator(Host):
 
         from inspector.app.screens.whatif import WhatIfScreen  # lazy: on first use
 
-        self.push_screen(WhatIfScreen(rec.plan.label, choices), chosen)
+        self.push_screen(WhatIfScreen(rec.plan.label, choices, rec), chosen)
 
     def open_what_if(self) -> None:
         """Ask for a what-if plan of the open run (from the overview or a plan comparison)."""

@@ -159,6 +159,8 @@ class DeltaInterval:
     resamples: int
     seed: int
     method: str
+    # the interval's name in a few words: "jackknife t", "BCa bootstrap", ...
+    kind: str = "BCa bootstrap"
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,8 +243,10 @@ def delta_interval(
                    else "too few distinct resampled values")  # fmt: skip
             method = f"percentile (BCa is undefined here: {why})"
     p = _permutation_p(sample, resamples, rng)
+    kind = "jackknife t" if method == JACKKNIFE else method.split(" ")[0] + " bootstrap"
     return DeltaInterval(
         low=low, high=high, p_value=p, confidence=confidence, resamples=resamples, seed=seed,
+        kind=kind,
         method=(
             (JACKKNIFE_TEXT.format(n=n) if method == JACKKNIFE else
              f"{method} bootstrap (scipy.stats.bootstrap) of the series delta B − A: "
@@ -384,8 +388,8 @@ def paired_lines(stats: PairedStats) -> list[str]:
     else:
         lines = [
             f"{head}, {ci.confidence:.0%} CI {_num(ci.low)} … {_num(ci.high)}, "
-            f"p = {ci.p_value:.3g} (BCa bootstrap of {stats.tasks} tasks, both sides "
-            f"recomputed; permutation test; seed {ci.seed})"
+            f"p = {ci.p_value:.3g} ({ci.kind} over {stats.tasks} tasks, both sides "
+            f"recomputed; paired permutation test, seed {ci.seed})"
         ]
     if stats.mcnemar_p is not None:
         lines.append(
