@@ -281,6 +281,8 @@ def _permutation_p(sample: SeriesSample, resamples: int, rng: np.random.Generato
     from scipy import stats
 
     n = len(sample.task_ids)
+    if n < 2:
+        return 1.0  # one task: swapping its sides gives ±delta, as far from 0 as observed
     both = SeriesSample(
         sample.task_ids, sample.names,
         _stacked(sample.a, sample.b, sample.a), _stacked(sample.a, sample.b, sample.b),

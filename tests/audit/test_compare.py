@@ -12,6 +12,7 @@ from inspector.answers import load_session
 from inspector.engine.report import dumps_metrics_json
 from inspector.resolve import Overrides
 from inspector.views.compare import compare, compare_plans, derived, pair_series
+from inspector.views.compare_warnings import run_facts
 
 from .helpers import (
     CONFORMANCE,
@@ -221,3 +222,26 @@ def test_fixture_runs_differ_in_exactly_the_designed_tasks() -> None:
         for side in ("a", "b"):
             assert change[side]["state"] == want[side]["state"]
             assert change[side]["value"] == want[side]["correct"]
+
+
+def test_legacy_run_against_a_k1_run_warns_in_words_and_puts_tasks_on_their_side() -> None:
+    """Issue 37: the 10 tasks of B were listed as "only in A" on the compare screen."""
+    a = session(CONFORMANCE / "syn_legacy_v2_layout")
+    b = session(CONFORMANCE / "syn_k1_binary_aux_micro")
+    c = compare(a.recomputation, b.recomputation,
+                facts=(run_facts(a.run), run_facts(b.run)))  # fmt: skip
+    ids_a = {t.task_id for t in a.recomputation.tasks}
+    ids_b = {t.task_id for t in b.recomputation.tasks}
+    for pair in c.series:
+        sides = {ch.task_id: ch.kind for ch in c.tasks(pair)}
+        assert {t for t, k in sides.items() if k == "only in A"} == ids_a - ids_b
+        assert {t for t, k in sides.items() if k == "only in B"} == ids_b - ids_a
+    assert c.warnings == (
+        "different task sets: 4 tasks only in A, 10 only in B, 0 in both — the values are "
+        "over different tasks",
+        "written by different AgentCompass versions: run_info schema "
+        "agentcompass.run_info.v2 in A, agentcompass.run_info.v3 in B",
+    )
+    plans = compare_plans(session(K3_AVG).recomputation, k=1)
+    for text in (*c.warnings, *c.notes, *plans.notes, *plans.config_differences):
+        assert "[" not in text and "..." not in text, text  # no Python list, nothing cut
