@@ -111,7 +111,8 @@ beside the run's avg@k and pass@k.
         self.app.call_from_thread(self._show_lottery, lines)
 
     def _show_lottery(self, lines: list[str]) -> None:
-        text = Text("k=1 on each attempt (attempt j as if the only one):", "bold")
+        text = Text()
+        text.append("k=1 on each attempt (attempt j as if the only one):", "bold")
         for line in lines:
             text.append("\n")
             text.append(line)
