@@ -3,6 +3,9 @@
 
     nice .venv/bin/python benchmarks/bench_paired.py [--draws 200] [--resamples 1000] [--seed 37]
 
+(about 20 minutes on a shared 2-core machine; ``--n 5 10 30`` alone about 3. At n = 1000
+a draw takes about 1 s, so those scenarios use a fifth of the draws.)
+
 The method under test is :func:`inspector.views.paired.delta_interval` — the one
 ``inspector diff`` and the compare screen use: a BCa ``scipy.stats.bootstrap`` over task
 ids with each side's series value recomputed by the engine's resampled aggregation, and a
@@ -118,7 +121,8 @@ def main() -> None:
                 for k in (1, 3):
                     seed = args.seed * 1_000_003 + n * 101 + int(level * 100) * 7 + k
                     seed += 17 if aggregation == CATEGORY_MEAN else 0
-                    cov, rej, used = scenario(n, level, aggregation, k, args.draws,
+                    draws = args.draws if n < 1000 else max(1, args.draws // 5)
+                    cov, rej, used = scenario(n, level, aggregation, k, draws,
                                               args.resamples, seed, args.method)  # fmt: skip
                     name = "micro" if aggregation == MICRO_WEIGHTED else "category_mean"
                     print(f"{n:>5} {level:>5} {name:<13} {k}  {_share(cov, used):<22} "
