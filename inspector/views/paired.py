@@ -41,7 +41,7 @@ CI_METHOD = "BCa"
 """scipy.stats.bootstrap's method (benchmarks/bench_paired.py measures its coverage)."""
 BATCH = 500
 JACKKNIFE = "jackknife-t"
-SMALL = 30
+SMALL = 200
 """Below this many task ids the interval is the jackknife t (the BCa bootstrap covers too
 little there: benchmarks/bench_paired.py)."""
 JACKKNIFE_TEXT = (

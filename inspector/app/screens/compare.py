@@ -85,7 +85,7 @@ invalidated), and for the highlighted series the tasks that flipped (0→1, 1→
 state (e.g. error→evaluated). `ctrl+f` cycles the task filter. Each value has its 95% interval.
 The paired analysis is of the series delta B − A itself: its interval resamples the
 tasks of both sides together and recomputes each side's series value with its own
-aggregation (jackknife t below 30 tasks, seeded BCa bootstrap from 30), its p-value is a
+aggregation (jackknife t below 200 tasks, seeded BCa bootstrap from 200), its p-value is a
 paired permutation test of the same delta; McNemar's exact test where both sides are
 binary with one attempt. Warnings above the numbers say where the sides are not alike.
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
