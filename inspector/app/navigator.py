@@ -183,7 +183,9 @@ class Navigator(Host):
     def _open_diagnostics(self, message: OpenDiagnostics) -> None:
         from inspector.app.screens.diagnostics import DiagnosticsScreen  # lazy: on first use
 
-        self.push_screen(DiagnosticsScreen(message.session, message.task_id, message.attempt))
+        self.push_screen(
+            DiagnosticsScreen(message.session, message.task_id, message.attempt, message.side)
+        )
 
     @on(OpenTask)
     def _open_task(self, message: OpenTask) -> None:

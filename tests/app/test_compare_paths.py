@@ -8,6 +8,7 @@ from pathlib import Path
 from inspector.app.app import InspectorApp
 from inspector.app.commands import InspectorCommands
 from inspector.app.screens.compare import CompareScreen
+from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.task import TaskScreen
@@ -226,6 +227,15 @@ async def test_runs_screen_marks_two_runs_and_compares_them(runs_root: Path) -> 
         task = app.screen
         assert isinstance(task, TaskScreen)
         assert task.task_id == first and task.session.run.path.name == expected["b"]
+        # the side stays labelled down to the attempt's diagnostics
+        assert task.side == f"side B: {expected['b']}"
+        await pilot.press("d")
+        await settle(pilot)
+        diagnostics = app.screen
+        assert isinstance(diagnostics, DiagnosticsScreen)
+        assert f"side B: {expected['b']}" in diagnostics.sub_title
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("escape", "escape")
         assert app.screen is runs
 
