@@ -20,6 +20,20 @@ true delta is E[q] − E[p] (computed once per scenario from 10⁶ draws): both 
 the category mean of a side are unbiased for its E[·]. Coverage: how often the 95 %
 interval holds the true delta. Type-I error: the same scenario with q_i = p_i (true delta
 0), how often p ≤ 0.05. Each share is printed with its exact binomial 95 % interval.
+
+Measured (seed 37, 1000 resamples; 200 draws, 40 at n = 1000; ranges over the 12
+scenarios of each n; n < 200 the jackknife t, n = 1000 BCa):
+
+  n = 5     coverage 0.905-0.955 at level 0.5; k=3 near 0 / 1: 0.835-0.895; k=1 near 0 / 1:
+            0.56-0.605 (most samples are all 0 or all 1 on both sides: the interval is a
+            point, and no interval built from such data can cover) — below the 0.90 bar;
+  n = 10    0.81-0.97 (k=1 near 0 / 1: 0.81-0.83, below the 0.93 bar);
+  n = 30    0.920-0.980;  n = 100  0.935-0.970;  n = 1000  0.950-1.000 (40 draws).
+  type-I error of the permutation test: 0-0.025 at n ≤ 10 (a discrete, conservative
+  test), 0-0.065 at n = 30, 0.025-0.075 at n = 100, 0-0.10 at n = 1000 (40 draws:
+  binomial intervals include 0.05 everywhere).
+  The BCa bootstrap alone (--method BCa) covered 0.885-0.945 at n = 30 and 0.905-0.960 at
+  n = 100, hence the jackknife t below 200 tasks.
 """
 
 from __future__ import annotations
