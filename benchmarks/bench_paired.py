@@ -28,7 +28,7 @@ scenarios of each n; n < 200 the jackknife t, n = 1000 BCa):
             0.56-0.605 (most samples are all 0 or all 1 on both sides: the interval is a
             point, and no interval built from such data can cover) — below the 0.90 bar;
   n = 10    0.81-0.97 (k=1 near 0 / 1: 0.81-0.83, below the 0.93 bar);
-  n = 30    0.920-0.980;  n = 100  0.935-0.970;  n = 1000  0.950-1.000 (40 draws).
+  n = 30    0.920-0.980;  n = 100  0.935-0.975;  n = 1000  0.950-1.000 (40 draws).
   type-I error of the permutation test: 0-0.025 at n ≤ 10 (a discrete, conservative
   test), 0-0.065 at n = 30, 0.025-0.075 at n = 100, 0-0.10 at n = 1000 (40 draws:
   binomial intervals include 0.05 everywhere).
