@@ -107,6 +107,8 @@ class OpenDiagnostics(Message):
     session: Session
     task_id: str
     attempt: int
+    # the side of a comparison the task was opened on ("side A: <label>"), if any
+    side: str | None = None
 
 
 @dataclass

@@ -183,7 +183,9 @@ class Navigator(Host):
     def _open_diagnostics(self, message: OpenDiagnostics) -> None:
         from inspector.app.screens.diagnostics import DiagnosticsScreen  # lazy: on first use
 
-        self.push_screen(DiagnosticsScreen(message.session, message.task_id, message.attempt))
+        self.push_screen(
+            DiagnosticsScreen(message.session, message.task_id, message.attempt, message.side)
+        )
 
     @on(OpenTask)
     def _open_task(self, message: OpenTask) -> None:
@@ -265,7 +267,7 @@ class Navigator(Host):
 
         from inspector.app.screens.whatif import WhatIfScreen  # lazy: on first use
 
-        self.push_screen(WhatIfScreen(rec.plan.label, choices), chosen)
+        self.push_screen(WhatIfScreen(rec.plan.label, choices, rec), chosen)
 
     def open_what_if(self) -> None:
         """Ask for a what-if plan of the open run (from the overview or a plan comparison)."""

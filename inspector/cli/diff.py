@@ -26,7 +26,9 @@ from inspector.engine.render import REFERENCE_MARK
 from inspector.engine.report import MetricSeries, SeriesCounts
 from inspector.loading.scoring import derived_note
 from inspector.loading.urls import shown
+from inspector.views.changes import delta_text, moved_groups, moved_summary
 from inspector.views.compare import Comparison, SeriesPair, TaskChange, compare, compare_plans
+from inspector.views.compare_warnings import run_facts
 from inspector.views.paired import paired_json, paired_lines
 from inspector.views.visible import visible
 
@@ -108,7 +110,7 @@ def _comparison(args: argparse.Namespace) -> Comparison:
     assert b.recomputation is not None
     return compare(
         a.recomputation, b.recomputation, label_a=shown(args.a), label_b=shown(args.b),
-        harness=(harness_of(a), harness_of(b)),
+        facts=(run_facts(a.run), run_facts(b.run)),
     )  # fmt: skip
 
 
@@ -190,23 +192,7 @@ def comparison_json(c: Comparison, *, seed: int = 0, resamples: int = 10_000) ->
             "b": _side_json(pair.b),
             "delta": pair.delta,
             "changes": [_change_json(ch) for ch in c.changes(pair) if ch.a and ch.b],
-            "stats": None if stats is None else {
-                "binary_pairs": stats.binary_pairs,
-                "one_to_zero": stats.one_to_zero,
-                "zero_to_one": stats.zero_to_one,
-                "mcnemar_p": stats.mcnemar_p,
-                "paired": stats.paired,
-                "mean_a": stats.mean_a,
-                "mean_b": stats.mean_b,
-                "bootstrap": None if stats.bootstrap is None else {
-                    "difference": stats.bootstrap.difference,
-                    "low": stats.bootstrap.low,
-                    "high": stats.bootstrap.high,
-                    "confidence": stats.bootstrap.confidence,
-                    "resamples": stats.bootstrap.resamples,
-                    "seed": stats.bootstrap.seed,
-                },
-            },
+            "moved": {kind: len(group) for kind, group in moved_groups(c.changes(pair))},
         })  # fmt: skip
     return {
         "a": c.label_a,
@@ -243,7 +229,7 @@ def write_comparison(
     headers = ["series", "A value", "B value", "delta", "A counts", "B counts"]
     table(out, headers, (
         [pair.label, shown_value(pair.a), shown_value(pair.b),
-         number_text(pair.delta), _counts_text(pair.a), _counts_text(pair.b)]
+         delta_text(pair.delta), _counts_text(pair.a), _counts_text(pair.b)]
         for pair in c.series
     ), markdown=markdown)  # fmt: skip
     out.write("counts are total/evaluated/error/unavailable/invalidated\n")
@@ -255,17 +241,12 @@ def write_comparison(
     for pair in c.series:
         if pair.a is None or pair.b is None:
             continue
-        changes = [ch for ch in c.changes(pair) if ch.a and ch.b]
+        changes = [ch for group in moved_groups(c.changes(pair)) for ch in group[1]]
         if not changes:
             out.write(visible(f"\n{heading}{pair.label}: no task changed") + "\n")
             _write_stats(out, c, pair, seed, resamples)
             continue
-        up = sum(ch.flip == "0→1" for ch in changes)
-        down = sum(ch.flip == "1→0" for ch in changes)
-        states = sum(ch.state_changed for ch in changes)
-        out.write(visible(
-            f"\n{heading}{pair.label}: {len(changes)} tasks changed "
-            f"({up} flips 0→1, {down} flips 1→0, {states} state changes)") + "\n")  # fmt: skip
+        out.write(visible(f"\n{heading}{pair.label}: {moved_summary(tuple(changes))}") + "\n")
         table(out, ["task", "change", "A state", "A value", "B state", "B value"], (
             [ch.task_id, ch.kind, ch.state_a, number_text(ch.value_a), ch.state_b, number_text(ch.value_b)]
             for ch in changes

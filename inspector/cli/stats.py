@@ -34,6 +34,7 @@ from inspector.cli.tables import number_text, table
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
 from inspector.views.attempt_stats import FlakyTask, PassCurve, outcomes_text
+from inspector.views.lottery import lottery, lottery_json
 from inspector.views.run_stats import RunStats, ScopeStats, SeriesStats, run_stats
 from inspector.views.stats import Interval, bounds_text
 from inspector.views.visible import visible
@@ -169,6 +170,8 @@ def stats_json(rec: Recomputation, result: RunStats) -> dict[str, Any]:
         if applicable
         else None,
         "pass_note": result.pass_note,
+        # issue 37: the k=1 value on each attempt (views/lottery.py); {} for a k=1 run
+        "single_attempt": lottery_json(lottery(rec)),
     }
 
 

@@ -5,10 +5,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.engine.errors import AggregationError, HierarchyError
 from inspector.engine.report import ZERO_BREAKDOWN, MetricBreakdown, sum_counts
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    from numpy.typing import NDArray
 
 NODE_FIELDS = frozenset({"aggregation", "children", "weight"})
 NODE_AGGREGATIONS = frozenset({"leaf", "unweighted", "weighted", "weighted_by_count"})
@@ -197,3 +201,45 @@ def node_weights(
     if total <= 0:
         return {c.path: 0.0 for c, _ in valid}
     return {c.path: w / total for (c, _), w in zip(valid, weights, strict=True)}
+
+
+def resampled_node_values(
+    root: HierarchyNode,
+    leaves: Mapping[str, tuple[NDArray[np.float64], NDArray[np.float64]]],
+    resamples: int,
+) -> NDArray[np.float64]:
+    """The root's value for many resamples at once, by the rules of
+    :func:`hierarchy_breakdowns`: ``leaves[name]`` is each resample's (category mean, NaN
+    when null; number of evaluated tasks). A child without a value drops out and the
+    weights of the others are re-normalised; a ``weighted`` node with no positive weight
+    left is NaN (the report would refuse it); ``weighted_by_count`` with no count is 0."""
+    import numpy as np  # the report path needs no numpy
+
+    nothing = (np.full(resamples, np.nan), np.zeros(resamples))
+
+    def reduce(node: HierarchyNode) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if node.is_leaf:
+            return leaves.get(node.name, nothing)
+        parts = [reduce(child) for child in node.children]
+        values = np.stack([v for v, _ in parts])
+        counts = np.stack([w for _, w in parts])
+        valid = ~np.isnan(values)
+        filled = np.where(valid, values, 0.0)
+        any_valid = valid.any(axis=0)
+        if node.aggregation == "unweighted":
+            weights = valid.astype(float)
+        elif node.aggregation == "weighted":
+            fixed = np.array([c.weight or 0.0 for c in node.children])[:, None]
+            weights = np.where(valid, fixed, 0.0)
+        else:  # weighted_by_count
+            weights = np.where(valid, counts, 0.0)
+        total = weights.sum(axis=0)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = (filled * weights).sum(axis=0) / np.where(total > 0, total, 1.0)
+        if node.aggregation == "weighted":
+            value = np.where(total > 0, value, np.nan)
+        elif node.aggregation == "weighted_by_count":
+            value = np.where(total > 0, value, 0.0)
+        return np.where(any_valid, value, np.nan), counts.sum(axis=0)
+
+    return reduce(root)[0]

@@ -106,3 +106,16 @@ def derive(
     if k > 1 and strategy == "pass" and source_strategy == "avg":
         notes.append("FATAL retries and scheduling of a real pass run may differ from this replay")
     return Derivation(tuple(out), k, strategy, description, equivalent, tuple(notes), not_run)
+
+
+def only_attempt(tasks: Sequence[TaskRecord], attempt: int) -> tuple[TaskRecord, ...]:
+    """Each task as if attempt ``attempt`` were its only one: that attempt (if the task has
+    it) as attempt 1 of a k=1 plan, with its retries — scored by the engine's usual rules
+    (a task without that attempt has a missing attempt: an error, as at k=1)."""
+    out = []
+    for task in tasks:
+        chosen = task.attempts.get(attempt)
+        attempts = {} if chosen is None else {1: replace(chosen, index=1)}
+        retries = {1: task.retry_counts[attempt]} if attempt in task.retry_counts else {}
+        out.append(replace(task, attempts=attempts, retry_counts=retries, plan_k=1))
+    return tuple(out)

@@ -22,8 +22,12 @@ from inspector.engine.report import MetricSeries, dumps_metrics_json
 from inspector.engine.vocabulary import EVALUATED
 from inspector.engine.whatif import Derivation, derive
 from inspector.views.audit import reductions_of
+from inspector.views.changes import TaskChange, difference, precision_of
+from inspector.views.compare_warnings import inconsistencies, listed, words
 from inspector.views.differences import Difference, compare_reports
-from inspector.views.paired import PairedStats, paired_stats
+from inspector.views.paired import PairedStats, paired_stats, series_sample
+
+__all__ = ["Comparison", "PairedStats", "SeriesPair", "TaskChange", "compare", "compare_plans"]
 
 PLANS = "plans"
 RUNS = "runs"
@@ -42,85 +46,24 @@ class SeriesPair:
         return ids[0] if len(set(ids)) == 1 else " ↔ ".join(ids)
 
     @property
+    def precision(self) -> int:
+        """The decimals AgentCompass reports this series with (side A's display, else B's)."""
+        series = self.a or self.b
+        return precision_of(series.display if series is not None else None)
+
+    @property
     def delta(self) -> float | None:
-        """B − A of the shown values (official or reference), None if either is null."""
+        """B − A of the shown values (official or reference), None if either is null or
+        the series is on one side only; exactly 0 when they are the same at the precision
+        AgentCompass reports (:mod:`inspector.views.changes`)."""
         if self.a is None or self.b is None:
             return None
-        if self.a.shown_value is None or self.b.shown_value is None:
-            return None
-        return self.b.shown_value - self.a.shown_value
+        return difference(self.a.shown_value, self.b.shown_value, self.precision)
 
     @property
     def binary(self) -> bool:
         """Both sides are ``binary_success`` series: 0/1 task values are outcomes (flips)."""
         return self.a is not None and self.b is not None and self.a.kind == self.b.kind == BINARY
-
-
-@dataclass(frozen=True, slots=True)
-class TaskChange:
-    """One task aligned across the two sides for one series pair."""
-
-    task_id: str
-    a: TaskReduction | None
-    b: TaskReduction | None
-    # The pair's series are binary: only then is a 0 → 1 change a flip.
-    binary: bool = True
-
-    @property
-    def state_a(self) -> str | None:
-        return self.a.state if self.a else None
-
-    @property
-    def state_b(self) -> str | None:
-        return self.b.state if self.b else None
-
-    @property
-    def value_a(self) -> float | None:
-        return self.a.value if self.a else None
-
-    @property
-    def value_b(self) -> float | None:
-        return self.b.value if self.b else None
-
-    @property
-    def state_changed(self) -> bool:
-        return self.a is not None and self.b is not None and self.state_a != self.state_b
-
-    @property
-    def error_changed(self) -> bool:
-        return self.a is not None and self.b is not None and self.a.has_error != self.b.has_error
-
-    @property
-    def value_changed(self) -> bool:
-        return self.a is not None and self.b is not None and self.value_a != self.value_b
-
-    @property
-    def flip(self) -> str | None:
-        """``"0→1"`` or ``"1→0"`` when both sides are evaluated binary values that differ."""
-        if not self.binary or not self.value_changed or self.value_a not in (0.0, 1.0):
-            return None
-        if self.value_b not in (0.0, 1.0):
-            return None
-        return f"{self.value_a:g}→{self.value_b:g}"
-
-    @property
-    def changed(self) -> bool:
-        return self.state_changed or self.value_changed or self.error_changed
-
-    @property
-    def kind(self) -> str:
-        """A short word for the change: ``flip 0→1``, ``error→evaluated``, ``value``, ..."""
-        if self.a is None or self.b is None:
-            return "only in A" if self.b is None else "only in B"
-        if self.flip:
-            return f"flip {self.flip}"
-        if self.state_changed:
-            return f"{self.state_a}→{self.state_b}"
-        if self.value_changed:
-            return "value"
-        if self.error_changed:
-            return "has_error " + ("gained" if self.b.has_error else "lost")
-        return "same"
 
 
 @dataclass(frozen=True)
@@ -144,6 +87,8 @@ class Comparison:
     config_differences: tuple[str, ...] = ()
     # The side the derivation made: "B", or "A" once the sides were swapped.
     derived_side: str = "B"
+    # What each run's files say of how it was made (harness, run_info schema).
+    facts: tuple[Mapping[str, str], Mapping[str, str]] = ({}, {})
 
     def pair(self, label: str | None = None) -> SeriesPair:
         """The pair with ``label`` (or holding that series id); default: the summary pair."""
@@ -181,8 +126,9 @@ class Comparison:
             if not _side_note(n)
         ]
         out = compare(
-            self.b, self.a, label_a=self.label_b, label_b=self.label_a, kind=self.kind, notes=notes
-        )
+            self.b, self.a, label_a=self.label_b, label_b=self.label_a, kind=self.kind,
+            notes=notes, facts=(self.facts[1], self.facts[0]),
+        )  # fmt: skip
         return replace(out, derivation=self.derivation, derived_side=other[self.derived_side])
 
     def tasks(self, pair: SeriesPair | None = None) -> tuple[TaskChange, ...]:
@@ -190,13 +136,20 @@ class Comparison:
         pair = pair or self.pair()
         rows_a = _by_task(self.a, pair.a)
         rows_b = _by_task(self.b, pair.b)
-        ids = list(
-            dict.fromkeys([*(t.task_id for t in self.a.tasks), *(t.task_id for t in self.b.tasks)])
-        )
-        return tuple(TaskChange(t, rows_a.get(t), rows_b.get(t), pair.binary) for t in ids)
+        in_a = {t.task_id for t in self.a.tasks}
+        in_b = {t.task_id for t in self.b.tasks}
+        ids = list(dict.fromkeys([*(t.task_id for t in self.a.tasks),
+                                  *(t.task_id for t in self.b.tasks)]))  # fmt: skip
+        precision = pair.precision
+        return tuple(
+            TaskChange(t, rows_a.get(t), rows_b.get(t), pair.binary,
+                       in_a=t in in_a, in_b=t in in_b, precision=precision)
+            for t in ids
+        )  # fmt: skip
 
     def changes(self, pair: SeriesPair | None = None) -> tuple[TaskChange, ...]:
-        """The aligned tasks whose state, value or ``has_error`` differs."""
+        """The tasks on both sides whose state, value (at the reported precision) or
+        ``has_error`` differs: the tasks that moved."""
         return tuple(c for c in self.tasks(pair) if c.changed)
 
     def flips(self, pair: SeriesPair | None = None) -> tuple[TaskChange, ...]:
@@ -222,22 +175,27 @@ class Comparison:
         resamples: int = 10_000,
         confidence: float = 0.95,
     ) -> PairedStats:
-        """Paired statistics over the tasks evaluated on both sides (:mod:`inspector.views.paired`)."""
+        """The paired analysis of the series delta B − A (:mod:`inspector.views.paired`)."""
         pair = pair or self.pair()
+        changes = self.tasks(pair)
         both = [
-            (float(c.value_a), float(c.value_b)) for c in self.tasks(pair)
+            (float(c.value_a), float(c.value_b)) for c in changes
             if c.a and c.b and c.a.state == EVALUATED and c.b.state == EVALUATED
             and c.value_a is not None and c.value_b is not None
         ]  # fmt: skip
+        sample = None
+        if pair.a is not None and pair.b is not None:
+            sample = series_sample(self.a, self.b, pair.a, pair.b)
         return paired_stats(
             pair.label, both, one_outcome=pair.binary and self.one_attempt,
             seed=seed, resamples=resamples, confidence=confidence,
+            delta=pair.delta, sample=sample,
         )  # fmt: skip
 
 
 def _side_note(note: str) -> bool:
     """A note :func:`compare` writes from the sides themselves (written again on a swap)."""
-    return note.startswith(("A is a derived plan", "B is a derived plan", "plans: "))
+    return note.startswith(("A is a derived plan", "B is a derived plan", "plans: ", "compared: "))
 
 
 def _by_task(rec: Recomputation, series: MetricSeries | None) -> dict[str, TaskReduction]:
@@ -290,25 +248,36 @@ def _plan_facts(rec: Recomputation) -> dict[str, Any]:
 def plan_differences(
     a: Recomputation, b: Recomputation, harness: tuple[str | None, str | None] | None = None
 ) -> list[str]:
-    """What differs between the two sides' plans, models, harnesses and benchmark params."""
+    """What differs between the two sides' plans, models, harnesses and benchmark params,
+    in words (``k differs: 3 vs 1``; lists and mappings named by what differs in them)."""
     fa, fb = _plan_facts(a), _plan_facts(b)
     if harness is not None:
         fa["harness"], fb["harness"] = harness
     out = []
     for key in fa:
-        if fa[key] != fb[key]:
-            if key == "benchmark params":
-                keys = sorted(set(fa[key]) | set(fb[key]))
-                changed = [k for k in keys if fa[key].get(k, "∅") != fb[key].get(k, "∅")]
-                out.append(f"benchmark params differ in: {', '.join(changed)}")
-            else:
-                out.append(f"{key} differs: {_short(fa[key])} vs {_short(fb[key])}")
+        if fa[key] == fb[key]:
+            continue
+        if key == "benchmark params":
+            keys = sorted(set(fa[key]) | set(fb[key]))
+            changed = [k for k in keys if fa[key].get(k, "∅") != fb[key].get(k, "∅")]
+            out.append(f"benchmark params differ in: {listed(changed)}")
+        elif key == "metrics":
+            only_a = [m for m in fa[key] if m not in fb[key]]
+            only_b = [m for m in fb[key] if m not in fa[key]]
+            parts = [f"only in {s}: {listed(ms)}" for s, ms in (("A", only_a), ("B", only_b)) if ms]
+            out.append("series differ: " + ("; ".join(parts) or "the same series in another order"))
+        elif key == "hierarchy":
+            out.append("hierarchy differs: " + ("; ".join(
+                f"{words(v)} in {s}" for s, v in (("A", fa[key]), ("B", fb[key])))))  # fmt: skip
+        else:
+            out.append(f"{key} differs: {_short(fa[key])} vs {_short(fb[key])}")
     return out
 
 
 def _short(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
-    return text if len(text) <= 80 else text[:77] + "..."
+    if value is None or isinstance(value, int | float):
+        return words(value)
+    return value if isinstance(value, str) and len(value) <= 60 else words(value)
 
 
 def compare(
@@ -319,16 +288,25 @@ def compare(
     label_b: str = "B",
     kind: str = RUNS,
     notes: Sequence[str] = (),
-    harness: tuple[str | None, str | None] | None = None,
+    facts: tuple[Mapping[str, str], Mapping[str, str]] = ({}, {}),
 ) -> Comparison:
-    """Align two recomputations by series and by task id (``harness``: each side's id)."""
+    """Align two recomputations by series and by task id (``facts``: what each run's files
+    say of how it was made, :func:`inspector.views.compare_warnings.run_facts`).
+
+    Runs: the ways the sides are not alike are warnings (:func:`inconsistencies`), said
+    before any number; model and harness, which a comparison usually sets out to vary,
+    are notes. Plans of one run: what differs between the plans is a note."""
     ids_a = {t.task_id for t in a.tasks}
     ids_b = {t.task_id for t in b.tasks}
+    harness = (facts[0].get("harness"), facts[1].get("harness"))
     differences = plan_differences(a, b, harness)
     warnings: list[str] = []
     all_notes = list(notes)
     if kind == RUNS:
-        warnings = [f"the two runs' {d}" for d in differences]
+        warnings = inconsistencies(a, b, facts)
+        all_notes += [
+            f"compared: {d}" for d in differences if d.startswith(("model ", "harness "))
+        ]
     else:
         all_notes += [f"plans: {d}" for d in differences]
     for side, rec in (("A", a), ("B", b)):
@@ -350,6 +328,7 @@ def compare(
         notes=tuple(all_notes),
         report_differences=tuple(report_differences),
         config_differences=tuple(differences),
+        facts=facts,
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from inspector.app.app import InspectorApp
 from inspector.app.commands import InspectorCommands
 from inspector.app.screens.compare import CompareScreen
+from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.task import TaskScreen
@@ -40,6 +41,13 @@ async def test_what_if_shows_k1_beside_avg3(run_path) -> None:  # type: ignore[n
         chooser = app.screen
         assert isinstance(chooser, WhatIfScreen)
         assert [c.label for c in chooser.choices] == ["k=1", "avg@2", "pass@2", "pass@3"]
+        # the k=1 lottery (a worker): attempt 1's value is the genuine k=1 run's
+        genuine = open_run(run_path("k3_avg_first_attempt")).recomputation
+        assert genuine is not None
+        one = genuine.report.series_by_id("correct.native@1").value
+        lottery = static_text(chooser.query_one("#whatif-lottery"), width=400)
+        assert f"correct.native@1 on attempt 1 / 2 / 3: {one:.4g} / " in lottery
+        assert "beside correct.avg@3 0.5469, correct.pass@3 0.8241" in lottery
         await pilot.press("enter")  # k=1
         await settle(pilot)
         screen = app.screen
@@ -86,7 +94,18 @@ async def test_what_if_shows_k1_beside_avg3(run_path) -> None:  # type: ignore[n
         assert "derived plan: k=1 on attempt 1 of an avg@3 run" in static_text(
             task.query_one("#task-head")
         )
-        await pilot.press("escape", "escape")
+        await pilot.press("escape")
+        await settle(pilot)
+        # D: exactly the tasks that moved, grouped by kind, counts adding up
+        await pilot.press("D")
+        await settle(pilot)
+        moved = {ch.task_id for ch in c.changes(c.opening_pair())}
+        assert {ch.task_id for ch in screen.shown} == moved and len(moved) == 12
+        kinds = [ch.kind for ch in screen.shown]
+        assert kinds == sorted(kinds, key=kinds.index)  # each kind in one block
+        line = static_text(screen.stats_line, width=400)
+        assert "12 tasks moved: 3 value down, 6 value up, 3 error→evaluated" in line
+        await pilot.press("escape")
         assert app.screen is overview
 
 
@@ -168,8 +187,19 @@ async def test_runs_screen_marks_two_runs_and_compares_them(runs_root: Path) -> 
             **{t: "error→evaluated" for t in flips["error_to_evaluated"]},
             **{t: "evaluated→error" for t in flips["evaluated_to_error"]},
         }
-        await pilot.press("ctrl+f")  # flips only
+        await pilot.press("D")  # the moved tasks, grouped by kind
         await settle(pilot)
+        groups = [("flip 1→0", flips["1_to_0"]), ("flip 0→1", flips["0_to_1"]),
+                  ("error→evaluated", flips["error_to_evaluated"]),
+                  ("evaluated→error", flips["evaluated_to_error"])]  # fmt: skip
+        assert [(ch.kind, ch.task_id) for ch in screen.shown] == [
+            (kind, t) for kind, ids in groups for t in sorted(ids, key=int)
+        ]
+        counts = ", ".join(f"{len(ids)} {kind}" for kind, ids in groups if ids)
+        assert f"tasks moved: {counts}" in static_text(screen.stats_line, width=400)
+        await pilot.press("ctrl+f", "ctrl+f")  # from D back to the filters: changed, flips
+        await settle(pilot)
+        assert screen.task_filter == "flips"
         assert sorted(_keys(screen.task_table), key=int) == sorted(
             flips["0_to_1"] + flips["1_to_0"], key=int
         )
@@ -178,10 +208,12 @@ async def test_runs_screen_marks_two_runs_and_compares_them(runs_root: Path) -> 
         stats = static_text(screen.stats_line)
         down, up = len(flips["1_to_0"]), len(flips["0_to_1"])
         assert f"McNemar exact (two-sided): {down} 1→0 vs {up} 0→1" in stats
-        assert "bootstrap CI" in stats and "seed 0" in stats
+        assert "series delta B − A" in stats and "jackknife t over 20 tasks" in stats
+        assert "seed 0" in stats
         header = static_text(screen.header_text)
-        assert c.warnings and all(w in header for w in c.warnings)
-        assert "model differs" in header
+        # the runs are alike but for the model: no warning, a note says what was compared
+        assert c.warnings == () and "⚠" not in header
+        assert "compared: model differs" in header
         # enter opens the task in run A, b in run B.
         screen.task_table.focus()
         first = screen.shown[0].task_id
@@ -195,6 +227,15 @@ async def test_runs_screen_marks_two_runs_and_compares_them(runs_root: Path) -> 
         task = app.screen
         assert isinstance(task, TaskScreen)
         assert task.task_id == first and task.session.run.path.name == expected["b"]
+        # the side stays labelled down to the attempt's diagnostics
+        assert task.side == f"side B: {expected['b']}"
+        await pilot.press("d")
+        await settle(pilot)
+        diagnostics = app.screen
+        assert isinstance(diagnostics, DiagnosticsScreen)
+        assert f"side B: {expected['b']}" in diagnostics.sub_title
+        await pilot.press("escape")
+        await settle(pilot)
         await pilot.press("escape", "escape")
         assert app.screen is runs
 

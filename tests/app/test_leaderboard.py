@@ -174,7 +174,23 @@ async def test_leaderboard_opens_cells_cycles_runs_and_compares(root: Path) -> N
             if isinstance(app.screen, CompareScreen):
                 break
             await pilot.pause(0.1)
-        assert isinstance(app.screen, CompareScreen)
+        screen = app.screen
+        assert isinstance(screen, CompareScreen)
+        # Issue 37: cells whose task sets differ are warned about before the numbers, and
+        # every task is on the side its id belongs to (not "only in A" for B's tasks).
+        c = screen.comparison
+        ids_a, ids_b = ({t.task_id for t in rec.tasks} for rec in (c.a, c.b))
+        assert ids_a != ids_b
+        header = " ".join(static_text(screen.header_text, width=400).split())
+        assert any(w.startswith("different task sets: ") for w in c.warnings)
+        assert all(w in header for w in c.warnings)
+        await pilot.press("ctrl+f", "ctrl+f", "ctrl+f")  # all tasks
+        await settle(pilot)
+        assert screen.task_filter == "all"
+        sides = {ch.task_id: ch.kind for ch in screen.shown}
+        assert set(sides) == ids_a | ids_b
+        assert {t for t, k in sides.items() if k == "only in A"} == ids_a - ids_b
+        assert {t for t, k in sides.items() if k == "only in B"} == ids_b - ids_a
 
 
 @pilot_test

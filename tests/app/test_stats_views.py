@@ -60,7 +60,7 @@ async def test_flaky_view_sorts_and_opens_the_task(run_path) -> None:  # type: i
 
 
 @pilot_test
-async def test_compare_plans_shows_each_side_interval_and_the_paired_t(run_path) -> None:  # type: ignore[no-untyped-def]
+async def test_compare_plans_shows_each_side_interval_and_the_series_delta(run_path) -> None:  # type: ignore[no-untyped-def]
     app = InspectorApp([run_path("k3_avg_hierarchy")])
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -75,5 +75,6 @@ async def test_compare_plans_shows_each_side_interval_and_the_paired_t(run_path)
         assert cell_text(screen.series_table, 0, "a").endswith(f"[{a.ci_low:.3g}, {a.ci_high:.3g}]")
         assert cell_text(screen.series_table, 0, "b").endswith(f"[{b.ci_low:.3g}, {b.ci_high:.3g}]")
         stats = static_text(screen.stats_line)
-        t = comparison.stats(pair).t
-        assert f"paired t: mean B − A {t.mean_diff:+.4g}" in stats and "McNemar" not in stats
+        # the paired line is of the headline delta itself: B's value minus A's
+        delta = pair.b.shown_value - pair.a.shown_value
+        assert f"series delta B − A {delta:+.4g}" in stats and "McNemar" not in stats

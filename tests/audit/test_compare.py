@@ -12,6 +12,7 @@ from inspector.answers import load_session
 from inspector.engine.report import dumps_metrics_json
 from inspector.resolve import Overrides
 from inspector.views.compare import compare, compare_plans, derived, pair_series
+from inspector.views.compare_warnings import run_facts
 
 from .helpers import (
     CONFORMANCE,
@@ -148,18 +149,20 @@ def test_diff_of_two_runs_finds_exactly_the_built_flips(tmp_path: Path) -> None:
         "code_v1_4": "flip 1→0",
         "math_v1_2": "evaluated→unavailable",
     }
-    stats = series["stats"]
+    assert series["moved"] == {"flip 0→1": 1, "flip 1→0": 1, "evaluated→unavailable": 1}
     # 8 tasks evaluated on both sides with 0/1 values; one discordant pair each way
-    assert (stats["binary_pairs"], stats["one_to_zero"], stats["zero_to_one"]) == (8, 1, 1)
-    assert stats["mcnemar_p"] == 1.0  # 2 · (C(2,0) + C(2,1)) / 4, capped
-    assert stats["bootstrap"]["difference"] == 0.0
-    # the task only in A is reported apart, never paired
-    assert series["paired"]["n"] == series["bootstrap"]["n"] == 8
-    assert series["mcnemar"]["b"] == series["mcnemar"]["c"] == 1
-    assert data["warnings"] == []
+    assert (series["mcnemar"]["n"], series["mcnemar"]["b"], series["mcnemar"]["c"]) == (8, 1, 1)
+    assert series["mcnemar"]["p_value"] == 1.0  # 2 · (C(2,0) + C(2,1)) / 4, capped
+    # the resampling unit is every task id of either side; 8 are evaluated on both
+    assert series["paired"]["n"] == series["bootstrap"]["n"] == 10
+    assert series["paired"]["evaluated_on_both"] == 8
+    assert data["warnings"] == [
+        "different task sets: 1 task only in A, 0 only in B, 9 in both — "
+        "the values are over different tasks"
+    ]
     code, table, _ = run_cli("diff", str(a), str(b))
     assert code == 1
-    assert "3 tasks changed (1 flips 0→1, 1 flips 1→0, 1 state changes)" in table
+    assert "3 tasks moved: 1 flip 1→0, 1 flip 0→1, 1 evaluated→unavailable" in table
     assert "1 tasks only in A: _v1_9" in table
     code, markdown, _ = run_cli("diff", str(a), str(b), "--format", "markdown")
     assert code == 1 and "| math_v1_1 | flip 0→1 |" in markdown
@@ -175,8 +178,8 @@ def test_diff_warns_when_model_or_benchmark_params_differ(tmp_path: Path) -> Non
     dump(b / "run_info.json", info)
     code, out, _ = run_cli("diff", str(a), str(b), "--format", "json")
     data = json.loads(out)
-    assert any("model differs: stub-model vs other-model" in w for w in data["warnings"])
-    assert any(w.endswith("benchmark params differ in: version") for w in data["warnings"])
+    assert "compared: model differs: stub-model vs other-model" in data["notes"]
+    assert data["warnings"] == ["different benchmark params: version is “v1” in A, “v9” in B"]
     # the warnings do not make the runs differ: the reports and tasks are equal
     assert code == 0 and data["equal"] is True
 
@@ -219,3 +222,26 @@ def test_fixture_runs_differ_in_exactly_the_designed_tasks() -> None:
         for side in ("a", "b"):
             assert change[side]["state"] == want[side]["state"]
             assert change[side]["value"] == want[side]["correct"]
+
+
+def test_legacy_run_against_a_k1_run_warns_in_words_and_puts_tasks_on_their_side() -> None:
+    """Issue 37: the 10 tasks of B were listed as "only in A" on the compare screen."""
+    a = session(CONFORMANCE / "syn_legacy_v2_layout")
+    b = session(CONFORMANCE / "syn_k1_binary_aux_micro")
+    c = compare(a.recomputation, b.recomputation,
+                facts=(run_facts(a.run), run_facts(b.run)))  # fmt: skip
+    ids_a = {t.task_id for t in a.recomputation.tasks}
+    ids_b = {t.task_id for t in b.recomputation.tasks}
+    for pair in c.series:
+        sides = {ch.task_id: ch.kind for ch in c.tasks(pair)}
+        assert {t for t, k in sides.items() if k == "only in A"} == ids_a - ids_b
+        assert {t for t, k in sides.items() if k == "only in B"} == ids_b - ids_a
+    assert c.warnings == (
+        "different task sets: 4 tasks only in A, 10 only in B, 0 in both — the values are "
+        "over different tasks",
+        "written by different AgentCompass versions: run_info schema "
+        "agentcompass.run_info.v2 in A, agentcompass.run_info.v3 in B",
+    )
+    plans = compare_plans(session(K3_AVG).recomputation, k=1)
+    for text in (*c.warnings, *c.notes, *plans.notes, *plans.config_differences):
+        assert "[" not in text and "..." not in text, text  # no Python list, nothing cut

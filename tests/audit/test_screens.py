@@ -133,8 +133,10 @@ async def test_compare_shows_k1_beside_avg3_and_filters_tasks() -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         stats = str(screen.stats_line.render())
-        # A has three attempts per task: McNemar does not apply; the paired t does
-        assert "paired t" in stats and "McNemar" not in stats
+        # A has three attempts per task: McNemar does not apply; the series delta's does
+        delta = comparison.pair().delta
+        assert delta is not None and f"series delta B − A {delta:+.4g}" in stats
+        assert "McNemar" not in stats
 
 
 @pilot_test

@@ -206,6 +206,27 @@ class TestCompareSizes:
                             run_before=steps(open_compare))  # fmt: skip
 
     @pytest.mark.parametrize("size", SIZES)
+    def test_warnings_and_moved_tasks(
+        self, snap_compare: Any, runs: Path, size: tuple[int, int]
+    ) -> None:
+        """You should see, above the numbers, the warning that the plans differ (k=1 in A,
+        k=3 in B) in words, then after D exactly the 12 tasks that moved, grouped by kind
+        (value down, value up, error→evaluated) with the counts in the line above."""
+
+        async def open_compare(pilot: Pilot[None]) -> None:
+            a = open_run(ROOT / "runs" / "k3_avg_first_attempt")
+            b = open_run(ROOT / "runs" / "k3_avg_hierarchy")
+            assert a.recomputation is not None and b.recomputation is not None
+            comparison = compare(a.recomputation, b.recomputation, label_a="k3_avg_first_attempt",
+                                 label_b="k3_avg_hierarchy")  # fmt: skip
+            pilot.app.push_screen(CompareScreen(comparison, (a, b)))
+            await settle(pilot)
+            await pilot.press("D")
+
+        assert snap_compare(app_for(runs / "20261130_000001"), terminal_size=size,
+                            run_before=steps(open_compare))  # fmt: skip
+
+    @pytest.mark.parametrize("size", SIZES)
     def test_what_if_k1(self, snap_compare: Any, runs: Path, size: tuple[int, int]) -> None:
         """You should see avg@3 (the stored plan) beside k=1 (derived), opened on the tasks
         whose value or state changed."""

@@ -24,9 +24,10 @@ from inspector.app.screens.compare_text import (
     CHANGE_FIELDS,
     FILTER_LABELS,
     FILTERS,
+    MOVED,
     counts_text,
+    delta_text,
     kept_by,
-    number_text,
     series_cells,
     side_label,
     sides_text,
@@ -36,6 +37,7 @@ from inspector.app.table_export import Table
 from inspector.app.titles import place, plural, session_title
 from inspector.engine.report import MetricSeries
 from inspector.session import Session
+from inspector.views.changes import moved_groups, moved_summary
 from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
@@ -81,10 +83,14 @@ class CompareScreen(InspectorScreen):
 The series of both sides side by side (counts are total/evaluated/error/unavailable/
 invalidated), and for the highlighted series the tasks that flipped (0→1, 1→0) or changed
 state (e.g. error→evaluated). `ctrl+f` cycles the task filter. Each value has its 95% interval.
-Paired statistics cover the tasks evaluated on both sides: a paired t on the per-task
-differences, a seeded paired bootstrap, and McNemar's exact test where both sides are
-binary with one attempt.
+The paired analysis is of the series delta B − A itself: its interval resamples the
+tasks of both sides together and recomputes each side's series value with its own
+aggregation (jackknife t below 200 tasks, seeded BCa bootstrap from 200), its p-value is a
+paired permutation test of the same delta; McNemar's exact test where both sides are
+binary with one attempt. Warnings above the numbers say where the sides are not alike.
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
+**D** lists exactly the tasks that moved (flips, state changes, values that differ at the
+precision AgentCompass reports), grouped by kind with their counts.
 **enter** on a task opens it on side A, **b** on side B; **v** swaps the sides; **w** picks
 another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task id / row.
 """
@@ -92,6 +98,13 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
         Binding("ctrl+f", "next_filter", "Filter", tooltip="Changed / flips / state changes / all"),
+        Binding(
+            "D",
+            "moved",
+            "Moved",
+            tooltip="List exactly the tasks that moved (pass→fail, fail→pass, state changes), "
+            "grouped by kind",
+        ),
         Binding("b", "open_b", "Task in B", tooltip="Open the highlighted task on side B"),
         Binding("v", "swap", "Swap A/B", tooltip="Exchange the sides (A versus B): B becomes A"),
         Binding(
@@ -170,7 +183,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
                 label if cells is None else cut_middle(label, cells),
                 value_cell(pair.a),
                 value_cell(pair.b),
-                number_text(pair.delta),
+                delta_text(pair.delta),
                 counts_text(pair.a),
                 counts_text(pair.b),
                 key=str(index),
@@ -213,8 +226,13 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-tasks",
           description="aligned tasks")  # fmt: skip
     def _list_changes(self, pair: SeriesPair, task_filter: str) -> None:
-        kept = (ch for ch in self.comparison.tasks(pair) if kept_by(ch, task_filter))
-        changes = tuple(sorted(kept, key=lambda ch: natural_key(ch.task_id)))  # 5 before 13
+        if task_filter == MOVED:
+            groups = moved_groups(self.comparison.changes(pair))
+            changes = tuple(ch for _, group in groups
+                            for ch in sorted(group, key=lambda ch: natural_key(ch.task_id)))  # fmt: skip
+        else:
+            kept = (ch for ch in self.comparison.tasks(pair) if kept_by(ch, task_filter))
+            changes = tuple(sorted(kept, key=lambda ch: natural_key(ch.task_id)))  # 5 before 13
         columns = field_columns(CHANGE_FIELDS, changes)
         self.post_message(ChangesListed(pair, task_filter, changes, columns))
 
@@ -236,7 +254,10 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
     def _show_stats(self) -> None:
         text = Text()
         text.append_text(one_line(self.pair.label))
-        text.append(f" · {plural(len(self.shown), 'task')} · {FILTER_LABELS[self.task_filter]}")
+        if self.task_filter == MOVED:
+            text.append(f" · {moved_summary(self.shown)} (enter: task on side A, b: on side B)")
+        else:
+            text.append(f" · {plural(len(self.shown), 'task')} · {FILTER_LABELS[self.task_filter]}")
         stats = self._stats.get(self.pair.label)
         if self.pair.a is None or self.pair.b is None:
             text.append(" · this series exists on one side only")
@@ -333,7 +354,12 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         self.show_tasks()
 
     def action_next_filter(self) -> None:
-        self.task_filter = FILTERS[(FILTERS.index(self.task_filter) + 1) % len(FILTERS)]
+        at = FILTERS.index(self.task_filter) if self.task_filter in FILTERS else -1
+        self.task_filter = FILTERS[(at + 1) % len(FILTERS)]
+
+    def action_moved(self) -> None:
+        """The discordant pairs: exactly the tasks that moved, grouped by kind."""
+        self.task_filter = MOVED
 
     def action_back(self) -> None:
         self.app.pop_screen()

@@ -9,6 +9,7 @@ from rich.text import Text
 from inspector.app.titles import middle, plural
 from inspector.engine.render import REFERENCE_MARK
 from inspector.engine.report import MetricSeries
+from inspector.views.changes import delta_text
 from inspector.views.compare import PLANS, Comparison, TaskChange
 from widgets.literal import literal, literal_plain
 from widgets.record_table import Field
@@ -51,10 +52,14 @@ def series_cells(width: int) -> int | None:
 
 
 FILTERS = ("changes", "flips", "states", "all")
-"""Task filters: every changed task (default: a flip, a state, a value or has_error that
-differs, or a task on one side only), flips only, state changes only, every task."""
+"""Task filters (``ctrl+f``): every changed task (default: a flip, a state, a value or
+has_error that differs, or a task on one side only), flips only, state changes only, every
+task. ``D`` lists the moved tasks (:data:`MOVED`)."""
+MOVED = "moved"
+"""The discordant pairs: exactly the tasks on both sides that moved, grouped by kind."""
 
 FILTER_LABELS = {
+    MOVED: "moved, grouped by kind",
     "changes": "changed (flips, states, values)",
     "flips": "flips 0→1 / 1→0",
     "states": "state changes",
@@ -64,6 +69,9 @@ FILTER_LABELS = {
 
 def number_text(value: float | None) -> str:
     return "—" if value is None else f"{value:.6g}"
+
+
+__all__ = ["delta_text"]
 
 
 def value_cell(series: MetricSeries | None) -> Text:
@@ -94,6 +102,8 @@ CHANGE_FIELDS: tuple[Field[TaskChange], ...] = (
 
 
 def kept_by(change: TaskChange, task_filter: str) -> bool:
+    if task_filter == MOVED:
+        return change.changed
     if task_filter == "all":
         return True
     if task_filter == "flips":
@@ -131,11 +141,13 @@ def sides_text(c: Comparison, width: int) -> Text:
     for warning in c.warnings:
         text.append("\n⚠ ", "bold yellow")
         text.append_text(literal(warning))
+    if c.warnings:
+        text.append("\n  (the numbers below are not like for like)", "yellow")
     for note in c.notes:
         text.append("\n• ")
         text.append_text(literal(note))
     for side, ids in (("A", c.only_a), ("B", c.only_b)):
-        if ids:
+        if ids and not c.warnings:
             text.append(f"\n{plural(len(ids), 'task')} only in {side}")
     text.append("\ncounts: total/evaluated/error/unavailable/invalidated", "dim")
     return text

@@ -88,11 +88,15 @@ list of sections; **z** wraps long lines; **y** copies the document.
         Binding("escape", "back", "Back", tooltip="Close search, then go back"),
     ]
 
-    def __init__(self, session: Session, task_id: str, attempt: int) -> None:
+    def __init__(
+        self, session: Session, task_id: str, attempt: int, side: str | None = None
+    ) -> None:
         super().__init__()
         self.session = session
         self.task_id = task_id
         self.attempt = attempt
+        self.side = side
+        """The side of a comparison the task was opened on ("side B: <label>"), if any."""
         self.sources: list[Source] = []
         self.current_key: str | None = None
         self.needle = ""
@@ -158,7 +162,9 @@ list of sections; **z** wraps long lines; **y** copies the document.
         self.attempt = attempt
         rec = self.session.recomputation
         k = rec.plan.k if rec is not None else attempt
-        self.sub_title = place(f"attempt {attempt} of {k}", f"task {self.task_id}", "diagnostics")
+        self.sub_title = place(
+            f"attempt {attempt} of {k}", f"task {self.task_id}", "diagnostics", self.side
+        )
         self.source_list.loading = True
         self._find_sources()
 

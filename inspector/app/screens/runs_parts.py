@@ -19,6 +19,7 @@ from inspector.results.discover import RunSummary, is_run, summarize_run
 from inspector.results.problems import RunReadError
 from inspector.session import Session
 from inspector.views.compare import compare
+from inspector.views.compare_warnings import run_facts
 from inspector.views.run_check import RunCheck
 from inspector.views.runs_view import PENDING, RunRow
 
@@ -69,7 +70,10 @@ def compare_two(
     a, b = sessions
     assert a.recomputation is not None and b.recomputation is not None
     (_, label_a), (_, label_b) = sides
-    comparison = compare(a.recomputation, b.recomputation, label_a=label_a, label_b=label_b)
+    comparison = compare(
+        a.recomputation, b.recomputation, label_a=label_a, label_b=label_b,
+        facts=(run_facts(a.run), run_facts(b.run)),
+    )  # fmt: skip
     return ComparisonReady(comparison, (a, b))
 
 

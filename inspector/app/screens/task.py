@@ -278,7 +278,9 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         return self._default_attempt()
 
     def action_diagnostics(self) -> None:
-        self.post_message(OpenDiagnostics(self.session, self.task_id, self.focused_attempt()))
+        self.post_message(
+            OpenDiagnostics(self.session, self.task_id, self.focused_attempt(), self.side)
+        )
 
     def refresh_session(self, replaced: Session, session: Session) -> None:
         if self.session is not replaced:

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -14,6 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, OptionList, Static
 from textual.widgets.option_list import Option
 
+from inspector.engine.recomputation import Recomputation
+from inspector.views.lottery import lottery, lottery_text
 from inspector.views.tasks import PlanChoice
 
 
@@ -26,6 +28,9 @@ The plans the run's own attempts can be re-scored under: k=1 (attempt 1 only), a
 pass@j on attempts 1..j for j < k, and the other strategy at k. The chosen plan is shown
 beside the stored plan in the compare screen, labelled *derived*, with what it can claim:
 under pass, attempts skipped after an early success were never run (not failures).
+Above the list, the k=1 lottery: the k=1 value the run would have reported had each
+attempt j been its only one (scored by the engine's k=1 rules), with min / max / mean,
+beside the run's avg@k and pass@k.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -37,7 +42,7 @@ under pass, attempts skipped after an early success were never run (not failures
         align: center middle;
     }
     WhatIfScreen > Vertical {
-        width: 72;
+        width: 100;
         max-width: 95%;
         height: auto;
         max-height: 90%;
@@ -45,7 +50,7 @@ under pass, attempts skipped after an early success were never run (not failures
         background: $surface;
         padding: 0 1;
     }
-    WhatIfScreen #whatif-title {
+    WhatIfScreen #whatif-title, WhatIfScreen #whatif-lottery {
         height: auto;
         margin-bottom: 1;
     }
@@ -55,10 +60,13 @@ under pass, attempts skipped after an early success were never run (not failures
     }
     """
 
-    def __init__(self, stored: str, choices: Sequence[PlanChoice]) -> None:
+    def __init__(
+        self, stored: str, choices: Sequence[PlanChoice], rec: Recomputation | None = None
+    ) -> None:
         super().__init__()
         self.stored = stored
         self.choices = list(choices)
+        self.rec = rec
 
     @property
     def option_list(self) -> OptionList:
@@ -76,6 +84,8 @@ under pass, attempts skipped after an early success were never run (not failures
                     "dim",
                 )
             yield Static(title, id="whatif-title")
+            if self.rec is not None:
+                yield Static(Text("k=1 on each attempt: computing…", "dim"), id="whatif-lottery")
             yield OptionList(
                 *(
                     Option(
@@ -91,6 +101,22 @@ under pass, attempts skipped after an early success were never run (not failures
     def on_mount(self) -> None:
         self.option_list.highlighted = 0
         self.option_list.focus()
+        if self.rec is not None:
+            self._lottery(self.rec)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="lottery",
+          description="k=1 on each attempt")  # fmt: skip
+    def _lottery(self, rec: Recomputation) -> None:
+        lines = [lottery_text(lot, rec.plan.strategy) for lot in lottery(rec)]
+        self.app.call_from_thread(self._show_lottery, lines)
+
+    def _show_lottery(self, lines: list[str]) -> None:
+        text = Text()
+        text.append("k=1 on each attempt (attempt j as if the only one):", "bold")
+        for line in lines:
+            text.append("\n")
+            text.append(line)
+        self.query_one("#whatif-lottery", Static).update(text)
 
     @on(OptionList.OptionSelected)
     def _chosen(self, event: OptionList.OptionSelected) -> None:
