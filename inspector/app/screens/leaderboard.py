@@ -44,7 +44,8 @@ class LeaderboardScreen(InspectorScreen):
 One row per model, one column per benchmark. A cell shows the recomputed headline of the
 newest finished (`completed`) run of that model on that benchmark (or the newest run, with
 its status, when none finished), then ✓ when every run behind the cell matches its stored
-metrics.json, ≠ when one differs, ! when one cannot be recomputed (… while recomputing),
+metrics.json, ≠ when one differs, ! when one cannot be recomputed, ∅ when one has no stored
+report to check (metrics.json missing; its value is still recomputed; … while recomputing),
 and the tasks counted error / unavailable / invalidated (e u i). The line under the table
 tells the whole cell. **n** shows the next run behind the cell; **enter** opens the run
 shown; **m** marks a cell (two at most) and **c** compares the two marked cells' runs

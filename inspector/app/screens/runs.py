@@ -58,7 +58,8 @@ stored in its metrics.json (marked *stored*), or what the last check of the run 
 (marked *cached*, its mark and counts dim) when its run-level files and task folder
 listing are unchanged since; every run is then recomputed (or found unchanged) in the
 background and its row shows the recomputed value, ✓ when the stored metrics.json equals
-the recomputation (≠ when it differs, ! when the run cannot be recomputed) and the tasks
+the recomputation (≠ when it differs, ! when the run cannot be recomputed, ∅ when it has
+no stored report: metrics.json missing, the value still recomputed) and the tasks
 counted error / unavailable / invalidated. The line under the table shows the whole row
 under the cursor, with the first difference or the reason a run cannot be recomputed.
 
