@@ -11,12 +11,12 @@ reductions and how each attempt ended) or its issues as
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from inspector import loading
 from inspector.engine.model import Issue
-from inspector.loading.many import map_in_processes, workers
+from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.overrides import Overrides
 from inspector.results.discover import run_folders
 from inspector.results.lazy import RetryRecord
@@ -124,3 +124,20 @@ def root_errors(
     answers = over_runs(errors_call, runs_at(path), overrides, progress)
     found = [o for a in answers if isinstance(a, list) for o in a]
     return found, [a for a in answers if isinstance(a, Skipped)]
+
+
+def stream_items(
+    runs: Sequence[tuple[str, str]],
+    overrides: Overrides,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Iterator[list[RunTasks | Skipped]]:
+    """:func:`items_call` for ``(path, shown as)`` runs in the app's shared reader
+    processes, in batches as they are done (in no particular order)."""
+
+    def failed(index: int, exc: BaseException) -> Skipped:
+        return Skipped(runs[index][1], f"{type(exc).__name__}: {exc}")
+
+    calls = [(path, shown, overrides) for path, shown in runs]
+    for batch in stream_in_shared_pool(items_call, calls, failed=failed, cancelled=cancelled):
+        yield [answer for _, answer in batch]

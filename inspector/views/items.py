@@ -341,3 +341,32 @@ def as_table(rows: Sequence[ItemRow], terminal: bool = False) -> str:
     flagged = sum(1 for r in rows if r.flags)
     lines.append(f"{len(rows)} tasks, {flagged} flagged")
     return "\n".join(lines) + "\n"
+
+
+# -- the screen ---------------------------------------------------------------------------
+
+MARKS = {"solved": "✓", "mixed": "◐", "failed": "✗", "errored": "!", "none": "·"}
+
+
+def mark_of(outcome: TaskOutcome) -> str:
+    """One run's mark for the task: ✓ every scored attempt solved it, ◐ some did, ✗ none did,
+    ! every attempt ended in error, · nothing scored."""
+    if outcome.solved:
+        return MARKS["solved"] if not outcome.failed else MARKS["mixed"]
+    if outcome.failed:
+        return MARKS["failed"]
+    return MARKS["errored"] if outcome.errored == outcome.attempts > 0 else MARKS["none"]
+
+
+def filter_rows(rows: Sequence[ItemRow], text: str) -> list[ItemRow]:
+    """The rows every word of ``text`` is found in (task id, benchmark or a flag's name),
+    case-insensitively; ``flagged`` keeps the flagged rows."""
+    words = text.casefold().split()
+    kept = []
+    for row in rows:
+        hay = " ".join([row.task_id, row.benchmark, *(f.flag for f in row.flags)]).casefold()
+        if row.flags:
+            hay += " flagged"
+        if all(word in hay for word in words):
+            kept.append(row)
+    return kept

@@ -7,6 +7,7 @@ scopes, patterns) go through :mod:`widgets.literal`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -36,6 +37,7 @@ from inspector.views.attribution import (
     retry_summary,
 )
 from inspector.views.audit import InCount
+from inspector.views.fingerprints import FingerprintGroup, group, occurrences
 from inspector.views.tasks import TaskFilter
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
@@ -96,6 +98,22 @@ def cursor_text(row: IssueRow, column: str) -> Text:
     return text
 
 
+def fingerprints_text(row: IssueRow, prints: Sequence[FingerprintGroup], most: int = 3) -> Text:
+    """The error fingerprints of the row's phase and code (the messages with numbers, ids,
+    paths and quoted values replaced), each with its attempts and one literal example."""
+    mine = [p for p in prints if (p.phase, p.code) == (row.phase, row.code)]
+    lines = [
+        Text(f"{p.attempts} att · ", "dim")
+        + one_line(p.fingerprint, max_chars=120)
+        + Text(" e.g. ", "dim")
+        + one_line(p.example, max_chars=80)
+        for p in mine[:most]
+    ]
+    if len(mine) > most:
+        lines.append(Text(f"{len(mine) - most} more fingerprints (inspector errors RUN)", "dim"))
+    return Text("\n").join(lines)
+
+
 @dataclass
 class Attributed(Message):
     """The issues of a series were attributed (in a worker), with the retry counts."""
@@ -104,6 +122,7 @@ class Attributed(Message):
     series_id: str
     issues: tuple[IssueRow, ...]
     retries: RetrySummary
+    fingerprints: tuple[FingerprintGroup, ...] = ()
 
 
 class IssuesScreen(InspectorScreen):
@@ -115,7 +134,9 @@ Top: every severity × phase × code of the scored attempts — how many attempt
 it, and how many of those tasks sit in each count of the series (FATAL invalidates a task and
 counts it as error; ERROR counts it as error, and as unavailable when no value remains;
 WARNING changes nothing). **enter** lists the tasks; on a count column, only the tasks in
-that count. Bottom: retries by stage, scope and matched pattern (read from the retry records);
+that count. Under the table, the error fingerprints of the issue under the cursor: its
+messages with the volatile parts (numbers, ids, paths, times, quoted values) replaced, with
+the attempts carrying each (as `inspector errors RUN`). Bottom: retries by stage, scope and matched pattern (read from the retry records);
 **enter** lists the tasks that retried. **n** moves to the next series.
 """
 
@@ -136,6 +157,8 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         self.session = session
         self.series_id = series_id or self.recomputation.report.summary_series.series_id
         self.issues: tuple[IssueRow, ...] = ()
+        self.fingerprints: tuple[FingerprintGroup, ...] = ()
+        """The run's error fingerprints (:mod:`inspector.views.fingerprints`)."""
         self.retries = RetrySummary(0, (), (), (), records_read=False, notes=())
         """Retry counts, then (once a worker has read the retry records) their patterns."""
 
@@ -173,6 +196,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         yield Static(id="issues-title")
         yield RecordTable(ISSUE_FIELDS, cursor_type="cell", id="issues")
         yield Static(id="issues-cursor")
+        yield Static(id="issues-fingerprints")
         yield Static(id="retries-note")
         retries: DataTable[Text | str] = DataTable(id="retries", cursor_type="row")
         retries.add_columns("stage", "scope", "matched pattern", "records", "attempts", "tasks")
@@ -194,13 +218,15 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
           description="attribute issues")  # fmt: skip
     def _attribute(self, rec: Recomputation, series_id: str) -> None:
         issues = issue_table(rec, series_id)
-        self.post_message(Attributed(rec, series_id, issues, retry_summary(rec.tasks)))
+        prints = tuple(group(occurrences(self.session.run.run_id, rec.tasks)))
+        self.post_message(Attributed(rec, series_id, issues, retry_summary(rec.tasks), prints))
 
     @on(Attributed)
     def _attributed(self, message: Attributed) -> None:
         if (message.recomputation, message.series_id) != (self.recomputation, self.series_id):
             return  # an earlier series or run, still on its way
         self.issues = message.issues
+        self.fingerprints = message.fingerprints
         if not self.retries.records_read:
             self.retries = message.retries
         self.issue_table.loading = False
@@ -241,10 +267,13 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         """The status line: the cursor's issue in full, and what its cell counts."""
         table = self.issue_table
         row = table.cursor_item
+        prints = self.query_one("#issues-fingerprints", Static)
         if row is None or not table.columns:
             self.cursor_line.update("")
+            prints.update("")
             return
         self.cursor_line.update(cursor_text(row, table.columns[table.cursor_column].key))
+        prints.update(fingerprints_text(row, self.fingerprints))
 
     @on(VirtualTable.CursorMoved, "#issues")
     def _cursor_moved(self, event: VirtualTable.CursorMoved) -> None:

@@ -26,7 +26,7 @@ from inspector.app.messages import (
     RunsFound,
     RunsIntervals,
 )
-from inspector.app.navigation import OpenLeaderboard, OpenRun, RunsUpdated
+from inspector.app.navigation import OpenItems, OpenLeaderboard, OpenRun, RunsUpdated
 from inspector.app.screens.runs_parts import compare_two, list_runs, runs_note
 from inspector.loading import check_cache
 from inspector.resolve import Overrides
@@ -67,7 +67,8 @@ Type **/** to filter: words match anywhere; `model:`, `benchmark:`, `harness:`,
 `status:`, `date:`, `check:` (ok, differs, unusable, pending), `plan:` and `run:` match
 one field (`status:failed check:differs`). **s** sorts by the next of date, run, model,
 benchmark, harness, status, check and value; **S** reverses the order. **enter** opens a
-run; **g** opens the leaderboard (the grid of models × benchmarks).
+run; **g** opens the leaderboard (the grid of models × benchmarks); **t** every task over
+the runs, flagged (never solved, always errors, verifier suspect, flips, one model only).
 **m** marks a run (two at most) and **c** compares the two marked runs task by task:
 series side by side, flips, state changes and paired statistics, with a warning when
 their plans or benchmark params differ.
@@ -80,11 +81,13 @@ their plans or benchmark params differ.
         Binding(
             "g", "leaderboard", "Leaderboard", tooltip="The grid of models × benchmarks, recomputed"
         ),
+        Binding("t", "items", "Tasks", tooltip="Every task over the runs, flagged"),
         Binding("m", "mark", "Mark", tooltip="Mark this run for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs task by task"),
     ]
     PALETTE: ClassVar[dict[str, str]] = {
         "leaderboard": "go: leaderboard",
+        "items": "go: tasks across runs",
         "sort": "sort: next field",
         "reverse": "sort: reverse",
         "mark": "mark: this run for comparison",
@@ -312,6 +315,10 @@ their plans or benchmark params differ.
 
     def action_leaderboard(self) -> None:
         self.post_message(OpenLeaderboard(self.rows, self.roots))
+
+    def action_items(self) -> None:
+        runs = [(str(row.summary.path), row.summary.relative) for row in self.rows]
+        self.post_message(OpenItems(runs, ", ".join(r.name or "." for r in self.roots)))
 
     def action_focus_filter(self) -> None:
         self.filter_input.focus()
