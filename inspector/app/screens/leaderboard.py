@@ -66,13 +66,13 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         Binding("m", "mark", "Mark", tooltip="Mark this cell for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked cells run vs run"),
         Binding("x", "export", "Export", tooltip="Write the table to CSV, Markdown or JSON"),
-        Binding("t", "items", "Tasks", tooltip="Every task over the runs, flagged"),
+        Binding("t", "tasks", "Tasks", tooltip="Every task over the runs, flagged"),
     ]
 
     PALETTE: ClassVar[dict[str, str]] = {
         "export": "export: leaderboard",
         "next_run": "leaderboard: next run of the cell",
-        "items": "go: tasks across runs",
+        "tasks": "go: tasks across runs",
     }
 
     def __init__(self, rows: list[RunRow], roots: list[Path]) -> None:
@@ -231,7 +231,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
             return
         self.post_message(OpenRun(cell.run.summary.path))
 
-    def action_items(self) -> None:
+    def action_tasks(self) -> None:
         rows = [run for cell in self.board.cells.values() for run in cell.runs]
         runs = [(str(row.summary.path), row.summary.relative) for row in rows]
         self.post_message(OpenItems(runs, ", ".join(r.name or "." for r in self.roots)))

@@ -81,13 +81,13 @@ their plans or benchmark params differ.
         Binding(
             "g", "leaderboard", "Leaderboard", tooltip="The grid of models × benchmarks, recomputed"
         ),
-        Binding("t", "items", "Tasks", tooltip="Every task over the runs, flagged"),
+        Binding("t", "tasks", "Tasks", tooltip="Every task over the runs, flagged"),
         Binding("m", "mark", "Mark", tooltip="Mark this run for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs task by task"),
     ]
     PALETTE: ClassVar[dict[str, str]] = {
         "leaderboard": "go: leaderboard",
-        "items": "go: tasks across runs",
+        "tasks": "go: tasks across runs",
         "sort": "sort: next field",
         "reverse": "sort: reverse",
         "mark": "mark: this run for comparison",
@@ -316,7 +316,7 @@ their plans or benchmark params differ.
     def action_leaderboard(self) -> None:
         self.post_message(OpenLeaderboard(self.rows, self.roots))
 
-    def action_items(self) -> None:
+    def action_tasks(self) -> None:
         runs = [(str(row.summary.path), row.summary.relative) for row in self.rows]
         self.post_message(OpenItems(runs, ", ".join(r.name or "." for r in self.roots)))
 
