@@ -62,3 +62,19 @@ def test_items_flip_runs(snap_compare: Any, tmp_path: Path) -> None:
         await settle(pilot)
 
     assert snap_compare(make_app(tmp_path), terminal_size=SIZES["medium"], run_before=run_before)
+
+
+def test_runs_without_stored_reports(snap_compare: Any, tmp_path: Path) -> None:
+    """You should see the six planted runs (none has a metrics.json) each with its
+    recomputed headline (0.6111 for model-a/run2, …) and the mark ∅, the note "6 ∅ no stored
+    report", and the line below saying "∅ no stored report: …/metrics.json: no readable
+    stored metrics.json to check" (100×30)."""
+
+    async def run_before(pilot: Pilot[None]) -> None:
+        screen = pilot.app.screen
+        while not (isinstance(screen, RunsScreen) and screen.rows and screen.all_checked):
+            await pilot.pause(0.05)
+            screen = pilot.app.screen
+        await settle(pilot)
+
+    assert snap_compare(make_app(tmp_path), terminal_size=SIZES["medium"], run_before=run_before)
