@@ -14,7 +14,7 @@ from inspector.answers import Unusable, say_on_stderr
 from inspector.cli.output import write_exact
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
-from inspector.root_items import Progress, Skipped, root_errors, root_items
+from inspector.root_items import Progress, Skipped, root_errors, root_items, runs_at
 from inspector.views.fingerprints import FingerprintChange, FingerprintGroup, against, group
 from inspector.views.items import FORMATS, MIN_MODELS, as_csv, as_json, as_table, item_rows
 from inspector.views.visible import visible
@@ -61,6 +61,8 @@ def cmd_items(args: Any) -> int:
 
 def _groups(path: str) -> list[FingerprintGroup]:
     try:
+        if not runs_at(path):
+            raise Unusable(f"{path}: no runs here (a run has run_info.json or a details/ folder)")
         found, skipped = root_errors(path, Overrides(), _progress())
     except RunReadError as exc:
         raise Unusable(str(exc)) from None

@@ -109,10 +109,16 @@ def test_table_and_csv(planted: Path, capsys: pytest.CaptureFixture[str]) -> Non
     assert any(line.startswith("hle,broken,6,3,12,0,12,0,0,0.0,never_solved,") for line in lines)
 
 
-def test_a_missing_root_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["items", str(tmp_path / "nope")]) == 2
+@pytest.mark.parametrize("command", ["items", "errors"])
+def test_a_missing_or_empty_root_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    assert main([command, str(tmp_path / "nope")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nope" in err
+    assert main([command, str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no runs here" in err
 
 
 def test_one_model_only_needs_two_models_with_scored_attempts(planted: Path) -> None:
