@@ -190,7 +190,7 @@ side by side; **enter** on a run opens its task screen.
                     f"{len(self.reduced)} finished runs")  # fmt: skip
             if self.skipped:
                 text += f" · {len(self.skipped)} left out (not finished or not recomputed)"
-            text += " · flagged first · enter: the row's runs"
+            text += " · flagged first · enter: runs"
         self.query_one("#items-note", Static).update(literal(text))
 
     def _show(self) -> None:
