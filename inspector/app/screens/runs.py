@@ -64,8 +64,8 @@ counted error / unavailable / invalidated. The line under the table shows the wh
 under the cursor, with the first difference or the reason a run cannot be recomputed.
 
 Type **/** to filter: words match anywhere; `model:`, `benchmark:`, `harness:`,
-`status:`, `date:`, `check:` (ok, differs, unusable, pending), `plan:` and `run:` match
-one field (`status:failed check:differs`). **s** sorts by the next of date, run, model,
+`status:`, `date:`, `check:` (ok, differs, unusable, unstored, pending), `plan:` and `run:`
+match one field (`status:failed check:differs`). **s** sorts by the next of date, run, model,
 benchmark, harness, status, check and value; **S** reverses the order. **enter** opens a
 run; **g** opens the leaderboard (the grid of models × benchmarks); **t** every task over
 the runs, flagged (never solved, always errors, verifier suspect, flips, one model only).
