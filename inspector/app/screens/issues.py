@@ -7,7 +7,6 @@ scopes, patterns) go through :mod:`widgets.literal`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -29,16 +28,20 @@ from inspector.engine.vocabulary import is_count
 from inspector.session import Session
 from inspector.views.attribution import (
     EFFECTS,
+    NO_ISSUE,
     IssueRow,
     RetryRow,
     RetrySummary,
     issue_table,
+    issue_totals,
     load_retry_records,
     retry_summary,
+    unexplained_rows,
 )
 from inspector.views.audit import InCount
 from inspector.views.fingerprints import FingerprintGroup, group, occurrences
 from inspector.views.tasks import TaskFilter
+from widgets.fingerprint_lines import FingerprintLines
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable
@@ -47,9 +50,9 @@ from widgets.virtual_table import VirtualTable
 PUSHED = ("invalidated", "error", "unavailable", "evaluated")
 """The counts an issue can push its tasks into, most severe first."""
 
-SEVERITY_STYLES = {"fatal": "bold magenta", "error": "red", "warning": "yellow"}
+SEVERITY_STYLES = {"fatal": "bold magenta", "error": "red", "warning": "yellow", NO_ISSUE: "dim"}
 
-SHORT_EFFECTS = {"fatal": "invalidates", "error": "error", "warning": "none"}
+SHORT_EFFECTS = {"fatal": "invalidates", "error": "error", "warning": "none", NO_ISSUE: "rule"}
 """The effect column; the title spells out :data:`inspector.views.attribution.EFFECTS`."""
 
 
@@ -88,6 +91,8 @@ def cursor_text(row: IssueRow, column: str) -> Text:
     text.append_text(one_line(row.phase))
     text.append(" · ")
     text.append_text(one_line(row.code))
+    if row.reason is not None:
+        return _reason_text(row, column, text)
     tasks = plural(len(row.task_ids), "carrying task")
     if column in PUSHED:
         count = len(row.pushed.get(column, ()))
@@ -98,20 +103,22 @@ def cursor_text(row: IssueRow, column: str) -> Text:
     return text
 
 
-def fingerprints_text(row: IssueRow, prints: Sequence[FingerprintGroup], most: int = 3) -> Text:
-    """The error fingerprints of the row's phase and code (the messages with numbers, ids,
-    paths and quoted values replaced), each with its attempts and one literal example."""
-    mine = [p for p in prints if (p.phase, p.code) == (row.phase, row.code)]
-    lines = [
-        Text(f"{p.attempts} att · ", "dim")
-        + one_line(p.fingerprint, max_chars=120)
-        + Text(" e.g. ", "dim")
-        + one_line(p.example, max_chars=80)
-        for p in mine[:most]
-    ]
-    if len(mine) > most:
-        lines.append(Text(f"{len(mine) - most} more fingerprints (inspector errors RUN)", "dim"))
-    return Text("\n").join(lines)
+def _reason_text(row: IssueRow, column: str, text: Text) -> Text:
+    """A row with no issue behind it: the engine's reason for its first task, and the count."""
+    text.append(" — ", "dim")
+    text.append_text(one_line(row.task_ids[0], max_chars=40))
+    text.append(": ")
+    text.append_text(one_line(row.reason_texts[0]))
+    if len(row.task_ids) > 1:
+        text.append(f" (and {plural(len(row.task_ids) - 1, 'more task')})")
+    tasks = plural(len(row.task_ids), "task")
+    if column in PUSHED:
+        count = len(row.pushed.get(column, ()))
+        said = f"{count} of {tasks} in {column}" if column in row.pushed else f"not in {column}"
+    else:
+        said = f"{tasks}, no issue behind them"
+    text.append(f"; {said}; {row.effect}; enter lists them", "dim")
+    return text
 
 
 @dataclass
@@ -133,10 +140,11 @@ class IssuesScreen(InspectorScreen):
 Top: every severity × phase × code of the scored attempts — how many attempts and tasks carry
 it, and how many of those tasks sit in each count of the series (FATAL invalidates a task and
 counts it as error; ERROR counts it as error, and as unavailable when no value remains;
-WARNING changes nothing). **enter** lists the tasks; on a count column, only the tasks in
-that count. Under the table, the error fingerprints of the issue under the cursor: its
-messages with the volatile parts (numbers, ids, paths, times, quoted values) replaced, with
-the attempts carrying each (as `inspector errors RUN`). Bottom: retries by stage, scope and matched pattern (read from the retry records);
+WARNING changes nothing). Rows of severity *none* (phase *rule*) are tasks a count holds by one of the
+engine's rules with no issue behind it (a missing attempt, a metric no attempt observed),
+with the engine's reason. Totals count each attempt and task once. **enter** lists the
+tasks; on a count column, only the tasks in that count. Under it: the issue's error
+fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and matched pattern (read from the retry records);
 **enter** lists the tasks that retried. **n** moves to the next series.
 """
 
@@ -157,8 +165,6 @@ the attempts carrying each (as `inspector errors RUN`). Bottom: retries by stage
         self.session = session
         self.series_id = series_id or self.recomputation.report.summary_series.series_id
         self.issues: tuple[IssueRow, ...] = ()
-        self.fingerprints: tuple[FingerprintGroup, ...] = ()
-        """The run's error fingerprints (:mod:`inspector.views.fingerprints`)."""
         self.retries = RetrySummary(0, (), (), (), records_read=False, notes=())
         """Retry counts, then (once a worker has read the retry records) their patterns."""
 
@@ -196,7 +202,7 @@ the attempts carrying each (as `inspector errors RUN`). Bottom: retries by stage
         yield Static(id="issues-title")
         yield RecordTable(ISSUE_FIELDS, cursor_type="cell", id="issues")
         yield Static(id="issues-cursor")
-        yield Static(id="issues-fingerprints")
+        yield FingerprintLines(id="issues-fingerprints")
         yield Static(id="retries-note")
         retries: DataTable[Text | str] = DataTable(id="retries", cursor_type="row")
         retries.add_columns("stage", "scope", "matched pattern", "records", "attempts", "tasks")
@@ -217,7 +223,7 @@ the attempts carrying each (as `inspector errors RUN`). Bottom: retries by stage
     @work(thread=True, exclusive=True, exit_on_error=False, group="issues",
           description="attribute issues")  # fmt: skip
     def _attribute(self, rec: Recomputation, series_id: str) -> None:
-        issues = issue_table(rec, series_id)
+        issues = issue_table(rec, series_id) + unexplained_rows(rec, series_id)
         prints = tuple(group(occurrences(self.session.run.run_id, rec.tasks)))
         self.post_message(Attributed(rec, series_id, issues, retry_summary(rec.tasks), prints))
 
@@ -226,7 +232,7 @@ the attempts carrying each (as `inspector errors RUN`). Bottom: retries by stage
         if (message.recomputation, message.series_id) != (self.recomputation, self.series_id):
             return  # an earlier series or run, still on its way
         self.issues = message.issues
-        self.fingerprints = message.fingerprints
+        self.query_one(FingerprintLines).prints = message.fingerprints
         if not self.retries.records_read:
             self.retries = message.retries
         self.issue_table.loading = False
@@ -238,14 +244,22 @@ the attempts carrying each (as `inspector errors RUN`). Bottom: retries by stage
     def show_issues(self) -> None:
         """Fill the issue table from the attributed issues of the current series."""
         rec = self.recomputation
-        attempts = sum(len(row.attempts) for row in self.issues)
+        issues = [row for row in self.issues if row.reason is None]
+        ruled = [row for row in self.issues if row.reason is not None]
+        attempts, tasks = issue_totals(issues)
         title = Text()
         title.append("issues attributed to ")
         title.append_text(one_line(self.series_id))
         title.append(
-            f" · {len(self.issues)} severity × phase × code · {attempts} issue-carrying attempts",
+            f" · {len(issues)} severity × phase × code · "
+            f"{plural(attempts, 'issue-carrying attempt')} of {plural(tasks, 'task')}",
             "bold",
         )
+        if ruled:
+            unruled = len({t for row in ruled for t in row.task_ids})
+            title.append(
+                f" · {plural(unruled, 'task')} counted with no issue (severity {NO_ISSUE})"
+            )
         title.append(
             "\ncount columns: how many of the carrying tasks are in that count of the series "
             "(unavailable includes state error; error overlaps the other counts)",
@@ -260,20 +274,23 @@ the attempts carrying each (as `inspector errors RUN`). Bottom: retries by stage
         self.title_bar.update(title)
         self.issue_table.show(self.issues)
         self.show_cursor()
-        if not self.issues:
-            self.title_bar.update(title + Text("\nNo attempt carries an issue.", "italic"))
+        if not issues:
+            said = "No attempt carries an issue."
+            if ruled:
+                said += (
+                    " The counts in the rows below come from the engine's rules: enter lists them."
+                )
+            self.title_bar.update(title + Text(f"\n{said}", "italic"))
 
     def show_cursor(self) -> None:
         """The status line: the cursor's issue in full, and what its cell counts."""
         table = self.issue_table
         row = table.cursor_item
-        prints = self.query_one("#issues-fingerprints", Static)
+        self.query_one(FingerprintLines).show(row)
         if row is None or not table.columns:
             self.cursor_line.update("")
-            prints.update("")
             return
         self.cursor_line.update(cursor_text(row, table.columns[table.cursor_column].key))
-        prints.update(fingerprints_text(row, self.fingerprints))
 
     @on(VirtualTable.CursorMoved, "#issues")
     def _cursor_moved(self, event: VirtualTable.CursorMoved) -> None:
@@ -334,6 +351,11 @@ the attempts carrying each (as `inspector errors RUN`). Bottom: retries by stage
         row = self.issues[event.row]
         column = self.issue_table.columns[event.column].key
         state = InCount(column) if is_count(column) and column in PUSHED else None
+        if row.reason is not None:
+            label = f"{row.code} (no issue)"
+            ids = frozenset(row.task_ids)
+            self.open_tasks(TaskFilter(self.series_id, state, task_ids=ids, task_ids_label=label))
+            return
         self.open_tasks(
             TaskFilter(
                 self.series_id, state=state, severity=row.severity, phase=row.phase, code=row.code
