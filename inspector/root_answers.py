@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector import loading
 from inspector.answers import Unusable, warnings_in
-from inspector.checking import check_run, checked
+from inspector.checking import NoStoredReport, check_run, checked, unstored
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.loading import report_cache
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
@@ -64,6 +64,9 @@ def check_one(
             extra_answers=extra_answers,
             small_task_caches=small_task_caches,
         )
+    except NoStoredReport as exc:
+        problem = under_root(str(exc))
+        return unstored(shown_as, problem, exc.outputs, warnings_in(said, under_root))
     except Unusable as exc:
         return RunCheck(
             shown_as, UNUSABLE, problem=under_root(str(exc)), warnings=warnings_in(said, under_root)

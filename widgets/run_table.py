@@ -19,7 +19,7 @@ from textual.events import Resize
 from textual.message import Message
 from textual.widgets import DataTable
 
-from inspector.views.run_check import DIFFERS, OK, UNUSABLE
+from inspector.views.run_check import DIFFERS, OK, UNSTORED, UNUSABLE
 from inspector.views.runs_view import RunRow
 from widgets._table import refresh_header
 from widgets.literal import literal, one_line_middle
@@ -129,7 +129,7 @@ def headline_cell(row: RunRow) -> Text:
     ``cached``, or else the stored one, marked ``stored``."""
     run = row.summary
     latest = row.latest
-    if latest is None or latest.status == UNUSABLE:
+    if latest is None or latest.state == UNUSABLE:
         # Not (yet) recomputed: what metrics.json says, marked as such.
         if run.headline_value is None:
             return Text("-", "dim")
@@ -148,7 +148,12 @@ def headline_cell(row: RunRow) -> Text:
     return text
 
 
-MARKS = {OK: ("✓", "green"), DIFFERS: ("≠", "red"), UNUSABLE: ("!", "yellow")}
+MARKS = {
+    OK: ("✓", "green"),
+    DIFFERS: ("≠", "red"),
+    UNUSABLE: ("!", "yellow"),
+    UNSTORED: ("∅", "cyan"),
+}
 
 
 def check_cell(row: RunRow) -> Text:
@@ -156,7 +161,7 @@ def check_cell(row: RunRow) -> Text:
     latest = row.latest
     if latest is None:
         return PENDING_TEXT
-    mark, colour = MARKS[latest.status]
+    mark, colour = MARKS[latest.state]
     return Text(mark, f"dim {colour}" if row.is_cached else f"bold {colour}")
 
 
@@ -221,7 +226,8 @@ class RunTable(DataTable[Text]):
 the line under the table shows the whole row under the cursor. `Headline` is the value
 stored in the run's metrics.json (marked *stored*) until the run has been recomputed in
 the background; then it is the recomputed value, and `✓` says the stored metrics.json
-equals the recomputation, `≠` that it differs, `!` that the run cannot be recomputed.
+equals the recomputation, `≠` that it differs, `!` that the run cannot be recomputed,
+`∅` that it was recomputed but has no stored report (metrics.json missing or unreadable).
 A run checked before shows at once what that check found, marked *cached* (its mark and
 counts dim), until it has been checked again.
 `Err` / `Unav` / `Inv`: tasks counted error / unavailable / invalidated by the

@@ -20,7 +20,7 @@ from textual.screen import ModalScreen
 from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 
 from inspector.app.host import InspectorScreen, host_of
-from inspector.app.navigation import CompareRuns, OpenRun
+from inspector.app.navigation import CompareRuns, OpenItems, OpenRun
 from inspector.app.titles import plural
 from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
 from inspector.views.run_check import DIFFERS, UNUSABLE
@@ -44,11 +44,13 @@ class LeaderboardScreen(InspectorScreen):
 One row per model, one column per benchmark. A cell shows the recomputed headline of the
 newest finished (`completed`) run of that model on that benchmark (or the newest run, with
 its status, when none finished), then ✓ when every run behind the cell matches its stored
-metrics.json, ≠ when one differs, ! when one cannot be recomputed (… while recomputing),
+metrics.json, ≠ when one differs, ! when one cannot be recomputed, ∅ when one has no stored
+report to check (metrics.json missing; its value is still recomputed; … while recomputing),
 and the tasks counted error / unavailable / invalidated (e u i). The line under the table
 tells the whole cell. **n** shows the next run behind the cell; **enter** opens the run
 shown; **m** marks a cell (two at most) and **c** compares the two marked cells' runs
-task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file name).
+task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file name);
+**t** lists every task over the runs, flagged (never solved, always errors, …).
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -64,11 +66,13 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         Binding("m", "mark", "Mark", tooltip="Mark this cell for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked cells run vs run"),
         Binding("x", "export", "Export", tooltip="Write the table to CSV, Markdown or JSON"),
+        Binding("t", "tasks", "Tasks", tooltip="Every task over the runs, flagged"),
     ]
 
     PALETTE: ClassVar[dict[str, str]] = {
         "export": "export: leaderboard",
         "next_run": "leaderboard: next run of the cell",
+        "tasks": "go: tasks across runs",
     }
 
     def __init__(self, rows: list[RunRow], roots: list[Path]) -> None:
@@ -226,6 +230,11 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         if cell is None:
             return
         self.post_message(OpenRun(cell.run.summary.path))
+
+    def action_tasks(self) -> None:
+        rows = [run for cell in self.board.cells.values() for run in cell.runs]
+        runs = [(str(row.summary.path), row.summary.relative) for row in rows]
+        self.post_message(OpenItems(runs, ", ".join(r.name or "." for r in self.roots)))
 
     def action_next_run(self) -> None:
         cell = self.current
