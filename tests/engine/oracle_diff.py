@@ -539,6 +539,10 @@ def _corpus_params(rng: Any, benchmark: str) -> dict[str, Any]:
         )
         if choice is not None:
             params["metrics"] = choice
+    if benchmark == "frontier_engineering" and rng.random() < 0.8:
+        params["task_set"] = rng.choice(
+            ["v1", "v1_lite", " V1_Lite ", "v1_filtered", "v1_non_gpu", "", None]
+        )
     if benchmark != "screenspot" and rng.random() < 0.3:
         params["category_hierarchy"] = {
             "overall": {
@@ -557,19 +561,77 @@ def _corpus_params(rng: Any, benchmark: str) -> dict[str, Any]:
     return params
 
 
-def write_corpus_case(root: Path, template: Path, seed: int, index: int) -> Path:
-    """One run directory for a built-in benchmark, in AgentCompass's v3 layout."""
+# frontier_engineering: task ids from its reference tables (rank baseline with "/", the medal
+# podium with "_", both spellings of EngDesign), some only in one table, some in neither.
+FRONTIER_TASKS = (
+    "Astrodynamics/MannedLunarLanding",
+    "ComputerSystems/MallocLab",
+    "JobShop/abz",
+    "JobShop_abz",
+    "engdesign",
+    "EngDesign",
+    "Robotics/PIDTuning",
+    "StructuralOptimization/ISCSO2015",
+    "StructuralOptimization/TopologyOptimization",
+    "InventoryOptimization/disruption_eoqd",
+    "QuantumComputing/task_01_routing_qftentangled",
+    "QuantumComputing/task_02_clifford_t_synthesis",
+    "Aerodynamics/CarAerodynamicsSensing",
+    "Cryptographic/AES-128",
+    "Optics/holographic_multiplane_focusing",
+    "ReactionOptimisation/snar_multiobjective",
+    "Custom/not_in_any_table",
+)
+# (gold, silver, bronze) of some podium rows, to land on and around the thresholds.
+FRONTIER_THRESHOLDS = {
+    "Astrodynamics/MannedLunarLanding": (6839.0331, 6660.942428, 6079.2455),
+    "ComputerSystems/MallocLab": (96.0, 86.0, 57.0),
+    "JobShop/abz": (96.1035, 91.23143065488635, 88.4924),
+    "engdesign": (27.0, 27.0, 27.0),
+    "EngDesign": (27.0, 27.0, 27.0),
+    "Robotics/PIDTuning": (0.1632, 0.1585, 0.1521),
+    "StructuralOptimization/ISCSO2015": (-968.4567, -1120.212, -1139.3354),
+    "StructuralOptimization/TopologyOptimization": (-185.7983, -188.4673, -189.3039),
+    "InventoryOptimization/disruption_eoqd": (1.0, 0.6473, 0.639),
+}
+
+
+def _frontier_score(rng: Any, task_id: str) -> Any:
+    levels = FRONTIER_THRESHOLDS.get(task_id)
+    if levels is None or rng.random() < 0.2:
+        return rng.choice([0, 1, 0.5, -3.25, 42.0, round(rng.uniform(-10, 100), 4)])
+    gold, silver, bronze = levels
+    return rng.choice([gold, silver, bronze, gold * 1.5 + 1, bronze - 1.0, (silver + bronze) / 2])
+
+
+def write_corpus_case(
+    root: Path,
+    template: Path,
+    seed: int,
+    index: int,
+    *,
+    benchmark: str | None = None,
+    k: int | None = None,
+    strategy: str | None = None,
+) -> Path:
+    """One run directory for a built-in benchmark, in AgentCompass's v3 layout (the
+    benchmark, k and strategy drawn from the seed unless given)."""
     import random
 
     from inspector.engine.benchmarks import builtin_contract
     from inspector.results.layout import task_directory_name
 
-    rng = random.Random(f"{seed}-{index}")
-    benchmark = CORPUS_BENCHMARKS[index % len(CORPUS_BENCHMARKS)]
+    fixed = (benchmark, k, strategy) != (None, None, None)
+    rng = random.Random(
+        f"{seed}-{index}-{benchmark}-{k}-{strategy}" if fixed else f"{seed}-{index}"
+    )
+    benchmark = benchmark or CORPUS_BENCHMARKS[index % len(CORPUS_BENCHMARKS)]
     contract = builtin_contract(benchmark)
     assert contract is not None
-    k = rng.choice([1, 1, 2, 3])
-    strategy = "pass" if contract.primary_id == "correct" and rng.random() < 0.3 else "avg"
+    drawn_k = rng.choice([1, 1, 2, 3])
+    k = k or drawn_k
+    drawn = "pass" if contract.primary_id == "correct" and rng.random() < 0.3 else "avg"
+    strategy = strategy or drawn
     name = f"corpus_s{seed}_{index:03d}_{benchmark}_k{k}{strategy}"
     run_dir = root / name
     shutil.rmtree(run_dir, ignore_errors=True)
@@ -582,22 +644,36 @@ def write_corpus_case(root: Path, template: Path, seed: int, index: int) -> Path
     )
     info["request"]["execution"]["attempts"] = {"k": k, "strategy": strategy}
     info["request"]["output"]["run_id"] = name
+    if benchmark == "frontier_engineering" and rng.random() < 0.3:
+        info["request"]["model"]["id"] = rng.choice(["GLM-5", " GPT-5.4 ", "model (current run)"])
     (run_dir / "run_info.json").write_text(json.dumps(info, indent=2, sort_keys=True), "utf-8")
     severities = ["fatal"] * 1 + ["error"] * 4 + ["warning"] * 3 + [None] * 40
     # " spaced " breaks the corpus formulas' category counts (item 16): only in some runs.
     spaced = rng.random() < 0.25
     categories = [c for c in CORPUS_CATEGORIES if spaced or c != " spaced "]
-    for number in range(rng.randint(0, 14)):
-        task_id = f"{benchmark}-{number}"
+    # A frontier_engineering run that observed every score (half of them) has medal series.
+    missing, present = 0.1, 0.85
+    if benchmark == "frontier_engineering":
+        task_ids = rng.sample(FRONTIER_TASKS, rng.randint(0, len(FRONTIER_TASKS)))
+        if rng.random() < 0.5:
+            missing, present, severities = 0.0, 1.0, [None] * 40 + ["warning"]
+    else:
+        task_ids = [f"{benchmark}-{number}" for number in range(rng.randint(0, 14))]
+    for task_id in task_ids:
         attempts: dict[str, dict[str, Any]] = {}
+        same_score = _frontier_score(rng, task_id) if benchmark == "frontier_engineering" else 0
         for attempt_index in range(1, k + 1):
-            if rng.random() < 0.1:
+            if rng.random() < missing:
                 continue
             metrics = {
                 m: _corpus_value(rng, m, spec.kind)
                 for m, spec in contract.metrics.items()
-                if rng.random() < 0.85
+                if rng.random() < present
             }
+            if benchmark == "frontier_engineering" and "score" in metrics:
+                metrics["score"] = (
+                    same_score if rng.random() < 0.6 else _frontier_score(rng, task_id)
+                )
             severity = rng.choice(severities)
             issues = (
                 []
