@@ -103,6 +103,18 @@ def test_a_tampered_medal_count_is_caught(
     assert "frontier_engineering_medal.native.counts.silver: stored 5, recomputed 0" in out
 
 
+@pytest.mark.parametrize("cached", [False, True], ids=["check", "check --cached"])
+def test_a_medal_value_tampered_after_a_cached_read_is_caught(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], cached: bool
+) -> None:
+    run = copy(K1, tmp_path)
+    assert run_cli(capsys, "check", str(run))[0] == 0  # read, scored and cached as it was
+    edit_metrics(run, lambda m: series(m, "medal_score.native@1").__setitem__("value", 0.99))
+    code, out, _ = run_cli(capsys, "check", str(run), *(["--cached"] if cached else []))
+    assert code == 1, out
+    assert "medal_score.native@1 value: stored 0.99, recomputed 0.3" in out
+
+
 def test_a_tampered_rank_is_caught(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     run = copy(K3, tmp_path)
     edit_metrics(

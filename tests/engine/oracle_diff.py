@@ -522,12 +522,30 @@ def _corpus_value(rng: Any, metric: str, kind: str) -> Any:
     return rng.choice([0, 1, 0.25, 0.5, 0.75, round(rng.random(), 3), 1 / 3, 0.1])
 
 
+# Benchmarks whose config requires a judge model (AgentCompass refuses the run without one).
+JUDGED = (
+    "widesearch",
+    "brainarena",
+    "browsecomp",
+    "browsecomp_zh",
+    "deepsearchqa",
+    "frontierscience",
+    "gaia",
+    "hle",
+    "hle_verified",
+    "researchclawbench",
+    "sealqa",
+    "sgi_deep_research",
+    "xbench_deepsearch",
+)
+
+
 def _corpus_params(rng: Any, benchmark: str) -> dict[str, Any]:
     params: dict[str, Any] = {}
     if rng.random() < 0.4:
         params["aggregation_mode"] = "category_mean"
     # What these benchmarks' configs require (a real run has them in run_info.json).
-    if benchmark in ("widesearch", "brainarena"):
+    if benchmark in JUDGED:
         params["judge_model"] = {"id": "judge-1"}
     if benchmark == "osworld":
         params["agent_style"] = "claude"
@@ -613,9 +631,11 @@ def write_corpus_case(
     benchmark: str | None = None,
     k: int | None = None,
     strategy: str | None = None,
+    keep_first: bool = False,
 ) -> Path:
     """One run directory for a built-in benchmark, in AgentCompass's v3 layout (the
-    benchmark, k and strategy drawn from the seed unless given)."""
+    benchmark, k and strategy drawn from the seed unless given; ``keep_first``: every task
+    has its attempt 1, so the run's attempt 1 at k=1 is a run AgentCompass accepts)."""
     import random
 
     from inspector.engine.benchmarks import builtin_contract
@@ -663,7 +683,7 @@ def write_corpus_case(
         attempts: dict[str, dict[str, Any]] = {}
         same_score = _frontier_score(rng, task_id) if benchmark == "frontier_engineering" else 0
         for attempt_index in range(1, k + 1):
-            if rng.random() < missing:
+            if rng.random() < missing and not (keep_first and attempt_index == 1):
                 continue
             metrics = {
                 m: _corpus_value(rng, m, spec.kind)
