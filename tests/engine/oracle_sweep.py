@@ -137,7 +137,7 @@ def refused(run_dir: Path, *extra: str) -> str:
     return f"DIVERGENCE oracle refuses, inspector exits {code} {err.strip()[-120:]}"
 
 
-def sweep(acvenv: Path, seeds: list[int], work: Path) -> int:
+def sweep(acvenv: Path, seeds: list[int], work: Path, only: list[str] | None = None) -> int:
     template = work / "template"
     if not list(template.glob("rnd_*")):
         oracle_diff.generate(acvenv, 1, 1, template, None)
@@ -147,7 +147,7 @@ def sweep(acvenv: Path, seeds: list[int], work: Path) -> int:
         root = work / f"sweep_s{seed}"
         shutil.rmtree(root, ignore_errors=True)
         root.mkdir(parents=True)
-        for benchmark in BUILTIN_BENCHMARKS:
+        for benchmark in only or BUILTIN_BENCHMARKS:
             for k, strategy in plans(benchmark):
                 run = oracle_diff.write_corpus_case(
                     root,
@@ -213,6 +213,16 @@ def sweep(acvenv: Path, seeds: list[int], work: Path) -> int:
             f"  {mode}: {counts['identical']} identical, {counts['both refuse']} refused by both, "
             f"{counts['divergent']} divergent, of {total}"
         )
+    medal = sum(
+        any(
+            s["metric_id"].startswith("medal_score")
+            for s in json.loads((run / "metrics.json").read_text("utf-8"))["series"]
+        )
+        for _, run, _ in runs
+        if (run / "metrics.json").is_file()
+    )
+    if any(b == "frontier_engineering" for b, _, _ in runs):
+        print(f"  frontier_engineering runs with medal series: {medal}")
     for line in problems:
         print(line)
     return 1 if problems else 0
@@ -225,9 +235,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seeds", type=int, nargs="+", default=[1])
     parser.add_argument("--work", type=Path, default=Path("/tmp/oracle-sweep"))
+    parser.add_argument(
+        "--benchmarks", nargs="+", help="only these (default: every registered one)"
+    )
     args = parser.parse_args(argv)
     args.work.mkdir(parents=True, exist_ok=True)
-    return sweep(args.acvenv, args.seeds, args.work)
+    return sweep(args.acvenv, args.seeds, args.work, args.benchmarks)
 
 
 if __name__ == "__main__":
