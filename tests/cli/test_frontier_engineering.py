@@ -164,3 +164,24 @@ def test_a_k1_what_if_computes_its_own_tables(
     expected_md = (AT_K1 / "k3_avg_scored_at_k1.summary.md").read_text(encoding="utf-8")
     assert expected_md.startswith(title + "\n")
     assert out.endswith(expected_md.split("\n## Metrics\n", 1)[1])
+
+
+def test_without_its_tables_the_run_is_refused_naming_the_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Nothing is carried over instead: a broken installation refuses the run (exit 2),
+    naming the missing table; check never says ok over it."""
+    from inspector.results import reference
+
+    run = copy(K1, tmp_path)
+    monkeypatch.setattr(reference, "FOLDER", "data/nowhere")
+    reference.frontier_tables.cache_clear()
+    try:
+        for command in ("report", "check"):
+            code, out, err = run_cli(capsys, command, str(run))
+            assert code == 2, (command, out, err)
+            assert "inspector/data/nowhere/medal_podium.csv" in out + err
+            assert not out.startswith("ok")
+    finally:
+        monkeypatch.undo()
+        reference.frontier_tables.cache_clear()

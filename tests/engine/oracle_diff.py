@@ -614,8 +614,23 @@ FRONTIER_THRESHOLDS = {
 }
 
 
+def _frontier_full() -> tuple[list[str], list[str]]:
+    """Every task of the rank baseline; and those plus the podium's other tasks."""
+    from inspector.engine.frontier import medal_name
+    from inspector.results.reference import frontier_tables
+
+    tables = frontier_tables()
+    ranked = sorted({task for task, _, _ in tables.rank_rows})
+    named = {medal_name(task) for task in ranked}
+    return ranked, ranked + [task for task, *_ in tables.podium if task not in named]
+
+
 def _frontier_score(rng: Any, task_id: str) -> Any:
-    levels = FRONTIER_THRESHOLDS.get(task_id)
+    from inspector.engine.frontier import medal_name
+    from inspector.results.reference import frontier_tables
+
+    podium = {task: levels for task, *levels in frontier_tables().podium}
+    levels = FRONTIER_THRESHOLDS.get(task_id) or podium.get(medal_name(task_id))
     if levels is None or rng.random() < 0.2:
         return rng.choice([0, 1, 0.5, -3.25, 42.0, round(rng.uniform(-10, 100), 4)])
     gold, silver, bronze = levels
@@ -675,6 +690,8 @@ def write_corpus_case(
     missing, present = 0.1, 0.85
     if benchmark == "frontier_engineering":
         task_ids = rng.sample(FRONTIER_TASKS, rng.randint(0, len(FRONTIER_TASKS)))
+        if rng.random() < 0.2:  # the whole rank baseline (rank "ok"), or all podium tasks too
+            task_ids = list(rng.choice(_frontier_full()))
         if rng.random() < 0.5:
             missing, present, severities = 0.0, 1.0, [None] * 40 + ["warning"]
     else:
