@@ -35,6 +35,11 @@ come from benchmark config fields the engine never reads (``judge_model``, unkno
 the Jina key) are listed as "not modelled".
 
 Exit status 0 when every comparison is byte-identical and every refusal is shared.
+
+``oracle_sweep.py`` beside it drives this module's corpus writer over every registered
+benchmark at k=1 and k=3, with and without metrics.json and as a ``--k 1`` what-if, through
+the inspector's command line (issue 39); ``oracle_batch.py`` lets AgentCompass score many
+runs in one process.
 """
 
 from __future__ import annotations
@@ -217,7 +222,7 @@ def _first_diff(expected: str, actual: str) -> str:
 
 def score(run: LoadedRun, overrides: Overrides | None = None) -> tuple[str, str]:
     plan = resolve_plan(run.run_info, run.params, run.stored_metrics, run.tasks, overrides)
-    result = recompute(run.tasks, plan, stored_metrics=run.stored_metrics)
+    result = recompute(run.tasks, plan)
     return (
         dumps_metrics_json(result.report),
         render_summary_markdown(plan.model_id, plan.benchmark_id, result.report),
