@@ -37,8 +37,10 @@ def score(run_dir: str) -> tuple[bool, str]:
 
 
 def main(argv: list[str]) -> int:
-    results = {run_dir: score(run_dir) for run_dir in argv[1:]}
-    with open(argv[0], "w", encoding="utf-8") as out:
+    # Absolute first: the oracle changes the current folder while it scores.
+    target, runs = os.path.abspath(argv[0]), [os.path.abspath(run) for run in argv[1:]]
+    results = {run_dir: score(run_dir) for run_dir in runs}
+    with open(target, "w", encoding="utf-8") as out:
         json.dump(results, out, indent=1)
     return 0
 

@@ -687,6 +687,14 @@ def write_corpus_case(
     if benchmark == "frontier_engineering" and rng.random() < 0.3:
         info["request"]["model"]["id"] = rng.choice(["GLM-5", " GPT-5.4 ", "model (current run)"])
     (run_dir / "run_info.json").write_text(json.dumps(info, indent=2, sort_keys=True), "utf-8")
+    if (template / "params.json").is_file():  # as AgentCompass records the request
+        record = json.loads((template / "params.json").read_text("utf-8"))
+        record["benchmark"] = info["request"]["benchmark"]
+        record["execution"] = {**record["execution"], "attempts": {"k": k, "strategy": strategy}}
+        record["model"] = {"id": info["request"]["model"]["id"]}
+        record["output"] = {"run_id": name}
+        text = json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        (run_dir / "params.json").write_text(text, "utf-8")
     severities = ["fatal"] * 1 + ["error"] * 4 + ["warning"] * 3 + [None] * 40
     # " spaced " breaks the corpus formulas' category counts (item 16): only in some runs.
     spaced = rng.random() < 0.25
