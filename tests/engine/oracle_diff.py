@@ -378,6 +378,8 @@ PARAM_PROBES: list[tuple[str, dict[str, Any]]] = [
     ("deepresearch_bench", {"metrics": ["race", "bogus"]}),
     ("deepresearch_bench", {"metrics": []}),
     ("deepresearch_bench", {"metrics": " RACE "}),
+    ("frontier_engineering", {"task_set": "v2"}),
+    ("frontier_engineering", {"task_set": " V1_FILTERED "}),
     ("*", {"aggregation_mode": "Category_Mean"}),
     ("*", {"aggregation_mode": " category_mean"}),
     ("*", {"aggregation_mode": "category_mean"}),
@@ -458,6 +460,8 @@ def refusal_checks(acvenv: Path, accepted: list[Path], rejected: list[Path], wor
         )
         if base is None and benchmark == "deepresearch_bench":
             base = write_corpus_case(scratch, accepted[0], 0, 1)
+        if base is None and benchmark == "frontier_engineering":
+            base = write_corpus_case(scratch, accepted[0], 0, 1, benchmark=benchmark, k=1)
         if base is None:
             lines.append(f"  {benchmark} {params}: no base run; skipped")
             continue
