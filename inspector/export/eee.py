@@ -101,8 +101,8 @@ def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, An
     ``num_samples`` is the number of task values it was computed from, ``standard_error``
     and ``confidence_interval`` carry its ``method``; a ``micro_weighted`` series (a plain
     mean of its task values, EEE's ``SE = standard_deviation / sqrt(num_samples)``) also gets
-    the ``standard_deviation`` of those values. Without one (a corpus formula, a value
-    carried over, fewer than two task values) only ``num_samples`` = the evaluated count.
+    the ``standard_deviation`` of those values. Without one (a corpus formula, fewer
+    than two task values) only ``num_samples`` = the evaluated count.
     """
     interval = series_stats(rec, series).own.interval
     if interval.se is None:

@@ -13,7 +13,7 @@ interval around it comes from the engine's per-task reductions through :mod:`ins
   of the effective (re-normalised) weights on the path from the node down to the leaf.
 
 The last two use :func:`inspector.views.stats.combination_interval`. A series whose value is a
-corpus formula (a ratio of sums, a benchmark's own formula) or was carried over gets no
+corpus formula (a ratio of sums, a benchmark's own formula) gets no
 interval, and the ``method`` says why; so does a scope whose value is not the mean the
 formula above gives (checked, never assumed).
 """
@@ -209,8 +209,6 @@ def _no_interval_reason(rec: Recomputation, series: MetricSeries) -> str | None:
     standard = series.aggregation in (MICRO_WEIGHTED, CATEGORY_MEAN, CATEGORY_HIERARCHY)
     if reductions_of(rec, series.series_id) is not None and standard:
         return None
-    if series.series_id in rec.not_recomputed:
-        return "no interval: carried over from the stored metrics.json"
     return f"no interval: the value is a corpus formula ({series.aggregation})"
 
 

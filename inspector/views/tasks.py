@@ -142,8 +142,7 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
     """One row per recomputed task for ``series_id``, in the engine's task order.
 
     The tasks, their category keys (as the series' breakdown groups them) and their
-    reductions come from :func:`inspector.views.audit.scoped_tasks`; a series carried over
-    unrecomputed has no rows.
+    reductions come from :func:`inspector.views.audit.scoped_tasks`.
     """
     k = recomputation.plan.k
     tasks = recomputation.tasks
