@@ -11,7 +11,7 @@ objects; every value and count shown comes from one of them. Typical uses:
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
