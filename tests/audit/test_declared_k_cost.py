@@ -53,8 +53,11 @@ def test_pass_curves_with_every_attempt_of_a_large_k_end_in_seconds() -> None:
     """k = 300 with all 300 attempts recorded for 20 tasks (6,000 attempts): the curve has
     its 300 points, each in [0, 1], pass@1 the mean pass rate and pass^300 the share of tasks
     that passed every attempt."""
-    script = SCRIPT.replace("K = 2000", "K = 300").replace("for j in (1, 2, 3)", (
-        "for j in range(1, K + 1)")).replace("range(40)", "range(20)")
+    script = (
+        SCRIPT.replace("K = 2000", "K = 300")
+        .replace("for j in (1, 2, 3)", ("for j in range(1, K + 1)"))
+        .replace("range(40)", "range(20)")
+    )
     script = script.split("assert len(result.flaky)")[0] + textwrap.dedent(
         """
         (curve,) = result.pass_curves
