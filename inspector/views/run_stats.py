@@ -6,13 +6,17 @@ Pure (no I/O, no textual, no rich). Everything is read from one
 number (bit for bit; a failed evaluation's reference value is marked as such), and the
 interval around it comes from the engine's per-task reductions through :mod:`inspector.views.stats`:
 
-- a category: the mean of its evaluated task values (Student t, n − 1 df);
+- a category: the mean of its evaluated task values;
 - a ``micro_weighted`` series: the mean of every evaluated task value;
 - a ``category_mean`` series: ``Σ m_g / G`` over the G categories with a value;
 - a hierarchy node: ``Σ a_g · m_g`` over its leaf categories, where ``a_g`` is the product
   of the effective (re-normalised) weights on the path from the node down to the leaf.
 
-The last two use :func:`inspector.views.stats.combination_interval`. A series whose value is a
+The last two use :func:`inspector.views.stats.combination_interval` for their se. When every
+task value of the series lies in [0, 1] (:func:`value_shape`) the bounds are
+:mod:`inspector.views.bounded`'s exact interval at an effective n (issue 38: in [0, 1], never
+zero width, coverage measured by ``benchmarks/bench_coverage.py --grid``); otherwise Student
+t, and no interval where every value is equal. A series whose value is a
 corpus formula (a ratio of sums, a benchmark's own formula) or was carried over gets no
 interval, and the ``method`` says why; so does a scope whose value is not the mean the
 formula above gives (checked, never assumed).

@@ -11,7 +11,9 @@ Bars to Evals" (2024) and the standard error of a mean of task values is the clu
 standard error.
 
 - :func:`mean_interval`: ``se = s / √n`` (s the sample standard deviation of the n task
-  values), Student's t interval with ``n − 1`` degrees of freedom.
+  values), Student's t interval with ``n − 1`` degrees of freedom. (For task values in
+  [0, 1] the series statistics keep this se and replace the bounds by
+  :mod:`inspector.views.bounded`'s exact interval; t stays for unbounded values.)
 - :func:`combination_interval`: a value ``Σ a_g · m_g`` that weights independent group
   means ``m_g`` (category means; hierarchy nodes reduce to such a sum over leaf categories)
   has ``Var = Σ a_g² · s_g² / n_g``. The weights ``a_g`` are taken as fixed (they depend on
@@ -82,7 +84,9 @@ def bounds_text(interval: Interval, digits: int = 3) -> str:
 
 
 def half_width_text(interval: Interval) -> str:
-    """``±0.139``: half the interval's width (it is symmetric), or ``—``."""
+    """``±0.139``: half the interval's width, or ``—``. A size, not the bounds: an
+    interval of a value in [0, 1] is not symmetric around it (:mod:`inspector.views.bounded`);
+    :func:`bounds_text` gives the bounds."""
     if interval.ci_low is None or interval.ci_high is None:
         return NO_INTERVAL_TEXT
     return f"±{(interval.ci_high - interval.ci_low) / 2:.2g}"
