@@ -73,7 +73,7 @@ def cmd_stats(args: argparse.Namespace) -> int:
     if os.path.isdir(args.path) and not is_run(Path(args.path)):
         from inspector.cli.stats_root import cmd_stats_root  # a root's loop: only for a root
 
-        return cmd_stats_root(args)
+        return cmd_stats_root(args, stats_json, write_stats)
     session = load_session(args.path, overrides_from(args))
     rec = session.recomputation
     assert rec is not None

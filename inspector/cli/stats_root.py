@@ -15,19 +15,26 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from inspector.answers import Unusable, load_session, say_on_stderr
 from inspector.cli.common import ALL_SERIES, EXIT_OK, EXIT_UNUSABLE, overrides_from
-from inspector.cli.stats import stats_json, write_stats
 from inspector.engine.errors import EngineError, HierarchyError
+from inspector.engine.recomputation import Recomputation
 from inspector.results.discover import run_folders
 from inspector.results.problems import RunReadError
 from inspector.views.run_stats import RunStats, run_stats
 from inspector.views.visible import visible
 
 
-def cmd_stats_root(args: argparse.Namespace) -> int:
+def cmd_stats_root(
+    args: argparse.Namespace,
+    stats_json: Callable[[Recomputation, RunStats], dict[str, Any]],
+    write_stats: Callable[..., None],
+) -> int:
+    """Every run under ``args.path``, written by ``stats RUN``'s own ``stats_json`` and
+    ``write_stats`` (passed in: this module does not import the command's)."""
     try:
         runs = run_folders(args.path)
     except RunReadError as exc:
