@@ -1,7 +1,7 @@
 """Coverage of the intervals of ``inspector stats`` (issue 15), by seeded simulation.
 
     .venv/bin/python benchmarks/bench_coverage.py [--draws 2000] [--seed 15]
-    .venv/bin/python benchmarks/bench_coverage.py --grid [--draws 1000] [--big-draws 300]
+    .venv/bin/python benchmarks/bench_coverage.py --grid [--draws 2000] [--big-draws 400]
 
 ``--grid`` runs the grid of issue 38 (k × n × true value × micro / category_mean; see
 ``benchmarks/coverage_grid.py``) and prints coverage, its Monte-Carlo error and median widths.
@@ -97,7 +97,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), action="append")
     parser.add_argument("--grid", action="store_true", help="the grid of issue 38")
-    parser.add_argument("--big-draws", type=int, default=300, help="draws at n = 1000 (grid)")
+    parser.add_argument("--big-draws", type=int, default=400, help="draws at n = 1000 (grid)")
     args = parser.parse_args()
     if args.grid:
         from coverage_grid import grid, row
