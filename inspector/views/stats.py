@@ -92,6 +92,22 @@ def half_width_text(interval: Interval) -> str:
     return f"±{(interval.ci_high - interval.ci_low) / 2:.2g}"
 
 
+def compact_bounds_text(interval: Interval) -> str:
+    """``.54–.99`` (at most 7 characters): the bounds of an interval inside [0, 1], rounded
+    outwards to hundredths (``0`` and ``1`` for the ends), for a narrow column; an interval
+    reaching outside [0, 1] gets :func:`half_width_text`; no interval ``—``."""
+    low, high = interval.ci_low, interval.ci_high
+    if low is None or high is None:
+        return NO_INTERVAL_TEXT
+    if not 0 <= low <= high <= 1:
+        return half_width_text(interval)
+
+    def short(x: float) -> str:
+        return "0" if x <= 0 else "1" if x >= 1 else f"{x:.2f}".removeprefix("0")
+
+    return f"{short(math.floor(low * 100) / 100)}–{short(math.ceil(high * 100) / 100)}"
+
+
 def check_confidence(confidence: float) -> float:
     if not isinstance(confidence, int | float) or not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence!r}")

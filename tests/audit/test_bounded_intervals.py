@@ -115,3 +115,17 @@ def test_every_interval_of_a_binary_metric_is_inside_0_1_with_width(
             assert 0 <= iv.ci_low <= scope.value <= iv.ci_high <= 1
             assert iv.ci_low < iv.ci_high
             assert math.isfinite(iv.ci_low) and math.isfinite(iv.ci_high)
+
+
+def test_the_trees_column_shows_bounds_not_a_symmetric_half_width() -> None:
+    """One task that passed: [0.025, 1]; ``±0.49`` beside 1.0000 read as reaching 1.49."""
+    from inspector.views.stats import Interval, compact_bounds_text
+
+    def text(low: float | None, high: float | None) -> str:
+        return compact_bounds_text(Interval(1.0, 1, None, low, high, 0.95, None, "m"))
+
+    assert text(0.025, 1.0) == ".02–1"  # rounded outwards, the ends as 0 and 1
+    assert text(0.5366, 0.9887) == ".53–.99" and len(text(0.5366, 0.9887)) <= 7
+    assert text(0.0, 0.3085) == "0–.31"
+    assert text(-3.5, 4.9) == "±4.2"  # an unbounded t interval keeps its half width
+    assert text(None, None) == "—"
