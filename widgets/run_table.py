@@ -21,8 +21,8 @@ from textual.widgets import DataTable
 
 from inspector.views.run_check import DIFFERS, OK, UNUSABLE
 from inspector.views.runs_view import RunRow
-from widgets._table import refresh_header
-from widgets.literal import literal, one_line_middle
+from widgets._table import ListTable, refresh_header
+from widgets.literal import cut_apart, literal, one_line_middle
 
 PENDING_TEXT = Text("…", "dim")
 
@@ -121,6 +121,29 @@ def run_cell(relative: str, width: int) -> Text:
     return one_line_middle(relative, width)
 
 
+NAMES: dict[str, Callable[[RunRow], str]] = {
+    "run": lambda row: row.summary.relative,
+    "model": lambda row: row.summary.model or "-",
+}
+"""The columns whose names are cut so that different names read differently."""
+
+
+def distinct_cells(names: Sequence[str], width: int, key: str) -> list[Text]:
+    """``names`` in ``width`` cells each, as :func:`run_cell` (a run) or
+    :func:`~widgets.literal.one_line_middle` (a model) cuts them, except that two different
+    names never read the same where a cut can tell them apart: those are cut where they
+    differ (:func:`~widgets.literal.cut_apart`)."""
+    cells = [run_cell(n, width) if key == "run" else one_line_middle(n, width) for n in names]
+    alike: dict[str, set[str]] = {}
+    for name, cell in zip(names, cells, strict=True):
+        alike.setdefault(cell.plain, set()).add(name)
+    clashing = sorted({n for group in alike.values() if len(group) > 1 for n in group})
+    if clashing:
+        apart = dict(zip(clashing, cut_apart(clashing, width), strict=True))
+        cells = [apart.get(name, cell) for name, cell in zip(names, cells, strict=True)]
+    return cells
+
+
 def headline_cell(row: RunRow) -> Text:
     """The recomputed headline value once known, with the half-width of its interval once
     the statistics exist (``0.5000 ±0.042``); until then what the last check found, marked
@@ -198,7 +221,7 @@ CELLS: dict[str, Callable[[RunRow], Text]] = {
 }
 
 
-class RunTable(DataTable[Text]):
+class RunTable(ListTable[Text]):
     """One row per run: where, what, plan, status, counts and the headline value."""
 
     HELP = """\
@@ -238,6 +261,8 @@ that order. A ● marks a run chosen for comparison.
         self._marked: list[Path] = []
         self._layout: list[tuple[Column, int]] = []
         self._laid_out_for = -1
+        self._names: dict[str, list[Text]] = {}
+        """The run and model cells of the rows shown, cut so that different names differ."""
 
     @property
     def rows_shown(self) -> list[RunRow]:
@@ -292,7 +317,7 @@ that order. A ● marks a run chosen for comparison.
             self._rows[number] = row
             for position, (column, width) in enumerate(self._layout):
                 if column.key in CHECKED:
-                    self.update_cell_at((number, position), self._cell(column, width, row))
+                    self.update_cell_at((number, position), self._cell(column, width, row, number))
 
     def on_resize(self, event: Resize) -> None:
         if event.size.width != self._laid_out_for:
@@ -308,19 +333,25 @@ that order. A ● marks a run chosen for comparison.
             "harness": max((len(r.summary.harness or "-") for r in self._rows), default=8),
         }
         self._layout = fit(COLUMNS, max(width, 40) - SCROLLBAR, wanted)
+        widths = {column.key: w for column, w in self._layout}
+        self._names = {
+            key: distinct_cells([NAMES[key](row) for row in self._rows], widths[key], key)
+            for key in NAMES
+            if key in widths
+        }
         self.clear(columns=True)
         for column, column_width in self._layout:
             label = Text(column.label, justify="right" if column.right else "left")
             self.add_column(label, width=column_width, key=column.key)
-        for row in self._rows:
-            self.add_row(*(self._cell(column, w, row) for column, w in self._layout))
+        for number, row in enumerate(self._rows):
+            self.add_row(*(self._cell(column, w, row, number) for column, w in self._layout))
         refresh_header(self)
 
-    def _cell(self, column: Column, width: int, row: RunRow) -> Text:
+    def _cell(self, column: Column, width: int, row: RunRow, number: int | None = None) -> Text:
         if column.key == "mark":
             return self._mark(row)
-        if column.key == "run":
-            return run_cell(row.summary.relative, width)
+        if column.key in self._names and number is not None:
+            return self._names[column.key][number]
         text = CELLS[column.key](row)
         if column.flex and text.cell_len > width:
             return one_line_middle(text.plain, width)

@@ -14,7 +14,7 @@ from textual.widgets import DataTable
 from inspector.engine.render import REFERENCE_MARK, format_value
 from inspector.engine.report import MetricReport, MetricSeries
 from inspector.engine.vocabulary import COUNTS, Count, is_count
-from widgets._table import refresh_header
+from widgets._table import ListTable, refresh_header
 from widgets.literal import one_line
 
 COUNT_COLUMNS: tuple[Count, ...] = COUNTS
@@ -52,7 +52,7 @@ def value_text(series: MetricSeries) -> Text:
     return Text("-", "dim")
 
 
-class SeriesTable(DataTable[Text]):
+class SeriesTable(ListTable[Text]):
     """One row per series: id, label, role, reducer@k, formula, value, counts.
 
     A count cell opens the tasks behind that count.

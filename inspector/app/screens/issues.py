@@ -37,6 +37,7 @@ from inspector.views.attribution import (
 )
 from inspector.views.audit import InCount
 from inspector.views.tasks import TaskFilter
+from widgets._table import ListTable
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable
@@ -174,7 +175,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         yield RecordTable(ISSUE_FIELDS, cursor_type="cell", id="issues")
         yield Static(id="issues-cursor")
         yield Static(id="retries-note")
-        retries: DataTable[Text | str] = DataTable(id="retries", cursor_type="row")
+        retries: DataTable[Text | str] = ListTable(id="retries", cursor_type="row")
         retries.add_columns("stage", "scope", "matched pattern", "records", "attempts", "tasks")
         yield retries
         yield KeyFooter()

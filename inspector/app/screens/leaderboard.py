@@ -25,6 +25,7 @@ from inspector.app.titles import plural
 from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
 from inspector.views.run_check import DIFFERS, UNUSABLE
 from inspector.views.runs_view import RunRow, describe
+from widgets._table import ListTable
 from widgets.key_footer import KeyFooter
 from widgets.literal import cut_apart, literal
 
@@ -95,7 +96,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="leaderboard-note")
-        yield DataTable(id="leaderboard-table", cursor_type="cell", zebra_stripes=True)
+        yield ListTable(id="leaderboard-table", cursor_type="cell", zebra_stripes=True)
         yield Static(id="leaderboard-status")
         yield KeyFooter()
 
