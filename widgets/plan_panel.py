@@ -42,7 +42,9 @@ A derived (what-if) plan is labelled as such.
         table.add_row("model", one_line(plan.model_id or "-"), "")
         table.add_row("k", Text(str(plan.k)), one_line(sources.get("k", "")))
         table.add_row("strategy", Text(plan.strategy), one_line(sources.get("strategy", "")))
-        table.add_row("aggregation", Text(aggregation), one_line(sources.get("aggregation", "")))
+        table.add_row(
+            "aggregation", Text(aggregation), one_line(aggregation_source(plan, aggregation))
+        )
         table.add_row(
             "hierarchy",
             Text("yes" if plan.hierarchy else "none"),
@@ -59,6 +61,16 @@ A derived (what-if) plan is labelled as such.
         if plan.derived:
             table.add_row("derived", one_line(plan.derived), Text("what-if plan", "yellow"))
         self.update(table.text)
+
+
+def aggregation_source(plan: Plan, aggregation: str) -> str:
+    """Where the report's aggregation came from: a hierarchy replaces the requested mode
+    (``category_hierarchy`` is never requested, so its source is the hierarchy's)."""
+    requested = plan.sources.get("aggregation", "")
+    if aggregation == plan.aggregation:
+        return requested
+    hierarchy = plan.sources.get("hierarchy", "the hierarchy")
+    return f"{hierarchy} (a hierarchy replaces the requested {plan.aggregation}: {requested})"
 
 
 class _Rows:

@@ -70,3 +70,226 @@ async def test_end_and_home_move_the_cursor_of_the_runs_list(alike_root: Path) -
         assert table.cursor_row == 0
         await pilot.press("pagedown")
         assert table.cursor_row == len(ALIKE) - 1
+
+
+# Finding a task: the palette, ``/`` and ``:`` each reach it in at most three keys after
+# the query (here one: enter).
+TASK = "raman-fitting"
+
+
+async def overview_at(pilot, size=(80, 24)):  # type: ignore[no-untyped-def]
+    from inspector.app.screens.overview import OverviewScreen
+
+    await settle(pilot)
+    for _ in range(100):
+        screen = pilot.app.screen
+        if isinstance(screen, OverviewScreen) and screen.session is not None:
+            return screen
+        await pilot.pause(0.05)
+    raise AssertionError("the overview did not load")
+
+
+async def typed(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
+    for char in text:
+        await pilot.press(char)
+    await pilot.pause(0.3)  # the palette searches in a worker
+    await settle(pilot)
+
+
+def on_task(pilot, task_id: str = TASK) -> bool:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.task import TaskScreen
+
+    screen = pilot.app.screen
+    return isinstance(screen, TaskScreen) and screen.task_id == task_id
+
+
+@pilot_test
+async def test_palette_finds_a_task_id_and_enter_opens_it(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await overview_at(pilot)
+        await pilot.press("ctrl+p")
+        await typed(pilot, "raman")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert on_task(pilot), pilot.app.screen
+
+
+@pilot_test
+async def test_colon_jumps_to_a_task_id_from_the_overview(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await overview_at(pilot)
+        await pilot.press("colon")
+        await typed(pilot, "raman")
+        await pilot.press("enter")
+        await settle(pilot)
+        assert on_task(pilot), pilot.app.screen
+
+
+@pilot_test
+async def test_slash_on_the_tasks_screen_filters_as_you_type_and_enter_opens(run_path) -> None:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.tasks import TasksScreen
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await overview_at(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TasksScreen)
+        await pilot.press("slash")
+        await typed(pilot, "raman")
+        assert [row.task_id for row in screen.shown] == [TASK]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert on_task(pilot), pilot.app.screen
+        await pilot.press("escape")
+        await settle(pilot)
+        # escape in the field clears it and gives the table the focus back
+        screen.filter_bar.query_one("#text").focus()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert screen.task_filter.text == "" and len(screen.shown) == screen.total
+        assert screen.focused is screen.task_table
+
+
+@pilot_test
+async def test_slash_finds_the_reason_text_too(run_path) -> None:  # type: ignore[no-untyped-def]
+    """The text filter looks in the reduction's words: ``missing`` finds the tasks whose
+    attempt is missing."""
+    from inspector.app.screens.tasks import TasksScreen
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(140, 45)) as pilot:
+        await overview_at(pilot)
+        await pilot.press("t")
+        await settle(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, TasksScreen)
+        await pilot.press("slash")
+        await typed(pilot, "missing")
+        assert screen.shown and all("missing" in row.words for row in screen.shown)
+
+
+@pilot_test
+async def test_palette_opens_a_run_of_the_root_then_a_category(alike_root: Path) -> None:
+    from inspector.app.screens.overview import OverviewScreen
+    from inspector.app.screens.tasks import TasksScreen
+
+    app = InspectorApp([alike_root])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await checked_screen(pilot, settle)
+        await pilot.press("ctrl+p")
+        await typed(pilot, "run: beta")
+        await pilot.press("enter")
+        screen = await overview_at(pilot)
+        assert isinstance(screen, OverviewScreen)
+        assert screen.path == alike_root / ALIKE[1]
+        await pilot.press("ctrl+p")
+        await typed(pilot, "category: physics")
+        await pilot.press("enter")
+        await settle(pilot)
+        tasks = pilot.app.screen
+        assert isinstance(tasks, TasksScreen)
+        assert tasks.task_filter.categories == frozenset({"Physics"})
+
+
+# Every panel of the overview in one key at 80×24.
+@pilot_test
+async def test_every_overview_panel_is_one_key_away_at_80x24(run_path) -> None:  # type: ignore[no-untyped-def]
+    from widgets.category_tree import CategoryTree
+    from widgets.distribution import Distribution
+    from widgets.plan_panel import PlanPanel
+    from widgets.series_table import SeriesTable
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await overview_at(pilot)
+
+        def on_screen(widget) -> bool:  # type: ignore[no-untyped-def]
+            region = widget.region
+            return bool(widget.display and region.height and region.width >= 40
+                        and screen.region.contains_region(region.intersection(screen.region))
+                        and region.intersection(screen.region).height)  # fmt: skip
+
+        for key, kind in (("4", PlanPanel), ("3", Distribution), ("2", CategoryTree),
+                          ("1", SeriesTable)):  # fmt: skip
+            await pilot.press(key)
+            await settle(pilot)
+            widget = screen.query_one(kind)
+            assert on_screen(widget), (key, kind.__name__, widget.region)
+        assert screen.focused is screen.series_table
+
+
+def test_plan_panel_names_the_hierarchy_as_the_source_of_category_hierarchy(run_path) -> None:  # type: ignore[no-untyped-def]
+    """The run asks for no aggregation (micro_weighted by default) but has a hierarchy: the
+    report's aggregation is category_hierarchy, and its source is the hierarchy's."""
+    from inspector.loading import open_session
+    from widgets.plan_panel import aggregation_source
+
+    rec = open_session(run_path("k3_avg_hierarchy")).recomputation
+    assert rec is not None and rec.report.aggregation == "category_hierarchy"
+    source = aggregation_source(rec.plan, rec.report.aggregation)
+    assert source.startswith("run_info.json request.benchmark.params.category_hierarchy"), source
+    assert aggregation_source(rec.plan, rec.plan.aggregation) == "default (micro_weighted)"
+
+
+@pilot_test
+async def test_p_without_load_problems_says_so(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await overview_at(pilot)
+        assert not screen.session.problems
+        await pilot.press("p")
+        await settle(pilot)
+        assert any("No load problems" in str(n.message) for n in app._notifications)
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30)])
+@pilot_test
+async def test_role_and_interval_stay_at_narrow_widths(run_path, size) -> None:  # type: ignore[no-untyped-def]
+    """Where the Role and 95% CI columns fold, the role is a mark before the series id and
+    the interval's half-width follows the value."""
+    app = InspectorApp([run_path("compare_a")])
+    async with app.run_test(size=size) as pilot:
+        screen = await overview_at(pilot)
+        await settle(pilot)
+        table = screen.series_table
+        rec = screen.session.recomputation
+        for row, series in enumerate(rec.report.series):
+            cells = [table.get_cell_at((row, c)).plain for c in range(len(table.columns))]
+            if "role" in table.folded:
+                mark = {"headline": "H", "auxiliary": "a"}[series.role]
+                assert cells[0].split()[0] == mark, (series.role, cells)
+            else:
+                assert series.role in cells
+            if "interval" in table.folded:
+                stats = screen.intervals[series.series_id].own.interval
+                if stats.ci_low is not None:
+                    half = (stats.ci_high - stats.ci_low) / 2
+                    assert any(f"±{half:.2g}" in cell for cell in cells), cells
+
+
+@pytest.mark.parametrize(("size", "per_row"), [((80, 24), 1), ((100, 30), 2), ((140, 45), 3)])
+@pilot_test
+async def test_attempt_cards_side_by_side_and_the_next_attempt_key(run_path, size, per_row) -> None:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.task import TaskScreen
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=size) as pilot:
+        screen = await overview_at(pilot)
+        app.push_screen(TaskScreen(screen.session, TASK, "correct.avg@3"))
+        await settle(pilot)
+        task = app.screen
+        assert isinstance(task, TaskScreen)
+        rows = {card.region.y for card in task.cards}
+        assert len(task.cards) == 3 and len(rows) == -(-3 // per_row), (size, rows)
+        first = task.focused_attempt()
+        await pilot.press("full_stop")
+        await settle(pilot)
+        assert task.focused_attempt() == first % 3 + 1
+        card = task.cards[task.focused_attempt() - 1]
+        assert task.query_one("#task-body").region.contains_region(card.region) or (
+            card.region.y >= task.query_one("#task-body").region.y
+        )

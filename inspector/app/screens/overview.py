@@ -25,7 +25,7 @@ from inspector.app.messages import (
     SessionLoaded,
 )
 from inspector.app.navigation import OpenDetail
-from inspector.app.screens.overview_actions import OverviewActions
+from inspector.app.screens.overview_actions import PANEL_KEYS, OverviewActions, panel_tabs
 from inspector.app.titles import RUN_LABEL_CELLS, middle, place, run_label
 from inspector.engine.recomputation import Recomputation
 from inspector.loading import heap
@@ -34,7 +34,7 @@ from inspector.resolve import Overrides
 from inspector.session import Difference, Session
 from inspector.views.audit import InCount
 from inspector.views.run_stats import SeriesStats
-from inspector.views.stats import bounds_text
+from inspector.views.stats import bounds_text, half_width_text
 from inspector.views.task_index import TaskIndexes
 from inspector.views.tasks import (
     COUNTS_NOTE,
@@ -75,6 +75,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        *PANEL_KEYS,
         Binding("t", "tasks", "Tasks", tooltip="All tasks for the selected series"),
         Binding(
             "l",
@@ -140,13 +141,14 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         yield SeriesTable()
         yield Static(Text(COUNTS_NOTE, "dim"), id="counts-note")
         yield Static(Text(COUNTS_NOTE_SHORT, "dim"), id="counts-note-short")
+        yield Static(panel_tabs("tree"), id="panel-tabs")
         with Horizontal(id="overview-lower"):
             with Vertical(id="overview-left"):
                 yield CategoryTree()
                 yield Static(id="tree-cursor")
             with VerticalScroll(id="overview-right"):
                 yield Distribution()
-                yield Static("Plan", classes="section-title")
+                yield Static("Plan", classes="section-title", id="plan-title")
                 yield PlanPanel()
         yield Static("Load problems", classes="section-title", id="problems-title")
         yield ProblemsTable()
@@ -159,9 +161,6 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         self._early = host.take_early(self.path) if host is not None else None
         self._previewed = False
         self.reload()
-
-    def on_resize(self) -> None:
-        self.set_class(self.size.width < 100, "-tiny")
 
     @on(ProblemsTable.ProblemChosen)
     def _problem_chosen(self, message: ProblemsTable.ProblemChosen) -> None:
@@ -354,7 +353,8 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
             return  # an earlier load's
         self.intervals = message.stats
         self.series_table.show_intervals(
-            {sid: bounds_text(stats.own.interval) for sid, stats in message.stats.items()}
+            {sid: bounds_text(stats.own.interval) for sid, stats in message.stats.items()},
+            {sid: half_width_text(stats.own.interval) for sid, stats in message.stats.items()},
         )
         shown, self.selected_series = self.selected_series, None
         if shown is not None:
