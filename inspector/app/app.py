@@ -40,6 +40,9 @@ class InspectorApp(Navigator):
     COMMANDS = App.COMMANDS | {InspectorCommands, *PROVIDERS}
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
     """Screens narrower than 120 columns get ``-narrow`` (a tighter footer and filter bar)."""
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (30, "-tall")]
+    """Screens lower than 30 rows get ``-short`` (the compare screen's task table keeps 8
+    rows at 80×24)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", tooltip="Leave the inspector"),

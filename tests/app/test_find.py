@@ -293,3 +293,61 @@ async def test_attempt_cards_side_by_side_and_the_next_attempt_key(run_path, siz
         assert task.query_one("#task-body").region.contains_region(card.region) or (
             card.region.y >= task.query_one("#task-body").region.y
         )
+
+
+@pytest.mark.parametrize("size", [(80, 24), (140, 45)])
+@pilot_test
+async def test_the_title_keeps_the_run_s_own_folder(alike_root: Path, size) -> None:  # type: ignore[no-untyped-def]
+    """Under a long namespace the title shortens the namespace, never the part that tells
+    the run from its neighbours (``syn_alpha_…`` / ``syn_beta_…``)."""
+    from textual.widgets import Header
+
+    app = InspectorApp([alike_root / ALIKE[0]])
+    async with app.run_test(size=size) as pilot:
+        screen = await overview_at(pilot)
+        await settle(pilot)
+        shown = str(screen.query_one(Header).query_one("HeaderTitle").render())
+        assert "syn_alpha_avg_fatal_hierarchy" in shown, shown
+        assert shown.startswith("gpt_"), shown
+
+
+@pilot_test
+async def test_slash_on_the_runs_screen_then_enter_opens_the_first_match(alike_root: Path) -> None:
+    from inspector.app.screens.overview import OverviewScreen
+
+    app = InspectorApp([alike_root])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await checked_screen(pilot, settle)
+        screen.run_table.focus()
+        await pilot.press("end")  # the cursor elsewhere than on the match
+        await pilot.press("slash")
+        await typed(pilot, "beta")
+        await pilot.press("enter")
+        overview = await overview_at(pilot)
+        assert isinstance(overview, OverviewScreen)
+        assert overview.path == alike_root / ALIKE[1]
+        await pilot.press("escape")
+        await settle(pilot)
+        await pilot.press("slash")
+        await pilot.press("escape")  # escape clears the filter and leaves the field
+        await settle(pilot)
+        assert screen.filter_input.value == "" and screen.focused is screen.run_table
+        assert len(screen.run_table.rows_shown) == len(ALIKE)
+
+
+@pilot_test
+async def test_the_compare_task_table_keeps_eight_rows_at_80x24(run_path) -> None:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.compare import CompareScreen
+    from inspector.loading import open_session
+    from inspector.views.compare import compare
+
+    app = InspectorApp([run_path("compare_a")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await overview_at(pilot)
+        a, b = open_session(run_path("compare_a")), open_session(run_path("compare_b"))
+        assert a.recomputation is not None and b.recomputation is not None
+        comparison = compare(a.recomputation, b.recomputation, label_a="a", label_b="b")
+        app.push_screen(CompareScreen(comparison, (a, b)))
+        await settle(pilot)
+        table = app.screen.query_one("#compare-tasks")
+        assert table.region.height >= 1 + 8, table.region  # its header and 8 rows

@@ -26,7 +26,7 @@ from inspector.app.messages import (
 )
 from inspector.app.navigation import OpenDetail
 from inspector.app.screens.overview_actions import PANEL_KEYS, OverviewActions, panel_tabs
-from inspector.app.titles import RUN_LABEL_CELLS, middle, place, run_label
+from inspector.app.titles import place, run_label, run_title
 from inspector.engine.recomputation import Recomputation
 from inspector.loading import heap
 from inspector.loading.preview import preview_of
@@ -46,7 +46,7 @@ from widgets.banner import Banner
 from widgets.category_tree import CategoryTree, node_line
 from widgets.distribution import Distribution
 from widgets.key_footer import KeyFooter
-from widgets.literal import literal_plain, one_line
+from widgets.literal import one_line
 from widgets.plan_panel import PlanPanel
 from widgets.problems_table import ProblemsTable, problem_text
 from widgets.series_table import SeriesTable
@@ -155,7 +155,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.title = middle(literal_plain(run_label(self.path)), RUN_LABEL_CELLS)
+        self.title = run_title(self.path)
         self.sub_title = "overview"
         host = host_of(self)
         self._early = host.take_early(self.path) if host is not None else None
