@@ -189,7 +189,7 @@ task with has_error, whatever its state.
             id="code",
             tooltip="Issue code",
         )
-        yield FilterInput(value=f.text, placeholder="/ id, category, reason, code", id="text")
+        yield FilterInput(value=f.text, placeholder="/ text (id, category, reason, code)", id="text")
 
     def on_mount(self) -> None:
         self._ready = True

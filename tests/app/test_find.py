@@ -351,3 +351,44 @@ async def test_the_compare_task_table_keeps_eight_rows_at_80x24(run_path) -> Non
         await settle(pilot)
         table = app.screen.query_one("#compare-tasks")
         assert table.region.height >= 1 + 8, table.region  # its header and 8 rows
+
+
+@pilot_test
+async def test_diagnostics_sources_break_between_words_at_80_columns(run_path) -> None:  # type: ignore[no-untyped-def]
+    from textual.widgets import OptionList
+
+    from inspector.app.screens.diagnostics import DiagnosticsScreen
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await overview_at(pilot)
+        app.push_screen(DiagnosticsScreen(screen.session, TASK, 1))
+        await settle(pilot)
+        options = app.screen.query_one("#sources", OptionList)
+        prompts = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert any(p.replace("\n", "") == "artifacts.execution_diagnostics" for p in prompts)
+        labels = {source.label for source in app.screen.sources}
+        for prompt in prompts:
+            lines = prompt.split("\n")
+            assert all(len(line) <= 25 for line in lines), prompt
+            for n, line in enumerate(lines[:-1]):  # each break at a space (dropped), or
+                head, tail = "\n".join(lines[: n + 1]), "\n".join(lines[n + 1 :])  # after . / - _
+                assert line[-1] in "./-_" or (head + " " + tail).replace("\n", "") in {
+                    label.replace("\n", "") for label in labels
+                }, (prompt, line)
+
+
+@pilot_test
+async def test_marks_and_colours_have_a_legend_on_screen(run_path) -> None:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.tasks import TasksScreen
+
+    from .helpers import static_text
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await overview_at(pilot)
+        app.push_screen(TasksScreen(screen.session, __import__(
+            "inspector.views.tasks", fromlist=["TaskFilter"]).TaskFilter("correct.avg@3")))  # fmt: skip
+        await settle(pilot)
+        note = static_text(app.screen.query_one("#tasks-note"))
+        assert "! ERROR/FATAL issue" in note and "✓ passed" in note, note

@@ -24,6 +24,7 @@ from inspector.session import Session
 from inspector.views.documents import Document
 from widgets.key_footer import KeyFooter
 from widgets.literal import one_line
+from widgets.plan_panel import broken
 from widgets.text_pager import TextPager
 
 
@@ -208,8 +209,9 @@ list of sections; **z** wraps long lines; **y** copies the document.
         pager_focused = self.focused is self.pager
         self.current_key = None  # open the section again: it is another attempt's now
         self.source_list.clear_options()
-        self.source_list.add_options(
-            Option(one_line(s.label, max_chars=60), id=s.key) for s in self.sources
+        room = 25 if self.size.width < 120 else 35  # the list's width (tcss) less its frame
+        self.source_list.add_options(  # a long name breaks after a dot, not inside a word
+            Option(broken(one_line(s.label, max_chars=60), room), id=s.key) for s in self.sources
         )
         self.show_notice(None, None)
         if message.error:

@@ -42,6 +42,11 @@ from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import FormatValue, TaskTable, marks_text, task_columns
 from widgets.virtual_table import Column, VirtualTable
 
+MARK_WORDS = {"✓": "passed", "✗": "failed", "◐": "partial", "·": "not run",
+              "!": "ERROR/FATAL issue", "?": "no observation"}  # fmt: skip
+"""The legend of the attempt marks on screen (:data:`inspector.views.outcomes.MARK_MEANINGS`
+in full on the help screen)."""
+
 
 class TasksScreen(InspectorScreen):
     """Every task of the run with its state for one series; filters and sorting."""
@@ -211,6 +216,10 @@ list; opening a count from the overview lands here filtered to exactly its tasks
                 f" · sorted by {self.sort_column}{' (reversed)' if self.sort_reverse else ''}"
             )
         note.append("\n" + (COUNTS_NOTE if self.size.width >= 120 else COUNTS_NOTE_SHORT), "dim")
+        marks = {mark for row in self.shown for mark in row.marks}
+        if marks:
+            note.append("\nattempts: ", "dim")
+            note.append(" ".join(f"{m} {w}" for m, w in MARK_WORDS.items() if m in marks), "dim")
         self.note.update(note)
 
     @on(TaskFilterBar.Changed)
