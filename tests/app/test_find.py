@@ -392,3 +392,29 @@ async def test_marks_and_colours_have_a_legend_on_screen(run_path) -> None:  # t
         await settle(pilot)
         note = static_text(app.screen.query_one("#tasks-note"))
         assert "! ERROR/FATAL issue" in note and "✓ passed" in note, note
+
+
+@pilot_test
+async def test_slash_on_the_count_ledger_filters_and_enter_opens(run_path) -> None:  # type: ignore[no-untyped-def]
+    from inspector.app.screens.ledger import LedgerScreen
+
+    app = InspectorApp([run_path("k3_avg_hierarchy")])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await overview_at(pilot)
+        await pilot.press("l")
+        await settle(pilot)
+        ledger = app.screen
+        assert isinstance(ledger, LedgerScreen)
+        everything = len(ledger.tasks)
+        await pilot.press("slash")
+        await typed(pilot, "raman")
+        assert [t.task_id for t in ledger.tasks] == [TASK]
+        await pilot.press("enter")
+        await settle(pilot)
+        assert on_task(pilot), app.screen
+        await pilot.press("escape")
+        await settle(pilot)
+        ledger.query_one("#ledger-find").focus()
+        await pilot.press("escape")
+        await settle(pilot)
+        assert len(ledger.tasks) == everything and ledger.focused is ledger.task_table

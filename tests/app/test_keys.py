@@ -48,6 +48,7 @@ SAME_MEANING = {
     "focus_filters": "filter",
     "next_filter": "filter",
     "focus_text": "find",
+    "find": "find",
     "clear_filter": "leave",  # escape in a filter field: clear it and leave the field
     "scroll_top": "first row",
     "first_row": "first row",
