@@ -107,7 +107,9 @@ def fit(columns: Sequence[Column], width: int, wanted: dict[str, int]) -> list[t
 
 def run_cell(relative: str, width: int) -> Text:
     """The run's path under the root in ``width`` cells: the namespace is shortened first
-    (in the middle), so the run's own folder name stays whole while it fits."""
+    (in the middle), so the run's own folder name stays whole while it fits; a folder too
+    long for that keeps four cells of namespace (never only ``…/``) and is cut in the
+    middle."""
     namespace, slash, folder = relative.rpartition("/")
     text = literal(relative)
     if text.cell_len <= width or not slash:
@@ -116,8 +118,8 @@ def run_cell(relative: str, width: int) -> Text:
     room = width - name.cell_len - 1
     if room >= 3:
         return one_line_middle(namespace, room) + Text(slash) + name
-    if room >= 1:
-        return Text("…", "dim italic") + Text(slash) + name
+    if width >= 12:  # the namespace's two ends stay, the folder is cut in the middle
+        return one_line_middle(namespace, 4) + Text(slash) + one_line_middle(folder, width - 5)
     return one_line_middle(relative, width)
 
 

@@ -142,3 +142,16 @@ def test_distinct_names_stay_distinct_when_any_cut_can_tell_them_apart(
             core = max(len(a), len(b)) - min(prefix + suffix, min(len(a), len(b)))
             if core + 4 <= width:
                 assert cut[i] != cut[j], (a, b, cut[i])
+
+
+def test_a_run_cell_never_drops_the_namespace() -> None:
+    """At 140 columns a long folder name left only ``…/`` of its namespace."""
+    from widgets.run_table import run_cell
+
+    relative = "screens_long_namespace/e2e_k3_avg_fatal_hierarchy"
+    for width in (12, 20, 27, 30, 40):
+        cell = run_cell(relative, width).plain
+        assert len(cell) <= width, (width, cell)
+        namespace = cell.partition("/")[0]
+        assert namespace and namespace != "…", (width, cell)
+        assert namespace[0] == "s" and cell.endswith("rchy"), (width, cell)
