@@ -116,7 +116,7 @@ def run_cell(relative: str, width: int) -> Text:
         return one_line_middle(relative, width)
     name = literal(folder)
     room = width - name.cell_len - 1
-    if room >= 3:
+    if room >= 4:
         return one_line_middle(namespace, room) + Text(slash) + name
     if width >= 12:  # the namespace's two ends stay, the folder is cut in the middle
         return one_line_middle(namespace, 4) + Text(slash) + one_line_middle(folder, width - 5)
