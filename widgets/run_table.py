@@ -108,8 +108,8 @@ def fit(columns: Sequence[Column], width: int, wanted: dict[str, int]) -> list[t
 def run_cell(relative: str, width: int) -> Text:
     """The run's path under the root in ``width`` cells: the namespace is shortened first
     (in the middle), so the run's own folder name stays whole while it fits; a folder too
-    long for that keeps four cells of namespace (never only ``…/``) and is cut in the
-    middle."""
+    long for that is cut with it in the middle, the namespace's start kept (never only
+    ``…/``)."""
     namespace, slash, folder = relative.rpartition("/")
     text = literal(relative)
     if text.cell_len <= width or not slash:
@@ -118,9 +118,10 @@ def run_cell(relative: str, width: int) -> Text:
     room = width - name.cell_len - 1
     if room >= 4:
         return one_line_middle(namespace, room) + Text(slash) + name
-    if width >= 12:  # the namespace's two ends stay, the folder is cut in the middle
-        return one_line_middle(namespace, 4) + Text(slash) + one_line_middle(folder, width - 5)
-    return one_line_middle(relative, width)
+    if room == 3 and literal(namespace[0] + namespace[-1]).cell_len == 2:  # "t…l", not "…l"
+        ends = literal(namespace[0]) + Text("…", "dim italic") + literal(namespace[-1])
+        return ends + Text(slash) + name
+    return one_line_middle(relative, width)  # the namespace's start stays (never only …/)
 
 
 NAMES: dict[str, Callable[[RunRow], str]] = {

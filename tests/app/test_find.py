@@ -346,7 +346,9 @@ async def test_the_compare_task_table_keeps_eight_rows_at_80x24(run_path) -> Non
         await overview_at(pilot)
         a, b = open_session(run_path("compare_a")), open_session(run_path("compare_b"))
         assert a.recomputation is not None and b.recomputation is not None
-        comparison = compare(a.recomputation, b.recomputation, label_a="a", label_b="b")
+        long = "qwen3-coder-480b-a35b-instruct_terminal_bench_2_terminus2_long_namespace/2026113"
+        comparison = compare(a.recomputation, b.recomputation, label_a=f"{long}3",
+                             label_b=f"{long}4")  # fmt: skip
         app.push_screen(CompareScreen(comparison, (a, b)))
         await settle(pilot)
         table = app.screen.query_one("#compare-tasks")
