@@ -68,7 +68,9 @@ class SeriesTable(ListTable[Text]):
 One row per series of the recomputed report. The value column shows the official value, or
 the reference value (marked *reference*) when the evaluation failed; `95% CI` is its
 interval (attempts of a task averaged first; see `inspector stats`).
-Move to a count and press **enter** to list exactly the tasks behind it.
+Move to a count and press **enter** to list exactly the tasks behind it. On a narrow
+terminal the role is a mark before the series id (`H` headline, `a` auxiliary) and the
+interval its half-width after the value (`0.5469 ±0.28`).
 """
 
     DEFAULT_CSS = """

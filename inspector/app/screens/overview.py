@@ -71,7 +71,8 @@ for the series and count under the cursor — or for the tree node, when the tre
 **w** compares the stored plan with a what-if plan (k=1, avg@j, pass@j); **i** lists the
 issues and retries; **f** lists the flaky tasks (attempts that disagree) with the pass@j and
 pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
-`95% CI` and `±95%` are intervals with a task's attempts averaged first.
+`95% CI` and `±95%` are intervals with a task's attempts averaged first. Below 100 columns
+**1**–**4** show the series table, the tree, the distribution or the plan (the plan's sources).
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
