@@ -108,8 +108,8 @@ def fit(columns: Sequence[Column], width: int, wanted: dict[str, int]) -> list[t
 def run_cell(relative: str, width: int) -> Text:
     """The run's path under the root in ``width`` cells: the namespace is shortened first
     (in the middle), so the run's own folder name stays whole while it fits; a folder too
-    long for that is cut with it in the middle, the namespace's start kept (never only
-    ``…/``)."""
+    long for that keeps the namespace's first character while it can (``g…/20261130_000001``),
+    and a folder longer than the cell is cut with it in the middle."""
     namespace, slash, folder = relative.rpartition("/")
     text = literal(relative)
     if text.cell_len <= width or not slash:
@@ -121,7 +121,11 @@ def run_cell(relative: str, width: int) -> Text:
     if room == 3 and literal(namespace[0] + namespace[-1]).cell_len == 2:  # "t…l", not "…l"
         ends = literal(namespace[0]) + Text("…", "dim italic") + literal(namespace[-1])
         return ends + Text(slash) + name
-    return one_line_middle(relative, width)  # the namespace's start stays (never only …/)
+    if room == 2 and literal(namespace[0]).cell_len == 1:  # "g…/20261130_000001"
+        return literal(namespace[0]) + Text("…", "dim italic") + Text(slash) + name
+    if room >= 1:  # the folder whole, before the namespace (issue 14)
+        return Text("…", "dim italic") + Text(slash) + name
+    return one_line_middle(relative, width)  # the namespace's start stays
 
 
 NAMES: dict[str, Callable[[RunRow], str]] = {
