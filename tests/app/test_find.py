@@ -222,19 +222,6 @@ async def test_every_overview_panel_is_one_key_away_at_80x24(run_path) -> None: 
         assert screen.focused is screen.series_table
 
 
-def test_plan_panel_names_the_hierarchy_as_the_source_of_category_hierarchy(run_path) -> None:  # type: ignore[no-untyped-def]
-    """The run asks for no aggregation (micro_weighted by default) but has a hierarchy: the
-    report's aggregation is category_hierarchy, and its source is the hierarchy's."""
-    from inspector.loading import open_session
-    from widgets.plan_panel import aggregation_source
-
-    rec = open_session(run_path("k3_avg_hierarchy")).recomputation
-    assert rec is not None and rec.report.aggregation == "category_hierarchy"
-    source = aggregation_source(rec.plan, rec.report.aggregation)
-    assert source.startswith("run_info.json request.benchmark.params.category_hierarchy"), source
-    assert aggregation_source(rec.plan, rec.plan.aggregation) == "default (micro_weighted)"
-
-
 @pilot_test
 async def test_p_without_load_problems_says_so(run_path) -> None:  # type: ignore[no-untyped-def]
     app = InspectorApp([run_path("k3_avg_hierarchy")])

@@ -210,14 +210,20 @@ list of sections; **z** wraps long lines; **y** copies the document.
         self.current_key = None  # open the section again: it is another attempt's now
         self.source_list.clear_options()
         room = 25 if self.size.width < 120 else 35  # the list's width (tcss) less its frame
+        labels = [one_line(s.label, max_chars=60) for s in self.sources]
+        for label, source in zip(labels, self.sources, strict=True):
+            if not source.recorded:
+                label.stylize("dim")
         self.source_list.add_options(  # a long name breaks after a dot, not inside a word
-            Option(broken(one_line(s.label, max_chars=60), room), id=s.key) for s in self.sources
+            Option(broken(label, room), id=s.key)
+            for label, s in zip(labels, self.sources, strict=True)
         )
         self.show_notice(None, None)
         if message.error:
             self.show_notice("cannot list the sources", message.error)
         if self.sources:
-            self.source_list.highlighted = keys.index(keep) if keep is not None else 0
+            first = next((i for i, s in enumerate(self.sources) if s.recorded), 0)
+            self.source_list.highlighted = keys.index(keep) if keep is not None else first
             (self.pager if pager_focused and keep is not None else self.source_list).focus()
         else:
             self.pager.show(None)
