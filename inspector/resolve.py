@@ -72,9 +72,17 @@ def benchmark_params(
 GUESSED = "guessed from the attempts' observations"
 
 
-def contract_guessed(source: str) -> bool:
-    """Whether a contract with this ``source`` was (partly) guessed from observations."""
-    return GUESSED in source
+# In the source of a contract rebuilt from a stored pass@k>1 report none of whose attempts
+# observed another metric: its auxiliary metrics (which such a report does not list) are
+# unknown. That matters only to a plan that lists them (k=1, avg).
+AUXILIARIES_UNLISTED = "which lists no auxiliary metric (pass@k), and no attempt observed one"
+
+
+def contract_guessed(source: str, lists_auxiliaries: bool = False) -> bool:
+    """Whether a contract with this ``source`` was (partly) guessed from observations;
+    ``lists_auxiliaries``: for a plan that lists every metric (k=1, avg), where the
+    auxiliaries a stored pass@k report hides are missing too (issue 39)."""
+    return GUESSED in source or (lists_auxiliaries and AUXILIARIES_UNLISTED in source)
 
 
 def contract_from_stored(stored: Mapping[str, Any], tasks: Sequence[TaskRecord]) -> MetricContract:
@@ -131,6 +139,8 @@ def contract_from_stored(stored: Mapping[str, Any], tasks: Sequence[TaskRecord])
     source = "inferred from the stored metrics.json"
     if guessed:
         source += f", with {', '.join(guessed)} {GUESSED}"
+    elif not lists_every_metric:
+        source += f", {AUXILIARIES_UNLISTED}"
     return MetricContract(metrics, source=source)
 
 
