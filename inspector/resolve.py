@@ -55,6 +55,27 @@ def run_identity(
     return pick("benchmark"), pick("model")
 
 
+PARAMS_MAX_DEPTH = 493
+"""The deepest request.benchmark.params AgentCompass 1.0.1 scores: its summary deep-copies
+them first, and with params 495 levels deep that runs out of stack (measured with the
+oracle: a hierarchy chain of 245 levels, params 493 deep, is scored; of 246, 495 deep, is
+not; 494 cannot be told from these)."""
+
+
+def nesting(value: Any) -> int:
+    """How deeply objects and arrays nest in ``value`` (a scalar: 0; ``{}``: 1), without
+    recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        todo.extend((child, level + 1) for child in children)
+    return deepest
+
+
 def benchmark_params(
     run_info: Mapping[str, Any] | None, params: Mapping[str, Any] | None
 ) -> dict[str, Any]:
@@ -217,6 +238,11 @@ def resolve_plan(
         "--benchmark" if o.benchmark_id is not None else "run_info.json request.benchmark.id"
     )
     bparams = benchmark_params(run_info, params)
+    if (depth := nesting(bparams)) > PARAMS_MAX_DEPTH:
+        raise PlanError(
+            f"request.benchmark.params is nested {depth} levels deep: AgentCompass's summary "
+            "cannot copy it (deepcopy: RecursionError) and refuses the run"
+        )
 
     if o.aggregation is not None:
         aggregation, sources["aggregation"] = o.aggregation, "--aggregation"

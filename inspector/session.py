@@ -183,4 +183,6 @@ def score_run(
         return Session(run, refusal=refusal, refusal_path=exc.source or "details")
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         return Session(run, refusal=str(exc) or type(exc).__name__, refusal_path="run_info.json")
+    except RecursionError:  # a plan too deeply nested for the engine (issue 39)
+        return Session(run, refusal="nested too deeply to score", refusal_path="run_info.json")
     return Session(run, recomputation, own_plan=own_plan)
