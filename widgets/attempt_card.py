@@ -51,7 +51,8 @@ class AttemptCard(Static, can_focus=True):
 
     HELP = """\
 ## Attempt
-Status, every metric observation, issues (severity, phase, code, message), retries of this
+Status, every metric observation (with the benchmark rule that made them, when one did:
+the fallback recorded when an evaluation times out), issues (severity, phase, code, message), retries of this
 attempt, duration and telemetry (`meta.harness.telemetry`) and the final answer.
 A missing attempt says whether the pass early stop forgave it.
 """
@@ -85,12 +86,15 @@ A missing attempt says whether the pass early stop forgave it.
         payload: Mapping[str, Any] | None,
         payload_error: str | None = None,
         early_stopped: bool = False,
+        rule: str | None = None,
     ) -> None:
-        """Fill the card; ``payload`` is the attempt's result.json once it is loaded."""
+        """Fill the card; ``payload`` is the attempt's result.json once it is loaded;
+        ``rule`` names the benchmark rule its observations came from, if any."""
         self.set_class(attempt is None, "-missing")
         self.update(
             attempt_table(
                 attempt,
+                rule=rule,
                 retries=retries,
                 payload=payload,
                 payload_error=payload_error,
@@ -106,6 +110,7 @@ def attempt_table(
     payload: Mapping[str, Any] | None,
     payload_error: str | None = None,
     early_stopped: bool = False,
+    rule: str | None = None,
 ) -> Table:
     """What an :class:`AttemptCard` shows, as a Rich table (every result string literal)."""
     grid = Table.grid(padding=(0, 1))
@@ -127,6 +132,8 @@ def attempt_table(
         metrics.append(f" = {json_scalar(value)}\n")
     metrics.rstrip()
     grid.add_row("metrics", metrics if attempt.metrics else Text("none observed", "dim"))
+    if rule:
+        grid.add_row("rule", Text(rule, "yellow"))
     issues = Text()
     for issue in attempt.issues:
         issues.append(issue.severity.upper(), SEVERITY_STYLES.get(issue.severity, ""))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.padding import Padding
 from rich.text import Text
@@ -18,7 +20,10 @@ class PlanPanel(Static):
 ## Plan
 How the run was recomputed: k, strategy, aggregation, hierarchy and metric contract, and
 where each came from (run_info.json, built-in table, stored metrics.json, ...).
-A derived (what-if) plan is labelled as such.
+Under the benchmark, its own rules that made values on screen (a corpus formula, the
+fallback recorded when an evaluation times out) and the report's `extra` (dataset
+revision, scoring note), as the result files hold them. A derived (what-if) plan is
+labelled as such.
 """
 
     DEFAULT_CSS = """
@@ -28,8 +33,11 @@ A derived (what-if) plan is labelled as such.
     }
     """
 
-    def show(self, plan: Plan, aggregation: str) -> None:
-        """Describe ``plan``; ``aggregation`` is the report's (hierarchy wins)."""
+    def show(
+        self, plan: Plan, aggregation: str, rules: Sequence[tuple[str, str, str]] = ()
+    ) -> None:
+        """Describe ``plan``; ``aggregation`` is the report's (hierarchy wins); ``rules``
+        are (key, value, source) rows of the benchmark's rules and the report's extra."""
         table = _Rows()
         sources = plan.sources
         contract = plan.contract
@@ -40,9 +48,15 @@ A derived (what-if) plan is labelled as such.
             "benchmark", one_line(plan.benchmark_id or "-"), one_line(sources.get("benchmark", ""))
         )
         table.add_row("model", one_line(plan.model_id or "-"), "")
+        for key, value, source in rules:  # the benchmark's: next to it, not below the contract
+            table.add_row(one_line(key), one_line(value, max_chars=300), one_line(source))
         table.add_row("k", Text(str(plan.k)), one_line(sources.get("k", "")))
         table.add_row("strategy", Text(plan.strategy), one_line(sources.get("strategy", "")))
-        table.add_row("aggregation", Text(aggregation), one_line(sources.get("aggregation", "")))
+        said = sources.get("aggregation", "")
+        if aggregation != plan.aggregation:  # the hierarchy replaced the requested mode
+            was = f"the default {plan.aggregation}" if said.startswith("default") else said
+            said = f"from the hierarchy; replaces {was}"
+        table.add_row("aggregation", Text(aggregation), one_line(said))
         table.add_row(
             "hierarchy",
             Text("yes" if plan.hierarchy else "none"),
@@ -84,7 +98,7 @@ class _Rows:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
         for key, value, source in self.rows:
-            if self.KEY_WIDTH + value.cell_len <= width:
+            if len(key) < self.KEY_WIDTH and self.KEY_WIDTH + value.cell_len <= width:
                 yield Text.assemble((key.ljust(self.KEY_WIDTH - 1), "bold"), " ", value)
             else:
                 yield Text(key, "bold")

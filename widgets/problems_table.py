@@ -24,7 +24,7 @@ def problem_text(problem: LoadProblem, where: str) -> Text:
         ("file", where),
         ("problem", problem.message),
         ("rule", problem.rule),
-        ("effect", problem.effect),
+        ("effect", effect_text(problem.effect).plain),
     ):
         text.append(f"{label:8}", "bold")
         text.append_text(literal(value, multiline=True, max_chars=4000))
@@ -34,6 +34,30 @@ def problem_text(problem: LoadProblem, where: str) -> Text:
 
 
 EFFECT_STYLES = {"refuses run": "bold red", "skipped": "yellow", "noted": "dim"}
+
+EFFECT_WORDS = {
+    "refuses run": "AgentCompass would refuse the run",
+    "skipped": "not used",
+    "noted": "still used",
+}
+"""What each effect means for the file, said in the title and in each row."""
+
+
+def effect_text(effect: str) -> Text:
+    """An effect and what it means for the file: ``skipped: not used``, ``noted: still used``."""
+    words = EFFECT_WORDS.get(effect)
+    return Text(f"{effect}: {words}" if words else effect, EFFECT_STYLES.get(effect, ""))
+
+
+def problems_title(problems: Sequence[LoadProblem]) -> str:
+    """``Load problems (2) — 1 skipped: not used · 1 noted: still used; press p to browse``."""
+    counts: dict[str, int] = {}
+    for problem in problems:
+        counts[problem.effect] = counts.get(problem.effect, 0) + 1
+    said = " · ".join(
+        f"{n} {effect}: {EFFECT_WORDS.get(effect, '')}" for effect, n in counts.items()
+    )
+    return f"Load problems ({len(problems)}) — {said}; press p to browse"
 
 
 class ProblemsTable(DataTable[Text]):
@@ -79,7 +103,7 @@ in full.
         self.problems = list(problems)
         for problem in problems:
             self.add_row(
-                Text(problem.effect, EFFECT_STYLES.get(problem.effect, "")),
+                effect_text(problem.effect),
                 cut_middle(one_line(problem.path or ".", max_chars=500), PATH_CELLS),
                 one_line(problem.message, max_chars=90),
                 one_line(problem.rule, max_chars=60),

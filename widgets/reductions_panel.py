@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from rich.console import Group
 from rich.table import Table
@@ -21,7 +21,8 @@ class ReductionsPanel(Static):
 ## Reductions
 For each series: the task's state and value, has_error, coverage (attempts recorded,
 attempts with the metric, attempts with an ERROR/FATAL issue, of k), and the reasons the
-engine gives for every state other than evaluated and for every has_error.
+engine gives for every state other than evaluated and for every has_error; *rule* names
+a benchmark rule that made the value (a corpus formula, an evaluation-timeout fallback).
 """
 
     DEFAULT_CSS = """
@@ -35,7 +36,9 @@ engine gives for every state other than evaluated and for every has_error.
         self,
         reductions: Sequence[TaskReduction],
         format_value: Callable[[str, float | None], str],
+        rules: Mapping[str, str] | None = None,
     ) -> None:
+        """``rules``: per series id, the benchmark rule behind the value, said as a reason."""
         table = Table(expand=True, box=None, padding=(0, 1), header_style="bold")
         table.add_column("Series", no_wrap=True)
         table.add_column("State", no_wrap=True)
@@ -55,6 +58,12 @@ engine gives for every state other than evaluated and for every has_error.
                 reasons_of.append_text(literal(reduction.series_id))
                 reasons_of.append(f" {reason.code}: ", "bold")
                 reasons_of.append_text(literal(reason.text, max_chars=300))
+            rule = (rules or {}).get(reduction.series_id)
+            if rule:
+                reasons_of.append("\n")
+                reasons_of.append_text(literal(reduction.series_id))
+                reasons_of.append(" rule: ", "bold yellow")
+                reasons_of.append_text(literal(rule, max_chars=400))
             table.add_row(
                 literal(reduction.series_id),
                 Text(reduction.state, STATE_STYLES.get(reduction.state, "")),

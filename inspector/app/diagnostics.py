@@ -38,6 +38,21 @@ class Source:
     open: Callable[[], Document]
     notice: str | None = None
     """Shown above the document: why it is shown as it is (e.g. result.json too large)."""
+    recorded: bool = True
+    """False for a source the attempt left empty: its document says nothing was recorded."""
+
+
+NOTHING = "nothing recorded"
+
+
+def _absent(name: str, where: str) -> Source:
+    """A source the attempt did not record: listed, saying so, instead of left out."""
+    text = f"Nothing recorded: {where}."
+
+    def build() -> Document:
+        return StringDocument(name, text)
+
+    return Source(f"absent:{name}", f"{name}: {NOTHING}", build, recorded=False)
 
 
 def _get(data: Any, *path: str) -> Any:
@@ -119,8 +134,12 @@ def attempt_sources(
     the raw file then comes first, with that notice.
     """
     sources: list[Source] = []
+    read = payload is not None and payload_problem is None
     payload = payload or {}
     diagnostics = _get(payload, "artifacts", "execution_diagnostics")
+    if diagnostics in (None, "") and read:
+        where = "result.json has no artifacts.execution_diagnostics"
+        sources.append(_absent("execution_diagnostics", f"{where} (or it is empty)"))
     if diagnostics not in (None, ""):
         sources.append(
             Source(
@@ -130,6 +149,15 @@ def attempt_sources(
             )
         )
     benchmark = _get(payload, "meta", "benchmark")
+    has = isinstance(benchmark, Mapping) and "eval_raw_data" in benchmark
+    if read and not has:
+        sources.append(
+            _absent("verifier output", "result.json has no meta.benchmark.eval_raw_data")
+        )
+    has = isinstance(benchmark, Mapping) and "badcase_analyzers" in benchmark
+    if read and not has and not payload.get("analysis_result"):
+        where = "result.json has no meta.benchmark.badcase_analyzers and no analysis_result"
+        sources.append(_absent("analyzers", where))
     if isinstance(benchmark, Mapping):
         for key in ("eval_raw_data", "badcase_analyzers", "infer_raw_data"):
             if key in benchmark:
@@ -179,6 +207,8 @@ def attempt_sources(
             )
         )
     trajectory = payload.get("trajectory")
+    if read and not (isinstance(trajectory, Mapping) and trajectory):
+        sources.append(_absent("trajectory", "result.json has no trajectory (or it is empty)"))
     if isinstance(trajectory, Mapping) and trajectory:
         steps = trajectory.get("steps")
         count = len(steps) if isinstance(steps, list) else 0
@@ -187,7 +217,12 @@ def attempt_sources(
             return StringDocument("trajectory", trajectory_text(trajectory))
 
         sources.append(Source("trajectory", f"trajectory ({count} steps)", build_trajectory))
-    for record in list_retry_records(run, entry, index):
+    folder = attempt_dir(entry, index)
+    records = list_retry_records(run, entry, index)
+    if not records:
+        where = f"no retry records under {relpath(folder, 'retries')}/ (this attempt did not retry)"
+        sources.append(_absent("retry records", where))
+    for record in records:
         if record.kind == "record":
             label = f"retry record {record.retry if record.retry is not None else '?'}"
             if record.stage:
@@ -202,7 +237,11 @@ def attempt_sources(
                     _file(rel, run, rel),
                 )
             )
-    for artifact in list_artifact_files(run, entry, index):
+    artifacts_found = list_artifact_files(run, entry, index)
+    if not artifacts_found:
+        where = f"no files under {relpath(folder, 'artifacts')}/"
+        sources.append(_absent("artifact files", where))
+    for artifact in artifacts_found:
         if artifact.is_link:
             continue
         name = artifact.path.split("/artifacts/", 1)[-1]
@@ -213,7 +252,6 @@ def attempt_sources(
                 _file(artifact.path, run, artifact.path),
             )
         )
-    folder = attempt_dir(entry, index)
     raw = Source(
         "raw:result.json",
         "result.json (raw file)",

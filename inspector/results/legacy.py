@@ -2,7 +2,9 @@
 
 Mirrors ``runtime/results/legacy.py: convert_legacy_attempt``: only structured evidence
 decides an issue; plain error text cannot, and then the attempt is unclassifiable
-(``LegacyClassificationUnknown``), which makes AgentCompass refuse the run.
+(``LegacyClassificationUnknown``), which makes AgentCompass refuse the run. The issue's
+message adds the attempt's own words to AgentCompass's generic one ("Historical judge
+failure: judge request timed out"); messages take no part in any count or value.
 """
 
 from __future__ import annotations
@@ -35,7 +37,9 @@ def convert_legacy_attempt(payload: dict[str, Any]) -> dict[str, Any]:
     if error:
         previous = artifacts.get("execution_diagnostics")
         if previous and not isinstance(previous, str):
-            raise LegacyConversionError("artifacts.execution_diagnostics must be text to append the v2 error")
+            raise LegacyConversionError(
+                "artifacts.execution_diagnostics must be text to append the v2 error"
+            )
         artifacts["execution_diagnostics"] = "\n".join(filter(None, [previous, str(error)]))
     extra = result.get("extra") or _benchmark_meta(result.get("meta")) or {}
     if not isinstance(extra, dict):
@@ -43,15 +47,21 @@ def convert_legacy_attempt(payload: dict[str, Any]) -> dict[str, Any]:
     manifest = artifacts.get("declared_artifacts") or {}
     scoring = extra.get("scoring") or {}
     if _failed_transfer(manifest):
-        issue = _issue("collect", "artifact_transfer_failed", "Historical artifact transfer failure")
+        said = _real_text(error, *_failed_entry_texts(manifest))
+        issue = _issue(
+            "collect", "artifact_transfer_failed", "Historical artifact transfer failure" + said
+        )
     elif (
         isinstance(scoring, dict)
         and scoring.get("error")
         and type(scoring.get("correct")) is bool
         and not any(key in scoring for key in _SCORED_KEYS)
     ):
-        issue = _issue("evaluate", "judge_failed", "Historical judge failure")
-    elif not error and isinstance(result.get("status"), str) and result["status"] in _CLEAN_STATUSES:
+        said = _real_text(error, scoring.get("error"))
+        issue = _issue("evaluate", "judge_failed", "Historical judge failure" + said)
+    elif (
+        not error and isinstance(result.get("status"), str) and result["status"] in _CLEAN_STATUSES
+    ):
         result["issues"] = []
         return result
     else:
@@ -61,6 +71,24 @@ def convert_legacy_attempt(payload: dict[str, Any]) -> dict[str, Any]:
         )
     result["issues"] = [issue]
     return result
+
+
+def _real_text(*texts: Any) -> str:
+    """``": <text>"``: the v2 attempt's own words (its ``error``, the scoring or transfer
+    error), which AgentCompass's generic message leaves out; "" when there are none."""
+    said = dict.fromkeys(t.strip() for t in texts if isinstance(t, str) and t.strip())
+    return f": {'; '.join(said)}" if said else ""
+
+
+def _failed_entry_texts(manifest: dict[str, Any]) -> list[Any]:
+    entries = manifest.get("entries", [])
+    if not isinstance(entries, list):
+        return []
+    return [
+        entry.get("error") or entry.get("message")
+        for entry in entries
+        if isinstance(entry, dict) and entry.get("status") == "failed"
+    ]
 
 
 def _benchmark_meta(meta: Any) -> Any:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from inspector.engine.model import TaskRecord
 from inspector.engine.recomputation import Recomputation
+from inspector.engine.reduction import TaskReduction
 from inspector.results.lazy import list_retry_records
 from inspector.results.problems import ResultFileError
 from inspector.results.reader import Run
@@ -40,6 +41,10 @@ class IssueRow:
     # count name -> the carrying tasks in that count of the chosen series (empty for WARNING)
     pushed: Mapping[str, tuple[str, ...]]
     effect: str
+    # Set on a row with no issue behind it: the engine's reason code (``missing_attempts``,
+    # ...), and each task's reason text as the engine words it, aligned with ``task_ids``.
+    reason: str | None = None
+    reason_texts: tuple[str, ...] = ()
 
 
 def _rank(value: str, order: Sequence[str]) -> tuple[int, str]:
@@ -84,6 +89,80 @@ def issue_table(rec: Recomputation, series_id: str | None = None) -> tuple[Issue
                 task_ids=tuple(carriers),
                 pushed=pushed,
                 effect=EFFECTS.get(severity, "unknown severity"),
+            )
+        )
+    return tuple(out)
+
+
+def issue_totals(rows: Sequence[IssueRow]) -> tuple[int, int]:
+    """(attempts, tasks) carrying at least one issue of ``rows``, each counted once.
+
+    An attempt carrying two codes is in two rows; the screen's totals count it once.
+    """
+    attempts = {attempt for row in rows for attempt in row.attempts}
+    return len(attempts), len({task_id for task_id, _ in attempts})
+
+
+NO_ISSUE = "none"
+RULE = "rule"
+"""Severity and phase of a row whose tasks a count holds by one of the engine's rules."""
+
+REASON_NAMES = {
+    "missing_attempts": "missing attempt",
+    "retry_only_attempts": "retry-only attempt",
+    "early_stop_not_credited": "early stop not credited",
+    "metric_not_observed": "metric not observed",
+    "corpus_formula": "corpus formula inputs",
+}
+"""The engine's reasons that carry no issue (:class:`inspector.engine.reduction.Reason`)."""
+
+REASON_EFFECTS = {
+    "missing_attempts": "a required attempt is missing: the task counts as error",
+    "retry_only_attempts": "the attempt left only a retry count, no result: it is missing",
+    "early_stop_not_credited": "the pass early stop does not forgive the missing attempts",
+    "metric_not_observed": "no attempt recorded the metric: no value (state unavailable)",
+    "corpus_formula": "the corpus formula's per-task inputs decide the task's state",
+}
+
+
+def unexplained_rows(rec: Recomputation, series_id: str | None = None) -> tuple[IssueRow, ...]:
+    """The tasks in a count of the series that no issue put there, by the engine's reason.
+
+    A task is listed when it is in ``error`` or ``unavailable`` and the engine gives a reason
+    that carries no issue (a missing attempt, a metric no attempt observed, ...); ``attempts``
+    are the attempts that reason names (the missing ones, for a missing attempt).
+    """
+    series = series_of(rec, series_id)
+    rows = reductions_of(rec, series.series_id)
+    if rows is None:
+        return ()
+    found: dict[str, dict[str, tuple[TaskReduction, str, tuple[int, ...]]]] = {}
+    for reduction in rows:
+        if not (reduction.has_error or in_count(reduction, "unavailable")):
+            continue
+        for reason in reduction.reasons:
+            if reason.issue is None and reason.code in REASON_NAMES:
+                by_task = found.setdefault(reason.code, {})
+                by_task.setdefault(reduction.task_id, (reduction, reason.text, reason.attempts))
+    out = []
+    for code in (c for c in REASON_NAMES if c in found):
+        by_task = found[code]
+        pushed = {
+            count: ids
+            for count in ("invalidated", "error", "unavailable", "evaluated")
+            if (ids := tuple(t for t, (r, _, _) in by_task.items() if in_count(r, count)))
+        }
+        out.append(
+            IssueRow(
+                severity=NO_ISSUE,
+                phase=RULE,
+                code=REASON_NAMES[code],
+                attempts=tuple((t, i) for t, (_, _, indices) in by_task.items() for i in indices),
+                task_ids=tuple(by_task),
+                pushed=pushed,
+                effect=REASON_EFFECTS[code],
+                reason=code,
+                reason_texts=tuple(text for _, text, _ in by_task.values()),
             )
         )
     return tuple(out)

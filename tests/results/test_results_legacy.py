@@ -43,7 +43,8 @@ def test_failed_artifact_transfer_becomes_a_fatal_collect_issue(copy_run) -> Non
     assert run.blocking_problems == []
     assert entry.record is not None
     assert entry.record.attempts[1].issues == (
-        Issue("fatal", "collect", "artifact_transfer_failed", "Historical artifact transfer failure"),
+        Issue("fatal", "collect", "artifact_transfer_failed",
+              "Historical artifact transfer failure: copy failed"),
     )
 
 
@@ -57,6 +58,8 @@ def test_judge_failure_in_meta_benchmark_becomes_a_fatal_evaluate_issue(copy_run
     assert entry.record is not None
     (issue,) = entry.record.attempts[1].issues
     assert (issue.severity, issue.phase, issue.code) == ("fatal", "evaluate", "judge_failed")
+    # AgentCompass's generic words, then the attempt's own: its error and the scoring error
+    assert issue.message == "Historical judge failure: judge crashed; timeout"
 
 
 def test_existing_issues_are_overwritten_when_there_is_no_error(copy_run) -> None:

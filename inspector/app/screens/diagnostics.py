@@ -208,14 +208,19 @@ list of sections; **z** wraps long lines; **y** copies the document.
         pager_focused = self.focused is self.pager
         self.current_key = None  # open the section again: it is another attempt's now
         self.source_list.clear_options()
+        labels = [one_line(s.label, max_chars=60) for s in self.sources]
+        for label, source in zip(labels, self.sources, strict=True):
+            if not source.recorded:
+                label.stylize("dim")
         self.source_list.add_options(
-            Option(one_line(s.label, max_chars=60), id=s.key) for s in self.sources
+            Option(label, id=s.key) for label, s in zip(labels, self.sources, strict=True)
         )
         self.show_notice(None, None)
         if message.error:
             self.show_notice("cannot list the sources", message.error)
         if self.sources:
-            self.source_list.highlighted = keys.index(keep) if keep is not None else 0
+            first = next((i for i, s in enumerate(self.sources) if s.recorded), 0)
+            self.source_list.highlighted = keys.index(keep) if keep is not None else first
             (self.pager if pager_focused and keep is not None else self.source_list).focus()
         else:
             self.pager.show(None)

@@ -28,12 +28,15 @@ from inspector.engine.vocabulary import is_count
 from inspector.session import Session
 from inspector.views.attribution import (
     EFFECTS,
+    NO_ISSUE,
     IssueRow,
     RetryRow,
     RetrySummary,
     issue_table,
+    issue_totals,
     load_retry_records,
     retry_summary,
+    unexplained_rows,
 )
 from inspector.views.audit import InCount
 from inspector.views.tasks import TaskFilter
@@ -45,9 +48,9 @@ from widgets.virtual_table import VirtualTable
 PUSHED = ("invalidated", "error", "unavailable", "evaluated")
 """The counts an issue can push its tasks into, most severe first."""
 
-SEVERITY_STYLES = {"fatal": "bold magenta", "error": "red", "warning": "yellow"}
+SEVERITY_STYLES = {"fatal": "bold magenta", "error": "red", "warning": "yellow", NO_ISSUE: "dim"}
 
-SHORT_EFFECTS = {"fatal": "invalidates", "error": "error", "warning": "none"}
+SHORT_EFFECTS = {"fatal": "invalidates", "error": "error", "warning": "none", NO_ISSUE: "rule"}
 """The effect column; the title spells out :data:`inspector.views.attribution.EFFECTS`."""
 
 
@@ -86,6 +89,8 @@ def cursor_text(row: IssueRow, column: str) -> Text:
     text.append_text(one_line(row.phase))
     text.append(" · ")
     text.append_text(one_line(row.code))
+    if row.reason is not None:
+        return _reason_text(row, column, text)
     tasks = plural(len(row.task_ids), "carrying task")
     if column in PUSHED:
         count = len(row.pushed.get(column, ()))
@@ -93,6 +98,24 @@ def cursor_text(row: IssueRow, column: str) -> Text:
     else:
         said = f"{plural(len(row.attempts), 'attempt')} on {tasks}"
     text.append(f" — {said}; effect: {EFFECTS.get(row.severity, row.effect)}", "dim")
+    return text
+
+
+def _reason_text(row: IssueRow, column: str, text: Text) -> Text:
+    """A row with no issue behind it: the engine's reason for its first task, and the count."""
+    text.append(" — ", "dim")
+    text.append_text(one_line(row.task_ids[0], max_chars=40))
+    text.append(": ")
+    text.append_text(one_line(row.reason_texts[0]))
+    if len(row.task_ids) > 1:
+        text.append(f" (and {plural(len(row.task_ids) - 1, 'more task')})")
+    tasks = plural(len(row.task_ids), "task")
+    if column in PUSHED:
+        count = len(row.pushed.get(column, ()))
+        said = f"{count} of {tasks} in {column}" if column in row.pushed else f"not in {column}"
+    else:
+        said = f"{tasks}, no issue behind them"
+    text.append(f"; {said}; {row.effect}; enter lists them", "dim")
     return text
 
 
@@ -114,8 +137,10 @@ class IssuesScreen(InspectorScreen):
 Top: every severity × phase × code of the scored attempts — how many attempts and tasks carry
 it, and how many of those tasks sit in each count of the series (FATAL invalidates a task and
 counts it as error; ERROR counts it as error, and as unavailable when no value remains;
-WARNING changes nothing). **enter** lists the tasks; on a count column, only the tasks in
-that count. Bottom: retries by stage, scope and matched pattern (read from the retry records);
+WARNING changes nothing). Rows of severity *none* (phase *rule*) are tasks a count holds by one of the
+engine's rules with no issue behind it (a missing attempt, a metric no attempt observed),
+with the engine's reason. Totals count each attempt and task once. **enter** lists the
+tasks; on a count column, only the tasks in that count. Bottom: retries by stage, scope and matched pattern (read from the retry records);
 **enter** lists the tasks that retried. **n** moves to the next series.
 """
 
@@ -193,7 +218,7 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
     @work(thread=True, exclusive=True, exit_on_error=False, group="issues",
           description="attribute issues")  # fmt: skip
     def _attribute(self, rec: Recomputation, series_id: str) -> None:
-        issues = issue_table(rec, series_id)
+        issues = issue_table(rec, series_id) + unexplained_rows(rec, series_id)
         self.post_message(Attributed(rec, series_id, issues, retry_summary(rec.tasks)))
 
     @on(Attributed)
@@ -212,14 +237,22 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
     def show_issues(self) -> None:
         """Fill the issue table from the attributed issues of the current series."""
         rec = self.recomputation
-        attempts = sum(len(row.attempts) for row in self.issues)
+        issues = [row for row in self.issues if row.reason is None]
+        ruled = [row for row in self.issues if row.reason is not None]
+        attempts, tasks = issue_totals(issues)
         title = Text()
         title.append("issues attributed to ")
         title.append_text(one_line(self.series_id))
         title.append(
-            f" · {len(self.issues)} severity × phase × code · {attempts} issue-carrying attempts",
+            f" · {len(issues)} severity × phase × code · "
+            f"{plural(attempts, 'issue-carrying attempt')} of {plural(tasks, 'task')}",
             "bold",
         )
+        if ruled:
+            unruled = len({t for row in ruled for t in row.task_ids})
+            title.append(
+                f" · {plural(unruled, 'task')} counted with no issue (severity {NO_ISSUE})"
+            )
         title.append(
             "\ncount columns: how many of the carrying tasks are in that count of the series "
             "(unavailable includes state error; error overlaps the other counts)",
@@ -234,8 +267,13 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         self.title_bar.update(title)
         self.issue_table.show(self.issues)
         self.show_cursor()
-        if not self.issues:
-            self.title_bar.update(title + Text("\nNo attempt carries an issue.", "italic"))
+        if not issues:
+            said = "No attempt carries an issue."
+            if ruled:
+                said += (
+                    " The counts in the rows below come from the engine's rules: enter lists them."
+                )
+            self.title_bar.update(title + Text(f"\n{said}", "italic"))
 
     def show_cursor(self) -> None:
         """The status line: the cursor's issue in full, and what its cell counts."""
@@ -305,6 +343,11 @@ that count. Bottom: retries by stage, scope and matched pattern (read from the r
         row = self.issues[event.row]
         column = self.issue_table.columns[event.column].key
         state = InCount(column) if is_count(column) and column in PUSHED else None
+        if row.reason is not None:
+            label = f"{row.code} (no issue)"
+            ids = frozenset(row.task_ids)
+            self.open_tasks(TaskFilter(self.series_id, state, task_ids=ids, task_ids_label=label))
+            return
         self.open_tasks(
             TaskFilter(
                 self.series_id, state=state, severity=row.severity, phase=row.phase, code=row.code

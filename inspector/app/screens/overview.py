@@ -33,6 +33,7 @@ from inspector.loading.preview import preview_of
 from inspector.resolve import Overrides
 from inspector.session import Difference, Session
 from inspector.views.audit import InCount
+from inspector.views.rules import benchmark_rules
 from inspector.views.run_stats import SeriesStats
 from inspector.views.stats import bounds_text
 from inspector.views.task_index import TaskIndexes
@@ -48,7 +49,7 @@ from widgets.distribution import Distribution
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal_plain, one_line
 from widgets.plan_panel import PlanPanel
-from widgets.problems_table import ProblemsTable, problem_text
+from widgets.problems_table import ProblemsTable, problem_text, problems_title
 from widgets.series_table import SeriesTable
 
 if TYPE_CHECKING:
@@ -310,9 +311,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         self.show_load_status()
         self._show_banners(session)
         self.problems_table.show(session.problems)
-        self.query_one("#problems-title", Static).update(
-            f"Load problems ({len(session.problems)}) — these files were not used; press p to browse"
-        )
+        self.query_one("#problems-title", Static).update(problems_title(session.problems))
         self.set_class(not session.problems, "-no-problems")
         self.refresh_bindings()
         recomputation = session.recomputation
@@ -322,7 +321,8 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         self.set_class(False, "-refused")
         plan = recomputation.plan
         self.sub_title = place("overview", plan.label, plan.benchmark_id, plan.model_id)
-        self.plan_panel.show(plan, recomputation.report.aggregation)
+        rules = [(r.key, r.value, r.source) for r in benchmark_rules(recomputation)]
+        self.plan_panel.show(plan, recomputation.report.aggregation, rules)
         previous = self.selected_series
         self.selected_series = None
         self.series_table.show(recomputation.report)

@@ -23,6 +23,7 @@ from inspector.engine.reduction import TaskReduction
 from inspector.engine.render import format_value
 from inspector.results.problems import ResultFileError
 from inspector.session import Session
+from inspector.views.rules import series_rules, timeout_fallback
 from widgets.attempt_card import AttemptCard, json_scalar
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, literal_plain
@@ -156,7 +157,9 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
         self.query_one("#task-head", Static).update(head)
         series = {s.series_id: s for s in rec.report.series}
         self.query_one(ReductionsPanel).show(
-            self.reductions, lambda sid, value: format_value(value, series[sid])
+            self.reductions,
+            lambda sid, value: format_value(value, series[sid]),
+            series_rules(rec, self.task_id),
         )
         self.show_attempts()
         self.show_files()
@@ -164,9 +167,13 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
     def show_attempts(self) -> None:
         task = self.task
         early = any(r.early_stopped for r in self.reductions)
+        rec = self.session.recomputation
+        benchmark = rec.plan.benchmark_id if rec is not None else ""
         for card in self.cards:
+            attempt = task.attempts.get(card.index)
             card.show(
-                task.attempts.get(card.index),
+                attempt,
+                rule=timeout_fallback(benchmark, attempt) if attempt is not None else None,
                 retries=task.retry_counts.get(card.index, 0),
                 payload=self.payloads.get(card.index),
                 payload_error=self.payload_errors.get(card.index),
