@@ -35,6 +35,22 @@ class Unusable(Exception):
     """Input the inspector cannot use; ``str()`` is the one-line message naming the file."""
 
 
+def _open(path: str, request: loading.Request) -> loading.Event:
+    """``loading.open``, any failure it did not foresee said as :class:`Unusable` naming
+    ``path`` (``diff``'s two runs, each ``check ROOT`` run: the last-resort handler cannot
+    know which; issue 39). ``INSPECTOR_DEBUG`` lets the traceback through."""
+    import os
+
+    try:
+        return loading.open(path, request)
+    except Unusable:
+        raise
+    except Exception as exc:
+        if os.environ.get("INSPECTOR_DEBUG"):
+            raise
+        raise Unusable(f"{shown(path)}: {type(exc).__name__}: {exc}") from exc
+
+
 def say_on_stderr(line: str) -> None:
     """One line for the terminal: names and messages from result files made visible; a
     remote run's cache folder shown as its URL."""
@@ -55,7 +71,7 @@ def load_session(
     plan (``inspector.engine.whatif``). Warnings and notes for stderr go to ``say``.
     ``reuse_cache=False`` reads every file (the cache may not stand in for reading).
     """
-    result = loading.open(path, loading.Request(overrides=overrides, reuse_cache=reuse_cache))
+    result = _open(path, loading.Request(overrides=overrides, reuse_cache=reuse_cache))
     return _loaded(path, result, say).session
 
 
@@ -101,7 +117,7 @@ def load_outputs(
         answer_from_cache=cached,
         outputs=True,
     )
-    result = loading.open(path, request)
+    result = _open(path, request)
     if isinstance(result, loading.CachedReport):
         outputs, source = result.outputs, "the whole answer (the run's files are unchanged)"
         if result.read_again:

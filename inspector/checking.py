@@ -14,7 +14,7 @@ from inspector.answers import Say, Unusable, load_outputs, say_on_stderr
 from inspector.loading.report_cache import Outputs
 from inspector.overrides import Overrides
 from inspector.results.file_io import parse_json
-from inspector.views.differences import Difference, compare_reports, same_text
+from inspector.views.differences import Difference, metrics_differences
 from inspector.views.run_check import DIFFERS, OK, UNUSABLE, RunCheck, headline_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -68,11 +68,12 @@ def stored_differences(path: str, outputs: Outputs) -> list[Difference]:
     if outputs.stored_metrics_text is None:
         where = Path(path) / "metrics.json"
         raise NoStoredReport(f"{where}: no readable stored metrics.json to check", outputs)
-    if same_text(outputs.stored_metrics_text, outputs.metrics_json):
+    text = outputs.stored_metrics_text
+    if text == outputs.metrics_json:
         return []  # as AgentCompass wrote it: nothing to parse
     # Parsed as the reader parses it (orjson, then the standard library).
-    stored = parse_json(outputs.stored_metrics_text.encode("utf-8"))
-    return compare_reports(stored, json.loads(outputs.metrics_json))
+    stored = parse_json(text.encode("utf-8"))
+    return metrics_differences(text, stored, outputs.metrics_json, json.loads(outputs.metrics_json))
 
 
 def unstored(shown_as: str, problem: str, outputs: Outputs, warnings: tuple[str, ...]) -> RunCheck:

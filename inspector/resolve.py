@@ -58,6 +58,27 @@ def run_identity(
     return pick("benchmark"), pick("model")
 
 
+PARAMS_MAX_DEPTH = 493
+"""The deepest request.benchmark.params AgentCompass 1.0.1 scores: its summary deep-copies
+them first, and with params 495 levels deep that runs out of stack (measured with the
+oracle: a hierarchy chain of 245 levels, params 493 deep, is scored; of 246, 495 deep, is
+not; 494 cannot be told from these)."""
+
+
+def nesting(value: Any) -> int:
+    """How deeply objects and arrays nest in ``value`` (a scalar: 0; ``{}``: 1), without
+    recursion."""
+    deepest, todo = 0, [(value, 1)]
+    while todo:
+        item, level = todo.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        deepest = max(deepest, level)
+        todo.extend((child, level + 1) for child in children)
+    return deepest
+
+
 def benchmark_params(
     run_info: Mapping[str, Any] | None, params: Mapping[str, Any] | None
 ) -> dict[str, Any]:
@@ -75,9 +96,17 @@ def benchmark_params(
 GUESSED = "guessed from the attempts' observations"
 
 
-def contract_guessed(source: str) -> bool:
-    """Whether a contract with this ``source`` was (partly) guessed from observations."""
-    return GUESSED in source
+# In the source of a contract rebuilt from a stored pass@k>1 report none of whose attempts
+# observed another metric: its auxiliary metrics (which such a report does not list) are
+# unknown. That matters only to a plan that lists them (k=1, avg).
+AUXILIARIES_UNLISTED = "which lists no auxiliary metric (pass@k), and no attempt observed one"
+
+
+def contract_guessed(source: str, lists_auxiliaries: bool = False) -> bool:
+    """Whether a contract with this ``source`` was (partly) guessed from observations;
+    ``lists_auxiliaries``: for a plan that lists every metric (k=1, avg), where the
+    auxiliaries a stored pass@k report hides are missing too (issue 39)."""
+    return GUESSED in source or (lists_auxiliaries and AUXILIARIES_UNLISTED in source)
 
 
 def contract_from_stored(stored: Mapping[str, Any], tasks: Sequence[TaskRecord]) -> MetricContract:
@@ -134,6 +163,8 @@ def contract_from_stored(stored: Mapping[str, Any], tasks: Sequence[TaskRecord])
     source = "inferred from the stored metrics.json"
     if guessed:
         source += f", with {', '.join(guessed)} {GUESSED}"
+    elif not lists_every_metric:
+        source += f", {AUXILIARIES_UNLISTED}"
     return MetricContract(metrics, source=source)
 
 
@@ -210,6 +241,11 @@ def resolve_plan(
         "--benchmark" if o.benchmark_id is not None else "run_info.json request.benchmark.id"
     )
     bparams = benchmark_params(run_info, params)
+    if (depth := nesting(bparams)) > PARAMS_MAX_DEPTH:
+        raise PlanError(
+            f"request.benchmark.params is nested {depth} levels deep: AgentCompass's summary "
+            "cannot copy it (deepcopy: RecursionError) and refuses the run"
+        )
 
     if o.aggregation is not None:
         aggregation, sources["aggregation"] = o.aggregation, "--aggregation"

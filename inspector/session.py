@@ -24,7 +24,7 @@ from inspector.overrides import Overrides
 from inspector.resolve import resolve_plan
 from inspector.results.problems import LoadProblem
 from inspector.results.reader import Run
-from inspector.views.differences import Difference, compare_reports
+from inspector.views.differences import Difference, compare_reports, metrics_differences
 
 DERIVED_KEY = "inspector_derived_plan"
 DERIVED_NOTE = (
@@ -69,7 +69,10 @@ class Session:
         rec = self.recomputation
         if rec is None or rec.plan.derived or self.run.stored_metrics is None or not self.own_plan:
             return []
-        return compare_reports(self.run.stored_metrics, json.loads(self.metrics_json()))
+        text, stored_text = self.metrics_json(), self.run.stored_metrics_text
+        if stored_text is None:  # pragma: no cover - read with its stored_metrics
+            return compare_reports(self.run.stored_metrics, json.loads(text))
+        return metrics_differences(stored_text, self.run.stored_metrics, text, json.loads(text))
 
     def with_plan(self, recomputation: Recomputation) -> Session:
         """The same run under another (derived) plan's recomputation."""
@@ -180,4 +183,6 @@ def score_run(
         return Session(run, refusal=refusal, refusal_path=exc.source or "details")
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         return Session(run, refusal=str(exc) or type(exc).__name__, refusal_path="run_info.json")
+    except RecursionError:  # a plan too deeply nested for the engine (issue 39)
+        return Session(run, refusal="nested too deeply to score", refusal_path="run_info.json")
     return Session(run, recomputation, own_plan=own_plan)

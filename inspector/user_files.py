@@ -9,7 +9,8 @@ module only when such a file is given: never in the per-task path, nor in a plai
 
 from __future__ import annotations
 
-import json
+import contextlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,8 @@ from inspector.engine.contract import (
 )
 from inspector.engine.errors import ContractError, HierarchyError
 from inspector.engine.hierarchy import parse_hierarchy
+from inspector.results.file_io import JsonError, open_regular, parse_json, read_all
+from inspector.results.layout import RUN_FILE_MAX_BYTES
 
 
 class UserFileError(ValueError):
@@ -93,12 +96,27 @@ _PLAIN = {"extra_forbidden": "unknown key", "missing": "missing key"}
 
 
 def read_json(path: str | Path, what: str) -> Any:
-    """The JSON document in ``path``; :class:`UserFileError` when it cannot be read."""
-    try:
-        return json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise UserFileError(f"{path}: cannot read {what}: {reason}") from None
+    """The JSON document in ``path``, read by the rules of a run's own files (issue 39):
+    only a regular file (a FIFO or a device is refused by its type, never opened for
+    reading), at most :data:`~inspector.results.layout.RUN_FILE_MAX_BYTES`, parsed as
+    AgentCompass's ``json.loads`` parses (nesting and all); :class:`UserFileError` naming
+    the file when it cannot be read."""
+    with contextlib.ExitStack() as stack:
+        try:
+            handle = stack.enter_context(open_regular(path))
+            size = os.fstat(handle.fileno()).st_size
+            if size > RUN_FILE_MAX_BYTES:
+                raise UserFileError(
+                    f"{path}: cannot read {what}: larger than {RUN_FILE_MAX_BYTES // 1024**2} MiB"
+                )
+            data = read_all(handle.fileno(), size, RUN_FILE_MAX_BYTES)
+            if data is None:
+                raise UserFileError(f"{path}: cannot read {what}: grew while read")
+            return parse_json(data)
+        except (OSError, JsonError) as exc:
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise UserFileError(f"{path}: cannot read {what}: {reason}") from None
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def contract_from_data(data: object, *, source: str = "") -> MetricContract:
@@ -169,4 +187,6 @@ def read_hierarchy(path: str) -> dict[str, Any]:
         parse_hierarchy(data)
     except HierarchyError as exc:
         raise UserFileError(f"{path}: invalid hierarchy: {exc}") from None
+    except RecursionError:
+        raise UserFileError(f"{path}: invalid hierarchy: nested too deeply") from None
     return data

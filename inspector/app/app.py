@@ -19,6 +19,7 @@ from inspector.app.navigator import Navigator
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.settings import Settings
 from inspector.results.discover import is_run
+from inspector.results.file_io import lossy
 from inspector.views.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -190,6 +191,11 @@ class InspectorApp(Navigator):
         from inspector.app.screens.table_export import TableExportScreen  # lazy: on first use
 
         self.push_screen(TableExportScreen(table, folder, self.run_dirs()), written)
+
+    def copy_to_clipboard(self, text: str) -> None:
+        """Copy ``text``, a lone surrogate (a file name that is not UTF-8) as U+FFFD: the
+        terminal's clipboard sequence is UTF-8, which cannot hold one (issue 39)."""
+        super().copy_to_clipboard(lossy(text))
 
     def action_copy(self, row: bool = False) -> None:
         """Copy the task id (``Y``: the whole row, tab-separated) under the cursor."""

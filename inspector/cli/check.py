@@ -64,9 +64,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.cached and not as_json:
             print(f"--cached: from the cache: {source or 'nothing (every file was read)'}")
         differences = stored_differences(args.path, outputs)
-    except (Unusable, EngineError, HierarchyError) as exc:
+    except Exception as exc:  # the object is printed whatever went wrong (issue 39)
         if as_json:
             problem = str(exc) if isinstance(exc, Unusable) else f"{args.path}: {exc}"
+            if not isinstance(exc, Unusable | EngineError | HierarchyError):
+                problem = f"{args.path}: {type(exc).__name__}: {exc}"
             _write_json(RunCheck(args.path, UNUSABLE, problem=problem, warnings=warnings_in(said)))
         raise
     if as_json:

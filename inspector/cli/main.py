@@ -244,10 +244,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         say_on_stderr(f"inspector: {exc}")
         return EXIT_UNUSABLE
     except (EngineError, HierarchyError) as exc:
-        say_on_stderr(f"inspector: {getattr(args, 'path', '')}: {exc}")
+        say_on_stderr(f"inspector: {_named(args)}{exc}")
         return EXIT_UNUSABLE
     except Exception as exc:  # never a traceback for bad data
         if os.environ.get("INSPECTOR_DEBUG"):
             raise
-        say_on_stderr(f"inspector: {getattr(args, 'path', '')}: {type(exc).__name__}: {exc}")
+        say_on_stderr(f"inspector: {_named(args)}{type(exc).__name__}: {exc}")
         return EXIT_UNUSABLE
+
+
+def _named(args: argparse.Namespace) -> str:
+    """What the last-resort handler names: the command's run (``diff``: both), never an
+    empty name."""
+    paths = [getattr(args, name, None) for name in ("path", "a", "b")]
+    named = " / ".join(path for path in paths if isinstance(path, str) and path)
+    return f"{named}: " if named else ""

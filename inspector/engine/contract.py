@@ -138,7 +138,10 @@ class MetricContract:
             if spec.kind == BINARY:
                 if kind is not bool:
                     return False
-            elif not (kind is int or (kind is float and math.isfinite(value))):
+            elif not (
+                (kind is int and -_FLOAT_INT < value < _FLOAT_INT)
+                or (kind is float and math.isfinite(value))
+            ):
                 return False
         return True
 
@@ -181,6 +184,22 @@ def check_observation(
         raise ObservationError(
             f"metric {metric_id!r} has a non-finite value {value!r}", task_id=task_id, source=source
         )
+    if isinstance(value, int) and not -_FLOAT_INT < value < _FLOAT_INT:
+        try:
+            float(value)
+        except OverflowError:  # AgentCompass's MetricObservationError, as it words it
+            digits = len(str(abs(value)))
+            raise ObservationError(
+                f"metric {metric_id!r} must be a finite JSON number (an integer of {digits} "
+                "digits is beyond a float)",
+                task_id=task_id,
+                source=source,
+            ) from None
+
+
+_FLOAT_INT = 2**1023
+"""Every integer strictly between ``-_FLOAT_INT`` and ``_FLOAT_INT`` converts to a float;
+from ``2**1024 - 2**970`` on, ``float()`` overflows (AgentCompass then refuses the run)."""
 
 
 def make_metric_contract(

@@ -10,7 +10,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from inspector.loading.processes import drop_shared_pool, own_context, shared_pool, workers
+from inspector.loading.processes import (
+    drop_shared_pool,
+    own_context,
+    reader_pool,
+    shared_pool,
+    workers,
+)
 
 __all__ = ["map_in_processes", "stream_in_shared_pool", "workers"]
 
@@ -29,13 +35,12 @@ def map_in_processes(
     # concurrent.futures.process (~15 ms with multiprocessing's connections and queues) when
     # a pool runs: the app imports this module (the runs screen) before its first frame,
     # and starts its reader processes in a worker thread after it.
-    from concurrent.futures import ProcessPoolExecutor
     from concurrent.futures.process import BrokenProcessPool
 
     if processes > 1 and len(calls) > 1:
         _load_reader()
         try:
-            with ProcessPoolExecutor(max_workers=processes, mp_context=own_context()) as pool:
+            with reader_pool(processes, own_context()) as pool:
                 answers = []
                 for answer in pool.map(function, *zip(*calls, strict=True), chunksize=1):
                     answers.append(answer)

@@ -11,7 +11,7 @@ from inspector.engine.report import MetricReport
 from inspector.engine.serialize import report_from_json
 from inspector.loading.report_cache import Outputs
 from inspector.results.file_io import parse_json
-from inspector.views.differences import Difference, compare_reports
+from inspector.views.differences import Difference, metrics_differences
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,11 @@ def preview_of(outputs: Outputs) -> Preview | None:
         )
     except (ValueError, KeyError, TypeError):
         return None
-    differences = compare_reports(stored, recomputed) if stored is not None else None
+    differences = (
+        metrics_differences(outputs.stored_metrics_text, stored, outputs.metrics_json, recomputed)
+        if stored is not None and outputs.stored_metrics_text is not None
+        else None
+    )
     return Preview(report, differences)
 
 

@@ -8,7 +8,10 @@ import atexit
 import contextlib
 import marshal
 import os
+import signal
+import sys
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -23,6 +26,7 @@ def halves_in_fork(
     if not hasattr(os, "fork"):
         return None
     read_end, write_end = os.pipe()
+    parent = os.getpid()
     try:
         pid = os.fork()
     except OSError:
@@ -32,6 +36,7 @@ def halves_in_fork(
     if pid == 0:  # pragma: no cover - the child's coverage is not collected
         code = 1
         try:
+            die_with_parent(parent)
             os.close(read_end)
             with os.fdopen(write_end, "wb") as out:
                 out.write(marshal.dumps(function(*second)))
@@ -51,6 +56,67 @@ def halves_in_fork(
         return mine, marshal.loads(data)
     except (EOFError, ValueError, TypeError):
         return None
+
+
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def die_with_parent(parent: int | None = None) -> None:
+    """Make this reader process end when ``parent`` (the process that made its pool) does,
+    by any signal (issue 39): without that, a reader blocked on the pipe of a killed
+    ``inspector report`` waits forever, re-parented to init.
+
+    Forked by ``parent`` itself: on Linux the kernel sends SIGKILL when the parent ends
+    (``prctl(PR_SET_PDEATHSIG)``). Forked by the fork server (the app's shared pool): the
+    fork server outlives the app while its readers hold its ``alive`` pipe, so a thread
+    here waits for ``parent`` to end (a pidfd) and ends the process. Either way, if
+    ``parent`` has already gone, this one ends now."""
+    if parent is None:
+        return
+    if os.getppid() == parent and sys.platform.startswith("linux"):
+        import ctypes  # here: only reader processes need it
+
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:  # it died before the request was made
+                os._exit(1)
+            return
+    threading.Thread(target=_end_after, args=(parent,), daemon=True).start()
+
+
+def _end_after(parent: int) -> None:
+    """End this process as soon as ``parent`` has ended."""
+    try:
+        fd = os.pidfd_open(parent)
+    except ProcessLookupError:
+        os._exit(1)
+    except (AttributeError, OSError):  # no pidfd here: look every quarter of a second
+        while True:
+            try:
+                os.kill(parent, 0)
+            except ProcessLookupError:
+                os._exit(1)
+            except OSError:
+                pass
+            time.sleep(0.25)
+    import select  # here: only reader processes need it
+
+    select.select([fd], [], [])
+    os._exit(1)
+
+
+def reader_pool(max_workers: int, context: Any) -> Any:
+    """A pool of reader processes that end with this process (:func:`die_with_parent`),
+    forked by ``context`` (``fork``: this process; ``forkserver``: the fork server)."""
+    from concurrent.futures import ProcessPoolExecutor  # see start_forkserver
+
+    return ProcessPoolExecutor(
+        max_workers=max_workers,
+        mp_context=context,
+        initializer=die_with_parent,
+        initargs=(os.getpid(),),
+    )
 
 
 def workers(spare: int = 0) -> int:
@@ -154,9 +220,7 @@ def shared_pool() -> Any:
     global _shared
     with _shared_lock:
         if _shared is None:
-            from concurrent.futures import ProcessPoolExecutor  # see start_forkserver
-
-            _shared = ProcessPoolExecutor(max_workers=workers(), mp_context=_forkserver())
+            _shared = reader_pool(workers(), _forkserver())
             atexit.register(shutdown_shared_pool)  # before the interpreter tears modules down
         return _shared
 

@@ -28,6 +28,7 @@ from inspector.loading.processes import (
     in_shared_pool,
     own_context,
     preload_in_readers,
+    reader_pool,
     shared_pool,
     workers,
 )
@@ -230,14 +231,10 @@ class EntryLoad:
         hits.update(position for position, ok in zip(checked, valid, strict=True) if ok)
 
     def _start_pool(self, pool_size: int) -> None:
-        # Only when a pool starts: concurrent.futures.process and multiprocessing's
-        # connections and queues (~15 ms) are not on a cached or small read's path.
-        from concurrent.futures import ProcessPoolExecutor
-
         try:
             if not self.shared:
                 # Forked now, by a caller with one thread; shut down after collect.
-                self.pool = ProcessPoolExecutor(max_workers=pool_size, mp_context=own_context())
+                self.pool = reader_pool(pool_size, own_context())
                 self.owned = True
             else:
                 self.pool, self.owned = shared_pool(), False

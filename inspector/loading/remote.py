@@ -2,7 +2,7 @@
 
 A URL names a run or a results root. :func:`mirror` lists the objects under it (fsspec),
 fetches the new and changed ones in parallel with bounded concurrency into a content mirror
-in the user's cache directory (``~/.cache/agentcompass-inspector/remote/<hash of the URL>``),
+in the user's cache directory (``remote/<hash of the URL>`` in the cache folder, :func:`~inspector.loading.task_cache.cache_root`),
 and returns that folder; the ordinary local reader and the one engine then read it, so the
 numbers are those of a local copy. Each mirrored object is keyed by its ETag (S3, Azure),
 generation (GCS) or modification time, and its size: a reopen lists the prefix and transfers
@@ -10,7 +10,8 @@ only the objects whose key, size or version changed, and removes the ones gone.
 
 Same reader rules as on disk: only regular objects (folder markers and other kinds are not
 mirrored), no key that could leave the folder (``..``, ``.``, empty or absolute components,
-backslashes, NUL; objects outside the prefix), no object over
+backslashes, NUL; objects outside the prefix), no key no local file can be named (a component
+over 255 bytes), no object over
 ``INSPECTOR_REMOTE_MAX_OBJECT_MB`` (default 1024) and no listing over
 ``INSPECTOR_REMOTE_MAX_TOTAL_MB`` (default 32768) in all; each refusal is a warning naming
 the remote object, and the run is read without it. ``INSPECTOR_REMOTE_CONCURRENCY`` (default
@@ -46,6 +47,8 @@ _VERSION_FIELDS = ("ETag", "etag", "generation", "version_id", "VersionId", "Las
                    "last_modified", "mtime", "updated")  # fmt: skip
 INDEX_FORMAT = 1
 MiB = 1024**2
+NAME_MAX = 255  # bytes in one file name (Linux, macOS, Windows: the usual limit)
+KEY_MAX = 3072  # bytes in a key: a local path (PATH_MAX 4096) also holds the cache folder
 
 
 def _limit(name: str, default_mb: int) -> int:
@@ -55,9 +58,16 @@ def _limit(name: str, default_mb: int) -> int:
         return default_mb * MiB
 
 
-def mirrors_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "agentcompass-inspector" / "remote"
+def mirrors_dir(url: str) -> Path:
+    """Where mirrors are kept: ``remote`` in the one cache folder of every cache
+    (:func:`~inspector.loading.task_cache.cache_root`). Raises :class:`RunReadError` naming
+    ``url`` when there is none (no absolute home or ``XDG_CACHE_HOME``)."""
+    from inspector.loading.task_cache import cache_root
+
+    root = cache_root()
+    if root is None:
+        raise RunReadError(url, "no cache folder to mirror it in: set HOME or an absolute XDG_CACHE_HOME")
+    return root / "remote"
 
 
 @dataclass
@@ -94,6 +104,10 @@ def _unsafe(key: str) -> str | None:
     parts = key.split("/")
     if any(part in ("", ".", "..") for part in parts):
         return "the key has an empty, '.' or '..' component (it could leave the folder)"
+    if any(len(part.encode("utf-8", "surrogateescape")) > NAME_MAX for part in parts):
+        return f"a component of the key is longer than {NAME_MAX} bytes (no local file can have it)"
+    if len(key.encode("utf-8", "surrogateescape")) > KEY_MAX:
+        return f"the key is longer than {KEY_MAX} bytes (no local path can have it)"
     return None
 
 
@@ -279,7 +293,7 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
     fs, root = _filesystem(url)
     if type(fs).__name__ == "LocalFileSystem":
         return Mirror(url=url, local=Path(root or "/"))
-    base = mirrors_dir() / hashlib.sha256(url.rstrip("/").encode("utf-8")).hexdigest()[:32]
+    base = mirrors_dir(url) / hashlib.sha256(url.rstrip("/").encode("utf-8")).hexdigest()[:32]
     # Named as the URL's last part, so the app shows the name a local copy would have.
     last = root.rsplit("/", 1)[-1]
     tree = base / (last if last and not _unsafe(last) and not last.startswith(".") else "run")
@@ -309,7 +323,11 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
                 result.refused.append((key, f"larger than the limit of {max_object // MiB} MiB"))
                 (tree / key).unlink(missing_ok=True)
                 continue
-            _store(tree, key, data)
+            try:
+                _store(tree, key, data)
+            except OSError as exc:  # the file system refuses its name: read the rest
+                result.refused.append((key, f"cannot be stored locally: {exc.strerror or exc}"))
+                continue
             result.fetched.append(key)
             result.fetched_bytes += len(data)
             # a size that changed since the listing: kept, and fetched again next time
@@ -339,5 +357,5 @@ def forget() -> None:
 
 def remove_mirror(url: str) -> None:
     """Delete the cached mirror of ``url`` (the next open transfers everything)."""
-    shutil.rmtree(mirrors_dir() / hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:32],
+    shutil.rmtree(mirrors_dir(url) / hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:32],
                   ignore_errors=True)  # fmt: skip

@@ -70,9 +70,11 @@ def derive(session: Session, overrides: Overrides | None, path: str | Path) -> D
         return Derived(session, refusal=f"{Path(path) / session.refusal_path}: {session.refusal}")
     derived = _derive(session, overrides, path)
     if derived.refusal is None:
-        assert session.recomputation is not None
+        assert session.recomputation is not None and derived.session.recomputation is not None
         source = session.recomputation.plan.sources.get("contract", "")
-        derived.notes.extend(guessed_contract_warning(path, source))
+        plan = derived.session.recomputation.plan
+        lists_auxiliaries = plan.k == 1 or plan.strategy == "avg"
+        derived.notes.extend(guessed_contract_warning(path, source, lists_auxiliaries))
     return derived
 
 
@@ -111,10 +113,12 @@ def derived_note(
     )
 
 
-def guessed_contract_warning(path: str | Path, source: str) -> list[str]:
+def guessed_contract_warning(
+    path: str | Path, source: str, lists_auxiliaries: bool = False
+) -> list[str]:
     """The warning (as a list of lines: none or one) for a contract guessed from the
-    attempts' observations."""
-    if not contract_guessed(source):
+    attempts' observations (``lists_auxiliaries``: see :func:`contract_guessed`)."""
+    if not contract_guessed(source, lists_auxiliaries):
         return []
     return [
         f"{CONTRACT_WARNING}{path}: the metric contract was {source}: labels, units, "

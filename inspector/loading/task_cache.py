@@ -37,12 +37,14 @@ def enabled() -> bool:
     return flag not in ("0", "false", "no", "off") and cache_dir() is not None
 
 
-def cache_dir() -> Path | None:
-    """The user's cache folder for runs: ``$XDG_CACHE_HOME`` (when absolute, as the XDG
-    specification asks), else ``$HOME/.cache``; None when neither names an absolute folder
-    (``HOME=''``): then nothing is cached, rather than written somewhere unexpected."""
-    base = os.environ.get("XDG_CACHE_HOME", "")
-    if not os.path.isabs(base):
+def cache_root() -> Path | None:
+    """The one cache folder of every cache (tasks, reports, checks, summaries, remote
+    mirrors): ``platformdirs.user_cache_dir("agentcompass-inspector")``, which takes
+    ``$XDG_CACHE_HOME`` only when absolute, as the XDG specification asks, else
+    ``$HOME/.cache`` (the account's home when ``HOME`` is unset). None when there is no
+    such home (``HOME=''`` or ``/``, with no absolute ``XDG_CACHE_HOME``): then nothing is
+    cached rather than written somewhere unexpected (``/.cache``, the current folder)."""
+    if not os.path.isabs(os.environ.get("XDG_CACHE_HOME", "")):
         home = os.environ.get("HOME")
         if home is None:
             try:
@@ -51,8 +53,18 @@ def cache_dir() -> Path | None:
                 return None
         if not os.path.isabs(home) or os.path.realpath(home) == "/":
             return None
-        base = os.path.join(home, ".cache")
-    return Path(base) / "agentcompass-inspector" / "runs"
+    import platformdirs  # here: a cached report of a run that has none does not need it
+
+    try:
+        return Path(platformdirs.user_cache_dir("agentcompass-inspector", appauthor=False))
+    except RuntimeError:  # no home it can find
+        return None
+
+
+def cache_dir() -> Path | None:
+    """The cache folder of runs (``runs`` in :func:`cache_root`), None when there is none."""
+    root = cache_root()
+    return None if root is None else root / "runs"
 
 
 def cache_file(run_root: Path, folder: Path | None = None) -> Path:

@@ -12,6 +12,7 @@ import errno
 import json
 import operator
 import os
+import re
 import stat as stat_module
 from collections.abc import Callable
 from typing import Any, BinaryIO
@@ -92,7 +93,7 @@ def parse_json(data: bytes, *, exact: bool = False) -> Any:
             f"not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start})"
         ) from exc
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except RecursionError as exc:
         # orjson stops at 1024 levels; the standard library (AgentCompass's reader) runs
         # out of stack a little earlier. Either way AgentCompass cannot read the file.
@@ -108,6 +109,38 @@ def parse_json(data: bytes, *, exact: bool = False) -> Any:
         raise JsonError(f"not valid JSON ({exc.msg}: {where}){suffix}") from exc
     except ValueError as exc:  # too many digits for an int: AgentCompass cannot read it either
         raise JsonError(f"a number too long to read ({str(exc).split(';')[0]})") from exc
+    # orjson refuses a lone surrogate escape ("\ud800"), json.loads keeps it: only here.
+    return without_lone_surrogates(value) if _SURROGATE_ESCAPE.search(text) else value
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A ``\\uD800``–``\\uDFFF`` escape: the only way a JSON text gives a lone surrogate."""
+
+
+def lossy(text: str) -> str:
+    """``text`` with each lone surrogate as AgentCompass writes it: its three UTF-8-like
+    bytes, each replaced by U+FFFD (pydantic's ``model_dump(mode="json")`` does this to
+    the categories of metrics.json: ``"\\ud800x"`` becomes three U+FFFD and ``x``).
+    Text that can be encoded comes back as it is."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    return text
+
+
+def without_lone_surrogates(value: Any) -> Any:
+    """A parsed JSON value with every string (and key) :func:`lossy`: what AgentCompass
+    carries of a file holding a lone surrogate escape, and what every output (stdout,
+    files, the clipboard, Parquet) can hold. A key made equal to another by this keeps
+    the later value, as a repeated key does."""
+    if isinstance(value, str):
+        return lossy(value)
+    if isinstance(value, list):
+        return [without_lone_surrogates(item) for item in value]
+    if isinstance(value, dict):
+        return {lossy(key): without_lone_surrogates(item) for key, item in value.items()}
+    return value
 
 
 class NotAFile(OSError):

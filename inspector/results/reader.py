@@ -204,7 +204,9 @@ def finish_problems(run: Run) -> None:
 def read_run_files(files: RunFiles, run: Run) -> None:
     """The run-level files: run_info.json, params.json, metrics.json and summary.md."""
     run.run_info = _run_info(files, run.problems)
-    run.params = _json_object(files, "params.json", run.problems)
+    # AgentCompass's summary refuses a params.json that is not JSON or not an object
+    # ("JSON file must contain an object", measured with the oracle): so does this.
+    run.params = _json_object(files, "params.json", run.problems, blocking=True)
     text, problem = files.read_text("metrics.json", max_bytes=RUN_FILE_MAX_BYTES)
     if problem is not None:
         run.problems.append(problem)
@@ -280,16 +282,18 @@ def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | 
     return value
 
 
-def _json_object(files: RunFiles, rel: str, problems: list[LoadProblem]) -> dict[str, Any] | None:
+def _json_object(
+    files: RunFiles, rel: str, problems: list[LoadProblem], *, blocking: bool = False
+) -> dict[str, Any] | None:
     value, found, problem = files.read_json(
-        rel, strict=False, blocking=False, max_bytes=RUN_FILE_MAX_BYTES
+        rel, strict=False, blocking=blocking, max_bytes=RUN_FILE_MAX_BYTES
     )
     if problem is not None:
         problems.append(problem)
         return None
     if found and not isinstance(value, dict):
         problems.append(
-            LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", RULE_RUN_FILE, False)
+            LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", RULE_RUN_FILE, blocking)
         )
         return None
     return value if isinstance(value, dict) else None

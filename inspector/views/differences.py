@@ -23,13 +23,6 @@ class Difference:
         return f"{self.where}: stored {self.stored!r}, recomputed {self.recomputed!r}"
 
 
-def same_text(stored_text: str, recomputed_text: str) -> bool:
-    """The stored metrics.json is the recomputed one, character for character, so
-    :func:`compare_reports` would find no difference — unless it holds a NaN (unequal to
-    itself, a difference there): such text is compared the long way."""
-    return stored_text == recomputed_text and "NaN" not in stored_text
-
-
 def compare_reports(stored: Any, recomputed: Mapping[str, Any]) -> list[Difference]:
     """Every field where two metrics.json documents differ, named by series and field."""
     out: list[Difference] = []
@@ -77,3 +70,98 @@ def _diff(where: str, old: Any, new: Any, out: list[Difference]) -> None:
     # 1 and 1.0 differ in the file, so a type change is a difference too.
     if type(old) is not type(new) or old != new:
         out.append(Difference(where, old, new))
+
+
+def metrics_differences(
+    stored_text: str, stored: Any, recomputed_text: str, recomputed: Mapping[str, Any]
+) -> list[Difference]:
+    """Where a stored metrics.json (``stored_text``, parsed: ``stored``) differs from the
+    recomputation, bytes first (issue 39): identical text has none; otherwise the parsed
+    differences, then every key an object repeats (where the last wins when parsed, and a
+    first-wins reader, or a person, sees another value), and, when nothing else differs,
+    the first line that does (spacing, key order, escapes)."""
+    if stored_text == recomputed_text:
+        return []
+    out = compare_reports(stored, recomputed)
+    out.extend(repeated_keys(stored_text, recomputed))
+    if not out:
+        out.append(_first_line(stored_text, recomputed_text))
+    return out
+
+
+def repeated_keys(text: str, recomputed: Mapping[str, Any]) -> list[Difference]:
+    """A difference for each key repeated in one object of ``text``: where it is, each
+    value it has in the file, and the recomputed one."""
+    import json  # only for a file that differs from the recomputation
+
+    repeats: dict[int, dict[str, list[Any]]] = {}
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        made = dict(items)
+        if len(made) < len(items):
+            seen: dict[str, list[Any]] = {}
+            for key, value in items:
+                seen.setdefault(key, []).append(value)
+            repeats[id(made)] = {k: v for k, v in seen.items() if len(v) > 1}
+        return made
+
+    try:
+        document = json.loads(text, object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
+        return []
+    out: list[Difference] = []
+    if repeats:
+        _find_repeats(document, [], repeats, recomputed, out)
+    return out
+
+
+def _find_repeats(
+    value: Any,
+    path: list[Any],
+    repeats: dict[int, dict[str, list[Any]]],
+    recomputed: Mapping[str, Any],
+    out: list[Difference],
+) -> None:
+    if isinstance(value, dict):
+        for key, values in repeats.get(id(value), {}).items():
+            where = _named([*path, key], recomputed)
+            out.append(Difference(f"{where} (key repeated)", values, _at(recomputed, [*path, key])))
+        for key, item in value.items():
+            _find_repeats(item, [*path, key], repeats, recomputed, out)
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _find_repeats(item, [*path, index], repeats, recomputed, out)
+
+
+def _named(path: list[Any], recomputed: Mapping[str, Any]) -> str:
+    """A place in metrics.json named as :func:`compare_reports` names it: ``series_id
+    field.sub``, or ``report field``."""
+    series = recomputed.get("series") or []
+    if len(path) >= 2 and path[0] == "series" and isinstance(path[1], int):
+        sid = series[path[1]].get("series_id") if path[1] < len(series) else None
+        rest = ".".join(str(part) for part in path[2:])
+        return f"{sid or f'series[{path[1]}]'} {rest}".rstrip()
+    return "report " + ".".join(str(part) for part in path)
+
+
+def _at(document: Any, path: list[Any]) -> Any:
+    """The value at ``path`` in ``document``, or ``"absent"``."""
+    for part in path:
+        try:
+            document = document[part]
+        except (KeyError, IndexError, TypeError):
+            return "absent"
+    return document
+
+
+def _first_line(stored_text: str, recomputed_text: str) -> Difference:
+    """The first line where two texts differ, numbered from 1."""
+    stored_lines = stored_text.split("\n")
+    new_lines = recomputed_text.split("\n")
+    for number, (old, new) in enumerate(zip(stored_lines, new_lines, strict=False), 1):
+        if old != new:
+            return Difference(f"metrics.json line {number}", old, new)
+    number = min(len(stored_lines), len(new_lines)) + 1
+    old = stored_lines[number - 1] if number <= len(stored_lines) else "absent"
+    new = new_lines[number - 1] if number <= len(new_lines) else "absent"
+    return Difference(f"metrics.json line {number}", old, new)

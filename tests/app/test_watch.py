@@ -46,3 +46,27 @@ async def test_watch_mode_picks_up_a_published_task(tmp_path: Path) -> None:
 
         await pilot.press("a")
         assert not app.watching
+
+
+@pilot_test
+async def test_a_run_that_can_no_longer_be_read_loses_its_numbers(tmp_path: Path) -> None:
+    """Issue 39: deleting the open run and pressing r showed "Cannot read the run" above
+    the old numbers."""
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURE_RUNS / "k1_micro", run)
+    app = InspectorApp([run])
+    async with app.run_test(size=(140, 45)) as pilot:
+        await settle(pilot)
+        overview = app.overview_screen
+        assert overview is not None and overview.series_table.styles.display == "block"
+        shutil.rmtree(run)
+        await pilot.press("r")
+        for _ in range(50):
+            await asyncio.sleep(0.1)
+            await settle(pilot, rounds=1)
+            if not overview.reading:
+                break
+        await settle(pilot)
+        assert "Cannot read the run" in str(overview.banner("refusal").render())
+        assert overview.series_table.styles.display == "none"
+        assert "From the cache" not in str(overview.query_one("#load-status").render())

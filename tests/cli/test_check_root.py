@@ -332,26 +332,35 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
     assert len(marshal.loads(report_cache._load(large)[2])) == 1
 
 
-def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference_but_nan() -> None:
-    """The shortcut for text written as the engine writes it gives what comparing the
-    parsed documents gives, including a NaN (unequal to itself) in both."""
+def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference() -> None:
+    """Bytes first (issue 39): the text written as the engine writes it has no difference,
+    even with a NaN (unequal to itself when parsed) in both; a repeated key the parsed
+    comparison would hide (the last wins) is a difference, named with every value."""
     from inspector.checking import stored_differences
     from inspector.loading.report_cache import Outputs
     from inspector.views.differences import compare_reports
 
-    def differences(text: str) -> list[tuple[str, object, object]]:
-        outputs = Outputs((), (), text, "", text, 0)
+    def differences(stored: str, recomputed: str) -> list[tuple[str, object, object]]:
+        outputs = Outputs((), (), recomputed, "", stored, 0)
         return [(d.where, d.stored, d.recomputed) for d in stored_differences("run", outputs)]
 
     text = (FIXTURE_RUNS / "k1_micro" / "metrics.json").read_text(encoding="utf-8")
-    assert differences(text) == [] == compare_reports(json.loads(text), json.loads(text))
+    assert differences(text, text) == [] == compare_reports(json.loads(text), json.loads(text))
     nan = text.replace('"value": 0.', '"value": NaN, "was": 0.', 1)
-    assert nan != text
-    found = differences(nan)
-    assert len(found) == 1 and found[0][0].endswith("value")
-    assert found == [
-        (d.where, d.stored, d.recomputed) for d in compare_reports(json.loads(nan), json.loads(nan))
+    assert nan != text and differences(nan, nan) == []
+    assert compare_reports(json.loads(nan), json.loads(nan))  # what the parsed way says
+    headline = json.loads(text)["series"][0]
+    value = json.dumps(headline["value"])
+    field = f'\n      "value": {value}\n    }}'  # the series' last key
+    assert field in text
+    repeated = text.replace(field, f'\n      "value": 0.99,{field}', 1)
+    assert json.loads(repeated) == json.loads(text)  # parsed, the last wins: equal
+    assert differences(repeated, text) == [
+        (f"{headline['series_id']} value (key repeated)", [0.99, headline["value"]], headline["value"])
     ]
+    spaced = text.replace('"k": ', '"k":  ', 1)
+    line = next(n for n, row in enumerate(text.split("\n"), 1) if '"k": ' in row)
+    assert differences(spaced, text) == [(f"metrics.json line {line}", '  "k":  1,', '  "k": 1,')]
 
 
 def _files_under(folder: Path) -> list[str]:
@@ -414,3 +423,22 @@ def test_a_root_is_checked_by_one_process_more_than_there_are_cores(
     monkeypatch.setenv("INSPECTOR_WORKERS", "2")
     check_root(str(root), Overrides())
     assert asked == [3, 2]
+
+
+def test_check_says_differs_for_a_repeated_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``"value": 0.99, "value": 0.5469``: parsed, the last wins and equals the
+    recomputation; a first-wins reader, or a person, sees 0.99 (issue 39)."""
+    run = tmp_path / "run"
+    shutil.copytree(FIXTURE_RUNS / "k1_micro", run)
+    text = (run / "metrics.json").read_text(encoding="utf-8")
+    series = json.loads(text)["series"][0]
+    field = f'\n      "value": {json.dumps(series["value"])}\n    }}'
+    (run / "metrics.json").write_text(text.replace(field, f'\n      "value": 0.99,{field}', 1))
+    assert main(["check", str(run)]) == 1
+    out = capsys.readouterr().out
+    assert f"{series['series_id']} value (key repeated): stored [0.99, {series['value']}]" in out
+    assert main(["check", str(run), "--format", "json"]) == 1
+    found = json.loads(capsys.readouterr().out)
+    assert found["status"] == "differs" and "key repeated" in json.dumps(found["differences"])

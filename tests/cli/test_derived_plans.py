@@ -149,3 +149,23 @@ def test_a_bad_contract_file_is_one_line_naming_it(
     file.write_text(json.dumps({"metrics": {"correct": {"kind": "binary_success"}}}), "utf-8")
     code, out, err = _run(capsys, "report", str(FIXTURE_RUNS / "k1_micro"), "--contract", str(file))
     assert code == 2 and out == "" and str(file) in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_what_if_that_lists_auxiliaries_warns_when_a_stored_pass_report_hid_them(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 39: a pass@3 run with no tasks (its contract rebuilt from metrics.json, which
+    lists only correct.pass@3) declares format_ok too; ``--k 1`` lists every metric, so
+    the missing one gets the "contract guessed" warning. Its own plan needs none."""
+    from tests.conftest import conformance_run
+
+    run = tmp_path / "run"
+    shutil.copytree(conformance_run("syn_k3_pass_early_stop"), run)
+    (run / "oracle_case.json").unlink()
+    for folder in (run / "details").iterdir():
+        shutil.rmtree(folder)
+    code, out, err = _run(capsys, "report", str(run), "--k", "1")
+    assert code == 0 and [s["series_id"] for s in json.loads(out)["series"]] == ["correct.native@1"]
+    assert "warning: contract:" in err and "a metric no attempt observed is missing" in err
+    code, _, err = _run(capsys, "report", str(run))
+    assert code == 0 and "warning" not in err

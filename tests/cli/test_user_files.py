@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from typing import Any
 import pytest
 
 from inspector.engine.errors import ContractError
+from inspector.results.layout import RUN_FILE_MAX_BYTES
 from inspector.user_files import UserFileError, contract_from_data, read_contract, read_hierarchy
 
 DUMP: dict[str, Any] = {
@@ -125,3 +127,54 @@ def test_a_hierarchy_file_is_checked_as_agentcompass_checks_it(tmp_path: Path) -
         with pytest.raises(UserFileError) as caught:
             read_hierarchy(bad)
         assert str(caught.value).startswith(f"{bad}: ") and message in str(caught.value)
+
+
+def _fifo(tmp_path: Path) -> str:
+    path = tmp_path / "fifo.json"
+    os.mkfifo(path)
+    return str(path)
+
+
+def _deep(tmp_path: Path) -> str:
+    """A hierarchy 800 levels deep (1,601 levels of JSON): too deep for any JSON reader."""
+    text = '{"aggregation": "leaf"}'
+    for i in range(800):
+        text = f'{{"aggregation": "unweighted", "children": {{"c{i}": {text}}}}}'
+    return _file(tmp_path, f'{{"overall": {text}}}')
+
+
+def _large(tmp_path: Path) -> str:
+    path = tmp_path / "large.json"
+    with path.open("wb") as handle:  # sparse: nothing written but its size
+        handle.truncate(RUN_FILE_MAX_BYTES + 1)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("make", "said"),
+    [
+        (lambda tmp: "/dev/zero", "zero is a character device, not a file"),
+        (_fifo, "fifo.json is a FIFO, not a file"),
+        (lambda tmp: str(tmp), "is a directory, not a file"),
+        (_deep, "nested too deeply"),
+        (_large, "larger than 256 MiB"),
+    ],
+    ids=["device", "fifo", "folder", "deep", "large"],
+)
+@pytest.mark.parametrize("option", ["--hierarchy", "--contract"])
+def test_user_files_follow_the_run_files_rules(
+    make: Callable[[Path], str],
+    said: str,
+    option: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 39: --hierarchy /dev/zero grew to gigabytes, a FIFO hung, a deep file gave a
+    RecursionError naming the run: now one line naming the file, as for a run's files."""
+    from inspector.cli.main import main
+    from tests.conftest import FIXTURE_RUNS
+
+    path = make(tmp_path)
+    assert main(["report", str(FIXTURE_RUNS / "k1_micro"), option, path]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith(f"inspector: {path}: ") and said in err, err

@@ -66,7 +66,7 @@ def test_a_plan_that_needs_the_tasks_is_resolved_when_they_are_read(
 
 
 def test_the_stored_report_is_compared_only_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
-    compared = Calls(monkeypatch, "compare_reports")
+    compared = Calls(monkeypatch, "metrics_differences")
     run = read_run(FIXTURE_RUNS / "k3_avg_hierarchy")
     session = score_run(run)
     assert compared.count == 0

@@ -218,3 +218,51 @@ def test_gate_on_a_bucket_names_the_url_and_its_policy(
         f"2 runs: 1 pass, 1 fail, 0 unusable; policy: {s3.url('gated')}/inspector-gate.toml"
     )
     assert s3.counter.writes == uploaded  # the gate writes nothing there
+
+
+def test_a_key_too_long_for_a_file_name_is_refused_and_the_rest_read(
+    s3: S3, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """Issue 39: one object whose key has a component over 255 bytes made every command on
+    the run exit 2 with "File name too long", naming the cache folder."""
+    run = FIXTURE_RUNS / "k1_micro"
+    s3.upload_tree(run, "long/k1_micro")
+    name = "é" * 200 + ".json"  # 405 bytes in UTF-8
+    s3.put(f"long/k1_micro/details/{name}", b"{}")
+    url = s3.url("long/k1_micro")
+    for argv in (["report", url, "--json"], ["check", url]):
+        remote.forget()  # each command a process of its own
+        code = main(argv)
+        captured = capsysbinary.readouterr()
+        assert code == 0, captured.err
+        err = captured.err.decode()
+        assert f"{url}/details/{name}: refused: a component of the key is longer than 255" in err
+        assert "agentcompass-inspector" not in err  # the URL is named, never the cache folder
+    assert main(["report", url, "--json"]) == 0
+    assert capsysbinary.readouterr().out == (run / "metrics.json").read_bytes()
+    code = main(["check", s3.url("long")])  # a root above it
+    assert code == 0, capsysbinary.readouterr().err
+
+
+def test_a_relative_xdg_cache_home_is_ignored_by_every_cache(
+    s3: S3,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsysbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """One cache-folder rule (platformdirs): a relative XDG_CACHE_HOME is ignored, as the
+    XDG specification says, by the remote mirror as by the task cache; nothing is written
+    under the current folder."""
+    from inspector.loading import task_cache
+
+    home = tmp_path / "home"
+    work = tmp_path / "cwd"
+    work.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CACHE_HOME", "relative/cache")
+    monkeypatch.chdir(work)
+    assert main(["report", s3.url("root/k1_micro"), "--json"]) == 0
+    capsysbinary.readouterr()
+    assert list(work.rglob("*")) == []
+    assert remote.mirror(s3.url("root/k1_micro")).local.is_relative_to(home / ".cache")
+    assert task_cache.cache_root() == home / ".cache" / "agentcompass-inspector"

@@ -23,7 +23,19 @@ def task_dirs(run: Path, state: str) -> list[Path]:
 
 
 def load(path: Path) -> Any:
-    return json.loads(path.read_text(encoding="utf-8"))
+    """A file as AgentCompass carries it: ``json.loads``, each lone surrogate then as its
+    pydantic dump writes it (three U+FFFD, fixtures/conformance/syn_lone_surrogates)."""
+    return _carried(json.loads(path.read_text(encoding="utf-8")))
+
+
+def _carried(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")
+    if isinstance(value, list):
+        return [_carried(item) for item in value]
+    if isinstance(value, dict):
+        return {_carried(key): _carried(item) for key, item in value.items()}
+    return value
 
 
 def dump(path: Path, value: Any) -> None:

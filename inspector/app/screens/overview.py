@@ -287,9 +287,12 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         self.progress_bar.update(total=max(message.total, 1), progress=message.done)
 
     @on(LoadFailed)
-    def _failed(self, message: LoadFailed) -> None:
-        self.set_class(False, "-loading")
+    def _failed(self, message: LoadFailed) -> None:  # its numbers go too (issue 39)
         self._withdraw_preview()
+        self.remove_class("-loading").add_class("-refused")
+        self.banner("differences").show([])
+        self._cache_hits = 0
+        self.show_load_status()
         self.banner("refusal").show(
             [Text("Cannot read the run: ", "bold") + one_line(message.error, max_chars=300)]
         )
