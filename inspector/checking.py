@@ -15,7 +15,7 @@ from inspector.loading.report_cache import Outputs
 from inspector.overrides import Overrides
 from inspector.results.file_io import parse_json
 from inspector.views.differences import Difference, compare_reports, same_text
-from inspector.views.run_check import DIFFERS, OK, RunCheck, headline_of
+from inspector.views.run_check import DIFFERS, OK, UNUSABLE, RunCheck, headline_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
@@ -51,19 +51,41 @@ def check_run(
     return stored_differences(path, outputs), outputs, source
 
 
+class NoStoredReport(Unusable):
+    """The run was recomputed (:attr:`outputs`) but has no readable metrics.json to check."""
+
+    def __init__(self, message: str, outputs: Outputs) -> None:
+        super().__init__(message)
+        self.outputs = outputs
+
+
 def stored_differences(path: str, outputs: Outputs) -> list[Difference]:
     """Where the run's stored metrics.json differs from ``outputs``' recomputation.
 
     Raises:
-        Unusable: the run has no readable metrics.json.
+        NoStoredReport: the run has no readable metrics.json.
     """
     if outputs.stored_metrics_text is None:
-        raise Unusable(f"{Path(path) / 'metrics.json'}: no readable stored metrics.json to check")
+        where = Path(path) / "metrics.json"
+        raise NoStoredReport(f"{where}: no readable stored metrics.json to check", outputs)
     if same_text(outputs.stored_metrics_text, outputs.metrics_json):
         return []  # as AgentCompass wrote it: nothing to parse
     # Parsed as the reader parses it (orjson, then the standard library).
     stored = parse_json(outputs.stored_metrics_text.encode("utf-8"))
     return compare_reports(stored, json.loads(outputs.metrics_json))
+
+
+def unstored(shown_as: str, problem: str, outputs: Outputs, warnings: tuple[str, ...]) -> RunCheck:
+    """The :class:`RunCheck` of a run recomputed without a stored metrics.json: unusable for
+    ``check``, with its recomputed headline for the runs screen and the leaderboard."""
+    return RunCheck(
+        shown_as,
+        UNUSABLE,
+        problem=problem,
+        tasks=outputs.tasks,
+        warnings=warnings,
+        headline=headline_of(parse_json(outputs.metrics_json.encode("utf-8"))),
+    )
 
 
 def checked(

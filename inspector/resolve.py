@@ -2,7 +2,9 @@
 
 Pure: takes what the reader found (run_info, stored metrics.json, tasks) and the user's
 overrides, and returns a :class:`~inspector.engine.Plan` whose ``sources`` say where each
-part came from.
+part came from. The one thing it reads is the inspector's own package data: the reference
+tables a benchmark scores with (:mod:`inspector.results.reference`); from a stored
+metrics.json it takes only their provenance, never a value.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from inspector.engine.errors import ContractError, PlanError
 from inspector.engine.model import TaskRecord
 from inspector.engine.plan import Plan
 from inspector.overrides import Overrides
+from inspector.results.reference import reference_for
 
 
 def _get(data: Any, *path: str) -> Any:
@@ -241,6 +244,11 @@ def resolve_plan(
     else:
         contract = contract_from_observations(tasks)
         sources["contract"] = contract.source
+    reference = reference_for(bench, stored_metrics)
+    if reference is not None:
+        sources["reference"] = (
+            "the inspector's copy of AgentCompass 1.0.1's reference tables (NOTICE)"
+        )
     return Plan(
         k=k,
         strategy=strategy,
@@ -251,4 +259,5 @@ def resolve_plan(
         benchmark_params=bparams,
         model_id=model,
         sources=sources,
+        reference=reference,
     )

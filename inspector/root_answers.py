@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector import loading
 from inspector.answers import Unusable, warnings_in
-from inspector.checking import check_run, checked
+from inspector.checking import NoStoredReport, check_run, checked, unstored
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.loading import report_cache
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
@@ -64,6 +64,9 @@ def check_one(
             extra_answers=extra_answers,
             small_task_caches=small_task_caches,
         )
+    except NoStoredReport as exc:
+        problem = under_root(str(exc))
+        return unstored(shown_as, problem, exc.outputs, warnings_in(said, under_root))
     except Unusable as exc:
         return RunCheck(
             shown_as, UNUSABLE, problem=under_root(str(exc)), warnings=warnings_in(said, under_root)
@@ -237,7 +240,8 @@ def _interval(session: Session, series_id: str) -> tuple[float, float, float] | 
 
 
 def _interval_key(overrides: Overrides, series_id: str) -> str | None:
-    return report_cache.key_for(overrides, f"headline interval {series_id}")
+    # "v2": intervals of issue 38; a cache written with the t intervals is not read as these
+    return report_cache.key_for(overrides, f"headline interval v2 {series_id}")
 
 
 def _kept_interval(

@@ -174,7 +174,7 @@ def score_run(
             plan = stream.plan
         else:
             plan = resolve_plan(run.run_info, run.params, run.stored_metrics, run.tasks, overrides)
-        recomputation = recompute(run.tasks, plan, stored_metrics=run.stored_metrics, stream=stream)
+        recomputation = recompute(run.tasks, plan, stream=stream)
     except ObservationError as exc:
         refusal = f"{exc.task_id + ': ' if exc.task_id else ''}{exc}"
         return Session(run, refusal=refusal, refusal_path=exc.source or "details")

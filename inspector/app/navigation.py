@@ -150,6 +150,14 @@ class OpenLeaderboard(Message):
 
 
 @dataclass
+class OpenItems(Message):
+    """Every task id over the runs ``runs`` (``(path, shown as)``), flagged (issue 41)."""
+
+    runs: list[tuple[str, str]]
+    title: str
+
+
+@dataclass
 class CompareRuns(Message):
     """Read, recompute and compare runs ``a`` and ``b`` (the runs screen does it)."""
 

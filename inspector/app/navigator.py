@@ -30,6 +30,7 @@ from inspector.app.navigation import (
     OpenExplain,
     OpenFlaky,
     OpenIssues,
+    OpenItems,
     OpenLeaderboard,
     OpenLedger,
     OpenRun,
@@ -233,6 +234,12 @@ class Navigator(Host):
         from inspector.app.screens.leaderboard import LeaderboardScreen  # lazy: on first use
 
         self.push_screen(LeaderboardScreen(message.rows, message.roots))
+
+    @on(OpenItems)
+    def _open_items(self, message: OpenItems) -> None:
+        from inspector.app.screens.items import ItemsScreen  # lazy: on first use
+
+        self.push_screen(ItemsScreen(message.runs, message.title))
 
     @on(RunsUpdated)
     def _runs_updated(self, message: RunsUpdated) -> None:

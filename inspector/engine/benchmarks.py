@@ -13,7 +13,9 @@ from typing import Any
 from inspector.engine.contract import MetricContract, make_metric_contract
 from inspector.engine.corpus import AggregationContext
 from inspector.engine.errors import PlanError
+from inspector.engine.frontier import frontier_engineering
 from inspector.engine.model import TaskRecord
+from inspector.engine.plan import Plan
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,10 +163,6 @@ SCREENSPOT_HIERARCHY: dict[str, Any] = {
     }
 }
 
-# Benchmarks whose report needs data the inspector cannot have: their custom series and
-# report ``extra`` are carried over from the stored metrics.json and marked not recomputed.
-CARRIED_OVER = {"frontier_engineering": ("medal_score", "medal_score_v1", "medal_score_v1_lite")}
-
 _DEEPSWE_REVISIONS = {
     "v1": "c33fa70e68d11d85f9e58abcd5d78643705e916e",
     "v1.1": "0b9fabbb63b9104d678fe965e1632f2dd9eaa2ea",
@@ -207,12 +205,10 @@ def default_hierarchy(benchmark_id: str) -> dict[str, Any] | None:
 
 # ----------------------------------------------------------------------------- overrides
 
-Override = Callable[[AggregationContext, Mapping[str, Any], Sequence[TaskRecord]], None]
+Override = Callable[[AggregationContext, Plan, Sequence[TaskRecord]], None]
 
 
-def _scicode(
-    ctx: AggregationContext, params: Mapping[str, Any], tasks: Sequence[TaskRecord]
-) -> None:
+def _scicode(ctx: AggregationContext, plan: Plan, tasks: Sequence[TaskRecord]) -> None:
     ctx.replace_with_ratio_of_sums(
         output_metric="subproblem_correctness",
         numerator_metric="subproblem_correct",
@@ -241,9 +237,8 @@ def _deepresearch_metrics(params: Mapping[str, Any]) -> list[str]:
     return list(dict.fromkeys(metrics))
 
 
-def _deepresearch(
-    ctx: AggregationContext, params: Mapping[str, Any], tasks: Sequence[TaskRecord]
-) -> None:
+def _deepresearch(ctx: AggregationContext, plan: Plan, tasks: Sequence[TaskRecord]) -> None:
+    params = plan.benchmark_params
     metrics = _deepresearch_metrics(params)
     if "fact" not in metrics:
         return
@@ -308,9 +303,7 @@ def _gdpval_delivery(
     return delivered_by, required_by
 
 
-def _gdpval(
-    ctx: AggregationContext, params: Mapping[str, Any], tasks: Sequence[TaskRecord]
-) -> None:
+def _gdpval(ctx: AggregationContext, plan: Plan, tasks: Sequence[TaskRecord]) -> None:
     ctx.replace_with_ratio_of_sums(
         output_metric="score",
         numerator_metric="total_score",
@@ -333,9 +326,8 @@ def _gdpval(
         )
 
 
-def _deepswe(
-    ctx: AggregationContext, params: Mapping[str, Any], tasks: Sequence[TaskRecord]
-) -> None:
+def _deepswe(ctx: AggregationContext, plan: Plan, tasks: Sequence[TaskRecord]) -> None:
+    params = plan.benchmark_params
     raw = params.get("version")
     version = _DEEPSWE_ALIASES.get(str(raw or "v1.1").strip().lower())
     if version is None:  # DeepSWEConfig refuses the run
@@ -344,9 +336,8 @@ def _deepswe(
     ctx.update_extra({"benchmark_version": version, "dataset_revision": revision})
 
 
-def _frontier_swe(
-    ctx: AggregationContext, params: Mapping[str, Any], tasks: Sequence[TaskRecord]
-) -> None:
+def _frontier_swe(ctx: AggregationContext, plan: Plan, tasks: Sequence[TaskRecord]) -> None:
+    params = plan.benchmark_params
     # FrontierSWEConfig: the default applies only when the key is absent.
     revision = str(params.get("repo_revision", _FRONTIER_SWE_REVISION) or "").strip()
     if not revision and not str(params.get("dataset_path") or "").strip():
@@ -362,4 +353,5 @@ OVERRIDES: dict[str, Override] = {
     "gdpval_ac": _gdpval,
     "deepswe": _deepswe,
     "frontier_swe": _frontier_swe,
+    "frontier_engineering": frontier_engineering,
 }

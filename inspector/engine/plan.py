@@ -8,6 +8,7 @@ from typing import Any
 
 from inspector.engine.contract import MetricContract
 from inspector.engine.errors import PlanError
+from inspector.engine.reference import FrontierTables
 from inspector.engine.report import CATEGORY_MEAN, MICRO_WEIGHTED
 from inspector.engine.strategies import resolve_attempt_strategy
 
@@ -20,6 +21,8 @@ class Plan:
     non-empty ``hierarchy`` turns the report into ``category_hierarchy`` (spec §7.1 step 2).
     ``sources`` says where each part came from ("run_info.json request.execution.attempts",
     "built-in contract of scicode", ...). ``derived`` describes a what-if plan.
+    ``reference`` holds the reference tables a benchmark scores with (frontier_engineering's),
+    read outside the engine and given here.
     """
 
     k: int
@@ -32,6 +35,7 @@ class Plan:
     model_id: str = ""
     sources: Mapping[str, str] = field(default_factory=dict)
     derived: str | None = None
+    reference: FrontierTables | None = None
 
     def __post_init__(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import dataclass, field
 
 from inspector.engine.aggregation import Outcome, aggregate_series, category_key
-from inspector.engine.benchmarks import CARRIED_OVER, OVERRIDES
+from inspector.engine.benchmarks import OVERRIDES
 from inspector.engine.corpus import AggregationContext
 from inspector.engine.errors import ObservationError
 from inspector.engine.hierarchy import HierarchyNode, parse_hierarchy
@@ -23,11 +22,9 @@ from inspector.engine.reduction_stream import ReductionStream
 from inspector.engine.report import (
     CATEGORY_HIERARCHY,
     MetricReport,
-    MetricSeries,
     select_value_role,
     validate_report,
 )
-from inspector.engine.serialize import series_from_json
 from inspector.engine.strategies import resolve_attempt_strategy
 from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED
 
@@ -43,8 +40,6 @@ class Recomputation:
     reductions: Mapping[str, tuple[TaskReduction, ...]]
     category_keys: tuple[str, ...]
     root: HierarchyNode | None
-    # Series carried over from the stored metrics.json because they cannot be recomputed.
-    not_recomputed: tuple[str, ...] = ()
     notes: tuple[str, ...] = field(default=())
 
     def task_index(self) -> dict[str, int]:
@@ -81,7 +76,7 @@ def standard_report(
     keys: Sequence[str],
     root: HierarchyNode | None,
 ) -> MetricReport:
-    """The report of the standard path (before a benchmark's corpus formula or carried-over
+    """The report of the standard path (before a benchmark's corpus formula or its own
     series): every series aggregated from its tasks' outcomes (``reductions[series_id]``,
     aligned with the category ``keys``)."""
     aggregation = CATEGORY_HIERARCHY if root is not None else plan.aggregation
@@ -111,15 +106,14 @@ def recompute(
     tasks: Sequence[TaskRecord],
     plan: Plan,
     *,
-    stored_metrics: Mapping[str, Any] | None = None,
     stream: ReductionStream | None = None,
 ) -> Recomputation:
     """Score ``tasks`` under ``plan`` the way AgentCompass 1.0.1 does.
 
-    ``stored_metrics`` (the parsed metrics.json) is used only to carry over series that
-    cannot be recomputed (frontier_engineering's rank tables); never for a number the
-    engine can compute. ``stream`` holds reductions already made while the tasks were read
-    (used when it matches this plan and these tasks).
+    Nothing comes from a stored metrics.json: every series and the report's ``extra`` are
+    computed (frontier_engineering's from the reference tables the plan carries).
+    ``stream`` holds reductions already made while the tasks were read (used when it
+    matches this plan and these tasks).
     """
     tasks = tuple(tasks)
     root = parse_hierarchy(plan.hierarchy)
@@ -134,20 +128,15 @@ def recompute(
     all_reductions: dict[str, tuple[TaskReduction, ...]] = {
         k: tuple(v) for k, v in reductions.items()
     }
-    not_recomputed: tuple[str, ...] = ()
     override = OVERRIDES.get(plan.benchmark_id)
     if override is not None:
         context = AggregationContext(tasks, report, reductions, root)
-        override(context, plan.benchmark_params, tasks)
+        override(context, plan, tasks)
         report = context.build()
         for series_id, states in context.custom_states.items():
             all_reductions[series_id] = _custom_reductions(
                 tasks, states, context, plan.k, series_id
             )
-    if plan.benchmark_id in CARRIED_OVER and stored_metrics:
-        report, not_recomputed = _carry_over(
-            report, stored_metrics, CARRIED_OVER[plan.benchmark_id]
-        )
     validate_report(report)
     return Recomputation(
         plan=plan,
@@ -156,7 +145,6 @@ def recompute(
         reductions=all_reductions,
         category_keys=keys,
         root=root,
-        not_recomputed=not_recomputed,
     )
 
 
@@ -192,18 +180,3 @@ def _custom_reductions(
             )
         )
     return tuple(out)
-
-
-def _carry_over(
-    report: MetricReport, stored: Mapping[str, Any], metric_ids: Sequence[str]
-) -> tuple[MetricReport, tuple[str, ...]]:
-    carried: list[MetricSeries] = []
-    for item in stored.get("series") or []:
-        if isinstance(item, Mapping) and item.get("metric_id") in metric_ids:
-            carried.append(series_from_json(item))
-    extra = dict(report.extra)
-    for key, value in (stored.get("extra") or {}).items():
-        extra.setdefault(key, value)
-    present = {s.series_id for s in report.series}
-    series = list(report.series) + [s for s in carried if s.series_id not in present]
-    return replace(report, series=tuple(series), extra=extra), tuple(s.series_id for s in carried)

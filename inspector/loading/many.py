@@ -16,10 +16,16 @@ __all__ = ["map_in_processes", "stream_in_shared_pool", "workers"]
 
 
 def map_in_processes(
-    function: Callable[..., Any], calls: Sequence[tuple[Any, ...]], processes: int
+    function: Callable[..., Any],
+    calls: Sequence[tuple[Any, ...]],
+    processes: int,
+    *,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Any]:
     """``function(*call)`` for each call, in order, by ``processes`` worker processes of this
-    process's own (started now, so they see its environment); here when there are none."""
+    process's own (started now, so they see its environment); here when there are none.
+    ``progress(done, total)`` after each answer taken in order."""
+    said = progress or (lambda done, total: None)
     # concurrent.futures.process (~15 ms with multiprocessing's connections and queues) when
     # a pool runs: the app imports this module (the runs screen) before its first frame,
     # and starts its reader processes in a worker thread after it.
@@ -30,10 +36,18 @@ def map_in_processes(
         _load_reader()
         try:
             with ProcessPoolExecutor(max_workers=processes, mp_context=own_context()) as pool:
-                return list(pool.map(function, *zip(*calls, strict=True), chunksize=1))
+                answers = []
+                for answer in pool.map(function, *zip(*calls, strict=True), chunksize=1):
+                    answers.append(answer)
+                    said(len(answers), len(calls))
+                return answers
         except (BrokenProcessPool, OSError, RuntimeError, ValueError):
             pass  # no worker processes here (a sandbox): do the work in this process
-    return [function(*call) for call in calls]
+    answers = []
+    for call in calls:
+        answers.append(function(*call))
+        said(len(answers), len(calls))
+    return answers
 
 
 def _load_reader() -> None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector.engine.aggregation import TaskOutcome, category_key
-from inspector.engine.benchmarks import CARRIED_OVER, OVERRIDES
+from inspector.engine.benchmarks import OVERRIDES
 from inspector.engine.errors import EngineError
 from inspector.engine.hierarchy import parse_hierarchy
 from inspector.engine.model import TaskRecord
@@ -97,7 +97,7 @@ def answer(
     if not isinstance(stream, PlannedStream) or stream.overrides != overrides:
         return None
     plan = stream.plan
-    if plan.benchmark_id in OVERRIDES or plan.benchmark_id in CARRIED_OVER:
+    if plan.benchmark_id in OVERRIDES:
         return None
     if stream.series_ids != table.series:
         return None

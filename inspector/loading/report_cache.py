@@ -128,15 +128,16 @@ def outputs_of(session: Session, notes: list[str]) -> Outputs:
 
 @functools.cache
 def code_signature() -> str:
-    """The inspector's version and the size and modification time of its source files:
-    a report computed by other code is never reused."""
+    """The inspector's version and the size and modification time of its source files and
+    of its reference tables (``inspector/data``): a report computed by other code or from
+    other tables is never reused."""
     package = os.path.dirname(os.path.abspath(inspector.__file__))
     parts = [inspector.__version__, str(FORMAT)]
     for folder, dirs, names in os.walk(package):
         dirs[:] = sorted(name for name in dirs if name != "__pycache__")  # no sources there
         where = os.path.relpath(folder, package)
         for name in sorted(names):
-            if name.endswith(".py"):
+            if name.endswith(".py") or where.split(os.sep)[0] == "data":
                 info = os.stat(os.path.join(folder, name))
                 parts.append(f"{where}/{name}:{info.st_size}:{info.st_mtime_ns}")
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()

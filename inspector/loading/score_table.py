@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.engine.benchmarks import CARRIED_OVER, OVERRIDES
+from inspector.engine.benchmarks import OVERRIDES
 from inspector.engine.strategies import resolve_attempt_strategy
 from inspector.engine.vocabulary import STATES
 from inspector.results.problems import LoadProblem
@@ -45,7 +45,7 @@ def table_of(session: Session) -> tuple[Any, ...] | None:
     if rec is None or session.refusal is not None or rec.plan.derived:
         return None
     plan = rec.plan
-    if plan.benchmark_id in OVERRIDES or plan.benchmark_id in CARRIED_OVER:
+    if plan.benchmark_id in OVERRIDES:
         return None
     series = [
         sp.series_id

@@ -89,12 +89,7 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
     from inspector.views.compare import derived
 
     try:
-        recomputation, derivation = derived(
-            session.recomputation,
-            k=k,
-            strategy=strategy,
-            stored_metrics=session.run.stored_metrics,
-        )
+        recomputation, derivation = derived(session.recomputation, k=k, strategy=strategy)
     except EngineError as exc:
         return Derived(session, refusal=f"{path}: cannot score as {strategy}@{k}: {exc}")
     session = session.with_plan(recomputation)

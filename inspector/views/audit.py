@@ -180,9 +180,8 @@ def series_of(rec: Recomputation, series_id: str | None) -> MetricSeries:
 
 
 def reductions_of(rec: Recomputation, series_id: str) -> tuple[TaskReduction, ...] | None:
-    """The task reductions behind a series; None for a series carried over unrecomputed."""
-    if series_id in rec.not_recomputed:
-        return None
+    """The task reductions behind a series (every series of a recomputation has them; None
+    only for a series id the recomputation does not hold)."""
     return rec.reductions.get(series_id)
 
 
@@ -302,10 +301,7 @@ def tasks_behind(
     counts = reported_counts(series, scope)
     reported = getattr(counts, count) if counts is not None else None
     if reductions_of(rec, series.series_id) is None:
-        note = (
-            "carried over from the stored metrics.json: the engine cannot recompute this "
-            "series, so no task list stands behind its counts"
-        )
+        note = "no task reductions stand behind this series' counts"
         return CountLedger(series.series_id, count, scope, reported, (), note)
     tasks = tuple(
         t for t in scoped_tasks(rec, series.series_id, scope) if in_count(t.reduction, count)
@@ -332,11 +328,7 @@ def ledger(rec: Recomputation) -> Iterator[CountLedger]:
 
 def ledger_disagreements(rec: Recomputation) -> list[CountLedger]:
     """Ledgers whose task list does not match the report's count (should be none)."""
-    return [
-        entry
-        for entry in ledger(rec)
-        if entry.series_id not in rec.not_recomputed and not entry.agrees
-    ]
+    return [entry for entry in ledger(rec) if not entry.agrees]
 
 
 def task_filter(

@@ -337,7 +337,6 @@ def derived(
     *,
     k: int,
     strategy: str | None = None,
-    stored_metrics: Mapping[str, Any] | None = None,
 ) -> tuple[Recomputation, Derivation]:
     """The same run under a what-if plan: k=1 on attempt 1, avg@j / pass@j on attempts 1..j.
 
@@ -357,7 +356,7 @@ def derived(
     new_plan = replace(
         plan, k=derivation.k, strategy=derivation.strategy, derived=derivation.description
     )
-    return recompute(derivation.tasks, new_plan, stored_metrics=stored_metrics), derivation
+    return recompute(derivation.tasks, new_plan), derivation
 
 
 def compare_plans(rec: Recomputation, *, k: int, strategy: str | None = None) -> Comparison:

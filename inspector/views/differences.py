@@ -35,9 +35,11 @@ def compare_reports(stored: Any, recomputed: Mapping[str, Any]) -> list[Differen
     out: list[Difference] = []
     if not isinstance(stored, Mapping):
         return [Difference("metrics.json", stored, "a MetricReport object")]
-    for key in ("k", "strategy", "aggregation", "evaluation_failed", "extra"):
+    for key in ("k", "strategy", "aggregation", "evaluation_failed"):
         if stored.get(key) != recomputed.get(key):
             out.append(Difference(f"report {key}", stored.get(key), recomputed.get(key)))
+    # extra named down to the field (frontier_engineering's tables are deep mappings).
+    _diff("report extra", stored.get("extra"), recomputed.get("extra"), out)
     stored_series = {
         s.get("series_id"): s for s in stored.get("series") or [] if isinstance(s, Mapping)
     }

@@ -111,7 +111,7 @@ def explain(rec: Recomputation, series_id: str | None, scope: Scope = SERIES_SCO
             "the non-invalidated tasks, and the official value is null"
         )
     if reductions_of(rec, series.series_id) is None:
-        formula = "carried over from the stored metrics.json (not recomputable)"
+        formula = "no task reductions stand behind this series"
         return Explanation(
             series.series_id, scope, value, is_reference, formula, (), (), tuple(notes), value
         )

@@ -24,14 +24,18 @@ from dataclasses import dataclass
 
 from inspector.engine.model import Issue, TaskRecord
 
-# (name, pattern, placeholder), applied in this order: a URL before the path and port inside
+# (name, pattern, placeholder), applied in this order: white space made one space first
+# (a rule may match across it), a URL before the path and port inside
 # it, a timestamp before the numbers inside it, a quoted value before what it quotes, a
-# number (all digits) before a hex string (digits and letters).
+# number (all digits) before a hex string (digits and letters). A placeholder's ``<`` and
+# ``>`` count as part of a word next to it, so that a fingerprint normalises to itself.
 RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("space", re.compile(r"\s+"), " "),
     (
         "uuid",
         re.compile(
-            r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
+            r"(?<![\w>])[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}"
+            r"(?![\w<])"
         ),
         "<uuid>",
     ),
@@ -39,35 +43,40 @@ RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     (
         "timestamp",
         re.compile(
-            r"\b\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
-            r"(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w:])"
+            r"(?<![\w>])\d{4}-\d{2}-\d{2}(?:[T ]\d{1,2}:\d{2}(?::\d{2}(?:[.,]\d+)?)?"
+            r"(?:Z|[+-]\d{2}:?\d{2})?)?(?![\w:<])"
         ),
         "<time>",
     ),
-    ("clock", re.compile(r"(?<![\w:.])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?![\w:])"), "<time>"),
-    ("quoted", re.compile(r"(?<!\w)'[^'\n]*'(?!\w)|\"[^\"\n]*\"|`[^`\n]*`"), "<str>"),
+    ("clock", re.compile(r"(?<![\w:.>])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?![\w:<])"), "<time>"),
+    ("quoted", re.compile(r"(?<![\w>])'[^'\n]*'(?![\w<])|\"[^\"\n]*\"|`[^`\n]*`"), "<str>"),
     (
         "path",
-        re.compile(r"(?<![\w/.<])(?:[A-Za-z]:\\|~?/|\.{1,2}/)(?:[\w.@+~-]+[/\\])*[\w.@+~-]*"),
+        re.compile(
+            r"(?<![\w/.<>])(?:[A-Za-z]:\\|~?/|\.{1,2}/)(?:[\w.@+~-]+[/\\])*[\w.@+~-]+[/\\]?"
+        ),
         "<path>",
     ),
     (
         "duration",
         re.compile(
-            r"(?<![\w.])\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|min|mins|minutes?"
-            r"|m|h|hrs?|hours?)(?!\w)"
+            r"(?<![\w.>])\d+(?:\.\d+)?\s?(?:ms|us|µs|ns|s|sec|secs|seconds?|min|mins|minutes?"
+            r"|m|h|hrs?|hours?)(?![\w<])"
         ),
         "<duration>",
     ),
-    ("ip", re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w.])"), "<ip>"),
+    ("ip", re.compile(r"(?<![\w.>])\d{1,3}(?:\.\d{1,3}){3}(?![\w.<])"), "<ip>"),
     ("port", re.compile(r"(?<=[A-Za-z0-9\]>]):\d{2,5}(?!\w)"), ":<port>"),
     (
         "number",
-        re.compile(r"(?<![\w.])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?!\w|\.\d)"),
+        re.compile(r"(?<![\w.>])[-+]?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w<]|\.\d)"),
         "<n>",
     ),
-    ("hex", re.compile(r"\b0[xX][0-9a-fA-F]+\b|\b(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,}\b"), "<hex>"),
-    ("space", re.compile(r"\s+"), " "),
+    (
+        "hex",
+        re.compile(r"(?<![\w>])(?:0[xX][0-9a-fA-F]+|(?=[0-9a-fA-F]*\d)[0-9a-fA-F]{8,})(?![\w<])"),
+        "<hex>",
+    ),
 )
 
 

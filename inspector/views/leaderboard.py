@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from inspector.views.run_check import DIFFERS, UNUSABLE
+from inspector.views.run_check import DIFFERS, UNSTORED, UNUSABLE
 from inspector.views.runs_view import PENDING, RunRow
 from inspector.views.visible import visible
 
@@ -182,7 +182,12 @@ def cell_text(cell: Cell | None, *, counts: bool = True, short: bool = False) ->
     if run.recomputed is not None and run.recomputed.is_reference:
         text += "ʳ" if short else " ref"
     states = {r.check_state for r in cell.runs}
-    text += " !" if UNUSABLE in states else " ≠" if DIFFERS in states else " ✓"
+    text += (
+        " !" if UNUSABLE in states
+        else " ≠" if DIFFERS in states
+        else " ∅" if UNSTORED in states
+        else " ✓"
+    )  # fmt: skip
     if PENDING in states:
         text += "…"
     if short:

@@ -13,6 +13,11 @@ from inspector.engine.vocabulary import COUNTS
 from inspector.views.visible import visible
 
 OK, DIFFERS, UNUSABLE = "ok", "differs", "unusable"
+UNSTORED = "unstored"
+"""Not a status ``check`` prints (the run is ``unusable`` there: nothing to check against)
+but a state the runs screen and the leaderboard show: recomputed, with no readable stored
+metrics.json (issue 41)."""
+NO_STORED_REPORT = "no stored report"
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
 
 
@@ -40,7 +45,6 @@ class Headline:
             "counts": dict(zip(COUNTS, self.counts, strict=True)),
             "interval": list(self.interval) if self.interval is not None else None,
         }
-
 
     @classmethod
     def from_json(cls, data: Any) -> Headline | None:
@@ -115,6 +119,12 @@ class RunCheck:
     """Load warnings (file: message) that did not stop the check."""
     headline: Headline | None = None
     """The recomputed headline series (None when the run is unusable)."""
+
+    @property
+    def state(self) -> str:
+        """:attr:`status`, or :data:`UNSTORED` for a run recomputed (it has a headline)
+        without a readable stored metrics.json to check it against."""
+        return UNSTORED if self.status == UNUSABLE and self.headline is not None else self.status
 
     def as_json(self) -> dict[str, Any]:
         """The run's object in ``check --format json``."""

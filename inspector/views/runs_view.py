@@ -14,7 +14,15 @@ from dataclasses import dataclass, field, replace
 
 from inspector.results.discover import RunSummary
 from inspector.views.gate import RunGate
-from inspector.views.run_check import DIFFERS, OK, UNUSABLE, Headline, RunCheck
+from inspector.views.run_check import (
+    DIFFERS,
+    NO_STORED_REPORT,
+    OK,
+    UNSTORED,
+    UNUSABLE,
+    Headline,
+    RunCheck,
+)
 from inspector.views.visible import visible
 
 PENDING = "pending"
@@ -42,8 +50,9 @@ class RunRow:
 
     @property
     def check_state(self) -> str:
-        """``pending`` until recomputed, then ``ok`` / ``differs`` / ``unusable``."""
-        return PENDING if self.check is None else self.check.status
+        """``pending`` until recomputed, then ``ok`` / ``differs`` / ``unusable`` /
+        ``unstored`` (recomputed, no stored metrics.json)."""
+        return PENDING if self.check is None else self.check.state
 
     @property
     def latest(self) -> RunCheck | None:
@@ -142,7 +151,7 @@ def with_interval(check: RunCheck, answer: tuple[float, float, float] | None) ->
 
 # -- sorting ------------------------------------------------------------------------------
 
-_CHECK_ORDER = {UNUSABLE: 0, DIFFERS: 1, OK: 2, PENDING: 3}
+_CHECK_ORDER = {UNUSABLE: 0, DIFFERS: 1, UNSTORED: 2, OK: 3, PENDING: 4}
 
 
 def sort_rows(rows: Iterable[RunRow], by: str, *, reverse: bool = False) -> list[RunRow]:
@@ -223,7 +232,7 @@ def describe(row: RunRow) -> list[str]:
     check = row.latest
     if check is None:
         parts.append("recomputing…")
-    elif check.status == UNUSABLE:
+    elif check.state == UNUSABLE:
         cached = "cached (recomputing again…): " if row.is_cached else ""
         parts.append(f"{cached}cannot recompute: {check.problem}")
     else:
@@ -238,6 +247,8 @@ def describe(row: RunRow) -> list[str]:
             parts.append(f"interval [{low:.4f}, {high:.4f}]")
         if check.status == OK:
             parts.append("✓ metrics.json equals the recomputation")
+        elif check.state == UNSTORED:
+            parts.append(f"∅ {NO_STORED_REPORT}: {check.problem}")
         else:
             where, stored, recomputed_value = check.differences[0]
             more = len(check.differences) - 1

@@ -35,6 +35,11 @@ come from benchmark config fields the engine never reads (``judge_model``, unkno
 the Jina key) are listed as "not modelled".
 
 Exit status 0 when every comparison is byte-identical and every refusal is shared.
+
+``oracle_sweep.py`` beside it drives this module's corpus writer over every registered
+benchmark at k=1 and k=3, with and without metrics.json and as a ``--k 1`` what-if, through
+the inspector's command line (issue 39); ``oracle_batch.py`` lets AgentCompass score many
+runs in one process.
 """
 
 from __future__ import annotations
@@ -217,7 +222,7 @@ def _first_diff(expected: str, actual: str) -> str:
 
 def score(run: LoadedRun, overrides: Overrides | None = None) -> tuple[str, str]:
     plan = resolve_plan(run.run_info, run.params, run.stored_metrics, run.tasks, overrides)
-    result = recompute(run.tasks, plan, stored_metrics=run.stored_metrics)
+    result = recompute(run.tasks, plan)
     return (
         dumps_metrics_json(result.report),
         render_summary_markdown(plan.model_id, plan.benchmark_id, result.report),
@@ -373,6 +378,8 @@ PARAM_PROBES: list[tuple[str, dict[str, Any]]] = [
     ("deepresearch_bench", {"metrics": ["race", "bogus"]}),
     ("deepresearch_bench", {"metrics": []}),
     ("deepresearch_bench", {"metrics": " RACE "}),
+    ("frontier_engineering", {"task_set": "v2"}),
+    ("frontier_engineering", {"task_set": " V1_FILTERED "}),
     ("*", {"aggregation_mode": "Category_Mean"}),
     ("*", {"aggregation_mode": " category_mean"}),
     ("*", {"aggregation_mode": "category_mean"}),
@@ -453,6 +460,8 @@ def refusal_checks(acvenv: Path, accepted: list[Path], rejected: list[Path], wor
         )
         if base is None and benchmark == "deepresearch_bench":
             base = write_corpus_case(scratch, accepted[0], 0, 1)
+        if base is None and benchmark == "frontier_engineering":
+            base = write_corpus_case(scratch, accepted[0], 0, 1, benchmark=benchmark, k=1)
         if base is None:
             lines.append(f"  {benchmark} {params}: no base run; skipped")
             continue
@@ -522,12 +531,30 @@ def _corpus_value(rng: Any, metric: str, kind: str) -> Any:
     return rng.choice([0, 1, 0.25, 0.5, 0.75, round(rng.random(), 3), 1 / 3, 0.1])
 
 
+# Benchmarks whose config requires a judge model (AgentCompass refuses the run without one).
+JUDGED = (
+    "widesearch",
+    "brainarena",
+    "browsecomp",
+    "browsecomp_zh",
+    "deepsearchqa",
+    "frontierscience",
+    "gaia",
+    "hle",
+    "hle_verified",
+    "researchclawbench",
+    "sealqa",
+    "sgi_deep_research",
+    "xbench_deepsearch",
+)
+
+
 def _corpus_params(rng: Any, benchmark: str) -> dict[str, Any]:
     params: dict[str, Any] = {}
     if rng.random() < 0.4:
         params["aggregation_mode"] = "category_mean"
     # What these benchmarks' configs require (a real run has them in run_info.json).
-    if benchmark in ("widesearch", "brainarena"):
+    if benchmark in JUDGED:
         params["judge_model"] = {"id": "judge-1"}
     if benchmark == "osworld":
         params["agent_style"] = "claude"
@@ -539,6 +566,10 @@ def _corpus_params(rng: Any, benchmark: str) -> dict[str, Any]:
         )
         if choice is not None:
             params["metrics"] = choice
+    if benchmark == "frontier_engineering" and rng.random() < 0.8:
+        params["task_set"] = rng.choice(
+            ["v1", "v1_lite", " V1_Lite ", "v1_filtered", "v1_non_gpu", "", None]
+        )
     if benchmark != "screenspot" and rng.random() < 0.3:
         params["category_hierarchy"] = {
             "overall": {
@@ -557,19 +588,94 @@ def _corpus_params(rng: Any, benchmark: str) -> dict[str, Any]:
     return params
 
 
-def write_corpus_case(root: Path, template: Path, seed: int, index: int) -> Path:
-    """One run directory for a built-in benchmark, in AgentCompass's v3 layout."""
+# frontier_engineering: task ids from its reference tables (rank baseline with "/", the medal
+# podium with "_", both spellings of EngDesign), some only in one table, some in neither.
+FRONTIER_TASKS = (
+    "Astrodynamics/MannedLunarLanding",
+    "ComputerSystems/MallocLab",
+    "JobShop/abz",
+    "JobShop_abz",
+    "engdesign",
+    "EngDesign",
+    "Robotics/PIDTuning",
+    "StructuralOptimization/ISCSO2015",
+    "StructuralOptimization/TopologyOptimization",
+    "InventoryOptimization/disruption_eoqd",
+    "QuantumComputing/task_01_routing_qftentangled",
+    "QuantumComputing/task_02_clifford_t_synthesis",
+    "Aerodynamics/CarAerodynamicsSensing",
+    "Cryptographic/AES-128",
+    "Optics/holographic_multiplane_focusing",
+    "ReactionOptimisation/snar_multiobjective",
+    "Custom/not_in_any_table",
+)
+# (gold, silver, bronze) of some podium rows, to land on and around the thresholds.
+FRONTIER_THRESHOLDS = {
+    "Astrodynamics/MannedLunarLanding": (6839.0331, 6660.942428, 6079.2455),
+    "ComputerSystems/MallocLab": (96.0, 86.0, 57.0),
+    "JobShop/abz": (96.1035, 91.23143065488635, 88.4924),
+    "engdesign": (27.0, 27.0, 27.0),
+    "EngDesign": (27.0, 27.0, 27.0),
+    "Robotics/PIDTuning": (0.1632, 0.1585, 0.1521),
+    "StructuralOptimization/ISCSO2015": (-968.4567, -1120.212, -1139.3354),
+    "StructuralOptimization/TopologyOptimization": (-185.7983, -188.4673, -189.3039),
+    "InventoryOptimization/disruption_eoqd": (1.0, 0.6473, 0.639),
+}
+
+
+def _frontier_full() -> tuple[list[str], list[str]]:
+    """Every task of the rank baseline; and those plus the podium's other tasks."""
+    from inspector.engine.frontier import medal_name
+    from inspector.results.reference import frontier_tables
+
+    tables = frontier_tables()
+    ranked = sorted({task for task, _, _ in tables.rank_rows})
+    named = {medal_name(task) for task in ranked}
+    return ranked, ranked + [task for task, *_ in tables.podium if task not in named]
+
+
+def _frontier_score(rng: Any, task_id: str) -> Any:
+    from inspector.engine.frontier import medal_name
+    from inspector.results.reference import frontier_tables
+
+    podium = {task: levels for task, *levels in frontier_tables().podium}
+    levels = FRONTIER_THRESHOLDS.get(task_id) or podium.get(medal_name(task_id))
+    if levels is None or rng.random() < 0.2:
+        return rng.choice([0, 1, 0.5, -3.25, 42.0, round(rng.uniform(-10, 100), 4)])
+    gold, silver, bronze = levels
+    return rng.choice([gold, silver, bronze, gold * 1.5 + 1, bronze - 1.0, (silver + bronze) / 2])
+
+
+def write_corpus_case(
+    root: Path,
+    template: Path,
+    seed: int,
+    index: int,
+    *,
+    benchmark: str | None = None,
+    k: int | None = None,
+    strategy: str | None = None,
+    keep_first: bool = False,
+) -> Path:
+    """One run directory for a built-in benchmark, in AgentCompass's v3 layout (the
+    benchmark, k and strategy drawn from the seed unless given; ``keep_first``: every task
+    has its attempt 1, so the run's attempt 1 at k=1 is a run AgentCompass accepts)."""
     import random
 
     from inspector.engine.benchmarks import builtin_contract
     from inspector.results.layout import task_directory_name
 
-    rng = random.Random(f"{seed}-{index}")
-    benchmark = CORPUS_BENCHMARKS[index % len(CORPUS_BENCHMARKS)]
+    fixed = (benchmark, k, strategy) != (None, None, None)
+    rng = random.Random(
+        f"{seed}-{index}-{benchmark}-{k}-{strategy}" if fixed else f"{seed}-{index}"
+    )
+    benchmark = benchmark or CORPUS_BENCHMARKS[index % len(CORPUS_BENCHMARKS)]
     contract = builtin_contract(benchmark)
     assert contract is not None
-    k = rng.choice([1, 1, 2, 3])
-    strategy = "pass" if contract.primary_id == "correct" and rng.random() < 0.3 else "avg"
+    drawn_k = rng.choice([1, 1, 2, 3])
+    k = k or drawn_k
+    drawn = "pass" if contract.primary_id == "correct" and rng.random() < 0.3 else "avg"
+    strategy = strategy or drawn
     name = f"corpus_s{seed}_{index:03d}_{benchmark}_k{k}{strategy}"
     run_dir = root / name
     shutil.rmtree(run_dir, ignore_errors=True)
@@ -582,22 +688,46 @@ def write_corpus_case(root: Path, template: Path, seed: int, index: int) -> Path
     )
     info["request"]["execution"]["attempts"] = {"k": k, "strategy": strategy}
     info["request"]["output"]["run_id"] = name
+    if benchmark == "frontier_engineering" and rng.random() < 0.3:
+        info["request"]["model"]["id"] = rng.choice(["GLM-5", " GPT-5.4 ", "model (current run)"])
     (run_dir / "run_info.json").write_text(json.dumps(info, indent=2, sort_keys=True), "utf-8")
+    if (template / "params.json").is_file():  # as AgentCompass records the request
+        record = json.loads((template / "params.json").read_text("utf-8"))
+        record["benchmark"] = info["request"]["benchmark"]
+        record["execution"] = {**record["execution"], "attempts": {"k": k, "strategy": strategy}}
+        record["model"] = {"id": info["request"]["model"]["id"]}
+        record["output"] = {"run_id": name}
+        text = json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        (run_dir / "params.json").write_text(text, "utf-8")
     severities = ["fatal"] * 1 + ["error"] * 4 + ["warning"] * 3 + [None] * 40
     # " spaced " breaks the corpus formulas' category counts (item 16): only in some runs.
     spaced = rng.random() < 0.25
     categories = [c for c in CORPUS_CATEGORIES if spaced or c != " spaced "]
-    for number in range(rng.randint(0, 14)):
-        task_id = f"{benchmark}-{number}"
+    # A frontier_engineering run that observed every score (half of them) has medal series.
+    missing, present = 0.1, 0.85
+    if benchmark == "frontier_engineering":
+        task_ids = rng.sample(FRONTIER_TASKS, rng.randint(0, len(FRONTIER_TASKS)))
+        if rng.random() < 0.2:  # the whole rank baseline (rank "ok"), or all podium tasks too
+            task_ids = list(rng.choice(_frontier_full()))
+        if rng.random() < 0.5:
+            missing, present, severities = 0.0, 1.0, [None] * 40 + ["warning"]
+    else:
+        task_ids = [f"{benchmark}-{number}" for number in range(rng.randint(0, 14))]
+    for task_id in task_ids:
         attempts: dict[str, dict[str, Any]] = {}
+        same_score = _frontier_score(rng, task_id) if benchmark == "frontier_engineering" else 0
         for attempt_index in range(1, k + 1):
-            if rng.random() < 0.1:
+            if rng.random() < missing and not (keep_first and attempt_index == 1):
                 continue
             metrics = {
                 m: _corpus_value(rng, m, spec.kind)
                 for m, spec in contract.metrics.items()
-                if rng.random() < 0.85
+                if rng.random() < present
             }
+            if benchmark == "frontier_engineering" and "score" in metrics:
+                metrics["score"] = (
+                    same_score if rng.random() < 0.6 else _frontier_score(rng, task_id)
+                )
             severity = rng.choice(severities)
             issues = (
                 []

@@ -71,8 +71,13 @@ def test_fingerprint_names_phase_and_code() -> None:
     assert fingerprint("run", "verifier_failed", "exit status 3 after 2.5s") != one
 
 
-@given(st.text(max_size=80))
+VOLATILE = st.text(alphabet=st.sampled_from(list("0123456789abcdefxX:/.\\-'\"` <>~@+ZTmh_\n")))
+
+
+@given(st.one_of(st.text(max_size=80), VOLATILE))
 def test_normalising_twice_changes_nothing(message: str) -> None:
+    """A fingerprint's message is its own normal form (a placeholder next to a digit, a
+    quote or a slash starts no new match): seen failing on "0/", "0''" and "'\\n'"."""
     once = normalise(message)
     assert normalise(once) == once
 

@@ -94,7 +94,7 @@ def test_a_derived_plan_is_a_new_session(tmp_path: Path) -> None:
     assert session.recomputation is not None and session.differences
     with pytest.raises(dataclasses.FrozenInstanceError):
         session.recomputation = None  # type: ignore[misc]
-    rec, _ = derived(session.recomputation, k=1, strategy="avg", stored_metrics=None)
+    rec, _ = derived(session.recomputation, k=1, strategy="avg")
     k1 = session.with_plan(rec)
     assert k1.recomputation is rec and k1.run is session.run
     assert k1.differences == []  # another plan's report is not the stored one's to compare

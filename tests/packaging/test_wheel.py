@@ -24,7 +24,7 @@ from tests.conftest import FIXTURE_RUNS, ROOT
 from tests.terminal import OnTerminal
 
 SAMPLE = FIXTURE_RUNS / "k3_avg_hierarchy"
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "inspector", "widgets")
+SOURCES = ("pyproject.toml", "README.md", "LICENSE", "NOTICE", "inspector", "widgets")
 
 
 def build_wheel(out: Path) -> Path:
@@ -80,6 +80,20 @@ def test_the_wheel_holds_the_sample_run_byte_for_byte_and_the_license(wheel: Pat
         (license_file,) = [n for n in names if n.endswith(".dist-info/licenses/LICENSE")]
         assert archive.read(license_file) == (ROOT / "LICENSE").read_bytes()
     assert (ROOT / "LICENSE").read_text(encoding="utf-8").startswith("MIT License\n")
+
+
+def test_the_wheel_holds_the_reference_tables_and_their_notice(wheel: Path) -> None:
+    """frontier_engineering's tables (AgentCompass's figures, Apache-2.0) ship as package
+    data, with the NOTICE naming their source."""
+    data = ROOT / "inspector" / "data" / "frontier_engineering"
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+        for path in sorted(data.iterdir()):
+            name = f"inspector/data/frontier_engineering/{path.name}"
+            assert name in names and archive.read(name) == path.read_bytes(), name
+        (notice,) = [n for n in names if n.endswith(".dist-info/licenses/NOTICE")]
+        assert archive.read(notice) == (ROOT / "NOTICE").read_bytes()
+    assert len(list(data.iterdir())) == 3
 
 
 def test_installed_wheel_opens_the_sample_in_an_empty_folder(wheel: Path, tmp_path: Path) -> None:

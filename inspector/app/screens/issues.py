@@ -1,8 +1,7 @@
 """Issues by severity × phase × code, the counts they pushed tasks into, and retries by pattern.
 
-Both tables show what :mod:`inspector.views.attribution` picks from one recomputation; the retry
-records are read lazily, in a worker, through the reader. Result-file strings (codes, stages,
-scopes, patterns) go through :mod:`widgets.literal`.
+Both tables show what :mod:`inspector.views.attribution` picks from one recomputation; retry
+records are read lazily in a worker. Result-file strings go through :mod:`widgets.literal`.
 """
 
 from __future__ import annotations
@@ -39,7 +38,10 @@ from inspector.views.attribution import (
     unexplained_rows,
 )
 from inspector.views.audit import InCount
+from inspector.views.fingerprints import FingerprintGroup, group, occurrences
 from inspector.views.tasks import TaskFilter
+from widgets._table import ListTable
+from widgets.fingerprint_lines import FingerprintLines
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable
@@ -127,6 +129,7 @@ class Attributed(Message):
     series_id: str
     issues: tuple[IssueRow, ...]
     retries: RetrySummary
+    fingerprints: tuple[FingerprintGroup, ...] = ()
 
 
 class IssuesScreen(InspectorScreen):
@@ -140,7 +143,8 @@ counts it as error; ERROR counts it as error, and as unavailable when no value r
 WARNING changes nothing). Rows of severity *none* (phase *rule*) are tasks a count holds by one of the
 engine's rules with no issue behind it (a missing attempt, a metric no attempt observed),
 with the engine's reason. Totals count each attempt and task once. **enter** lists the
-tasks; on a count column, only the tasks in that count. Bottom: retries by stage, scope and matched pattern (read from the retry records);
+tasks; on a count column, only the tasks in that count. Under it: the issue's error
+fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and matched pattern (read from the retry records);
 **enter** lists the tasks that retried. **n** moves to the next series.
 """
 
@@ -198,8 +202,9 @@ tasks; on a count column, only the tasks in that count. Bottom: retries by stage
         yield Static(id="issues-title")
         yield RecordTable(ISSUE_FIELDS, cursor_type="cell", id="issues")
         yield Static(id="issues-cursor")
+        yield FingerprintLines(id="issues-fingerprints")
         yield Static(id="retries-note")
-        retries: DataTable[Text | str] = DataTable(id="retries", cursor_type="row")
+        retries: DataTable[Text | str] = ListTable(id="retries", cursor_type="row")
         retries.add_columns("stage", "scope", "matched pattern", "records", "attempts", "tasks")
         yield retries
         yield KeyFooter()
@@ -219,13 +224,15 @@ tasks; on a count column, only the tasks in that count. Bottom: retries by stage
           description="attribute issues")  # fmt: skip
     def _attribute(self, rec: Recomputation, series_id: str) -> None:
         issues = issue_table(rec, series_id) + unexplained_rows(rec, series_id)
-        self.post_message(Attributed(rec, series_id, issues, retry_summary(rec.tasks)))
+        prints = tuple(group(occurrences(self.session.run.run_id, rec.tasks)))
+        self.post_message(Attributed(rec, series_id, issues, retry_summary(rec.tasks), prints))
 
     @on(Attributed)
     def _attributed(self, message: Attributed) -> None:
         if (message.recomputation, message.series_id) != (self.recomputation, self.series_id):
             return  # an earlier series or run, still on its way
         self.issues = message.issues
+        self.query_one(FingerprintLines).prints = message.fingerprints
         if not self.retries.records_read:
             self.retries = message.retries
         self.issue_table.loading = False
@@ -279,6 +286,7 @@ tasks; on a count column, only the tasks in that count. Bottom: retries by stage
         """The status line: the cursor's issue in full, and what its cell counts."""
         table = self.issue_table
         row = table.cursor_item
+        self.query_one(FingerprintLines).show(row)
         if row is None or not table.columns:
             self.cursor_line.update("")
             return

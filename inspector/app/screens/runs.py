@@ -26,7 +26,7 @@ from inspector.app.messages import (
     RunsFound,
     RunsIntervals,
 )
-from inspector.app.navigation import OpenLeaderboard, OpenRun, RunsUpdated
+from inspector.app.navigation import OpenItems, OpenLeaderboard, OpenRun, RunsUpdated
 from inspector.app.screens.runs_gate import GatedRunsScreen
 from inspector.app.screens.runs_parts import compare_two, list_runs, runs_note
 from inspector.loading import check_cache
@@ -44,6 +44,7 @@ from inspector.views.runs_view import (
     with_checks,
     with_interval,
 )
+from widgets.filter_input import FilterInput
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal
 from widgets.run_table import RunTable
@@ -59,15 +60,17 @@ stored in its metrics.json (marked *stored*), or what the last check of the run 
 (marked *cached*, its mark and counts dim) when its run-level files and task folder
 listing are unchanged since; every run is then recomputed (or found unchanged) in the
 background and its row shows the recomputed value, ✓ when the stored metrics.json equals
-the recomputation (≠ when it differs, ! when the run cannot be recomputed) and the tasks
+the recomputation (≠ when it differs, ! when the run cannot be recomputed, ∅ when it has
+no stored report: metrics.json missing, the value still recomputed) and the tasks
 counted error / unavailable / invalidated. The line under the table shows the whole row
 under the cursor, with the first difference or the reason a run cannot be recomputed.
 
 Type **/** to filter: words match anywhere; `model:`, `benchmark:`, `harness:`,
-`status:`, `date:`, `check:` (ok, differs, unusable, pending), `plan:` and `run:` match
-one field (`status:failed check:differs`). **s** sorts by the next of date, run, model,
+`status:`, `date:`, `check:` (ok, differs, unusable, unstored, pending), `plan:` and `run:`
+match one field (`status:failed check:differs`). **s** sorts by the next of date, run, model,
 benchmark, harness, status, check and value; **S** reverses the order. **enter** opens a
-run; **g** opens the leaderboard (the grid of models × benchmarks).
+run; **g** opens the leaderboard (the grid of models × benchmarks); **t** every task over
+the runs, flagged (never solved, always errors, verifier suspect, flips, one model only).
 **m** marks a run (two at most) and **c** compares the two marked runs task by task:
 series side by side, flips, state changes and paired statistics, with a warning when
 their plans or benchmark params differ. **G** shows each run's publish-gate result (as
@@ -81,12 +84,14 @@ their plans or benchmark params differ. **G** shows each run's publish-gate resu
         Binding(
             "g", "leaderboard", "Leaderboard", tooltip="The grid of models × benchmarks, recomputed"
         ),
+        Binding("t", "tasks", "Tasks", tooltip="Every task over the runs, flagged"),
         Binding("m", "mark", "Mark", tooltip="Mark this run for a comparison (two at most)"),
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs task by task"),
         GatedRunsScreen.GATE_KEY,
     ]
     PALETTE: ClassVar[dict[str, str]] = {
         "leaderboard": "go: leaderboard",
+        "tasks": "go: tasks across runs",
         "sort": "sort: next field",
         "reverse": "sort: reverse",
         "mark": "mark: this run for comparison",
@@ -148,7 +153,7 @@ their plans or benchmark params differ. **G** shows each run's publish-gate resu
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(
+        yield FilterInput(
             placeholder="filter: words, or model: benchmark: harness: status: date: check:",
             id="runs-filter",
         )
@@ -297,9 +302,17 @@ their plans or benchmark params differ. **G** shows each run's publish-gate resu
     @on(Input.Changed, "#runs-filter")
     def _filter_changed(self) -> None:
         self.apply_filter()
+        self.run_table.move_cursor(row=0)  # the first match: what enter opens
 
     @on(Input.Submitted, "#runs-filter")
     def _filter_submitted(self) -> None:
+        """``enter`` in the filter opens the first match (an empty filter: to the list)."""
+        if self.filter_input.value.strip() and self.run_table.path is not None:
+            self.post_message(OpenRun(self.run_table.path))
+        self.run_table.focus()
+
+    @on(FilterInput.Cleared, "#runs-filter")
+    def _filter_cleared(self) -> None:
         self.run_table.focus()
 
     @on(RunTable.RunChosen)
@@ -316,6 +329,10 @@ their plans or benchmark params differ. **G** shows each run's publish-gate resu
 
     def action_leaderboard(self) -> None:
         self.post_message(OpenLeaderboard(self.rows, self.roots))
+
+    def action_tasks(self) -> None:
+        runs = [(str(row.summary.path), row.summary.relative) for row in self.rows]
+        self.post_message(OpenItems(runs, ", ".join(r.name or "." for r in self.roots)))
 
     def action_focus_filter(self) -> None:
         self.filter_input.focus()

@@ -90,12 +90,14 @@ def runs_note(rows: list[RunRow], shown: int, sort_by: str, reverse: bool) -> Te
     elif waiting:
         note.append(f" · recomputing {waiting}… (stored values until then)", "dim")
     else:
-        counts = {state: 0 for state in ("ok", "differs", "unusable")}
+        counts = {state: 0 for state in ("ok", "differs", "unusable", "unstored")}
         for row in rows:
             counts[row.check_state] += 1
         note.append(f" · {counts['ok']} ✓", "dim")
         if counts["differs"]:
             note.append(f" · {counts['differs']} ≠ stored", "bold red")
+        if counts["unstored"]:
+            note.append(f" · {counts['unstored']} ∅ no stored report", "cyan")
         if counts["unusable"]:
             note.append(f" · {counts['unusable']} !", "bold yellow")
     direction = " (reversed)" if reverse else ""

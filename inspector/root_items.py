@@ -1,0 +1,143 @@
+"""Tasks and errors across every run under a results root (issue 41): ``inspector items``,
+``inspector errors`` and the tasks-across-runs screen.
+
+Each run is opened through the one door (:mod:`inspector.loading`), as ``check ROOT`` opens
+it (every file read, nothing kept in the caches), in worker processes, and reduced there to
+what the answer needs: a :class:`~inspector.views.items.RunTasks` (the engine's headline
+reductions and how each attempt ended) or its issues as
+:class:`~inspector.views.fingerprints.Occurrence` records. The parent puts them together.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from inspector import loading
+from inspector.engine.model import Issue
+from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
+from inspector.overrides import Overrides
+from inspector.results.discover import run_folders
+from inspector.results.lazy import RetryRecord
+from inspector.views.attribution import load_retry_records
+from inspector.views.fingerprints import Occurrence, occurrences
+from inspector.views.items import FINISHED, RunTasks, run_tasks
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A run left out, and why (one line naming it)."""
+
+    run: str
+    reason: str
+
+
+def _open(path: str, shown_as: str, overrides: Overrides) -> loading.Loaded | Skipped:
+    request = loading.Request(overrides=overrides, reuse_cache=False, store=False)
+    try:
+        result = loading.open(path, request)
+    except Exception as exc:  # never a traceback for bad data
+        if os.environ.get("INSPECTOR_DEBUG"):
+            raise
+        return Skipped(shown_as, f"{type(exc).__name__}: {exc}")
+    if isinstance(result, loading.Failed):
+        return Skipped(shown_as, result.message)
+    assert isinstance(result, loading.Loaded)
+    return result
+
+
+def items_call(path: str, shown_as: str, overrides: Overrides) -> RunTasks | Skipped:
+    """One run reduced for the tasks-across-runs rows (in a worker process)."""
+    loaded = _open(path, shown_as, overrides)
+    if isinstance(loaded, Skipped):
+        return loaded
+    session = loaded.session
+    status = (session.run.run_info or {}).get("status")
+    if status not in FINISHED:
+        return Skipped(shown_as, f"not finished (status {status!r})")
+    rec = session.recomputation
+    if rec is None:
+        return Skipped(shown_as, f"cannot be recomputed: {loaded.refusal or session.refusal}")
+    reduced = run_tasks(shown_as, rec)
+    return reduced if reduced is not None else Skipped(shown_as, "no headline series")
+
+
+def errors_call(path: str, shown_as: str, overrides: Overrides) -> list[Occurrence] | Skipped:
+    """Every issue of one run's attempts and retry records (in a worker process)."""
+    loaded = _open(path, shown_as, overrides)
+    if isinstance(loaded, Skipped):
+        return loaded
+    run = loaded.session.run
+    retry: dict[str, list[tuple[int, Issue]]] = {}
+    for task_id, records in load_retry_records(run, run.tasks).items():
+        for record in records:
+            if isinstance(record, RetryRecord):
+                for issue in record.issues:
+                    retry.setdefault(task_id, []).append((record.attempt or 0, issue))
+    return occurrences(shown_as, run.tasks, retry)
+
+
+def runs_at(path: str) -> list[tuple[str, str]]:
+    """``(path, shown as)`` of every run at or under ``path`` (a run is shown by its folder
+    name, the runs of a root by their path under it).
+
+    Raises:
+        RunReadError: ``path`` is not a readable directory.
+    """
+    found = []
+    for _, relative in run_folders(path):
+        shown = os.path.basename(os.path.abspath(path)) if relative in ("", ".") else relative
+        found.append((os.path.join(path, relative), shown))
+    return found
+
+
+def over_runs(
+    function: Callable[[str, str, Overrides], object],
+    runs: Sequence[tuple[str, str]],
+    overrides: Overrides,
+    progress: Progress | None = None,
+) -> list[object]:
+    """``function`` over ``runs`` in worker processes, in order; ``progress(done, total)``."""
+    calls = [(path, shown, overrides) for path, shown in runs]
+    processes = min(workers(spare=1), len(calls))
+    return map_in_processes(function, calls, processes, progress=progress)
+
+
+def root_items(
+    path: str, overrides: Overrides, progress: Progress | None = None
+) -> tuple[list[RunTasks], list[Skipped]]:
+    """Every finished run at or under ``path`` reduced for the rows, and the runs left out."""
+    answers = over_runs(items_call, runs_at(path), overrides, progress)
+    return (
+        [a for a in answers if isinstance(a, RunTasks)],
+        [a for a in answers if isinstance(a, Skipped)],
+    )
+
+
+def root_errors(
+    path: str, overrides: Overrides, progress: Progress | None = None
+) -> tuple[list[Occurrence], list[Skipped]]:
+    """Every issue of every run at or under ``path``, and the runs that could not be read."""
+    answers = over_runs(errors_call, runs_at(path), overrides, progress)
+    found = [o for a in answers if isinstance(a, list) for o in a]
+    return found, [a for a in answers if isinstance(a, Skipped)]
+
+
+def stream_items(
+    runs: Sequence[tuple[str, str]],
+    overrides: Overrides,
+    *,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Iterator[list[RunTasks | Skipped]]:
+    """:func:`items_call` for ``(path, shown as)`` runs in the app's shared reader
+    processes, in batches as they are done (in no particular order)."""
+
+    def failed(index: int, exc: BaseException) -> Skipped:
+        return Skipped(runs[index][1], f"{type(exc).__name__}: {exc}")
+
+    calls = [(path, shown, overrides) for path, shown in runs]
+    for batch in stream_in_shared_pool(items_call, calls, failed=failed, cancelled=cancelled):
+        yield [answer for _, answer in batch]
