@@ -2,12 +2,15 @@
 
     .venv/bin/python benchmarks/bench_gate_regression.py [--draws 300] [--seed 42]
 
-The rule fails run B against run A when the series delta B − A (today the mean per-task
-difference over the tasks evaluated in both, :func:`inspector.views.gate_facts.paired_delta`)
-is below −limit and its 95 % paired interval lies below 0. Each scenario draws pairs of
-runs of n tasks from a known population and judges them with :func:`inspector.views.gate.judge`
-(the code ``inspector gate`` runs), printing the share of draws that fail, with its exact
-binomial 95 % interval:
+The rule fails run B against run A when the series delta B − A is below −limit and its 95 %
+paired interval lies below 0. The delta and interval are the comparison model's
+(:meth:`inspector.views.compare.Comparison.stats`, what ``inspector diff`` shows:
+:func:`inspector.views.paired.paired_stats` on a
+:class:`~inspector.views.series_sample.SeriesSample` of both runs' tasks, the jackknife t
+below 200 task ids, else the BCa bootstrap). Each scenario draws pairs of runs of n tasks
+from a known population, builds that sample, and judges the answer with
+:func:`inspector.views.gate.judge` (the code ``inspector gate`` runs), printing the share
+of draws that fail, with its exact binomial 95 % interval:
 
   no change     both runs: each task correct with its own probability p_i (p_i ~ the task's
                 difficulty, A and B independent given it); the true delta is 0, so every
@@ -16,17 +19,24 @@ binomial 95 % interval:
   drop          B's probabilities lowered by 0.15 on every task (true delta −0.15 or
                 less near 0): how often a real drop beyond the 0.05 limit is caught.
 
-Values near 0 and 1 and small n are included (p near 0.05 / 0.95, n = 10).
+Values near 0 and 1, small n, the BCa branch (n = 300) and a category mean (4 categories
+of unequal size, 10/20/30/40 % of the tasks) are included.
 
-Measured (``nice .venv/bin/python benchmarks/bench_gate_regression.py --draws 400``, seed 42):
+Measured (``nice .venv/bin/python benchmarks/bench_gate_regression.py --draws 200
+--resamples 2000``, seed 42; 2000 resamples only touch the n = 300 BCa rows, the gate uses
+10 000; about 5 minutes on the shared machine):
 
-  no change, n=100, p≈0.5, limit 0       fails  12/400 =  3.00% (95% CI 1.56% to 5.18%)
-  no change, n=10, p≈0.5, limit 0        fails  14/400 =  3.50% (95% CI 1.93% to 5.80%)
-  no change, n=100, p≈0.05, limit 0      fails   6/400 =  1.50% (95% CI 0.55% to 3.24%)
-  no change, n=100, p≈0.95, limit 0      fails  10/400 =  2.50% (95% CI 1.21% to 4.55%)
-  no change, n=100, p≈0.5, limit 0.05    fails  11/400 =  2.75% (95% CI 1.38% to 4.87%)
-  drop 0.15, n=100, p≈0.5, limit 0.05    fails 229/400 = 57.25% (95% CI 52.24% to 62.15%)
-  drop 0.15, n=30, p≈0.5, limit 0.05     fails  77/400 = 19.25% (95% CI 15.50% to 23.46%)
+  no change, n=100, p≈0.5, limit 0               fails   10/200 =  5.00% (95% CI 2.42% to 9.00%)
+  no change, n=10, p≈0.5, limit 0                fails    3/200 =  1.50% (95% CI 0.31% to 4.32%)
+  no change, n=100, p≈0.05, limit 0              fails    3/200 =  1.50% (95% CI 0.31% to 4.32%)
+  no change, n=100, p≈0.95, limit 0              fails    4/200 =  2.00% (95% CI 0.55% to 5.04%)
+  no change, n=100, p≈0.5, limit 0.05            fails    3/200 =  1.50% (95% CI 0.31% to 4.32%)
+  no change, n=300, p≈0.5, limit 0 (BCa)         fails    2/200 =  1.00% (95% CI 0.12% to 3.57%)
+  no change, n=100, category mean, limit 0       fails    4/200 =  2.00% (95% CI 0.55% to 5.04%)
+  drop 0.15, n=100, p≈0.5, limit 0.05            fails  107/200 = 53.50% (95% CI 46.33% to 60.56%)
+  drop 0.15, n=30, p≈0.5, limit 0.05             fails   50/200 = 25.00% (95% CI 19.16% to 31.60%)
+  drop 0.15, n=300, p≈0.5, limit 0.05 (BCa)      fails  195/200 = 97.50% (95% CI 94.26% to 99.18%)
+  drop 0.15, n=100, category mean, limit 0.05    fails   99/200 = 49.50% (95% CI 42.37% to 56.64%)
 """
 
 from __future__ import annotations
@@ -38,34 +48,59 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import numpy as np
 from scipy.stats import binomtest
 
+from inspector.engine.report import CATEGORY_MEAN, MICRO_WEIGHTED
 from inspector.gate_policy import parse_policy
-from inspector.views.gate import FAIL, RunFacts, SeriesFacts, judge
-from inspector.views.gate_facts import paired_delta
+from inspector.views.gate import FAIL, Regression, RunFacts, SeriesFacts, judge
+from inspector.views.paired import SeriesSample, Side, paired_stats
 
+SERIES = "correct.native@1"
 SCENARIOS = [
-    # (name, tasks, base probability of the tasks, drop of B, limit)
-    ("no change, n=100, p≈0.5, limit 0", 100, 0.5, 0.0, 0.0),
-    ("no change, n=10, p≈0.5, limit 0", 10, 0.5, 0.0, 0.0),
-    ("no change, n=100, p≈0.05, limit 0", 100, 0.05, 0.0, 0.0),
-    ("no change, n=100, p≈0.95, limit 0", 100, 0.95, 0.0, 0.0),
-    ("no change, n=100, p≈0.5, limit 0.05", 100, 0.5, 0.0, 0.05),
-    ("drop 0.15, n=100, p≈0.5, limit 0.05", 100, 0.5, 0.15, 0.05),
-    ("drop 0.15, n=30, p≈0.5, limit 0.05", 30, 0.5, 0.15, 0.05),
+    # (name, tasks, base probability of the tasks, drop of B, limit, aggregation)
+    ("no change, n=100, p≈0.5, limit 0", 100, 0.5, 0.0, 0.0, MICRO_WEIGHTED),
+    ("no change, n=10, p≈0.5, limit 0", 10, 0.5, 0.0, 0.0, MICRO_WEIGHTED),
+    ("no change, n=100, p≈0.05, limit 0", 100, 0.05, 0.0, 0.0, MICRO_WEIGHTED),
+    ("no change, n=100, p≈0.95, limit 0", 100, 0.95, 0.0, 0.0, MICRO_WEIGHTED),
+    ("no change, n=100, p≈0.5, limit 0.05", 100, 0.5, 0.0, 0.05, MICRO_WEIGHTED),
+    ("no change, n=300, p≈0.5, limit 0 (BCa)", 300, 0.5, 0.0, 0.0, MICRO_WEIGHTED),
+    ("no change, n=100, category mean, limit 0", 100, 0.5, 0.0, 0.0, CATEGORY_MEAN),
+    ("drop 0.15, n=100, p≈0.5, limit 0.05", 100, 0.5, 0.15, 0.05, MICRO_WEIGHTED),
+    ("drop 0.15, n=30, p≈0.5, limit 0.05", 30, 0.5, 0.15, 0.05, MICRO_WEIGHTED),
+    ("drop 0.15, n=300, p≈0.5, limit 0.05 (BCa)", 300, 0.5, 0.15, 0.05, MICRO_WEIGHTED),
+    ("drop 0.15, n=100, category mean, limit 0.05", 100, 0.5, 0.15, 0.05, CATEGORY_MEAN),
 ]
+RUN = RunFacts("run", series=(SeriesFacts(SERIES, True, None, {}),))
 
 
-def _facts(values: list[float]) -> RunFacts:
-    series = SeriesFacts(
-        "correct.native@1", True, None, {"total": len(values)},
-        task_values={f"t{i}": v for i, v in enumerate(values)},
+def _side(values: list[float], categories: np.ndarray, aggregation: str) -> Side:
+    v = np.asarray(values, dtype=np.float64)
+    groups = [v[categories == g] for g in range(4) if (categories == g).any()]
+    value = float(v.mean()) if aggregation == MICRO_WEIGHTED else float(np.mean([g.mean() for g in groups]))
+    return Side(v, np.ones(len(v)), categories, np.ones(len(v), dtype=bool), aggregation, None, value)
+
+
+def paired(a: list[float], b: list[float], aggregation: str, resamples: int) -> dict[str, Regression | str]:
+    """The comparison model's analysis of the pair (as ``Comparison.stats`` makes it)."""
+    n = len(a)
+    categories = np.minimum(np.arange(n) * 10 // n, 9)  # deciles → 4 groups of 1/2/3/4 tenths
+    categories = np.searchsorted([1, 3, 6], categories, side="right").astype(np.intp)
+    sample = SeriesSample(
+        tuple(f"t{i}" for i in range(n)), ("c0", "c1", "c2", "c3"),
+        _side(a, categories, aggregation), _side(b, categories, aggregation),
     )  # fmt: skip
-    return RunFacts("run", series=(series,))
+    delta = sample.b.value - sample.a.value
+    stats = paired_stats(SERIES, list(zip(a, b, strict=True)), one_outcome=True,
+                         delta=delta, sample=sample, resamples=resamples)  # fmt: skip
+    ci = stats.interval
+    assert ci is not None
+    return {SERIES: Regression(delta, ci.low, ci.high, n, SERIES)}
 
 
 def failure_share(
-    rng: random.Random, draws: int, n: int, base: float, drop: float, limit: float
+    rng: random.Random, draws: int, n: int, base: float, drop: float, limit: float,
+    aggregation: str, resamples: int,
 ) -> tuple[int, int]:
     policy = parse_policy(f"max_regression = {limit}", "bench")
     failed = 0
@@ -74,7 +109,7 @@ def failure_share(
         probabilities = [min(0.99, max(0.01, rng.gauss(base, 0.1))) for _ in range(n)]
         a = [float(rng.random() < p) for p in probabilities]
         b = [float(rng.random() < max(0.0, p - drop)) for p in probabilities]
-        gate = judge(_facts(b), policy, _facts(a), paired_delta)
+        gate = judge(RUN, policy, RUN, paired(a, b, aggregation, resamples))
         failed += gate.outcomes[0].status == FAIL
     return failed, draws
 
@@ -83,13 +118,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=300)
     parser.add_argument("--seed", type=int, default=42)
+    parser.add_argument("--resamples", type=int, default=10_000, help="as the gate (diff's default)")
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    for name, n, base, drop, limit in SCENARIOS:
-        failed, draws = failure_share(rng, args.draws, n, base, drop, limit)
+    for name, n, base, drop, limit, aggregation in SCENARIOS:
+        failed, draws = failure_share(
+            rng, args.draws, n, base, drop, limit, aggregation, args.resamples
+        )
         ci = binomtest(failed, draws).proportion_ci(0.95)
         print(
-            f"{name:40s} fails {failed:4d}/{draws} = {failed / draws:6.2%} "
+            f"{name:46s} fails {failed:4d}/{draws} = {failed / draws:6.2%} "
             f"(95% CI {ci.low:.2%} to {ci.high:.2%})",
             flush=True,
         )

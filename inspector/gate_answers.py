@@ -16,7 +16,7 @@ from inspector.loading.summary_cache import find_runs
 from inspector.overrides import Overrides
 from inspector.results.discover import RunSummary
 from inspector.root_answers import check_one
-from inspector.views.gate import AGAINST_RULES, Policy, RunFacts, RunGate, judge
+from inspector.views.gate import AGAINST_RULES, Policy, Regression, RunFacts, RunGate, judge
 from inspector.views.run_check import DIFFERS, OK
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -39,7 +39,7 @@ def run_facts(
 
         rec = session.recomputation
         if rec is not None:
-            found["series"] = series_facts(rec, task_values=comparing)
+            found["series"] = series_facts(rec)
             found["derived"] = derived_reason(rec, session.run.stored_metrics)
             found["fingerprints"] = fingerprint_counts(session.run) if comparing else None
         return {}
@@ -72,8 +72,8 @@ def facts_under(
 ) -> list[RunFacts]:
     """The facts of every run at or under ``path``, by path, in worker processes (as
     ``check ROOT``). A run is named by its path under ``path``, a run given itself by
-    ``path`` as given. ``comparing``: with what the rules that compare need (each evaluated
-    task's value, the error fingerprints).
+    ``path`` as given. ``comparing``: with what the rules that compare need (the error
+    fingerprints).
 
     Raises:
         RunReadError: ``path`` is not a readable directory.
@@ -90,6 +90,31 @@ def facts_under(
         for s in sorted(summaries, key=lambda s: s.relative)
     ]
     return map_in_processes(run_facts, calls, min(processes or workers(spare=1), len(calls)))
+
+
+def paired_facts(
+    path: str, against: str, overrides: Overrides, series_ids: Sequence[str]
+) -> dict[str, Regression | str]:
+    """``max_regression``'s paired analysis of the run at ``path`` (B) against the run at
+    ``against`` (A): both recomputations compared as ``inspector diff A B`` compares them
+    (:func:`inspector.views.compare.compare`, :meth:`~inspector.views.compare.Comparison.stats`),
+    for this run's series ``series_ids``; never raises for bad data."""
+    from inspector import loading
+    from inspector.views.compare import compare
+    from inspector.views.gate_facts import regressions
+
+    recs = []
+    for where in (against, path):
+        result = loading.open(where, loading.Request(overrides=overrides, store=False))
+        problem = result.message if isinstance(result, loading.Failed) else None
+        if isinstance(result, loading.Loaded):
+            problem = result.refusal
+            if problem is None and result.session.recomputation is None:
+                problem = f"{where}: the recomputation gave no series"
+        if problem is not None or not isinstance(result, loading.Loaded):
+            return {s: f"not compared: {problem or where}" for s in series_ids}
+        recs.append(result.session.recomputation)
+    return regressions(compare(recs[0], recs[1]), series_ids)
 
 
 def counterpart(facts: RunFacts, against: Sequence[RunFacts]) -> RunFacts | None:
@@ -118,16 +143,15 @@ def gate(
     Raises:
         RunReadError: ``path`` or ``against`` is not a readable directory.
     """
-    from inspector.views.gate_facts import paired_delta
-
     comparing = against is not None and any(
         rule in scope.limits for scope in policy.scopes for rule in AGAINST_RULES
     )
     runs = facts_under(path, overrides, comparing=comparing)
     before = facts_under(against, overrides, comparing=True) if against and comparing else []
+    others = [counterpart(facts, before) if against is not None else None for facts in runs]
+    paired = _paired(path, against, runs, others, policy, overrides)
     gates = []
-    for facts in runs:
-        other = counterpart(facts, before) if against is not None else None
+    for facts, other, analysis in zip(runs, others, paired, strict=True):
         if against is not None and other is None and facts.problem is None:
             # No run to compare with: the comparing rules say so (skipped), the rest stand.
             gated = judge(facts, policy)
@@ -137,8 +161,40 @@ def gate(
                 for o in gated.outcomes
             )))  # fmt: skip
             continue
-        gates.append(judge(facts, policy, other, paired_delta))
+        gates.append(judge(facts, policy, other, analysis))
     return gates
+
+
+def _paired(
+    path: str,
+    against: str | None,
+    runs: Sequence[RunFacts],
+    others: Sequence[RunFacts | None],
+    policy: Policy,
+    overrides: Overrides,
+) -> list[dict[str, Regression | str]]:
+    """Each run's paired analyses for ``max_regression`` (in worker processes; only for
+    runs with a counterpart and series the rule names)."""
+    calls, where = [], []
+    for i, (facts, other) in enumerate(zip(runs, others, strict=True)):
+        ids = [
+            s.series_id for s in facts.series
+            if policy.limit("max_regression", facts.benchmark, s) is not None
+        ]  # fmt: skip
+        if against is None or other is None or facts.problem is not None or not ids:
+            continue
+        calls.append((_under(path, facts.run), _under(against, other.run), overrides, ids))
+        where.append(i)
+    found: list[dict[str, Regression | str]] = [{} for _ in runs]
+    answers = map_in_processes(paired_facts, calls, min(workers(spare=1), len(calls)))
+    for i, answer in zip(where, answers, strict=True):
+        found[i] = answer
+    return found
+
+
+def _under(root: str, name: str) -> str:
+    """The path of the run named ``name`` under ``root`` (as :func:`facts_under` names)."""
+    return root if name == root else os.path.join(root, name)
 
 
 def gate_runs(

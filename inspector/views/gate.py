@@ -13,7 +13,7 @@ series without an interval, no tasks) is *skipped*, saying why; it never passes 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 RUN_RULES = (
@@ -98,8 +98,6 @@ class SeriesFacts:
     """The series' own interval (``inspector stats``), None when it has none."""
     no_interval: str = ""
     """Why it has none."""
-    task_values: Mapping[str, float] = field(default_factory=dict)
-    """Each evaluated task's value (for the paired comparison with ``--against``)."""
 
 
 @dataclass(frozen=True)
@@ -152,8 +150,24 @@ class RunGate:
         return "unusable" if self.problem is not None else FAIL if self.failed else PASS
 
 
-Paired = Callable[[Sequence[float], Sequence[float]], tuple[float, float, float] | None]
-"""``(A values, B values)`` of the tasks evaluated on both sides → ``(delta, low, high)``."""
+@dataclass(frozen=True)
+class Regression:
+    """The comparison model's series delta B − A of one series pair (B this run, A the
+    ``--against`` run) and its paired interval, as ``inspector diff`` gives them
+    (:meth:`inspector.views.compare.Comparison.stats`: ``paired.series_delta``,
+    ``ci_low``, ``ci_high``)."""
+
+    delta: float
+    low: float
+    high: float
+    tasks: int
+    """Task ids of either side (the unit of resampling)."""
+    against_series: str
+    """The ``--against`` run's series paired with this one (``pair_series``)."""
+
+
+Paired = Mapping[str, Regression | str]
+"""This run's series id → the paired analysis of its delta, or why there is none."""
 
 
 def _figure(value: float | int) -> str:
@@ -164,7 +178,7 @@ def judge(
     facts: RunFacts, policy: Policy, against: RunFacts | None = None, paired: Paired | None = None
 ) -> RunGate:
     """Every rule of ``policy`` that applies to the run. ``against``: the run it is compared
-    with (``--against``), ``paired``: the paired analysis of a series delta."""
+    with (``--against``), ``paired``: the paired analysis of each series delta (:class:`Regression`)."""
     if facts.problem is not None:
         return RunGate(facts.run, (), facts.problem)
     outcomes = []
@@ -319,22 +333,17 @@ def _measure(
 def _regression(
     series: SeriesFacts, against: RunFacts | None, paired: Paired | None
 ) -> Measure | str:
-    """B − A of the series (B this run, A the ``--against`` run) and its paired interval;
-    a regression is a drop beyond the limit whose interval excludes 0 (lies below it)."""
-    before = next(
-        (s for s in against.series if s.series_id == series.series_id), None
-    ) if against is not None else None  # fmt: skip
-    if before is None or paired is None:
-        return "no such series in the --against run"
-    common = sorted(set(series.task_values) & set(before.task_values))
-    if not common:
-        return "no task evaluated in both runs"
-    answer = paired([before.task_values[t] for t in common], [series.task_values[t] for t in common])
+    """B − A of the series (B this run, A the ``--against`` run) and its paired interval,
+    as :class:`Regression` (``inspector diff``'s numbers); a regression is a drop beyond the limit whose interval excludes 0 (lies below it)."""
+    answer = paired.get(series.series_id) if against is not None and paired else None
     if answer is None:
-        return "no paired interval"
-    delta, low, high = answer
+        return "no such series in the --against run"
+    if isinstance(answer, str):
+        return answer
+    delta, low, high = answer.delta, answer.low, answer.high
+    beside = "" if answer.against_series == series.series_id else f" vs {answer.against_series}"
     words = (
-        f"change {delta:+.4g} (95% paired interval {low:+.4g} to {high:+.4g}, "
-        f"{len(common)} tasks in both runs)"
+        f"change {delta:+.4g}{beside} (95% paired interval {low:+.4g} to {high:+.4g}, "
+        f"{answer.tasks} tasks)"
     )
     return lambda limit: (words, delta < -limit and high < 0)

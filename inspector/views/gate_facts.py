@@ -1,5 +1,5 @@
 """What the gate's rules need of a scored run (:mod:`inspector.views.gate`), taken from its
-recomputation, and the paired analysis ``max_regression`` uses.
+recomputation, and the paired analysis ``max_regression`` judges (the comparison model's).
 
 Pure (no I/O, no textual, no rich). The statistics are imported when first asked for.
 """
@@ -7,36 +7,33 @@ Pure (no I/O, no textual, no rich). The statistics are imported when first asked
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from inspector.engine.model import Issue
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.strategies import HEADLINE
-from inspector.engine.vocabulary import COUNTS, EVALUATED
+from inspector.engine.vocabulary import COUNTS
 from inspector.results.lazy import RetryRecord
 from inspector.results.reader import Run
-from inspector.views.audit import reductions_of
-from inspector.views.gate import SeriesFacts
+from inspector.views.gate import Regression, SeriesFacts
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.views.compare import Comparison
 
 DERIVED_KEY = "inspector_derived_plan"
 """What a derived plan's metrics.json carries in ``extra`` (as :mod:`inspector.session`
 writes it): a stored metrics.json carrying it was written by the inspector, not AgentCompass."""
 
 
-def series_facts(rec: Recomputation, *, task_values: bool) -> tuple[SeriesFacts, ...]:
-    """Every series of the recomputed report: counts, its own interval (as ``inspector
-    stats`` gives it) and, with ``task_values``, each evaluated task's value."""
+def series_facts(rec: Recomputation) -> tuple[SeriesFacts, ...]:
+    """Every series of the recomputed report: counts and its own interval (as ``inspector
+    stats`` gives it)."""
     from inspector.views.run_stats import own_interval  # scipy: only for a gate
 
     found = []
     for series in rec.report.series:
         interval = own_interval(rec, series)
         low, high = interval.ci_low, interval.ci_high
-        values: dict[str, float] = {}
-        if task_values:
-            for reduction in reductions_of(rec, series.series_id) or ():
-                if reduction.state == EVALUATED and reduction.value is not None:
-                    values[reduction.task_id] = float(reduction.value)
         found.append(
             SeriesFacts(
                 series_id=series.series_id,
@@ -45,7 +42,6 @@ def series_facts(rec: Recomputation, *, task_values: bool) -> tuple[SeriesFacts,
                 counts={name: int(getattr(series.counts, name)) for name in COUNTS},
                 interval=None if low is None or high is None else (float(low), float(high)),
                 no_interval="" if low is not None and high is not None else interval.method,
-                task_values=values,
             )
         )
     return tuple(found)
@@ -77,15 +73,22 @@ def derived_reason(rec: Recomputation, stored_metrics: Mapping[str, Any] | None)
     return None
 
 
-def paired_delta(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float] | None:
-    """The series delta B − A and its 95% paired interval, from the values of the tasks
-    evaluated on both sides: today the mean per-task difference and the seeded paired
-    bootstrap of :mod:`inspector.views.paired` (one place to change when the comparison's
-    paired analysis changes)."""
-    from inspector.views.paired import paired_stats  # scipy: only with --against
-
-    stats = paired_stats("gate", list(zip(a, b, strict=True)), one_outcome=False)
-    ci = stats.bootstrap
-    if ci is None:
-        return None
-    return (ci.difference, ci.low, ci.high)
+def regressions(comparison: Comparison, series_ids: Sequence[str]) -> dict[str, Regression | str]:
+    """Each of side B's series ``series_ids`` → its delta B − A and paired interval exactly
+    as ``inspector diff`` gives them (:meth:`Comparison.stats` of the pair the comparison
+    model makes, :func:`inspector.views.compare.pair_series`), or why there is none."""
+    found: dict[str, Regression | str] = {}
+    for series_id in series_ids:
+        pair = next((p for p in comparison.series if p.b and p.b.series_id == series_id), None)
+        if pair is None or pair.a is None:
+            found[series_id] = "no such series in the --against run"
+            continue
+        stats = comparison.stats(pair)
+        if stats.delta is None or stats.interval is None:
+            found[series_id] = stats.no_interval or "no paired interval"
+            continue
+        interval = stats.interval
+        found[series_id] = Regression(
+            stats.delta, interval.low, interval.high, stats.tasks, pair.a.series_id
+        )
+    return found

@@ -3,13 +3,10 @@ on facts written here (what a run's check would find), judged by a policy parsed
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import pytest
 
 from inspector.gate_policy import parse_policy
-from inspector.views.gate import FAIL, PASS, SKIP, RunFacts, SeriesFacts, judge
-from inspector.views.gate_facts import paired_delta
+from inspector.views.gate import FAIL, PASS, SKIP, Paired, Regression, RunFacts, SeriesFacts, judge
 
 COUNTS = {"total": 20, "evaluated": 16, "error": 4, "unavailable": 3, "invalidated": 1}
 
@@ -22,14 +19,23 @@ def series(series_id: str = "correct.avg@3", *, headline: bool = True, **kw: obj
 
 def facts(*many: SeriesFacts, **kw: object) -> RunFacts:
     fields: dict[str, object] = {
-        "benchmark": "swebench", "model": "m", "status": "completed", "stored_equal": True,
+        "benchmark": "swebench",
+        "model": "m",
+        "status": "completed",
+        "stored_equal": True,
     }
     fields.update(kw)
     return RunFacts("team/run", series=many or (series(),), **fields)  # type: ignore[arg-type]
 
 
-def outcome(policy: str, run: RunFacts, against: RunFacts | None = None, rule: str | None = None):
-    gate = judge(run, parse_policy(policy, "p.toml"), against, paired_delta)
+def outcome(
+    policy: str,
+    run: RunFacts,
+    against: RunFacts | None = None,
+    rule: str | None = None,
+    paired: Paired | None = None,
+):
+    gate = judge(run, parse_policy(policy, "p.toml"), against, paired)
     found = [o for o in gate.outcomes if rule is None or o.rule == rule]
     assert len(found) == 1, gate.outcomes
     return found[0]
@@ -90,11 +96,15 @@ def test_a_run_rule_passes_and_fails(rule: str, field: str, good: object, bad: o
 
 def test_a_run_without_status_fails_require_finished_saying_so() -> None:
     got = outcome("require_finished = true", facts(status=None))
-    assert got.failures == ("team/run: run: require_finished: no status recorded; limit: completed",)
+    assert got.failures == (
+        "team/run: run: require_finished: no status recorded; limit: completed",
+    )
 
 
 def test_a_rule_the_policy_does_not_name_is_off() -> None:
-    gate = judge(facts(series(counts={**COUNTS, "error": 20})), parse_policy("min_evaluated = 1", "p"))
+    gate = judge(
+        facts(series(counts={**COUNTS, "error": 20})), parse_policy("min_evaluated = 1", "p")
+    )
     assert [o.rule for o in gate.outcomes] == ["min_evaluated"]
 
 
@@ -129,27 +139,50 @@ def test_a_scope_for_another_benchmark_does_not_apply_its_rules() -> None:
     assert gate.outcomes == ()
 
 
-def task_values(values: Sequence[float]) -> dict[str, float]:
-    return {f"t{i:03d}": v for i, v in enumerate(values)}
+def drop(delta: float, low: float, high: float, against: str = "correct.avg@3") -> Paired:
+    """The comparison model's analysis of the series (``inspector diff``'s numbers)."""
+    return {"correct.avg@3": Regression(delta, low, high, 40, against)}
 
 
 def test_max_regression_fails_a_drop_past_the_limit_whose_interval_excludes_zero() -> None:
-    before = facts(series(task_values=task_values([1.0] * 40)))
-    now = facts(series(task_values=task_values([1.0] * 30 + [0.0] * 10)))  # −0.25
-    got = outcome("max_regression = 0.2", now, before)
+    paired = drop(-0.25, -0.4, -0.1)
+    got = outcome("max_regression = 0.2", facts(), facts(), paired=paired)
     assert got.status == FAIL
-    assert "change -0.25 (95% paired interval" in got.failures[0]
-    assert got.failures[0].endswith("40 tasks in both runs); limit: 0.2")
+    assert got.failures == (
+        "team/run: correct.avg@3: max_regression: change -0.25 "
+        "(95% paired interval -0.4 to -0.1, 40 tasks); limit: 0.2",
+    )
     # At the limit it passes.
-    assert outcome("max_regression = 0.25", now, before).status == PASS
+    assert outcome("max_regression = 0.25", facts(), facts(), paired=paired).status == PASS
 
 
 def test_max_regression_passes_a_drop_whose_interval_includes_zero() -> None:
-    before = facts(series(task_values=task_values([1.0, 0.0] * 3)))
-    now = facts(series(task_values=task_values([0.0, 1.0, 0.0, 0.0, 1.0, 0.0])))
-    delta, low, high = paired_delta([1.0, 0.0] * 3, [0.0, 1.0, 0.0, 0.0, 1.0, 0.0])
-    assert delta < 0 and low < 0 < high
-    assert outcome("max_regression = 0.0", now, before).status == PASS
+    assert (
+        outcome("max_regression = 0.0", facts(), facts(), paired=drop(-0.3, -0.6, 0.0)).status
+        == PASS
+    )
+    assert (
+        outcome("max_regression = 0.0", facts(), facts(), paired=drop(-0.3, -0.6, -1e-9)).status
+        == FAIL
+    )
+
+
+def test_max_regression_names_the_counterpart_series_and_skips_without_an_interval() -> None:
+    got = outcome(
+        "max_regression = 0.0", facts(), facts(), paired=drop(0.1, -0.1, 0.3, "correct.native@1")
+    )
+    assert (got.status, got.detail) == (
+        PASS,
+        "correct.avg@3: change +0.1 vs correct.native@1 (95% paired interval -0.1 to +0.3, 40 tasks)",
+    )
+    why = "no interval: the series is not an aggregate of task values (corpus formula)"
+    got = outcome("max_regression = 0.0", facts(), facts(), paired={"correct.avg@3": why})
+    assert (got.status, got.detail) == (SKIP, f"skipped correct.avg@3: {why}")
+    got = outcome("max_regression = 0.0", facts(), facts(), paired={})
+    assert (got.status, got.detail) == (
+        SKIP,
+        "skipped correct.avg@3: no such series in the --against run",
+    )
 
 
 def test_rules_that_compare_are_skipped_without_against() -> None:
@@ -189,5 +222,7 @@ def test_fingerprint_rules_without_fingerprints_are_skipped() -> None:
 
 
 def test_an_unusable_run_is_judged_by_no_rule() -> None:
-    gate = judge(RunFacts("r", problem="r/run_info.json: not JSON"), parse_policy("min_evaluated = 1", "p"))
+    gate = judge(
+        RunFacts("r", problem="r/run_info.json: not JSON"), parse_policy("min_evaluated = 1", "p")
+    )
     assert gate.status == "unusable" and gate.outcomes == ()
