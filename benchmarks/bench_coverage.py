@@ -1,6 +1,10 @@
 """Coverage of the intervals of ``inspector stats`` (issue 15), by seeded simulation.
 
     .venv/bin/python benchmarks/bench_coverage.py [--draws 2000] [--seed 15]
+    .venv/bin/python benchmarks/bench_coverage.py --grid [--draws 2000] [--big-draws 400]
+
+``--grid`` runs the grid of issue 38 (k × n × true value × micro / category_mean; see
+``benchmarks/coverage_grid.py``) and prints coverage, its Monte-Carlo error and median widths.
 
 Each scenario draws a run from a known population many times, scores it with the engine
 (``recompute``) and computes the series interval with :func:`inspector.views.run_stats.series_stats`
@@ -26,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from inspector.engine.contract import make_metric_contract
 from inspector.engine.model import Attempt, TaskRecord
@@ -91,7 +96,15 @@ def main() -> int:
     parser.add_argument("--draws", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), action="append")
+    parser.add_argument("--grid", action="store_true", help="the grid of issue 38")
+    parser.add_argument("--big-draws", type=int, default=400, help="draws at n = 1000 (grid)")
     args = parser.parse_args()
+    if args.grid:
+        from coverage_grid import grid, row
+
+        for cell in grid(args.draws, args.seed, args.big_draws):
+            print(row(cell), flush=True)
+        return 0
     from scipy import stats
 
     for name in args.scenario or SCENARIOS:

@@ -240,7 +240,8 @@ def _interval(session: Session, series_id: str) -> tuple[float, float, float] | 
 
 
 def _interval_key(overrides: Overrides, series_id: str) -> str | None:
-    return report_cache.key_for(overrides, f"headline interval {series_id}")
+    # "v2": intervals of issue 38; a cache written with the t intervals is not read as these
+    return report_cache.key_for(overrides, f"headline interval v2 {series_id}")
 
 
 def _kept_interval(

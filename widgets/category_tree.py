@@ -20,7 +20,7 @@ from widgets.literal import cut_middle, literal
 NAME_WIDTH = 26
 """The node column's width (with the tree's guides) when the tree's width is not known."""
 FIXED_WIDTH = 9 + 8 + 5 * 5
-"""The value, its ±95% interval and the five counts after the name: they never fold."""
+"""The value, its 95% interval and the five counts after the name: they never fold."""
 WEIGHTS_WIDTH = 3 * 6 + 11
 """aggw, wght, share and the aggregation: shown when the tree is wide enough."""
 AGGREGATION_WIDTH = 11
@@ -126,7 +126,7 @@ def header_row(name_width: int = NAME_WIDTH, weights: int = 2) -> Text:
     row = Text(style="bold")
     row.append("node".ljust(name_width - EXPANDER_WIDTH) + " ")
     row.append("value".rjust(8) + " ")
-    row.append("±95%".rjust(INTERVAL_WIDTH) + " ")
+    row.append("95% CI".rjust(INTERVAL_WIDTH) + " ")
     for name in ("tot", "eval", "err", "unav", "inv"):
         row.append(name.rjust(4) + " ")
     if not weights:
@@ -163,7 +163,7 @@ def name_need(series: MetricSeries, root: HierarchyNode | None) -> int:
 class CategoryTree(Tree[NodeData | None]):
     """The hierarchy of the selected series (when the run has one) and its flat categories.
 
-    Columns: value (ʳ marks a reference value), ``±95%`` (half the width of its interval),
+    Columns: value (ʳ marks a reference value), ``95% CI`` (its interval's bounds, ``.54–.99``),
     the five counts, aggregation_weight
     (``aggw``), the configured weight (``wght``), the share after re-normalisation among
     valued siblings, and the node's aggregation. **enter** lists the tasks under a node.
@@ -171,7 +171,7 @@ class CategoryTree(Tree[NodeData | None]):
 
     HELP = """\
 ## Categories
-Per node: value (ʳ = reference value), `±95%` (half the width of its 95% interval), counts
+Per node: value (ʳ = reference value), `95% CI` (its 95% interval, `.54–.99`), counts
 total / evaluated / error / unavailable / invalidated, `aggw` (aggregation_weight), the
 configured weight `wght`, the `share` the node gets after re-normalisation among its valued
 siblings, and the node's aggregation.
@@ -216,7 +216,7 @@ Press **enter** on a node to list its tasks.
     ) -> None:
         """Rebuild the tree for ``series``; ``root`` is the plan's hierarchy, if any.
 
-        ``intervals``: the text of the ``±95%`` column per hierarchy path and per
+        ``intervals``: the text of the ``95% CI`` column per hierarchy path and per
         ``category:<key>`` (see :func:`category_interval_key`). Rebuilt for the same
         series (a reload, new intervals), the cursor stays on the node it was on.
         """

@@ -1,7 +1,7 @@
 """The app's texts for intervals (series table, category tree, compare screen).
 
 The numbers come from :mod:`inspector.views.run_stats` and are written by
-:func:`inspector.views.stats.bounds_text` / ``half_width_text`` (as the command line writes
+:func:`inspector.views.stats.bounds_text` / ``half_width_text`` / ``compact_bounds_text`` (as the command line writes
 them); here they are picked for the dumb widgets. The app always uses 95 % intervals.
 """
 
@@ -13,14 +13,15 @@ from textual.message import Message
 
 from inspector.engine.recomputation import Recomputation
 from inspector.views.run_stats import SeriesStats, series_stats
-from inspector.views.stats import half_width_text
+from inspector.views.stats import compact_bounds_text
 from widgets.category_tree import category_interval_key
 
 
 def tree_texts(stats: SeriesStats) -> dict[str, str]:
-    """The category tree's ``±95%`` column: hierarchy path or category key → text."""
-    texts = {h.key: half_width_text(h.interval) for h in stats.hierarchy}
-    texts.update({category_interval_key(c.key): half_width_text(c.interval)
+    """The category tree's ``95% CI`` column (bounds in 7 characters, ``.54–.99``): hierarchy
+    path or category key → text."""
+    texts = {h.key: compact_bounds_text(h.interval) for h in stats.hierarchy}
+    texts.update({category_interval_key(c.key): compact_bounds_text(c.interval)
                   for c in stats.categories})  # fmt: skip
     return texts
 

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from inspector.answers import Unusable, load_session
@@ -33,6 +35,7 @@ from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, override
 from inspector.cli.tables import number_text, table
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
+from inspector.results.discover import is_run
 from inspector.views.attempt_stats import FlakyTask, PassCurve, outcomes_text
 from inspector.views.lottery import lottery, lottery_json
 from inspector.views.run_stats import RunStats, ScopeStats, SeriesStats, run_stats
@@ -53,7 +56,9 @@ def register(subparsers: Any) -> None:
             "own pass@k series."
         ),
     )
-    stats.add_argument("path", help="a run directory")
+    stats.add_argument(
+        "path", help="a run directory, or a results root (every run beneath it, one process)"
+    )
     stats.add_argument("--series", metavar="ID", default=ALL_SERIES,
                        help="series id, or 'all' (default)")  # fmt: skip
     stats.add_argument("--confidence", type=float, default=0.95,
@@ -66,6 +71,10 @@ def register(subparsers: Any) -> None:
 def cmd_stats(args: argparse.Namespace) -> int:
     if not 0 < args.confidence < 1:
         raise Unusable(f"--confidence must be between 0 and 1, got {args.confidence}")
+    if os.path.isdir(args.path) and not is_run(Path(args.path)):
+        from inspector.cli.stats_root import cmd_stats_root  # a root's loop: only for a root
+
+        return cmd_stats_root(args, stats_json, write_stats)
     session = load_session(args.path, overrides_from(args))
     rec = session.recomputation
     assert rec is not None

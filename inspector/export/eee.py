@@ -96,8 +96,9 @@ def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, An
     """``score_details.uncertainty`` of one series, from the statistics of issue 15.
 
     The interval is :func:`inspector.views.run_stats.series_stats`'s: the unit is the task (a
-    task value already averages its attempts: the clustered standard error), a Student t
-    interval at 95 %, the same numbers ``inspector stats`` shows. With an interval,
+    task value already averages its attempts: the clustered standard error), at 95 % (for
+    values in [0, 1] an exact interval at an effective n, issue 38; else Student t), the
+    same numbers ``inspector stats`` shows. With an interval,
     ``num_samples`` is the number of task values it was computed from, ``standard_error``
     and ``confidence_interval`` carry its ``method``; a ``micro_weighted`` series (a plain
     mean of its task values, EEE's ``SE = standard_deviation / sqrt(num_samples)``) also gets

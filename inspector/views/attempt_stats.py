@@ -13,13 +13,8 @@ from typing import Any
 
 from inspector.engine.contract import BINARY
 from inspector.engine.recomputation import Recomputation
-from inspector.views.stats import (
-    DEFAULT_CONFIDENCE,
-    Interval,
-    mean_interval,
-    pass_at_j,
-    pass_hat_j,
-)
+from inspector.views.bounded import bounded
+from inspector.views.stats import DEFAULT_CONFIDENCE, Interval, mean_interval
 
 WHAT_CHEN = "tasks' unbiased estimates (Chen et al. 2021)"
 
@@ -73,6 +68,11 @@ def flaky_metrics(rec: Recomputation) -> list[str]:
     return [m for m, spec in contract.metrics.items() if spec.primary or spec.kind == BINARY]
 
 
+# A declared k up to this lists every attempt of a flaky task, recorded or not; above it
+# (k = 2000 declared, 3 recorded) only the recorded ones: the cost follows the attempts present.
+LIST_MISSING_UP_TO = 64
+
+
 def flaky_tasks(rec: Recomputation) -> tuple[FlakyTask, ...]:
     """Tasks whose attempts disagree, most disagreement first (then task order)."""
     k = rec.plan.k
@@ -89,7 +89,8 @@ def flaky_tasks(rec: Recomputation) -> tuple[FlakyTask, ...]:
             if len({float(v) for v in observed}) < 2:
                 continue
             outcomes = []
-            for index in range(1, k + 1):
+            listed = range(1, k + 1) if k <= LIST_MISSING_UP_TO else sorted(task.attempts)
+            for index in listed:
                 attempt = task.attempts.get(index)
                 value = None if attempt is None else attempt.metrics.get(metric_id)
                 outcomes.append(AttemptOutcome(index, attempt.status if attempt else None, value))
@@ -150,25 +151,50 @@ def pass_curves(
             continue
         counts = []
         for task in rec.tasks:
+            if len(task.attempts) < k:  # O(1): a task without k recorded attempts is left out
+                continue
             attempts = [task.attempts.get(i) for i in range(1, k + 1)]
             if any(a is None or a.has_fatal or metric_id not in a.metrics for a in attempts):
                 continue
             counts.append(sum(a.metrics[metric_id] is True for a in attempts))  # type: ignore[union-attr]
-
-        def curve(estimator: Any, counts: Sequence[int] = counts) -> tuple[Interval, ...]:
-            out = []
-            for j in range(1, k + 1):
-                # one exact value per possible count c = 0..k, then one per task
-                table = [estimator(k, c, j) for c in range(k + 1)]
-                values = [table[c] for c in counts]
-                out.append(mean_interval(values, confidence=confidence, what=WHAT_CHEN))
-            return tuple(out)
-
+        at, hat = _curves(k, counts, confidence)
         ours = {
             s.series_id: s.shown_value
             for s in rec.report.series
             if s.metric_id == metric_id and s.reducer in ("avg", "pass")
         }
         curves.append(PassCurve(metric_id, k, len(counts), len(rec.tasks) - len(counts),
-                                curve(pass_at_j), curve(pass_hat_j), ours))  # fmt: skip
+                                at, hat, ours))  # fmt: skip
     return tuple(curves)
+
+
+def _products(n: int, good: int) -> list[float]:
+    """``C(good, j) / C(n, j)`` for j = 0..n, each from the last: ``· (good − j + 1)/(n − j + 1)``
+    (O(n) float products instead of exact binomials for every j)."""
+    out = [1.0]
+    for j in range(1, n + 1):
+        out.append(out[-1] * max(0, good - j + 1) / (n - j + 1))
+    return out
+
+
+def _curves(
+    k: int, counts: Sequence[int], confidence: float
+) -> tuple[tuple[Interval, ...], tuple[Interval, ...]]:
+    """pass@j and pass^j for j = 1..k over tasks with ``counts`` passes of k: Chen et al.'s
+    ``1 − C(k − c, j)/C(k, j)`` and ``C(c, j)/C(k, j)``, one table a distinct count
+    (O(k · distinct counts) ≤ O(attempts present)); no points without such a task."""
+    if not counts:
+        return (), ()
+    fail = {c: _products(k, k - c) for c in set(counts)}
+    hat = {c: _products(k, c) for c in set(counts)}
+
+    def points(values_at: Any) -> tuple[Interval, ...]:
+        out = []
+        for j in range(1, k + 1):
+            values = [values_at(c, j) for c in counts]
+            t = mean_interval(values, confidence=confidence, what=WHAT_CHEN)
+            out.append(bounded(t, n_tasks=len(values), attempts=k, values_text=WHAT_CHEN,
+                               head=f"mean of {len(values)} {WHAT_CHEN}"))  # fmt: skip
+        return tuple(out)
+
+    return points(lambda c, j: 1 - fail[c][j]), points(lambda c, j: hat[c][j])

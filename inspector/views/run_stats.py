@@ -6,13 +6,17 @@ Pure (no I/O, no textual, no rich). Everything is read from one
 number (bit for bit; a failed evaluation's reference value is marked as such), and the
 interval around it comes from the engine's per-task reductions through :mod:`inspector.views.stats`:
 
-- a category: the mean of its evaluated task values (Student t, n − 1 df);
+- a category: the mean of its evaluated task values;
 - a ``micro_weighted`` series: the mean of every evaluated task value;
 - a ``category_mean`` series: ``Σ m_g / G`` over the G categories with a value;
 - a hierarchy node: ``Σ a_g · m_g`` over its leaf categories, where ``a_g`` is the product
   of the effective (re-normalised) weights on the path from the node down to the leaf.
 
-The last two use :func:`inspector.views.stats.combination_interval`. A series whose value is a
+The last two use :func:`inspector.views.stats.combination_interval` for their se. When every
+task value of the series lies in [0, 1] (:func:`value_shape`) the bounds are
+:mod:`inspector.views.bounded`'s exact interval at an effective n (issue 38: in [0, 1], never
+zero width, coverage measured by ``benchmarks/bench_coverage.py --grid``); otherwise Student
+t, and no interval where every value is equal. A series whose value is a
 corpus formula (a ratio of sums, a benchmark's own formula) gets no
 interval, and the ``method`` says why; so does a scope whose value is not the mean the
 formula above gives (checked, never assumed).
@@ -26,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.engine.aggregation import mean
+from inspector.engine.contract import BINARY
 from inspector.engine.hierarchy import HierarchyNode, node_weights
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED, MetricSeries
@@ -38,6 +43,7 @@ from inspector.views.attempt_stats import (
     pass_curves_note,
 )
 from inspector.views.audit import category_keys, reductions_of
+from inspector.views.bounded import bounded, kish_n
 from inspector.views.stats import (
     DEFAULT_CONFIDENCE,
     Group,
@@ -120,12 +126,36 @@ def _leaf_weights(
     return out
 
 
-def _combined(
+@dataclass(frozen=True, slots=True)
+class Shape:
+    """What a series' task values are, which decides the interval (see views.bounded).
+
+    ``attempts``: None for values not all inside [0, 1] (Student t); else the most binary
+    observations one task value stands for (k for a binary metric averaged over k attempts,
+    1 for binary task values) or ``math.inf`` for a scalar in [0, 1]."""
+
+    attempts: float | None
+    text: str
+
+
+def value_shape(series: MetricSeries, groups: Mapping[str, list[float]]) -> Shape:
+    """The :class:`Shape` of the task values ``groups`` of ``series``."""
+    if not all(0 <= v <= 1 for vs in groups.values() for v in vs):
+        return Shape(None, "task values")
+    if series.kind == BINARY and series.reducer == "avg" and series.k > 1:
+        return Shape(series.k, f"fractions of {series.k} attempts; the task is the cluster")
+    if series.kind == BINARY:
+        return Shape(1, "binary task values")
+    return Shape(math.inf, "task values in [0, 1]")
+
+
+def combined_interval(
     weights: Mapping[str, float],
     groups: Mapping[str, list[float]],
     estimate: float | None,
     confidence: float,
     what: str,
+    shape: Shape,
 ) -> Interval:
     parts = [Group(key, a, tuple(groups.get(key, ()))) for key, a in weights.items()]
     pooled = pooled_variance(list(groups.values()))
@@ -133,16 +163,41 @@ def _combined(
     if estimate is not None and not _close(check, estimate):
         n = sum(len(g.values) for g in parts)
         return no_interval(estimate, n, confidence, f"no interval: the value is not a {what}")
-    return combination_interval(
+    t = combination_interval(
         parts, estimate=estimate, confidence=confidence, pooled=pooled, what=what
     )
+    used = [(g.weight, len(g.values)) for g in parts if g.weight != 0 and g.values]
+    if shape.attempts is None or not used:
+        return _unbounded(t)
+    head = f"{what} over {len(used)} categories, {t.n} tasks"
+    return bounded(t, n_tasks=kish_n(used), attempts=_cap(shape), head=head,
+                   values_text=shape.text, se_text="se = √Σ w²s²/n")  # fmt: skip
 
 
-def _mean_of(values: list[float], estimate: float | None, confidence: float) -> Interval:
-    if _close(mean(values), estimate):
-        return mean_interval(values, confidence=confidence, estimate=estimate)
-    why = "no interval: the value is not the mean of its task values"
-    return no_interval(estimate, len(values), confidence, why)
+def _unbounded(t: Interval) -> Interval:
+    """A t interval, or none where it would have zero width (no spread among the values)."""
+    if t.se == 0:
+        why = f"no interval: all {t.n} task values are equal (no spread to estimate)"
+        return no_interval(t.estimate, t.n, t.confidence, why)
+    return t
+
+
+def _cap(shape: Shape) -> float | None:
+    return None if shape.attempts == math.inf else shape.attempts
+
+
+def mean_of_values(
+    values: list[float], estimate: float | None, confidence: float, shape: Shape
+) -> Interval:
+    if not _close(mean(values), estimate):
+        why = "no interval: the value is not the mean of its task values"
+        return no_interval(estimate, len(values), confidence, why)
+    t = mean_interval(values, confidence=confidence, estimate=estimate)
+    if shape.attempts is None or not values:
+        return _unbounded(t)
+    return bounded(t, n_tasks=len(values), attempts=_cap(shape),
+                   head=f"mean of {len(values)} task value{'s' if len(values) != 1 else ''}",
+                   values_text=shape.text)  # fmt: skip
 
 
 def series_stats(
@@ -161,9 +216,10 @@ def series_stats(
                   for k, b in series.hierarchy.items()),
         )  # fmt: skip
     groups = _values_by_category(rec, series)
+    shape = value_shape(series, groups)
     categories = []
     for key, part in series.categories.items():
-        interval = _mean_of(groups.get(key, []), part.shown_value, confidence)
+        interval = mean_of_values(groups.get(key, []), part.shown_value, confidence, shape)
         categories.append(_scope(key, part, interval))
     by_key = {c.key: c for c in categories}
     hierarchy: list[ScopeStats] = []
@@ -181,11 +237,13 @@ def series_stats(
                 interval = by_key[node.name].interval
             else:
                 what = "Σ w·category mean"
-                interval = _combined(memo.get(path, {}), groups, part.shown_value, confidence, what)
+                interval = combined_interval(
+                    memo.get(path, {}), groups, part.shown_value, confidence, what, shape
+                )
             hierarchy.append(_scope(path, part, interval))
         own_interval = next(h.interval for h in hierarchy if h.key == rec.root.path)
     else:
-        own_interval = _own(rec, series, groups, confidence)
+        own_interval = _own(rec, series, groups, confidence, shape)
     return SeriesStats(
         series.series_id, series.metric_id, series.kind, series.aggregation,
         _scope(series.series_id, series, own_interval), tuple(categories), tuple(hierarchy),
@@ -201,7 +259,8 @@ def own_interval(
     why = _no_interval_reason(rec, series)
     if why is not None:
         return no_interval(series.shown_value, 0, confidence, why)
-    return _own(rec, series, _values_by_category(rec, series), confidence)
+    groups = _values_by_category(rec, series)
+    return _own(rec, series, groups, confidence, value_shape(series, groups))
 
 
 def _no_interval_reason(rec: Recomputation, series: MetricSeries) -> str | None:
@@ -213,7 +272,11 @@ def _no_interval_reason(rec: Recomputation, series: MetricSeries) -> str | None:
 
 
 def _own(
-    rec: Recomputation, series: MetricSeries, groups: dict[str, list[float]], confidence: float
+    rec: Recomputation,
+    series: MetricSeries,
+    groups: dict[str, list[float]],
+    confidence: float,
+    shape: Shape,
 ) -> Interval:
     """The interval of the series' own value (as :func:`series_stats` finds it)."""
     root = rec.root
@@ -221,16 +284,19 @@ def _own(
         part = series.hierarchy[root.path]
         if root.is_leaf and root.name in series.categories:
             shown = series.categories[root.name].shown_value
-            return _mean_of(groups.get(root.name, []), shown, confidence)
+            return mean_of_values(groups.get(root.name, []), shown, confidence, shape)
         memo: dict[str, dict[str, float]] = {}
         _leaf_weights(root, series, memo)
         weights = memo.get(root.path, {})
-        return _combined(weights, groups, part.shown_value, confidence, "Σ w·category mean")
+        what = "Σ w·category mean"
+        return combined_interval(weights, groups, part.shown_value, confidence, what, shape)
     if series.aggregation == CATEGORY_MEAN:
         valid = [k for k, b in series.categories.items() if b.shown_value is not None]
         weights = {k: 1.0 / len(valid) for k in valid}
-        return _combined(weights, groups, series.shown_value, confidence, "mean of category means")
-    return _mean_of([v for vs in groups.values() for v in vs], series.shown_value, confidence)
+        what = "mean of category means"
+        return combined_interval(weights, groups, series.shown_value, confidence, what, shape)
+    values = [v for vs in groups.values() for v in vs]
+    return mean_of_values(values, series.shown_value, confidence, shape)
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,9 @@ Bars to Evals" (2024) and the standard error of a mean of task values is the clu
 standard error.
 
 - :func:`mean_interval`: ``se = s / √n`` (s the sample standard deviation of the n task
-  values), Student's t interval with ``n − 1`` degrees of freedom.
+  values), Student's t interval with ``n − 1`` degrees of freedom. (For task values in
+  [0, 1] the series statistics keep this se and replace the bounds by
+  :mod:`inspector.views.bounded`'s exact interval; t stays for unbounded values.)
 - :func:`combination_interval`: a value ``Σ a_g · m_g`` that weights independent group
   means ``m_g`` (category means; hierarchy nodes reduce to such a sum over leaf categories)
   has ``Var = Σ a_g² · s_g² / n_g``. The weights ``a_g`` are taken as fixed (they depend on
@@ -82,10 +84,28 @@ def bounds_text(interval: Interval, digits: int = 3) -> str:
 
 
 def half_width_text(interval: Interval) -> str:
-    """``±0.139``: half the interval's width (it is symmetric), or ``—``."""
+    """``±0.139``: half the interval's width, or ``—``. A size, not the bounds: an
+    interval of a value in [0, 1] is not symmetric around it (:mod:`inspector.views.bounded`);
+    :func:`bounds_text` gives the bounds."""
     if interval.ci_low is None or interval.ci_high is None:
         return NO_INTERVAL_TEXT
     return f"±{(interval.ci_high - interval.ci_low) / 2:.2g}"
+
+
+def compact_bounds_text(interval: Interval) -> str:
+    """``.54–.99`` (at most 7 characters): the bounds of an interval inside [0, 1], rounded
+    outwards to hundredths (``0`` and ``1`` for the ends), for a narrow column; an interval
+    reaching outside [0, 1] gets :func:`half_width_text`; no interval ``—``."""
+    low, high = interval.ci_low, interval.ci_high
+    if low is None or high is None:
+        return NO_INTERVAL_TEXT
+    if not 0 <= low <= high <= 1:
+        return half_width_text(interval)
+
+    def short(x: float) -> str:
+        return "0" if x <= 0 else "1" if x >= 1 else f"{x:.2f}".removeprefix("0")
+
+    return f"{short(math.floor(low * 100) / 100)}–{short(math.ceil(high * 100) / 100)}"
 
 
 def check_confidence(confidence: float) -> float:

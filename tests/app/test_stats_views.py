@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from inspector.app.app import InspectorApp
 from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.flaky import FlakyScreen
@@ -30,8 +32,11 @@ async def test_overview_and_tree_show_the_intervals_of_run_stats(run_path) -> No
         root = screen.category_tree.root.children[0]  # overall
         overall = series_stats(rec, rec.report.series[0]).hierarchy[0]
         assert overall.key == "overall"
-        half = (overall.interval.ci_high - overall.interval.ci_low) / 2
-        assert f"±{half:.2g}" in root.label.plain
+        # the bounds, rounded outwards to hundredths (not a symmetric ± of an asymmetric
+        # interval)
+        low = math.floor(overall.interval.ci_low * 100) / 100
+        high = math.ceil(overall.interval.ci_high * 100) / 100
+        assert f"{low:.2f}–{high:.2f}".replace("0.", ".") in root.label.plain
 
 
 @pilot_test

@@ -33,9 +33,15 @@ def test_micro_series_se_is_the_sem_of_task_means() -> None:
     assert got.own.value is series.value  # the engine's number, not a recomputation
     assert got.own.interval.n == 5
     assert got.own.interval.se == pytest.approx(scipy_stats.sem(task_means), rel=1e-12)
-    ref = scipy_stats.ttest_1samp(task_means, 0).confidence_interval(0.95)
-    assert got.own.interval.ci_low == pytest.approx(ref.low)
-    assert got.own.interval.ci_high == pytest.approx(ref.high)
+    # fractions of 3 attempts: Clopper–Pearson at n_eff = p(1 − p)/se² · (z/t₄)², kept
+    # within [5 tasks, 15 attempts] (issue 38), from scipy.stats directly
+    p, se = sum(task_means) / 5, scipy_stats.sem(task_means)
+    factor = (scipy_stats.norm.ppf(0.975) / scipy_stats.t.ppf(0.975, 4)) ** 2
+    n_eff = min(15.0, max(5.0, factor * p * (1 - p) / se**2))
+    low = scipy_stats.beta.ppf(0.025, p * n_eff, n_eff - p * n_eff + 1)
+    high = scipy_stats.beta.ppf(0.975, p * n_eff + 1, n_eff - p * n_eff)
+    assert got.own.interval.ci_low == pytest.approx(low)
+    assert got.own.interval.ci_high == pytest.approx(high)
     # the attempt-level (unclustered) se would be smaller: 15 draws instead of 5
     attempts = [1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 1]
     assert got.own.interval.se > scipy_stats.sem(attempts)

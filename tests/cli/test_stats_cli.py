@@ -33,9 +33,13 @@ def _check_scope(scope: dict, stored: dict, confidence: float) -> None:
     assert scope["confidence"] == confidence and scope["method"] and "\n" not in scope["method"]
     if scope["se"] is not None:
         assert scope["se"] >= 0 and math.isfinite(scope["se"])
-        assert scope["ci_low"] <= shown <= scope["ci_high"]
+    if scope["ci_low"] is not None:
+        # never zero width; a value in [0, 1] keeps its interval there (issue 38)
+        assert scope["ci_low"] <= shown <= scope["ci_high"] and scope["ci_low"] < scope["ci_high"]
+        if 0 <= shown <= 1 and "Clopper" in scope["method"]:
+            assert scope["ci_low"] >= 0 and scope["ci_high"] <= 1
     else:
-        assert scope["ci_low"] is None and scope["ci_high"] is None
+        assert scope["ci_high"] is None and scope["method"].startswith("no interval")
 
 
 @pytest.mark.parametrize("run", RUNS + EXTRA, ids=[r.name for r in RUNS + EXTRA])

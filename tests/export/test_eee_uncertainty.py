@@ -3,8 +3,9 @@
 The task values come from `inspector tasks --series all --format jsonl` (the engine's
 per-task reductions); the standard error, interval and standard deviation are computed
 here with scipy / numpy from the formulas of E. Miller's "Adding Error Bars to Evals"
-(task = cluster, Student t), not through inspector.views.stats; the records are validated
-against EEE's schema.
+(task = cluster), not through inspector.views.stats; the interval of a value in [0, 1] is
+Clopper–Pearson at the effective n of issue 38, computed here with scipy.stats.beta; the
+records are validated against EEE's schema.
 """
 
 from __future__ import annotations
@@ -22,6 +23,14 @@ from tests.conftest import FIXTURE_RUNS
 from .test_export import AGGREGATE, _export, _tasks_output
 
 
+def _exact_at(p: float, n_eff: float) -> tuple[float, float]:
+    """Clopper–Pearson at x = p·n_eff successes of n_eff (scipy.stats.beta quantiles)."""
+    x = p * n_eff
+    low = 0.0 if x <= 0 else stats.beta.ppf(0.025, x, n_eff - x + 1)
+    high = 1.0 if x >= n_eff else stats.beta.ppf(0.975, x + 1, n_eff - x)
+    return float(low), float(high)
+
+
 def _task_values(run: Path, series_id: str, capsys: pytest.CaptureFixture[str]) -> list[dict]:
     rows = [json.loads(line) for line in _tasks_output(run, "jsonl", capsys).splitlines()]
     return [r for r in rows if r["series_id"] == series_id and r["state"] == "evaluated"]
@@ -35,7 +44,7 @@ def _uncertainty(run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 @pytest.mark.parametrize("series_id", ["correct.native@1", "reward.native@1"])
-def test_a_micro_mean_has_scipys_standard_error_and_t_interval(
+def test_a_micro_mean_has_scipys_standard_error_and_exact_interval(
     series_id: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = FIXTURE_RUNS / "k1_micro"
@@ -45,7 +54,11 @@ def test_a_micro_mean_has_scipys_standard_error_and_t_interval(
     n = len(values)
     assert details["score"] == pytest.approx(values.mean(), rel=1e-12)
     sem = stats.sem(values)
-    low, high = stats.t.interval(0.95, n - 1, loc=values.mean(), scale=sem)
+    p = values.mean()
+    # effective n: p(1 − p)/se² · (z/t_{n−1})², at least n (binary values: exactly n)
+    factor = (stats.norm.ppf(0.975) / stats.t.ppf(0.975, n - 1)) ** 2
+    n_eff = n if series_id.startswith("correct") else max(n, factor * p * (1 - p) / sem**2)
+    low, high = _exact_at(p, n_eff)
     assert got["num_samples"] == n == 11
     assert got["standard_error"]["value"] == pytest.approx(sem, rel=1e-9)
     assert got["standard_deviation"] == pytest.approx(np.std(values, ddof=1), rel=1e-9)
@@ -60,7 +73,8 @@ def test_a_micro_mean_has_scipys_standard_error_and_t_interval(
 def test_correct_on_k1_micro_worked_by_hand(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """7 of 11 tasks right: p = 7/11, s² = 11/10 · p(1 − p), se = s/√11, t₀.₉₇₅,₁₀ = 2.228139."""
+    """7 of 11 tasks right: p = 7/11, s² = 11/10 · p(1 − p), se = s/√11; the interval is
+    Clopper–Pearson's for 7 of 11 (scipy's binomtest, method 'exact')."""
     got = _uncertainty(FIXTURE_RUNS / "k1_micro", tmp_path, capsys)["correct.native@1"]
     p = 7 / 11
     s = math.sqrt(p * (1 - p) * 11 / 10)
@@ -69,15 +83,18 @@ def test_correct_on_k1_micro_worked_by_hand(
     u = got["uncertainty"]
     assert u["standard_deviation"] == pytest.approx(s, rel=1e-12)
     assert u["standard_error"]["value"] == pytest.approx(se, rel=1e-12)
-    assert u["confidence_interval"]["lower"] == pytest.approx(p - 2.228139 * se, abs=1e-6)
-    assert u["confidence_interval"]["upper"] == pytest.approx(p + 2.228139 * se, abs=1e-6)
+    ref = stats.binomtest(7, 11).proportion_ci(0.95, method="exact")
+    assert u["confidence_interval"]["lower"] == pytest.approx(ref.low, rel=1e-9)
+    assert u["confidence_interval"]["upper"] == pytest.approx(ref.high, rel=1e-9)
 
 
 def test_a_mean_of_category_means_has_the_stratified_standard_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """k3_pass (category_mean, one one-task category): Var = Σ (1/G)² s_g² / n_g, the
-    one-task category borrowing the pooled within-category variance; Welch–Satterthwaite df."""
+    one-task category borrowing the pooled within-category variance. Its task values are
+    binary (pass@3), so the interval is Clopper–Pearson at Kish's effective number of tasks
+    1 / Σ (1/G)² / n_g."""
     run = FIXTURE_RUNS / "k3_pass"
     groups: dict[str, list[float]] = {}
     for row in _task_values(run, "correct.pass@3", capsys):
@@ -94,13 +111,13 @@ def test_a_mean_of_category_means_has_the_stratified_standard_error(
         variance, df = (np.var(v, ddof=1), len(v) - 1) if len(v) > 1 else (pooled, pooled_df)
         parts.append(((1 / g) ** 2 * variance / len(v), df))
     se = math.sqrt(sum(p for p, _ in parts))
-    welch = sum(p for p, _ in parts) ** 2 / sum(p**2 / df for p, df in parts if p > 0)
-    half = stats.t.ppf(0.975, welch) * se
+    kish = 1 / sum((1 / g) ** 2 / len(v) for v in groups.values())
+    low, high = _exact_at(details["score"], kish)
     got = details["uncertainty"]
     assert got["num_samples"] == sum(map(len, groups.values())) == 13
     assert got["standard_error"]["value"] == pytest.approx(se, rel=1e-9)
-    assert got["confidence_interval"]["lower"] == pytest.approx(details["score"] - half, rel=1e-9)
-    assert got["confidence_interval"]["upper"] == pytest.approx(details["score"] + half, rel=1e-9)
+    assert got["confidence_interval"]["lower"] == pytest.approx(low, rel=1e-9)
+    assert got["confidence_interval"]["upper"] == pytest.approx(high, rel=1e-9)
     assert "standard_deviation" not in got  # se is not sd/√n here
 
 

@@ -121,7 +121,7 @@ class TestOverviewScreen:
     def test_k3_avg_hierarchy(self, snap_compare: Any) -> None:
         """You should see correct.avg@3 and correct.pass@3 with their 95% CI and five counts,
         the count-overlap note, the hierarchy tree of correct.avg@3 (overall and its groups
-        with value, ±95%, counts, weights and aggregation) and the distribution plot and plan."""
+        with value, 95% CI, counts, weights and aggregation) and the distribution plot and plan."""
         assert snap_compare(make_app("k3_avg_hierarchy"), terminal_size=LARGE, run_before=steps())
 
     def test_k3_avg_hierarchy_pass_series(self, snap_compare: Any) -> None:

@@ -72,7 +72,7 @@ for the series and count under the cursor — or for the tree node, when the tre
 **w** compares the stored plan with a what-if plan (k=1, avg@j, pass@j); **i** lists the
 issues and retries; **f** lists the flaky tasks (attempts that disagree) with the pass@j and
 pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
-`95% CI` and `±95%` are intervals with a task's attempts averaged first.
+`95% CI` columns are intervals with a task's attempts averaged first.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [

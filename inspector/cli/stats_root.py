@@ -1,0 +1,85 @@
+"""``inspector stats ROOT``: the statistics of every run under a results root, in one process.
+
+Each run is read through the loading door (:func:`inspector.answers.load_session`, as
+``inspector stats RUN`` reads it) one after the other, so that the intervals of many runs can
+be audited at once. JSON shape: a list, by path, of ``{"run": <path under the root>,
+"series": [... as ``stats RUN --format json`` ...]}``, or ``{"run", "problem"}`` for a run
+that cannot be read or scored (the one-line reason, naming the file). Table and Markdown:
+each run's tables under its path. Exit 0 when every run had statistics, 2 when any had a
+problem (as ``check ROOT`` exits 2 when any run is unusable).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from inspector.answers import Unusable, load_session, say_on_stderr
+from inspector.cli.common import ALL_SERIES, EXIT_OK, EXIT_UNUSABLE, overrides_from
+from inspector.engine.errors import EngineError, HierarchyError
+from inspector.engine.recomputation import Recomputation
+from inspector.results.discover import run_folders
+from inspector.results.problems import RunReadError
+from inspector.views.run_stats import RunStats, run_stats
+from inspector.views.visible import visible
+
+
+def cmd_stats_root(
+    args: argparse.Namespace,
+    stats_json: Callable[[Recomputation, RunStats], dict[str, Any]],
+    write_stats: Callable[..., None],
+) -> int:
+    """Every run under ``args.path``, written by ``stats RUN``'s own ``stats_json`` and
+    ``write_stats`` (passed in: this module does not import the command's)."""
+    try:
+        runs = run_folders(args.path)
+    except RunReadError as exc:
+        raise Unusable(str(exc)) from None
+    if not runs:
+        raise Unusable(f"{args.path}: no runs here (a run has run_info.json or a details/ folder)")
+    overrides = overrides_from(args)
+    as_json = args.format == "json"
+    answers: list[dict[str, Any]] = []
+    problems = 0
+    for index, (path, relative) in enumerate(runs):
+
+        def say(line: str, path: str = str(path), relative: str = relative) -> None:
+            say_on_stderr(_under_root(line, path, relative))
+
+        try:
+            session = load_session(str(path), overrides, say=say)
+            rec = session.recomputation
+            assert rec is not None
+            ids = None if args.series == ALL_SERIES else [args.series]
+            result: RunStats | str = run_stats(rec, series_ids=ids, confidence=args.confidence)
+        except (Unusable, EngineError, HierarchyError) as exc:
+            result = _under_root(str(exc), str(path), relative)
+        except Exception as exc:  # never a traceback for one bad run, as check ROOT
+            if os.environ.get("INSPECTOR_DEBUG"):
+                raise
+            result = f"{relative}: {type(exc).__name__}: {exc}"
+        if isinstance(result, str):
+            problems += 1
+            answers.append({"run": relative, "problem": result})
+            if not as_json:
+                sys.stdout.write(("\n" if index else "") + visible(f"{relative}: {result}") + "\n")
+            continue
+        if as_json:
+            answers.append({"run": relative, "series": stats_json(rec, result)["series"]})
+        else:
+            h = "# " if args.format == "markdown" else "== "
+            sys.stdout.write(("\n" if index else "") + visible(f"{h}{relative}") + "\n\n")
+            write_stats(sys.stdout, rec, result, markdown=args.format == "markdown")
+    if as_json:
+        text = json.dumps(answers, indent=2, ensure_ascii=False, sort_keys=True)
+        sys.stdout.write(text + "\n")
+    return EXIT_UNUSABLE if problems else EXIT_OK
+
+
+def _under_root(text: str, path: str, relative: str) -> str:
+    """A message naming the run's files under the root (as check ROOT names them)."""
+    return relative + text[len(path) :] if text.startswith(path) else text
