@@ -39,6 +39,7 @@ scenarios of each n; n < 200 the jackknife t, n = 1000 BCa):
 from __future__ import annotations
 
 import argparse
+import math
 import sys
 import time
 from pathlib import Path
@@ -51,6 +52,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from inspector.engine.aggregation import resampled_values
 from inspector.engine.report import CATEGORY_MEAN, MICRO_WEIGHTED
 from inspector.views.paired import SeriesSample, Side, delta_interval
+from inspector.views.run_stats import Shape
 
 CONCENTRATION = 4.0
 ERROR_RATE = 0.05
@@ -74,7 +76,8 @@ def _side(p: np.ndarray, k: int, cats: np.ndarray, aggregation: str,
     counts = np.bincount(cats, weights=evaluated, minlength=g)[None, :]
     value = float(resampled_values(aggregation, sums, counts, names, None)[0])
     present = np.ones(len(p), dtype=bool)
-    return Side(values * evaluated, evaluated, cats, present, aggregation, None, value)
+    shape = Shape(1, "binary task values") if k == 1 else Shape(k, f"fractions of {k} attempts")
+    return Side(values * evaluated, evaluated, cats, present, aggregation, None, value, shape)
 
 
 def _true_delta(level: float, shift: float, rng: np.random.Generator) -> float:
@@ -82,31 +85,43 @@ def _true_delta(level: float, shift: float, rng: np.random.Generator) -> float:
     return float(np.clip(p + shift, 0, 1).mean() - p.mean())
 
 
-def scenario(n: int, level: float, aggregation: str, k: int, draws: int, resamples: int,
-             seed: int, method: str | None = None) -> tuple[int, int, int]:  # fmt: skip
-    """(covered, rejected under the null, draws with a value on both sides)."""
+def scenario(n: int, level: float, aggregation: str, k: int, draws: int, null_draws: int,
+             resamples: int, seed: int) -> dict[str, int | float]:  # fmt: skip
+    """Coverage and width of the interval over ``draws`` samples with a true delta, and
+    the permutation test's rejections over ``null_draws`` samples with none."""
     rng = np.random.default_rng(seed)
     shift = -0.1 if level > 0.5 else 0.1
     truth = _true_delta(level, shift, rng)
-    covered = rejected = used = 0
-    for _ in range(draws):
+    covered = used = zero = outside = rejected = null_used = 0
+    widths: list[float] = []
+    for i in range(max(draws, null_draws)):
         p = rng.beta(CONCENTRATION * level, CONCENTRATION * (1 - level), size=n)
         cats = _categories(n, rng) if aggregation == CATEGORY_MEAN else np.zeros(n, np.intp)
         names = tuple(str(g) for g in range(int(cats.max()) + 1))
+        ids = tuple(str(j) for j in range(n))
         a = _side(p, k, cats, aggregation, rng, names)
-        b = _side(np.clip(p + shift, 0, 1), k, cats, aggregation, rng, names)
-        b0 = _side(p, k, cats, aggregation, rng, names)
-        if any(np.isnan(s.value) for s in (a, b, b0)):
-            continue  # a side with no evaluated task: no delta to compare
-        used += 1
-        ids = tuple(str(i) for i in range(n))
-        alt = delta_interval(SeriesSample(ids, names, a, b), seed=int(rng.integers(2**31)),
-                             resamples=resamples, method=method)  # fmt: skip
-        covered += alt.low <= truth <= alt.high
-        null = delta_interval(SeriesSample(ids, names, a, b0), seed=int(rng.integers(2**31)),
-                              resamples=resamples)  # fmt: skip
-        rejected += null.p_value <= 0.05
-    return covered, rejected, used
+        if i < draws:
+            b = _side(np.clip(p + shift, 0, 1), k, cats, aggregation, rng, names)
+            if not (np.isnan(a.value) or np.isnan(b.value)):
+                used += 1
+                alt = delta_interval(SeriesSample(ids, names, a, b), test=False)
+                covered += alt.low <= truth <= alt.high
+                zero += alt.high <= alt.low
+                outside += alt.low < -1 or alt.high > 1
+                widths.append(alt.high - alt.low)
+        if i < null_draws:
+            b0 = _side(p, k, cats, aggregation, rng, names)
+            if not (np.isnan(a.value) or np.isnan(b0.value)):
+                null_used += 1
+                null = delta_interval(
+                    SeriesSample(ids, names, a, b0),
+                    seed=int(rng.integers(2**31)),
+                    resamples=resamples,
+                )
+                rejected += null.p_value <= 0.05
+    return {"covered": covered, "used": used, "zero": zero, "outside": outside,
+            "width": float(np.median(widths)) if widths else math.nan,
+            "rejected": rejected, "null_used": null_used}  # fmt: skip
 
 
 def _share(x: int, n: int) -> str:
@@ -118,29 +133,56 @@ def _share(x: int, n: int) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--draws", type=int, default=200)
-    parser.add_argument("--resamples", type=int, default=1000)
+    parser.add_argument("--draws", type=int, default=400, help="samples a cell (coverage)")
+    parser.add_argument(
+        "--null-draws",
+        type=int,
+        default=200,
+        help="samples a cell with true delta 0 (type-I error)",
+    )
+    parser.add_argument("--resamples", type=int, default=1000, help="permutations a test")
     parser.add_argument("--seed", type=int, default=37)
     parser.add_argument("--n", type=int, nargs="*", default=[5, 10, 30, 100, 1000])
-    parser.add_argument("--method", choices=["jackknife-t", "BCa"], default=None,
-                        help="force one interval (default: as inspector diff chooses by n)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="n 5 10 30 100, 400 draws, 100 null draws of 500 permutations",
+    )
     args = parser.parse_args()
-    print(f"draws {args.draws}, resamples {args.resamples}, seed {args.seed}; "
-          "coverage of the true delta (95 % CI) | type-I error at 0.05 (true delta 0)")  # fmt: skip
-    print(f"{'n':>5} {'level':>5} {'series':<13} k  {'coverage':<22} {'type-I':<22} draws")
+    if args.quick:
+        args.n, args.draws, args.null_draws, args.resamples = [5, 10, 30, 100], 400, 100, 500
+    print(f"draws {args.draws} (null {args.null_draws}), permutations {args.resamples}, "
+          f"seed {args.seed}; coverage of the true delta by the 95 % MOVER interval | "
+          "type-I error of the permutation test at 0.05 (true delta 0)")  # fmt: skip
+    print(f"{'n':>5} {'level':>5} {'series':<13} k  {'coverage':<22} {'width':>6} "
+          f"{'type-I':<22} zero-width outside")  # fmt: skip
     start = time.perf_counter()
+    worst: dict[bool, float] = {}
+    type_i = 0.0
     for n in args.n:
         for aggregation in (MICRO_WEIGHTED, CATEGORY_MEAN):
             for level in (0.05, 0.5, 0.95):
                 for k in (1, 3):
                     seed = args.seed * 1_000_003 + n * 101 + int(level * 100) * 7 + k
                     seed += 17 if aggregation == CATEGORY_MEAN else 0
-                    draws = args.draws if n < 1000 else max(1, args.draws // 5)
-                    cov, rej, used = scenario(n, level, aggregation, k, draws,
-                                              args.resamples, seed, args.method)  # fmt: skip
+                    null = args.null_draws if n < 1000 else max(1, args.null_draws // 5)
+                    r = scenario(n, level, aggregation, k, args.draws, null,
+                                 args.resamples, seed)  # fmt: skip
+                    used, null_used = int(r["used"]), int(r["null_used"])
+                    if used:
+                        cov = r["covered"] / used
+                        worst[n >= 10] = min(worst.get(n >= 10, 1.0), cov)
+                    if null_used:
+                        type_i = max(type_i, r["rejected"] / null_used)
                     name = "micro" if aggregation == MICRO_WEIGHTED else "category_mean"
-                    print(f"{n:>5} {level:>5} {name:<13} {k}  {_share(cov, used):<22} "
-                          f"{_share(rej, used):<22} {used}", flush=True)  # fmt: skip
+                    print(f"{n:>5} {level:>5} {name:<13} {k}  "
+                          f"{_share(int(r['covered']), used):<22} {r['width']:>6.3f} "
+                          f"{_share(int(r['rejected']), null_used):<22} "
+                          f"{int(r['zero']):>10} {int(r['outside']):>7}", flush=True)  # fmt: skip
+    print(
+        f"min coverage: n = 5 {worst.get(False, math.nan):.3f}, "
+        f"n >= 10 {worst.get(True, math.nan):.3f}; max type-I error {type_i:.3f}"
+    )
     print(f"{time.perf_counter() - start:.0f} s")
 
 

@@ -62,7 +62,9 @@ def fingerprint_counts(run: Run) -> dict[str, int]:
     for task_id, records in load_retry_records(run, run.tasks).items():
         for record in records:
             if isinstance(record, RetryRecord):
-                retry.setdefault(task_id, []).extend((record.attempt or 0, i) for i in record.issues)
+                retry.setdefault(task_id, []).extend(
+                    (record.attempt or 0, i) for i in record.issues
+                )
     return {g.fingerprint: g.attempts for g in group(occurrences("", run.tasks, retry))}
 
 
@@ -79,13 +81,25 @@ def derived_reason(rec: Recomputation, stored_metrics: Mapping[str, Any] | None)
 
 def paired_delta(a: Sequence[float], b: Sequence[float]) -> tuple[float, float, float] | None:
     """The series delta B − A and its 95% paired interval, from the values of the tasks
-    evaluated on both sides: today the mean per-task difference and the seeded paired
-    bootstrap of :mod:`inspector.views.paired` (one place to change when the comparison's
-    paired analysis changes)."""
-    from inspector.views.paired import paired_stats  # scipy: only with --against
-
-    stats = paired_stats("gate", list(zip(a, b, strict=True)), one_outcome=False)
-    ci = stats.bootstrap
-    if ci is None:
+    evaluated on both sides: the difference of their means and the comparison's MOVER
+    interval (:func:`inspector.views.paired.delta_interval`, no resampling; one place to
+    change when the comparison's paired analysis changes)."""
+    if not a or len(a) != len(b):
         return None
-    return (ci.difference, ci.low, ci.high)
+    import numpy as np
+
+    from inspector.engine.report import MICRO_WEIGHTED
+    from inspector.views.paired import SeriesSample, Side, delta_interval
+
+    n = len(a)
+
+    def side(values: Sequence[float]) -> Side:
+        x = np.asarray(values, dtype=np.float64)
+        ones = np.ones(n)
+        cats = np.zeros(n, dtype=np.intp)
+        return Side(x, ones, cats, ones > 0, MICRO_WEIGHTED, None, float(x.mean()))
+
+    ids = tuple(str(i) for i in range(n))
+    sample = SeriesSample(ids, ("",), side(a), side(b))
+    ci = delta_interval(sample, test=False)
+    return (sample.b.value - sample.a.value, ci.low, ci.high)
