@@ -1,9 +1,10 @@
-"""A note shared by the DataTable widgets."""
+"""What the DataTable widgets share: a header redraw, and keys that move the cursor."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 
@@ -20,3 +21,17 @@ def refresh_header(table: DataTable[Any]) -> None:
         table.refresh()
 
     table.call_after_refresh(redraw)
+
+
+CellT = TypeVar("CellT")
+
+
+class ListTable(DataTable[CellT]):
+    """A DataTable whose ``home`` / ``end`` move the cursor to the first / last row, as
+    PgUp / PgDn move it a page (Textual's move only the view sideways, leaving the cursor
+    and the line that follows it behind)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("home", "scroll_top", "First row", show=False),
+        Binding("end", "scroll_bottom", "Last row", show=False),
+    ]

@@ -60,7 +60,6 @@ A missing attempt says whether the pass early stop forgave it.
     DEFAULT_CSS = """
     AttemptCard {
         width: 1fr;
-        min-width: 36;
         height: auto;
         border: round $panel;
         padding: 0 1;

@@ -193,10 +193,67 @@ def cut_apart(values: Sequence[object], width: int) -> list[Text]:
             tried = {i: _cut_at(sources[i], width, head) for i in group}
             shown = {text.plain for text in tried.values()}
             if len(shown) == len(names) and not shown & others:
-                for i, text in tried.items():
-                    cut[i] = text
                 break
+        else:  # no one cut tells them apart: each keeps where it differs, cut on both sides
+            plains = [sources[i].plain for i in group]
+            tried = {i: _cut_around(sources[i], width, plains) for i in group}
+            shown = {text.plain for text in tried.values()}
+            if len(shown) != len(names) or shown & others:
+                continue
+        for i, text in tried.items():
+            cut[i] = text
     return cut
+
+
+def _shared(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` start with alike."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def _cut_around(text: Text, width: int, alike: Sequence[str]) -> Text:
+    """``text`` in ``width`` cells keeping whole the part where it differs from the
+    ``alike`` names (after the longest start and before the longest end it shares with any of
+    them), widened to whole words while it fits, and as much of its two ends as fits
+    around it: ``gpt_s…syn_alpha_…archy``."""
+    plain = text.plain
+    others = [name for name in alike if name != plain]
+    if not others or text.cell_len <= width or len(plain) != text.cell_len:
+        return _cut_at(text, width, (width - 1) * 2 // 5)
+    start = max(_shared(plain, o) for o in others)
+    end = len(plain) - max(_shared(plain[::-1], o[::-1]) for o in others)
+    start, end = min(start, end, len(plain)), max(start, end, 0)
+    start, end = min(start, len(plain) - 1), max(end, start + 1)
+    while end - start + 2 < width:  # whole words, while two "…" still fit
+        wider = start > 0 and plain[start - 1].isalnum()
+        longer = end < len(plain) and plain[end].isalnum()
+        if not (wider or longer):
+            break
+        start, end = start - wider, end + longer
+    core = end - start + (start > 0) + (end < len(plain))
+    if core > width:
+        return _cut_at(text, width, (width - 1) * 2 // 5)
+    room = width - core
+    head = min(start, room * 2 // 5 if end < len(plain) else room)
+    tail = min(len(plain) - end, room - head)
+    head = min(start, room - tail)
+    if head == start - 1 and start > 0:  # "…" in place of one character says nothing
+        head -= 1
+    parts = [text[:head]]
+    if head < start:
+        parts.append(Text("…", TRUNCATION_STYLE))
+    parts.append(text[start:end])
+    if tail < len(plain) - end:
+        parts.append(Text("…", TRUNCATION_STYLE))
+    parts.append(text[len(plain) - tail :])
+    shortened = Text("").join(parts)
+    shortened.no_wrap = True
+    shortened.end = ""
+    return shortened
 
 
 def _cut_at(text: Text, width: int, head: int) -> Text:

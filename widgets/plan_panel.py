@@ -103,9 +103,9 @@ class _Rows:
             else:
                 yield Text(key, "bold")
                 if value.plain:
-                    yield Padding(_broken(value, width - 2), (0, 0, 0, 2))
+                    yield Padding(broken(value, width - 2), (0, 0, 0, 2))
             if source.plain:
-                source = _broken(source, width - 2)
+                source = broken(source, width - 2)
                 source.stylize("dim")
                 yield Padding(source, (0, 0, 0, 2))
 
@@ -114,7 +114,7 @@ BREAKS = " ./-_"
 """Where a line may break: at a space (dropped), or after a dot, slash, dash or underscore."""
 
 
-def _broken(text: Text, width: int) -> Text:
+def broken(text: Text, width: int) -> Text:
     """``text`` on lines of at most ``width`` cells, each broken at its last space, else
     after its last ``.``/``/``/``-``/``_`` ("request.execution." / "attempts.k", not
     "request.execution.attempt" / "s.k"), else where the line ends."""

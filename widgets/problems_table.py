@@ -10,7 +10,7 @@ from textual.message import Message
 from textual.widgets import DataTable
 
 from inspector.results.problems import LoadProblem
-from widgets._table import refresh_header
+from widgets._table import ListTable, refresh_header
 from widgets.literal import cut_middle, literal, one_line
 
 PATH_CELLS = 40
@@ -60,7 +60,7 @@ def problems_title(problems: Sequence[LoadProblem]) -> str:
     return f"Load problems ({len(problems)}) — {said}; press p to browse"
 
 
-class ProblemsTable(DataTable[Text]):
+class ProblemsTable(ListTable[Text]):
     """Every file the reader could not use: path, what is wrong, the rule, and whether
     AgentCompass would refuse the whole run because of it."""
 

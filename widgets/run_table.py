@@ -21,8 +21,8 @@ from textual.widgets import DataTable
 
 from inspector.views.run_check import DIFFERS, OK, UNSTORED, UNUSABLE
 from inspector.views.runs_view import RunRow
-from widgets._table import refresh_header
-from widgets.literal import literal, one_line_middle
+from widgets._table import ListTable, refresh_header
+from widgets.literal import cut_apart, literal, one_line_middle
 
 PENDING_TEXT = Text("…", "dim")
 
@@ -109,18 +109,48 @@ def fit(columns: Sequence[Column], width: int, wanted: dict[str, int]) -> list[t
 
 def run_cell(relative: str, width: int) -> Text:
     """The run's path under the root in ``width`` cells: the namespace is shortened first
-    (in the middle), so the run's own folder name stays whole while it fits."""
+    (in the middle), so the run's own folder name stays whole while it fits; a folder too
+    long for that keeps the namespace's first character while it can (``g…/20261130_000001``),
+    and a folder longer than the cell is cut with it in the middle."""
     namespace, slash, folder = relative.rpartition("/")
     text = literal(relative)
     if text.cell_len <= width or not slash:
         return one_line_middle(relative, width)
     name = literal(folder)
     room = width - name.cell_len - 1
-    if room >= 3:
+    if room >= 4:
         return one_line_middle(namespace, room) + Text(slash) + name
-    if room >= 1:
+    if room == 3 and literal(namespace[0] + namespace[-1]).cell_len == 2:  # "t…l", not "…l"
+        ends = literal(namespace[0]) + Text("…", "dim italic") + literal(namespace[-1])
+        return ends + Text(slash) + name
+    if room == 2 and literal(namespace[0]).cell_len == 1:  # "g…/20261130_000001"
+        return literal(namespace[0]) + Text("…", "dim italic") + Text(slash) + name
+    if room >= 1:  # the folder whole, before the namespace (issue 14)
         return Text("…", "dim italic") + Text(slash) + name
-    return one_line_middle(relative, width)
+    return one_line_middle(relative, width)  # the namespace's start stays
+
+
+NAMES: dict[str, Callable[[RunRow], str]] = {
+    "run": lambda row: row.summary.relative,
+    "model": lambda row: row.summary.model or "-",
+}
+"""The columns whose names are cut so that different names read differently."""
+
+
+def distinct_cells(names: Sequence[str], width: int, key: str) -> list[Text]:
+    """``names`` in ``width`` cells each, as :func:`run_cell` (a run) or
+    :func:`~widgets.literal.one_line_middle` (a model) cuts them, except that two different
+    names never read the same where a cut can tell them apart: those are cut where they
+    differ (:func:`~widgets.literal.cut_apart`)."""
+    cells = [run_cell(n, width) if key == "run" else one_line_middle(n, width) for n in names]
+    alike: dict[str, set[str]] = {}
+    for name, cell in zip(names, cells, strict=True):
+        alike.setdefault(cell.plain, set()).add(name)
+    clashing = sorted({n for group in alike.values() if len(group) > 1 for n in group})
+    if clashing:
+        apart = dict(zip(clashing, cut_apart(clashing, width), strict=True))
+        cells = [apart.get(name, cell) for name, cell in zip(names, cells, strict=True)]
+    return cells
 
 
 def headline_cell(row: RunRow) -> Text:
@@ -217,7 +247,7 @@ CELLS: dict[str, Callable[[RunRow], Text]] = {
 }
 
 
-class RunTable(DataTable[Text]):
+class RunTable(ListTable[Text]):
     """One row per run: where, what, plan, status, counts and the headline value."""
 
     HELP = """\
@@ -261,6 +291,8 @@ result for the run (`pass`, `FAIL`, `!` unusable), as `inspector gate` judges it
         self._laid_out_for = -1
         self.gating = False
         """The gate column is shown (``G`` on the runs screen)."""
+        self._names: dict[str, list[Text]] = {}
+        """The run and model cells of the rows shown, cut so that different names differ."""
 
     @property
     def rows_shown(self) -> list[RunRow]:
@@ -315,7 +347,7 @@ result for the run (`pass`, `FAIL`, `!` unusable), as `inspector gate` judges it
             self._rows[number] = row
             for position, (column, width) in enumerate(self._layout):
                 if column.key in CHECKED:
-                    self.update_cell_at((number, position), self._cell(column, width, row))
+                    self.update_cell_at((number, position), self._cell(column, width, row, number))
 
     def on_resize(self, event: Resize) -> None:
         if event.size.width != self._laid_out_for:
@@ -332,19 +364,25 @@ result for the run (`pass`, `FAIL`, `!` unusable), as `inspector gate` judges it
         }
         columns = (*COLUMNS, GATE) if self.gating else COLUMNS
         self._layout = fit(columns, max(width, 40) - SCROLLBAR, wanted)
+        widths = {column.key: w for column, w in self._layout}
+        self._names = {
+            key: distinct_cells([NAMES[key](row) for row in self._rows], widths[key], key)
+            for key in NAMES
+            if key in widths
+        }
         self.clear(columns=True)
         for column, column_width in self._layout:
             label = Text(column.label, justify="right" if column.right else "left")
             self.add_column(label, width=column_width, key=column.key)
-        for row in self._rows:
-            self.add_row(*(self._cell(column, w, row) for column, w in self._layout))
+        for number, row in enumerate(self._rows):
+            self.add_row(*(self._cell(column, w, row, number) for column, w in self._layout))
         refresh_header(self)
 
-    def _cell(self, column: Column, width: int, row: RunRow) -> Text:
+    def _cell(self, column: Column, width: int, row: RunRow, number: int | None = None) -> Text:
         if column.key == "mark":
             return self._mark(row)
-        if column.key == "run":
-            return run_cell(row.summary.relative, width)
+        if column.key in self._names and number is not None:
+            return self._names[column.key][number]
         text = CELLS[column.key](row)
         if column.flex and text.cell_len > width:
             return one_line_middle(text.plain, width)

@@ -14,7 +14,7 @@ from textual.widgets import DataTable
 from inspector.engine.render import REFERENCE_MARK, format_value
 from inspector.engine.report import MetricReport, MetricSeries
 from inspector.engine.vocabulary import COUNTS, Count, is_count
-from widgets._table import refresh_header
+from widgets._table import ListTable, refresh_header
 from widgets.literal import one_line
 
 COUNT_COLUMNS: tuple[Count, ...] = COUNTS
@@ -37,7 +37,12 @@ DESCRIPTIONS = (
 )
 FOLD_ORDER = ("label", "formula", "role", "interval", "reducer")
 """The describing columns leave a narrow table in this order; the series id, its value and
-the five counts never do."""
+the five counts never do. A folded role stays as a mark before the series id (``H`` headline,
+``a`` auxiliary, under the header ``H/a Series``) and a folded interval as its half-width
+after the value (``0.5469 ±0.28``)."""
+ROLE_MARKS = {"headline": "H", "auxiliary": "a"}
+COMPACT_CELLS = 7
+"""Room kept after a value for its half-width (`` ±0.28``)."""
 INTERVAL_CELLS = 16
 """Room kept for an interval not computed yet (``[0.2700, 0.8300]``)."""
 REFERENCE_STYLE = "italic yellow"
@@ -52,7 +57,7 @@ def value_text(series: MetricSeries) -> Text:
     return Text("-", "dim")
 
 
-class SeriesTable(DataTable[Text]):
+class SeriesTable(ListTable[Text]):
     """One row per series: id, label, role, reducer@k, formula, value, counts.
 
     A count cell opens the tasks behind that count.
@@ -63,7 +68,9 @@ class SeriesTable(DataTable[Text]):
 One row per series of the recomputed report. The value column shows the official value, or
 the reference value (marked *reference*) when the evaluation failed; `95% CI` is its
 interval (attempts of a task averaged first; see `inspector stats`).
-Move to a count and press **enter** to list exactly the tasks behind it.
+Move to a count and press **enter** to list exactly the tasks behind it. On a narrow
+terminal the role is a mark before the series id (`H` headline, `a` auxiliary) and the
+interval its half-width after the value (`0.5469 ±0.28`).
 """
 
     DEFAULT_CSS = """
@@ -101,6 +108,9 @@ Move to a count and press **enter** to list exactly the tasks behind it.
         self._report: MetricReport | None = None
         self._intervals: dict[str, str] = {}
         """The interval text of each series, kept for a table laid out again."""
+        self._half_widths: dict[str, str] = {}
+        """Each interval's half-width (``±0.28``), shown after the value when the interval
+        column is folded."""
         self._layout: tuple[frozenset[str], bool] = (frozenset(), False)
         """The folded columns and whether the count headers are short."""
 
@@ -111,7 +121,8 @@ Move to a count and press **enter** to list exactly the tasks behind it.
         folded, short = self._layout
         for label, key in DESCRIPTIONS:
             if key not in folded:
-                self.add_column(label, key=key)
+                compact = key == "series" and "role" in folded
+                self.add_column("H/a Series" if compact else label, key=key)
         for name in COUNT_COLUMNS:
             self.add_column(SHORT_COUNTS[name] if short else name.capitalize(), key=name)
 
@@ -140,6 +151,7 @@ Move to a count and press **enter** to list exactly the tasks behind it.
 
         def needed(folded: set[str], short: bool) -> int:
             described = sum(w + 2 for k, w in cells.items() if k not in folded)
+            described += 2 * ("role" in folded) + COMPACT_CELLS * ("interval" in folded)
             counts = sum(
                 max(numbers, len(SHORT_COUNTS[n] if short else n)) + 2 for n in COUNT_COLUMNS
             )
@@ -196,6 +208,7 @@ Move to a count and press **enter** to list exactly the tasks behind it.
         )
         if report is not self._report:
             self._intervals = {}  # another report: its intervals are still to come
+            self._half_widths = {}
         self._report = report
         layout = self._fit(report, self.size.width or 200)
         if layout != self._layout:
@@ -209,12 +222,12 @@ Move to a count and press **enter** to list exactly the tasks behind it.
         for series in report.series:
             counts = series.counts
             cells = {
-                "series": one_line(series.series_id),
+                "series": self._series_cell(series),
                 "label": one_line(series.label),
                 "role": Text(series.role, "bold" if series.role == "headline" else "dim"),
                 "reducer": Text(series.reducer_at_k),
                 "formula": one_line(series.aggregation),
-                "value": value_text(series),
+                "value": self._value_cell(series),
                 "interval": self._interval_cell(series.series_id),
             }
             self.add_row(
@@ -233,15 +246,40 @@ Move to a count and press **enter** to list exactly the tasks behind it.
             self.move_cursor(row=0, column=self.get_column_index("value"))
         self._post_highlight()
 
+    def _series_cell(self, series: MetricSeries) -> Text:
+        """The series id, after its role's mark when the role column is folded."""
+        if "role" not in self.folded:
+            return one_line(series.series_id)
+        mark = ROLE_MARKS.get(series.role, "?")
+        return Text(mark + " ", "bold" if mark == "H" else "dim") + one_line(series.series_id)
+
+    def _value_cell(self, series: MetricSeries) -> Text:
+        """The value, and its interval's half-width when the interval column is folded."""
+        text = value_text(series)
+        half = self._half_widths.get(series.series_id)
+        if "interval" in self.folded and half:
+            text = text + Text(" " + half, "dim")
+        return text
+
     def _interval_cell(self, series_id: str) -> Text:
         text = self._intervals.get(series_id, "")
         return Text(text, "dim" if text in ("", "—") else "")
 
-    def show_intervals(self, texts: Mapping[str, str]) -> None:
+    def show_intervals(
+        self, texts: Mapping[str, str], half_widths: Mapping[str, str] | None = None
+    ) -> None:
         """Fill the interval column: series id → its text (``[0.27, 0.83]``, ``—``); kept
-        when the column is folded at this width, shown when it fits again."""
+        when the column is folded at this width, shown when it fits again. When it is
+        folded the value shows ``half_widths`` (``±0.28``) instead."""
         self._intervals.update(texts)
+        self._half_widths.update(half_widths or {})
         if "interval" in self.folded:
+            if self._report is not None and half_widths:
+                for series in self._report.series:
+                    if series.series_id in half_widths and series.series_id in self._series_ids:
+                        cell = self._value_cell(series)
+                        self.update_cell(series.series_id, "value", cell, update_width=True)
+                refresh_header(self)
             return
         for series_id in texts:
             if series_id in self._series_ids:

@@ -14,6 +14,7 @@ from textual.widgets import Input, Select
 
 from inspector.views.audit import InCount, InState
 from inspector.views.tasks import STATE_FILTERS, IssueChoices, TaskFilter
+from widgets.filter_input import FilterInput
 from widgets.literal import one_line
 
 ALL_CATEGORIES = "\x00all"
@@ -188,7 +189,7 @@ task with has_error, whatever its state.
             id="code",
             tooltip="Issue code",
         )
-        yield Input(value=f.text, placeholder="text in id/category", id="text")
+        yield FilterInput(value=f.text, placeholder="/ text (id, category, reason, code)", id="text")
 
     def on_mount(self) -> None:
         self._ready = True

@@ -90,8 +90,8 @@ class VirtualTable(ScrollView, Generic[RowT], can_focus=True):
         Binding("pagedown", "page_down", "Page down", show=False),
         Binding("ctrl+home", "first_row", "Top", show=False),
         Binding("ctrl+end", "last_row", "Bottom", show=False),
-        Binding("home", "first_column", "Home", show=False),
-        Binding("end", "last_column", "End", show=False),
+        Binding("home", "first_row", "First row", show=False),
+        Binding("end", "last_row", "Last row", show=False),
         Binding("enter", "select_cursor", "Select", show=False),
     ]
 

@@ -13,6 +13,7 @@ from textual.screen import ModalScreen
 
 from inspector import loading
 from inspector.app.commands import InspectorCommands
+from inspector.app.find import PROVIDERS, FindTask
 from inspector.app.host import InspectorScreen
 from inspector.app.navigator import Navigator
 from inspector.app.screens.overview import OverviewScreen
@@ -36,9 +37,12 @@ class InspectorApp(Navigator):
 
     TITLE = "AgentCompass Inspector"
     CSS_PATH = "inspector.tcss"
-    COMMANDS = App.COMMANDS | {InspectorCommands}
+    COMMANDS = App.COMMANDS | {InspectorCommands, *PROVIDERS}
     HORIZONTAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-narrow"), (120, "-wide")]
     """Screens narrower than 120 columns get ``-narrow`` (a tighter footer and filter bar)."""
+    VERTICAL_BREAKPOINTS: ClassVar[list[tuple[int, str]]] = [(0, "-short"), (30, "-tall")]
+    """Screens lower than 30 rows get ``-short`` (the compare screen's task table keeps 8
+    rows at 80×24)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("q", "quit", "Quit", tooltip="Leave the inspector"),
@@ -60,6 +64,13 @@ class InspectorApp(Navigator):
             "task folders are read again)",
         ),
         Binding("question_mark,f1", "help", "Help", tooltip="Keys and what this screen shows"),
+        Binding(
+            "colon",
+            "go_to_task",
+            "Go to task",
+            show=False,
+            tooltip="Type a task id of the open run; enter opens it",
+        ),
         Binding(
             "x",
             "export",
@@ -190,6 +201,13 @@ class InspectorApp(Navigator):
         self.copy_to_clipboard(text)
         shown = visible(text if len(text) <= 60 else text[:59] + "…", one_line=True)
         self.notify(f"Copied: {shown}", markup=False, timeout=3)
+
+    def action_go_to_task(self) -> None:
+        """``:``: the palette of the open run's task ids."""
+        if self.session is None or self.session.recomputation is None:
+            self.notify("Open a run first: : finds a task of the open run.", timeout=3)
+            return
+        self.push_screen(FindTask.palette())
 
     def action_back(self) -> None:
         if len(self.screen_stack) > 2:

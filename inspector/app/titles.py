@@ -15,8 +15,9 @@ from inspector.engine.recomputation import Recomputation
 from inspector.session import Session
 from widgets.literal import literal_plain
 
-RUN_LABEL_CELLS = 32
-"""A run label longer than this is shortened in the middle (its end tells runs apart)."""
+RUN_LABEL_CELLS = 40
+"""A run label longer than this is shortened: its namespace first, in the middle (the run's
+own folder tells the runs of one namespace apart), then the folder, in the middle."""
 
 
 def run_label(path: Path) -> str:
@@ -34,9 +35,20 @@ def middle(text: str, width: int) -> str:
     return f"{text[:head]}…{text[len(text) - tail :]}"
 
 
+def run_title(path: Path) -> str:
+    """``namespace/run_id`` in at most :data:`RUN_LABEL_CELLS` characters, the run's folder
+    whole while it fits (``qwen3-co…amespace/syn_alpha_avg_fatal_hierarchy``)."""
+    label = literal_plain(run_label(path))
+    namespace, slash, folder = label.rpartition("/")
+    room = RUN_LABEL_CELLS - len(folder) - 1
+    if len(label) <= RUN_LABEL_CELLS or not slash or room < 5:
+        return middle(label, RUN_LABEL_CELLS)
+    return f"{middle(namespace, room)}/{folder}"
+
+
 def session_title(session: Session) -> str:
     """The run of ``session`` as a screen title."""
-    return middle(literal_plain(run_label(session.run.path)), RUN_LABEL_CELLS)
+    return run_title(session.run.path)
 
 
 def title_of(node: DOMNode, recomputation: Recomputation) -> str | None:

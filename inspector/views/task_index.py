@@ -22,6 +22,7 @@ from inspector.views.tasks import (
     TaskFilter,
     TaskRow,
     in_set,
+    searched_text,
     sort_value,
     sorted_positions,
     task_rows,
@@ -40,8 +41,8 @@ class TaskIndex:
     def __init__(self, series_id: str, rows: Sequence[TaskRow]) -> None:
         self.series_id = series_id
         self.rows: tuple[TaskRow, ...] = tuple(rows)
-        self._ids = [row.task_id.casefold() for row in self.rows]
-        self._categories = [row.category.casefold() for row in self.rows]
+        self._texts: list[str] | None = None
+        """What the text filter looks in, per row (:func:`searched_text`), made on first use."""
         self._sort_values: dict[str, list[object]] = {}
         self._orders: dict[tuple[str, bool], list[int]] = {}
         self._states: dict[TaskSet, list[bool]] = {}
@@ -107,12 +108,9 @@ class TaskIndex:
             )
         if task_filter.text:
             needle = task_filter.text.casefold()
-            out.append(
-                [
-                    needle in i or needle in c
-                    for i, c in zip(self._ids, self._categories, strict=True)
-                ]
-            )
+            if self._texts is None:
+                self._texts = [searched_text(row) for row in rows]
+            out.append([needle in text for text in self._texts])
         return out
 
     def select(

@@ -202,11 +202,14 @@ def matches(row: TaskRow, task_filter: TaskFilter) -> bool:
         for severity, phase, code in row.issue_keys
     ):
         return False
-    if task_filter.text:
-        needle = task_filter.text.casefold()
-        if needle not in row.task_id.casefold() and needle not in row.category.casefold():
-            return False
-    return True
+    return not task_filter.text or task_filter.text.casefold() in searched_text(row)
+
+
+def searched_text(row: TaskRow) -> str:
+    """What the text filter looks in, casefolded: the task id, its category, its reduction
+    in words (why it has no value) and its issue codes, one per line."""
+    codes = sorted({code for _, _, code in row.issue_keys})
+    return "\n".join((row.task_id, row.category, row.words, *codes)).casefold()
 
 
 def filter_rows(rows: Iterable[TaskRow], task_filter: TaskFilter) -> list[TaskRow]:

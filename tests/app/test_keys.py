@@ -47,6 +47,13 @@ SAME_MEANING = {
     "sort_column": "sort",
     "focus_filters": "filter",
     "next_filter": "filter",
+    "focus_text": "find",
+    "find": "find",
+    "clear_filter": "leave",  # escape in a filter field: clear it and leave the field
+    "scroll_top": "first row",
+    "first_row": "first row",
+    "scroll_bottom": "last row",
+    "last_row": "last row",
 }
 # Keys that close what they opened (the same key again): help, and a load problem in full.
 TOGGLES = {("HelpScreen", "q"), ("HelpScreen", "question_mark"), ("HelpScreen", "f1")}

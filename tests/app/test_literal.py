@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hypothesis import given
+from hypothesis import strategies as st
 from rich.console import Console
 from rich.text import Text
 
@@ -92,3 +94,64 @@ def test_names_cut_apart_stay_apart() -> None:
     assert [t.plain for t in cut_apart(["ab1x", "ab2x"], 2)] == ["…x", "…x"]
     # text from result files stays literal
     assert cut_apart(["\x1b[2J-long-model-name"], 8)[0].plain.startswith("␛")
+
+
+def test_names_that_differ_in_the_middle_and_at_the_end_stay_apart() -> None:
+    """Run paths of one long namespace that differ only in the middle of the folder name
+    (``syn_alpha_…`` / ``syn_beta_…``) and only at its end (``…_000001`` / ``…_000002``): no
+    single cut tells the first two apart, so each keeps the part where it differs whole."""
+    namespace = "gpt_scicode_scicode_tool_use_namespace"
+    runs = [
+        f"{namespace}/syn_alpha_avg_fatal_hierarchy",
+        f"{namespace}/syn_beta_avg_fatal_hierarchy",
+        f"{namespace}/20261130_000001",
+        f"{namespace}/20261130_000002",
+    ]
+    for width in (14, 20, 24, 36):
+        cut = [text.plain for text in cut_apart(runs, width)]
+        assert all(len(name) <= width for name in cut), (width, cut)
+        assert len(set(cut)) == len(runs), (width, cut)
+    cut = [text.plain for text in cut_apart(runs, 20)]
+    assert "alpha" in cut[0] and "beta" in cut[1], cut
+    assert cut[2].endswith("000001") and cut[3].endswith("000002"), cut
+
+
+def alike_start(a: str, b: str) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+@given(
+    st.lists(
+        st.text(alphabet="ab_/-", min_size=1, max_size=30), min_size=2, max_size=2, unique=True
+    ),
+    st.integers(min_value=8, max_value=30),
+)
+def test_distinct_names_stay_distinct_when_any_cut_can_tell_them_apart(
+    names: list[str], width: int
+) -> None:
+    """Two different names never read the same when the part where they differ fits the
+    width with room for two "…"."""
+    cut = [text.plain for text in cut_apart(names, width)]
+    assert all(len(name) <= width for name in cut)
+    for i, a in enumerate(names):
+        for j, b in enumerate(names[:i]):
+            prefix, suffix = alike_start(a, b), alike_start(a[::-1], b[::-1])
+            core = max(len(a), len(b)) - min(prefix + suffix, min(len(a), len(b)))
+            if core + 4 <= width:
+                assert cut[i] != cut[j], (a, b, cut[i])
+
+
+def test_a_run_cell_never_drops_the_namespace() -> None:
+    """At 140 columns a long folder name left only ``…/`` of its namespace."""
+    from widgets.run_table import run_cell
+
+    relative = "screens_long_namespace/e2e_k3_avg_fatal_hierarchy"
+    for width in (12, 20, 27, 30, 40):
+        cell = run_cell(relative, width).plain
+        assert len(cell) <= width, (width, cell)
+        namespace = cell.partition("/")[0]
+        assert namespace and namespace != "…", (width, cell)
+        assert namespace[0] == "s" and cell.endswith("rchy"), (width, cell)

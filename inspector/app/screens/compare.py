@@ -43,6 +43,7 @@ from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
 from inspector.views.stats import Interval, bounds_text, half_width_text
 from inspector.views.tasks import natural_key
+from widgets._table import ListTable
 from widgets.key_footer import KeyFooter
 from widgets.literal import cut_middle, one_line
 from widgets.record_table import RecordTable, field_columns
@@ -157,7 +158,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         yield Static(id="compare-header")
         width = self.app.size.width
         a, b = side_label(self.comparison, "A", width), side_label(self.comparison, "B", width)
-        series: DataTable[Text | str] = DataTable(id="compare-series", cursor_type="row")
+        series: DataTable[Text | str] = ListTable(id="compare-series", cursor_type="row")
         for key, label in (("series", "series"), ("a", a), ("b", b), ("delta", "B − A"),
                            ("counts_a", "A counts"), ("counts_b", "B counts")):  # fmt: skip
             series.add_column(label, key=key)

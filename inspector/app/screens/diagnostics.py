@@ -24,6 +24,7 @@ from inspector.session import Session
 from inspector.views.documents import Document
 from widgets.key_footer import KeyFooter
 from widgets.literal import one_line
+from widgets.plan_panel import broken
 from widgets.text_pager import TextPager
 
 
@@ -214,12 +215,14 @@ list of sections; **z** wraps long lines; **y** copies the document.
         pager_focused = self.focused is self.pager
         self.current_key = None  # open the section again: it is another attempt's now
         self.source_list.clear_options()
+        room = 25 if self.size.width < 120 else 35  # the list's width (tcss) less its frame
         labels = [one_line(s.label, max_chars=60) for s in self.sources]
         for label, source in zip(labels, self.sources, strict=True):
             if not source.recorded:
                 label.stylize("dim")
-        self.source_list.add_options(
-            Option(label, id=s.key) for label, s in zip(labels, self.sources, strict=True)
+        self.source_list.add_options(  # a long name breaks after a dot, not inside a word
+            Option(broken(label, room), id=s.key)
+            for label, s in zip(labels, self.sources, strict=True)
         )
         self.show_notice(None, None)
         if message.error:

@@ -1,8 +1,7 @@
 """Issues by severity × phase × code, the counts they pushed tasks into, and retries by pattern.
 
-Both tables show what :mod:`inspector.views.attribution` picks from one recomputation; the retry
-records are read lazily, in a worker, through the reader. Result-file strings (codes, stages,
-scopes, patterns) go through :mod:`widgets.literal`.
+Both tables show what :mod:`inspector.views.attribution` picks from one recomputation; retry
+records are read lazily in a worker. Result-file strings go through :mod:`widgets.literal`.
 """
 
 from __future__ import annotations
@@ -41,6 +40,7 @@ from inspector.views.attribution import (
 from inspector.views.audit import InCount
 from inspector.views.fingerprints import FingerprintGroup, group, occurrences
 from inspector.views.tasks import TaskFilter
+from widgets._table import ListTable
 from widgets.fingerprint_lines import FingerprintLines
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
@@ -204,7 +204,7 @@ fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and ma
         yield Static(id="issues-cursor")
         yield FingerprintLines(id="issues-fingerprints")
         yield Static(id="retries-note")
-        retries: DataTable[Text | str] = DataTable(id="retries", cursor_type="row")
+        retries: DataTable[Text | str] = ListTable(id="retries", cursor_type="row")
         retries.add_columns("stage", "scope", "matched pattern", "records", "attempts", "tasks")
         yield retries
         yield KeyFooter()

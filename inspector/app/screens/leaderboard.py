@@ -25,10 +25,17 @@ from inspector.app.titles import plural
 from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
 from inspector.views.run_check import DIFFERS, UNUSABLE
 from inspector.views.runs_view import RunRow, describe
+from widgets._table import ListTable
 from widgets.key_footer import KeyFooter
 from widgets.literal import cut_apart, literal
 
 EXTENSIONS = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".json": "json"}
+LEGEND = Text.assemble(
+    ("\n✓ equals stored  ", "dim"), ("≠ differs", "bold red"), ("  ", "dim"),
+    ("! cannot be recomputed", "bold yellow"), ("  ", "dim"), ("yellow: run not finished", "yellow"),
+    ("  ", "dim"), ("dim: not yet recomputed", "dim italic"), ("  ref: reference value", "dim"),
+)  # fmt: skip
+"""What the marks and colours of the cells mean, under the count line."""
 MODEL_WIDTH = 28
 """The model column at its widest (a longer name is cut in the middle)."""
 MODEL_MIN = 10
@@ -99,7 +106,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="leaderboard-note")
-        yield DataTable(id="leaderboard-table", cursor_type="cell", zebra_stripes=True)
+        yield ListTable(id="leaderboard-table", cursor_type="cell", zebra_stripes=True)
         yield Static(id="leaderboard-status")
         yield KeyFooter()
 
@@ -123,14 +130,20 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         table = self.table
         cursor = table.cursor_coordinate
         model_width, cell_width, how = self._layout()
+        model_width, widths = self._widths(model_width, cell_width)
+        if widths and min(widths) < cell_width:  # whole names, the cells without counts
+            how = {"counts": False}
         table.clear(columns=True)
         table.add_column("Model", key="model", width=model_width)
         headers = cut_apart(self.board.benchmarks, cell_width)
-        for benchmark, header in zip(self.board.benchmarks, headers, strict=True):
-            table.add_column(header, key=benchmark, width=cell_width)
+        for benchmark, header, w in zip(self.board.benchmarks, headers, widths, strict=True):
+            table.add_column(header if w == cell_width else benchmark, key=benchmark, width=w)
         names = cut_apart(self.board.models, model_width)
         for model, name in zip(self.board.models, names, strict=True):
-            cells = [self._cell(model, b, cell_width, how) for b in self.board.benchmarks]
+            cells = [
+                self._cell(model, b, w, how)
+                for b, w in zip(self.board.benchmarks, widths, strict=True)
+            ]
             table.add_row(name, *cells)
         if self.board.models:
             table.move_cursor(row=cursor.row, column=max(1, cursor.column), animate=False)
@@ -162,6 +175,19 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         else:
             model_width = max(min(model_width, MODEL_MIN), width - 2 - columns * (needed + 2))
         return model_width, max(needed, min(room(model_width), CELL_MAX)), how
+
+    def _widths(self, model_width: int, cell_width: int) -> tuple[int, list[int]]:
+        """The model column's and each benchmark column's width: every name whole when the
+        columns fit so (each as wide as its header or its cells), else the widths above."""
+        benchmarks = self.board.benchmarks
+        width = max(self.size.width, 40) - 2
+        longest = max((len(m) for m in self.board.models), default=5)
+        cells = max((len(cell_text(c, counts=False)) for c in self.board.cells.values()),
+                    default=1)  # fmt: skip
+        whole = [max(cells, min(len(b), CELL_MAX)) for b in benchmarks]
+        if longest + 2 + sum(w + 2 for w in whole) <= width and cell_width < max(whole, default=0):
+            return max(model_width, longest), whole
+        return model_width, [cell_width] * len(benchmarks)
 
     def on_resize(self) -> None:
         if self.is_mounted and self.size.width != self._drawn_for:
@@ -200,6 +226,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
             note.append(f" · recomputing runs of {plural(waiting, 'cell')}…", "dim")
         if failing:
             note.append(f" · {plural(failing, 'cell')} with a run that fails the check", "bold red")
+        note.append_text(LEGEND)
         self.query_one("#leaderboard-note", Static).update(note)
 
     def _show_status(self) -> None:

@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Header, Static
+from textual.widgets import Header, Input, Static
 
 from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenExplain, TaskChosen
@@ -36,6 +36,7 @@ from inspector.views.audit import (
     task_filter,
     tasks_behind,
 )
+from widgets.filter_input import FilterInput
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable, field_columns
@@ -84,6 +85,13 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
         Binding("n", "next_count", "Next count", tooltip="Show the tasks behind the next count"),
         Binding("h", "explain", "Explain", tooltip="How the value of this scope is made"),
+        Binding(
+            "slash",
+            "find",
+            "Find",
+            tooltip="Filter as you type (id, category, reason); enter opens the first match, "
+            "escape clears",
+        ),
     ]
 
     EXPORTS = COPIES = True
@@ -105,6 +113,9 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         self.scope = scope
         self.state = state
         self.tasks: tuple[LedgerTask, ...] = ()
+        """The tasks shown: those listed that the text filter (``/``) keeps."""
+        self.listed: tuple[LedgerTask, ...] = ()
+        self._shape: tuple[tuple[Field[LedgerTask], ...], tuple[Column, ...]] = ((), ())
 
     @property
     def title_bar(self) -> Static:
@@ -121,6 +132,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="ledger-title")
+        yield FilterInput(placeholder="/ text (id, category, reason)", id="ledger-find")
         yield RecordTable(ledger_fields(series_of(self.recomputation, self.series_id)),
                           id="ledger-tasks")  # fmt: skip
         yield Static(id="ledger-reasons")
@@ -165,14 +177,43 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
     def _listed(self, message: Listed) -> None:
         if message.asked != self._asked():
             return  # an earlier count, still on its way
-        self.tasks = message.tasks
+        self.listed = message.tasks
+        self._shape = (message.fields, message.columns)
+        self._filter()
         self._show_title(message.entry)
-        table = self.task_table
-        table.loading = False
-        table.show(self.tasks, message.fields, message.columns)
+        self.task_table.loading = False
         if self.focused is None:
-            table.focus()
+            self.task_table.focus()
+
+    def _filter(self) -> None:
+        """Show the listed tasks whose id, category or reasons hold the text filter."""
+        needle = self.query_one("#ledger-find", FilterInput).value.strip().casefold()
+        self.tasks = tuple(
+            t for t in self.listed
+            if needle in f"{t.task_id}\n{t.category}\n{t.reason_text}".casefold()
+        )  # fmt: skip
+        self.task_table.show(self.tasks, *self._shape)
+        self.task_table.move_cursor(row=0)
         self._show_reasons(self.tasks[0] if self.tasks else None)
+
+    def action_find(self) -> None:
+        find = self.query_one("#ledger-find", FilterInput)
+        find.display = True
+        find.focus()
+
+    @on(Input.Changed, "#ledger-find")
+    def _find_changed(self) -> None:
+        self._filter()
+
+    @on(Input.Submitted, "#ledger-find")
+    def _find_submitted(self) -> None:
+        if self.tasks:
+            self.post_message(TaskChosen(self.tasks[0].task_id, self.series_id, self.recomputation))
+
+    @on(FilterInput.Cleared, "#ledger-find")
+    def _find_cleared(self) -> None:
+        self.query_one("#ledger-find", FilterInput).display = False
+        self.task_table.focus()
 
     def _show_title(self, entry: CountLedger | None) -> None:
         rec = self.recomputation

@@ -25,8 +25,8 @@ from inspector.app.messages import (
     SessionLoaded,
 )
 from inspector.app.navigation import OpenDetail
-from inspector.app.screens.overview_actions import OverviewActions
-from inspector.app.titles import RUN_LABEL_CELLS, middle, place, run_label
+from inspector.app.screens.overview_actions import PANEL_KEYS, OverviewActions, panel_tabs
+from inspector.app.titles import place, run_label, run_title
 from inspector.engine.recomputation import Recomputation
 from inspector.loading import heap
 from inspector.loading.preview import preview_of
@@ -35,7 +35,7 @@ from inspector.session import Difference, Session
 from inspector.views.audit import InCount
 from inspector.views.rules import benchmark_rules
 from inspector.views.run_stats import SeriesStats
-from inspector.views.stats import bounds_text
+from inspector.views.stats import bounds_text, half_width_text
 from inspector.views.task_index import TaskIndexes
 from inspector.views.tasks import (
     COUNTS_NOTE,
@@ -47,7 +47,7 @@ from widgets.banner import Banner
 from widgets.category_tree import CategoryTree, node_line
 from widgets.distribution import Distribution
 from widgets.key_footer import KeyFooter
-from widgets.literal import literal_plain, one_line
+from widgets.literal import one_line
 from widgets.plan_panel import PlanPanel
 from widgets.problems_table import ProblemsTable, problem_text, problems_title
 from widgets.series_table import SeriesTable
@@ -72,10 +72,12 @@ for the series and count under the cursor — or for the tree node, when the tre
 **w** compares the stored plan with a what-if plan (k=1, avg@j, pass@j); **i** lists the
 issues and retries; **f** lists the flaky tasks (attempts that disagree) with the pass@j and
 pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
-`95% CI` columns are intervals with a task's attempts averaged first.
+`95% CI` and `±95%` are intervals with a task's attempts averaged first. Below 100 columns
+**1**–**4** show the series table, the tree, the distribution or the plan (the plan's sources).
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        *PANEL_KEYS,
         Binding("t", "tasks", "Tasks", tooltip="All tasks for the selected series"),
         Binding(
             "l",
@@ -141,28 +143,26 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         yield SeriesTable()
         yield Static(Text(COUNTS_NOTE, "dim"), id="counts-note")
         yield Static(Text(COUNTS_NOTE_SHORT, "dim"), id="counts-note-short")
+        yield Static(panel_tabs("tree"), id="panel-tabs")
         with Horizontal(id="overview-lower"):
             with Vertical(id="overview-left"):
                 yield CategoryTree()
                 yield Static(id="tree-cursor")
             with VerticalScroll(id="overview-right"):
                 yield Distribution()
-                yield Static("Plan", classes="section-title")
+                yield Static("Plan", classes="section-title", id="plan-title")
                 yield PlanPanel()
         yield Static("Load problems", classes="section-title", id="problems-title")
         yield ProblemsTable()
         yield KeyFooter()
 
     def on_mount(self) -> None:
-        self.title = middle(literal_plain(run_label(self.path)), RUN_LABEL_CELLS)
+        self.title = run_title(self.path)
         self.sub_title = "overview"
         host = host_of(self)
         self._early = host.take_early(self.path) if host is not None else None
         self._previewed = False
         self.reload()
-
-    def on_resize(self) -> None:
-        self.set_class(self.size.width < 100, "-tiny")
 
     @on(ProblemsTable.ProblemChosen)
     def _problem_chosen(self, message: ProblemsTable.ProblemChosen) -> None:
@@ -354,7 +354,8 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
             return  # an earlier load's
         self.intervals = message.stats
         self.series_table.show_intervals(
-            {sid: bounds_text(stats.own.interval) for sid, stats in message.stats.items()}
+            {sid: bounds_text(stats.own.interval) for sid, stats in message.stats.items()},
+            {sid: half_width_text(stats.own.interval) for sid, stats in message.stats.items()},
         )
         shown, self.selected_series = self.selected_series, None
         if shown is not None:

@@ -6,6 +6,11 @@ and the export. :class:`OverviewActions` is the overview screen's base; the scre
 
 from __future__ import annotations
 
+from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+
 from inspector.app.host import InspectorScreen
 from inspector.app.navigation import (
     OpenExplain,
@@ -23,6 +28,37 @@ from inspector.views.tasks import PlanChoice, TaskFilter, plan_choices
 from widgets.category_tree import CategoryTree
 from widgets.problems_table import ProblemsTable
 from widgets.series_table import SeriesTable
+
+PANEL_KEYS: list[BindingType] = [
+    Binding(
+        "1",
+        "show_panel('series')",
+        "Panels",
+        key_display="1-4",
+        tooltip="1 series table · 2 category tree · 3 distribution · 4 plan",
+    ),
+    Binding("2", "show_panel('tree')", "Tree", show=False, tooltip="The category tree"),
+    Binding(
+        "3",
+        "show_panel('distribution')",
+        "Distribution",
+        show=False,
+        tooltip="The distribution of task values",
+    ),
+    Binding("4", "show_panel('plan')", "Plan", show=False, tooltip="The plan and its sources"),
+]
+"""The overview's panel keys, below 100 columns (wider, every panel is on screen)."""
+
+PANEL_TABS = (("1", "series"), ("2", "tree"), ("3", "distribution"), ("4", "plan"))
+
+
+def panel_tabs(current: str) -> Text:
+    """The line naming the panels and their keys, the one shown (below 100 columns) marked."""
+    text = Text()
+    for key, panel in PANEL_TABS:
+        text.append(f" {key} {panel} ", "reverse bold" if panel == current else "")
+        text.append(" ")
+    return text
 
 
 class OverviewActions(InspectorScreen):
@@ -109,12 +145,36 @@ class OverviewActions(InspectorScreen):
         self.post_message(OpenWhatIf(self.session))
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Hide the keys that cannot do anything for this run (k=1: no what-if plans)."""
+        """Hide the keys that cannot do anything for this run (k=1: no what-if plans), and
+        the panel keys where every panel is on screen (100 columns and more)."""
         if action == "what_if":
             return bool(self.what_if_choices())
-        if action == "focus_problems":  # greyed out (not hidden) when there are none
-            return True if self.session is None or self.session.problems else None
+        if action == "show_panel":
+            return self.size.width < 100
         return True
+
+    def on_resize(self) -> None:
+        """Below 100 columns (``-tiny``) one panel at a time, chosen by the panel keys."""
+        self.set_class(self.size.width < 100, "-tiny")
+        self.refresh_bindings()
+
+    def action_show_panel(self, panel: str) -> None:
+        self.show_panel(panel)
+
+    def show_panel(self, panel: str) -> None:
+        """Show and focus one panel (``1``-``4``): below 100 columns the distribution and
+        the plan take the tree's place until ``2`` (or ``1``) brings it back."""
+        self.set_class(panel in ("distribution", "plan"), "-right")
+        self.query_one("#panel-tabs", Static).update(panel_tabs(panel))
+        if panel == "series":
+            self.series_table.focus()
+        elif panel == "tree":
+            self.category_tree.focus()
+        else:
+            scroll = self.query_one("#overview-right", VerticalScroll)
+            scroll.focus()
+            target = self.query_one("#plan-title" if panel == "plan" else "Distribution")
+            self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)
 
     def action_ledger(self) -> None:
         series_id, scope, count = self.pointed_at()
@@ -151,5 +211,7 @@ class OverviewActions(InspectorScreen):
         if self.session and self.session.problems:
             self.problems_table.focus()
             self.problems_table.scroll_visible()
+        elif self.session is None:
+            self.notify("The run is still being read.", timeout=3)
         else:
-            self.notify("No load problems.")
+            self.notify("No load problems: the reader used every file of the run.", timeout=4)

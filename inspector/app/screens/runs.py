@@ -44,6 +44,7 @@ from inspector.views.runs_view import (
     with_checks,
     with_interval,
 )
+from widgets.filter_input import FilterInput
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal
 from widgets.run_table import RunTable
@@ -152,7 +153,7 @@ their plans or benchmark params differ. **G** shows each run's publish-gate resu
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(
+        yield FilterInput(
             placeholder="filter: words, or model: benchmark: harness: status: date: check:",
             id="runs-filter",
         )
@@ -301,9 +302,17 @@ their plans or benchmark params differ. **G** shows each run's publish-gate resu
     @on(Input.Changed, "#runs-filter")
     def _filter_changed(self) -> None:
         self.apply_filter()
+        self.run_table.move_cursor(row=0)  # the first match: what enter opens
 
     @on(Input.Submitted, "#runs-filter")
     def _filter_submitted(self) -> None:
+        """``enter`` in the filter opens the first match (an empty filter: to the list)."""
+        if self.filter_input.value.strip() and self.run_table.path is not None:
+            self.post_message(OpenRun(self.run_table.path))
+        self.run_table.focus()
+
+    @on(FilterInput.Cleared, "#runs-filter")
+    def _filter_cleared(self) -> None:
         self.run_table.focus()
 
     @on(RunTable.RunChosen)

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import HorizontalScroll, VerticalScroll
+from textual.containers import Grid, VerticalScroll
 from textual.widgets import Header, Static
 
 from inspector.app.handoff import command_of, hand_over
@@ -35,11 +35,15 @@ class TaskScreen(InspectorScreen):
 
     HELP = """\
 # Task
-Top: how every series reduced this task and why. Below: the attempts side by side.
-**d** opens the diagnostics of the focused attempt (tab moves between attempts).
+Top: how every series reduced this task and why. Below: the attempts side by side (three
+a row from 120 columns, two from 100, one below), the focused one framed.
+**.** / **,** move to the next / previous attempt (tab too); **d** opens the diagnostics
+of the focused attempt.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("full_stop", "attempt(1)", "Next attempt", tooltip="Focus the next attempt"),
+        Binding("comma", "attempt(-1)", "Prev attempt", show=False, tooltip="The previous attempt"),
         Binding(
             "d",
             "diagnostics",
@@ -104,7 +108,7 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
             yield Static(id="task-head")
             yield Static(id="task-files")
             yield ReductionsPanel()
-            with HorizontalScroll(id="attempts"):
+            with Grid(id="attempts"):
                 for index in range(1, self.k + 1):
                     yield AttemptCard(index, id=f"attempt-{index}")
         yield KeyFooter()
@@ -248,6 +252,21 @@ Top: how every series reduced this task and why. Below: the attempts side by sid
 
     def on_resize(self) -> None:
         self.show_files()
+        width = self.size.width
+        per_row = 3 if width >= 120 else 2 if width >= 100 else 1
+        self.query_one("#attempts", Grid).styles.grid_size_columns = min(per_row, self.k)
+
+    def action_attempt(self, step: int) -> None:
+        """Focus the next (``step`` 1) or previous (-1) attempt, and show it whole."""
+        cards = self.cards
+        if not cards:
+            return
+        current = self.focused_attempt()
+        index = next((n for n, card in enumerate(cards) if card.index == current), 0)
+        card = cards[(index + step) % len(cards)]
+        card.focus(scroll_visible=False)
+        body = self.query_one("#task-body", VerticalScroll)
+        self.call_after_refresh(body.scroll_to_widget, card, animate=False, top=True)
 
     def on_descendant_focus(self) -> None:
         self.show_files()

@@ -15,7 +15,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Header, Static
+from textual.widgets import Header, Input, Static
 from textual.worker import get_current_worker
 
 from inspector.app.host import InspectorScreen, host_of
@@ -35,11 +35,17 @@ from inspector.views.tasks import (
     TaskRow,
     issue_choices,
 )
+from widgets.filter_input import FilterInput
 from widgets.key_footer import KeyFooter
 from widgets.literal import one_line
 from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import FormatValue, TaskTable, marks_text, task_columns
 from widgets.virtual_table import Column, VirtualTable
+
+MARK_WORDS = {"✓": "passed", "✗": "failed", "◐": "partial", "·": "not run",
+              "!": "ERROR/FATAL issue", "?": "no observation"}  # fmt: skip
+"""The legend of the attempt marks on screen (:data:`inspector.views.outcomes.MARK_MEANINGS`
+in full on the help screen)."""
 
 
 class TasksScreen(InspectorScreen):
@@ -52,6 +58,13 @@ list; opening a count from the overview lands here filtered to exactly its tasks
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(
+            "slash",
+            "focus_text",
+            "Find",
+            tooltip="Filter as you type (id, category, reason, issue code); enter opens the "
+            "first match, escape clears",
+        ),
         Binding("ctrl+f", "focus_filters", "Filters", tooltip="Move to the filter bar"),
     ]
 
@@ -203,10 +216,16 @@ list; opening a count from the overview lands here filtered to exactly its tasks
                 f" · sorted by {self.sort_column}{' (reversed)' if self.sort_reverse else ''}"
             )
         note.append("\n" + (COUNTS_NOTE if self.size.width >= 120 else COUNTS_NOTE_SHORT), "dim")
+        marks = {mark for row in self.shown for mark in row.marks}
+        if marks:
+            note.append("\nattempts: ", "dim")
+            note.append(" ".join(f"{m} {w}" for m, w in MARK_WORDS.items() if m in marks), "dim")
         self.note.update(note)
 
     @on(TaskFilterBar.Changed)
     def _filter_changed(self, message: TaskFilterBar.Changed) -> None:
+        if message.task_filter.text != self.task_filter.text:
+            self.task_table.move_cursor(row=0)  # the first match: what enter opens
         self.task_filter = message.task_filter
         self.sub_title = place("tasks", self.task_filter.series_id)
         self.refresh_rows()
@@ -239,6 +258,22 @@ list; opening a count from the overview lands here filtered to exactly its tasks
 
     def action_focus_filters(self) -> None:
         self.filter_bar.query("Select").first().focus()
+
+    def action_focus_text(self) -> None:
+        self.filter_bar.query_one(FilterInput).focus()
+
+    @on(Input.Submitted, "FilterInput")
+    def _open_first(self) -> None:
+        """``enter`` in the text filter: the task under the cursor (the first match)."""
+        if self.shown:
+            row = self.shown[min(self.task_table.cursor_row, len(self.shown) - 1)]
+            self.post_message(OpenTask(self.session, row.task_id, self.task_filter.series_id))
+        else:
+            self.notify("No task matches the filter.", severity="warning", timeout=3)
+
+    @on(FilterInput.Cleared)
+    def _text_cleared(self) -> None:
+        self.task_table.focus()
 
     def refresh_session(self, replaced: Session, session: Session) -> None:
         """The run was reloaded: show the same filter on the new recomputation."""
