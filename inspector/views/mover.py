@@ -71,9 +71,10 @@ def side_interval(
     estimate: float,
     shape: Shape | None,
     confidence: float,
-) -> tuple[Interval, NDArray[np.float64]]:
+) -> tuple[Interval, NDArray[np.float64], bool]:
     """One side's interval of its series value on the given tasks (as ``inspector stats``
-    computes it) and each task's influence value on it (0 where not evaluated)."""
+    computes it), each task's influence value on it (0 where not evaluated) and whether
+    the task values lie in [0, 1] (then so does the series value)."""
     g = len(names)
     cats = categories[evaluated]
     x = values[evaluated]
@@ -93,7 +94,7 @@ def side_interval(
         weights = {names[i]: float(a[i]) for i in range(g) if counts[i] > 0}
         what = "Σ w·category mean" if root is not None else "mean of category means"
         interval = combined_interval(weights, groups, estimate, confidence, what, shape)
-    return interval, influence
+    return interval, influence, shape.attempts is not None
 
 
 def correlation(

@@ -33,7 +33,7 @@ from numpy.typing import NDArray
 
 from inspector.views.mover import correlation, mover_bounds, side_interval
 from inspector.views.series_sample import SeriesSample, Side, series_sample
-from inspector.views.stats import DEFAULT_CONFIDENCE, Interval, mcnemar_exact
+from inspector.views.stats import DEFAULT_CONFIDENCE, mcnemar_exact
 
 __all__ = ["PairedStats", "SeriesSample", "Side", "delta_interval", "paired_stats", "series_sample"]
 
@@ -49,7 +49,7 @@ MOVER_TEXT = (
 
 @dataclass(frozen=True, slots=True)
 class DeltaInterval:
-    """The bootstrap interval of the series delta and the permutation p-value."""
+    """The (MOVER) interval of the series delta and the permutation p-value."""
 
     low: float
     high: float
@@ -103,11 +103,11 @@ def delta_interval(
             side.values, evaluated, side.categories, sample.names, side.aggregation, side.root,
             side.value, side.shape, confidence,
         ))  # fmt: skip
-    (ia, fa), (ib, fb) = sides
+    (ia, fa, bounded_a), (ib, fb, bounded_b) = sides
     both = int(np.sum(sample.a.present & sample.b.present
                       & (sample.a.evaluated > 0) & (sample.b.evaluated > 0)))  # fmt: skip
     r = correlation(fa, fb, both)
-    ranges = [(0.0, 1.0) if _bounded(s) else (-math.inf, math.inf) for s in sides]
+    ranges = [(0.0, 1.0) if b else (-math.inf, math.inf) for b in (bounded_a, bounded_b)]
     feasible = (ranges[1][0] - ranges[0][1], ranges[1][1] - ranges[0][0])
     bounds = mover_bounds(ia, ib, r, feasible)
     if bounds is None:
@@ -126,11 +126,6 @@ def delta_interval(
         method=method + f"; p-value: paired permutation test (each task's A and B swapped "
         f"at random, {resamples} permutations, seed {seed}) of the same delta",
     )  # fmt: skip
-
-
-def _bounded(side: tuple[Interval, NDArray[np.float64]]) -> bool:
-    """The side's interval is the one for values in [0, 1] (Clopper–Pearson)."""
-    return "Clopper" in side[0].method
 
 
 def _permutation_p(sample: SeriesSample, resamples: int, rng: np.random.Generator) -> float:
