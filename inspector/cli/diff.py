@@ -59,7 +59,10 @@ def register(subparsers: Any) -> None:
     )  # fmt: skip
     diff.add_argument("--format", choices=["table", "json", "markdown"], default="table")
     diff.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
-    diff.add_argument("--resamples", type=int, default=10_000, help="bootstrap resamples")
+    diff.add_argument(
+        "--resamples", type=int, default=10_000,
+        help="permutations of the paired test (the interval resamples nothing)",
+    )  # fmt: skip
     diff.set_defaults(func=cmd_diff)
 
 

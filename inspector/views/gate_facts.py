@@ -58,7 +58,9 @@ def fingerprint_counts(run: Run) -> dict[str, int]:
     for task_id, records in load_retry_records(run, run.tasks).items():
         for record in records:
             if isinstance(record, RetryRecord):
-                retry.setdefault(task_id, []).extend((record.attempt or 0, i) for i in record.issues)
+                retry.setdefault(task_id, []).extend(
+                    (record.attempt or 0, i) for i in record.issues
+                )
     return {g.fingerprint: g.attempts for g in group(occurrences("", run.tasks, retry))}
 
 

@@ -4,16 +4,16 @@ Pure (no textual, no rich, no I/O). Used by :meth:`inspector.views.compare.Compa
 (``inspector diff``, the compare screen, what-if plans of one run).
 
 The estimand is the number on screen: the series value of side B minus that of side A
-(``delta``: the engine's own values, 0 when equal at the reported precision). The unit of
-resampling is the task: a resample draws task ids (of either side) with replacement and
-recomputes *each side's series value* from the drawn tasks with the series' own
-aggregation (:func:`inspector.engine.aggregation.resampled_values`: micro, category mean,
-hierarchy weights, re-normalised as the engine does), so weights and state changes
-(error → evaluated) are inside the interval. A task on one side only counts on that side.
+(``delta``: the engine's own values, 0 when equal at the reported precision).
 
-- interval: ``scipy.stats.bootstrap`` over the task ids (BCa, seeded);
+- interval: MOVER (:mod:`inspector.views.mover`): each side's own calibrated interval of
+  its series value (as ``inspector stats`` computes it, on exactly that side's tasks of the
+  comparison) combined with the correlation of the two estimates; inside the feasible range
+  and never of zero width for values in [0, 1]; no resampling;
 - p-value: ``scipy.stats.permutation_test``, paired (each task's A and B swapped at
-  random): the chance of a delta at least as far from 0 if A and B were exchangeable;
+  random, each side's series value recomputed with its own aggregation,
+  :func:`inspector.engine.aggregation.resampled_values`): the chance of a delta at least as
+  far from 0 if A and B were exchangeable;
 - McNemar's exact test where both sides are binary series with one attempt (k=1).
 
 A series whose value is not an aggregate of per-task values (a corpus formula, a series
@@ -24,7 +24,6 @@ tasks does not give the engine's value back.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -32,28 +31,25 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from inspector.views.mover import correlation, mover_bounds, side_interval
 from inspector.views.series_sample import SeriesSample, Side, series_sample
 from inspector.views.stats import DEFAULT_CONFIDENCE, mcnemar_exact
 
 __all__ = ["PairedStats", "SeriesSample", "Side", "delta_interval", "paired_stats", "series_sample"]
 
-CI_METHOD = "BCa"
-"""scipy.stats.bootstrap's method (benchmarks/bench_paired.py measures its coverage)."""
 BATCH = 500
-JACKKNIFE = "jackknife-t"
-SMALL = 200
-"""Below this many task ids the interval is the jackknife t (the BCa bootstrap covers too
-little there: benchmarks/bench_paired.py)."""
-JACKKNIFE_TEXT = (
-    "jackknife t interval of the series delta B − A (each of the {n} task ids left out of "
-    "both sides in turn; Student t, n − 1 degrees of freedom)"
+"""Permutations computed at once (bounds memory on large runs)."""
+MOVER_TEXT = (
+    "MOVER interval of the series delta B − A (Newcombe 1998 method 10, Zou & Donner 2008): "
+    "each side's own {confidence:.0%} interval of its series value on its {na} / {nb} "
+    "evaluated tasks ({how}), combined with the correlation of the two estimates "
+    "r = {r:.3g} (task influence values, shrunk by (n − 1)/n), clipped to {lo:g} … {hi:g}"
 )
-"""Resamples computed at once (bounds memory on large runs)."""
 
 
 @dataclass(frozen=True, slots=True)
 class DeltaInterval:
-    """The bootstrap interval of the series delta and the permutation p-value."""
+    """The (MOVER) interval of the series delta and the permutation p-value."""
 
     low: float
     high: float
@@ -62,8 +58,8 @@ class DeltaInterval:
     resamples: int
     seed: int
     method: str
-    # the interval's name in a few words: "jackknife t", "BCa bootstrap", ...
-    kind: str = "BCa bootstrap"
+    # the interval's name in a few words
+    kind: str = "MOVER"
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,91 +89,43 @@ def delta_interval(
     seed: int = 0,
     resamples: int = 10_000,
     confidence: float = DEFAULT_CONFIDENCE,
-    method: str | None = None,
+    test: bool = True,
 ) -> DeltaInterval:
-    """An interval and a paired permutation p-value of the series delta, recomputed on
-    each side with the series' own aggregation: the jackknife t below
-    :data:`SMALL` tasks, else the BCa bootstrap (``method`` forces ``"jackknife"`` or
-    ``"BCa"``; benchmarks/bench_paired.py measures both)."""
-    from scipy import stats  # imported when a comparison asks for it
-
-    n = len(sample.task_ids)
+    """The MOVER interval of the series delta (:mod:`inspector.views.mover`: each side's
+    own calibrated interval on its tasks of the sample, no resampling) and a paired
+    permutation p-value of the same delta (``test`` False: not computed, p = NaN)."""
     observed = sample.b.value - sample.a.value
     rng = np.random.default_rng(seed)
-
-    # Strata: tasks on both sides, on A only, on B only; each resampled within itself
-    # (scipy resamples the samples of an unpaired call independently), so every resample
-    # keeps each side's number of tasks.
-    strata = [
-        np.flatnonzero(m) for m in (sample.a.present & sample.b.present,
-                                    sample.a.present & ~sample.b.present,
-                                    ~sample.a.present & sample.b.present)
-    ]  # fmt: skip
-    fixed = np.concatenate([np.zeros(0, np.intp), *(s for s in strata if len(s) == 1)])
-    strata = [s for s in strata if len(s) > 1]
-
-    def statistic(*parts: NDArray[np.intp], axis: int = -1) -> NDArray[np.float64]:
-        moved = [np.moveaxis(p, axis, -1) for p in parts]
-        shape = moved[0].shape[:-1] if moved else ()
-        index = np.concatenate([*moved, np.broadcast_to(fixed, (*shape, len(fixed)))], axis=-1)
-        return sample.delta(index)
-
-    probe = statistic(*(rng.choice(s, size=(64, len(s))) for s in strata))
-    method = method or (JACKKNIFE if n < SMALL else CI_METHOD)
-    if method == JACKKNIFE:
-        low, high = _jackknife_t(sample, observed, confidence)
-    elif not strata or np.all(probe == probe[0]):
-        low = high = observed  # every resample gives the same delta: nothing varies
+    sides = []
+    for side in (sample.a, sample.b):
+        evaluated = side.present & (side.evaluated > 0)
+        sides.append(side_interval(
+            side.values, evaluated, side.categories, sample.names, side.aggregation, side.root,
+            side.value, side.shape, confidence,
+        ))  # fmt: skip
+    (ia, fa, bounded_a), (ib, fb, bounded_b) = sides
+    both = int(np.sum(sample.a.present & sample.b.present
+                      & (sample.a.evaluated > 0) & (sample.b.evaluated > 0)))  # fmt: skip
+    r = correlation(fa, fb, both)
+    ranges = [(0.0, 1.0) if b else (-math.inf, math.inf) for b in (bounded_a, bounded_b)]
+    feasible = (ranges[1][0] - ranges[0][1], ranges[1][1] - ranges[0][0])
+    bounds = mover_bounds(ia, ib, r, feasible)
+    if bounds is None:
+        low = high = observed  # a side without spread or interval (unbounded scalars)
+        how = "a side has no interval: " + (ia.method if ia.ci_low is None else ib.method)
     else:
-        with warnings.catch_warnings():  # a degenerate BCa is said in the method below
-            warnings.simplefilter("ignore", stats.DegenerateDataWarning)
-            warnings.simplefilter("ignore", RuntimeWarning)  # 0/0 in BCa's acceleration
-            res = stats.bootstrap(
-                tuple(strata), statistic, n_resamples=resamples, confidence_level=confidence,
-                method=CI_METHOD, vectorized=True, batch=BATCH, random_state=rng,
-            )  # fmt: skip
-        low, high = float(res.confidence_interval.low), float(res.confidence_interval.high)
-        if not (math.isfinite(low) and math.isfinite(high)):
-            dist = res.bootstrap_distribution
-            empty = int(np.isnan(dist).sum())
-            alpha = (1 - confidence) / 2
-            low, high = (float(x) for x in np.nanpercentile(dist, [100 * alpha, 100 * (1 - alpha)]))
-            why = (f"{empty} resamples leave a side without a value" if empty
-                   else "too few distinct resampled values")  # fmt: skip
-            method = f"percentile (BCa is undefined here: {why})"
-    p = _permutation_p(sample, resamples, rng)
-    kind = "jackknife t" if method == JACKKNIFE else method.split(" ")[0] + " bootstrap"
+        low, high = bounds
+        how = ia.method if ia.method == ib.method else f"A: {ia.method}; B: {ib.method}"
+    p = _permutation_p(sample, resamples, rng) if test else math.nan
+    method = MOVER_TEXT.format(
+        confidence=confidence, na=ia.n, nb=ib.n, how=how, r=r, lo=feasible[0], hi=feasible[1]
+    )
     return DeltaInterval(
         low=low, high=high, p_value=p, confidence=confidence, resamples=resamples, seed=seed,
-        kind=kind,
-        method=(
-            (JACKKNIFE_TEXT.format(n=n) if method == JACKKNIFE else
-             f"{method} bootstrap (scipy.stats.bootstrap) of the series delta B − A: "
-             f"{resamples} resamples of the {n} task ids (within: on both sides, on A only, "
-             "on B only)") + ", each side's series value "
-            f"recomputed with its own aggregation, seed {seed}; p-value: paired permutation "
-            "test (each task's A and B swapped at random) of the same delta"
-        ),
+        kind="MOVER",
+        method=method + f"; p-value: paired permutation test (each task's A and B swapped "
+        f"at random, {resamples} permutations, seed {seed}) of the same delta",
     )  # fmt: skip
-
-
-def _jackknife_t(sample: SeriesSample, observed: float, confidence: float) -> tuple[float, float]:
-    """observed ± t(n − 1) · the jackknife standard error of the delta (each task id left
-    out of both sides in turn, the series recomputed)."""
-    from scipy import special
-
-    n = len(sample.task_ids)
-    if n < 2:
-        return observed, observed
-    rows = np.array([np.delete(np.arange(n), i) for i in range(n)], dtype=np.intp)
-    left_out = sample.delta(rows)
-    left_out = left_out[~np.isnan(left_out)]
-    m = len(left_out)
-    if m < 2:
-        return observed, observed
-    se = math.sqrt((m - 1) / m * float(((left_out - left_out.mean()) ** 2).sum()))
-    half = float(special.stdtrit(m - 1, (1 + confidence) / 2)) * se
-    return observed - half, observed + half
 
 
 def _permutation_p(sample: SeriesSample, resamples: int, rng: np.random.Generator) -> float:
@@ -293,8 +241,8 @@ def paired_lines(stats: PairedStats) -> list[str]:
     else:
         lines = [
             f"{head}, {ci.confidence:.0%} CI {_num(ci.low)} … {_num(ci.high)}, "
-            f"p = {ci.p_value:.3g} ({ci.kind} over {stats.tasks} tasks, both sides "
-            f"recomputed; paired permutation test, seed {ci.seed})"
+            f"p = {ci.p_value:.3g} ({ci.kind}: each side's own interval over "
+            f"{stats.tasks} tasks; paired permutation test, seed {ci.seed})"
         ]
     if stats.mcnemar_p is not None:
         lines.append(

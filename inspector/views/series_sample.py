@@ -20,6 +20,7 @@ from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED, MetricSeries
 from inspector.engine.vocabulary import EVALUATED
 from inspector.views.audit import reductions_of
+from inspector.views.run_stats import Shape, value_shape
 
 RESAMPLED = frozenset({MICRO_WEIGHTED, CATEGORY_MEAN, CATEGORY_HIERARCHY})
 """The aggregations recomputed from resampled tasks (corpus formulas are not, yet)."""
@@ -36,6 +37,8 @@ class Side:
     aggregation: str
     root: HierarchyNode | None
     value: float  # the engine's series value (shown value)
+    # what the task values are (decides the side's interval); None: read from the values
+    shape: Shape | None = None
 
 
 @dataclass(frozen=True)
@@ -92,7 +95,9 @@ def series_sample(
             if row.state == EVALUATED and row.value is not None:
                 values[i], evaluated[i] = row.value, 1.0
         assert series.shown_value is not None
-        out = Side(values, evaluated, categories, present, series.aggregation, rec.root, series.shown_value)
+        shape = value_shape(series, {"": [float(v) for v in values[evaluated > 0]]})
+        out = Side(values, evaluated, categories, present, series.aggregation, rec.root,
+                   series.shown_value, shape)  # fmt: skip
         whole = resampled_values(
             out.aggregation, *_sums(out, len(names)), names, out.root
         )[0]  # fmt: skip
