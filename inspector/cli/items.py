@@ -111,8 +111,11 @@ def cmd_errors(args: Any) -> int:
     return 0
 
 
-def register(subparsers: Any) -> None:
-    """Add ``items`` and ``errors`` to the ``inspector`` command."""
+def register(subparsers: Any, command: str) -> None:
+    """Add ``command`` (``items`` or ``errors``) to the ``inspector`` command."""
+    if command == "errors":
+        _register_errors(subparsers)
+        return
     items = subparsers.add_parser(
         "items",
         help="every task id over every finished run under a root, flagged",
@@ -131,6 +134,9 @@ def register(subparsers: Any) -> None:
     )  # fmt: skip
     items.add_argument("--format", choices=FORMATS, default="table")
     items.set_defaults(func=cmd_items)
+
+
+def _register_errors(subparsers: Any) -> None:
     errors = subparsers.add_parser(
         "errors",
         help="error fingerprints of a run or of every run under a root",

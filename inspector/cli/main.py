@@ -178,7 +178,7 @@ def _register(sub: Any, command: str) -> None:
     elif command in ("items", "errors"):
         from inspector.cli import items
 
-        items.register(sub)
+        items.register(sub, command)
     else:
         assert command == "stats", command
         from inspector.cli import stats

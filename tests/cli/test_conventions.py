@@ -18,11 +18,25 @@ import pytest
 from inspector import __version__
 from tests.conftest import FIXTURE_RUNS, ROOT
 
-COMMANDS = ["report", "check", "serve", "tasks", "diff", "export", "stats", "leaderboard", "gate"]
+COMMANDS = [
+    "report",
+    "check",
+    "serve",
+    "tasks",
+    "diff",
+    "export",
+    "stats",
+    "leaderboard",
+    "items",
+    "errors",
+    "gate",
+]
 RUN = FIXTURE_RUNS / "k1_micro"
 
 
-def inspector(*argv: str, cwd: Path | None = None, **options: object) -> subprocess.CompletedProcess[str]:
+def inspector(
+    *argv: str, cwd: Path | None = None, **options: object
+) -> subprocess.CompletedProcess[str]:
     options.setdefault("stdin", subprocess.DEVNULL)
     options.setdefault("capture_output", True)
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
@@ -132,10 +146,10 @@ def test_bash_completion_script_completes_commands_and_options() -> None:
         assert word in script, word
     # What bash does on `inspector rep<TAB>` and `inspector check --fo<TAB>`.
     probe = (
-        'source /dev/stdin; complete -p inspector; '
-        'COMP_WORDS=(inspector rep); COMP_CWORD=1; _shtab_inspector inspector rep inspector; '
+        "source /dev/stdin; complete -p inspector; "
+        "COMP_WORDS=(inspector rep); COMP_CWORD=1; _shtab_inspector inspector rep inspector; "
         'echo "${COMPREPLY[@]}"; '
-        'COMP_WORDS=(inspector check --fo); COMP_CWORD=2; _shtab_inspector inspector --fo check; '
+        "COMP_WORDS=(inspector check --fo); COMP_CWORD=2; _shtab_inspector inspector --fo check; "
         'echo "${COMPREPLY[@]}"'
     )
     shell = subprocess.run(["bash", "-c", probe], input=script, capture_output=True, text=True)
