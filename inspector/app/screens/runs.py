@@ -28,7 +28,7 @@ from inspector.app.messages import (
 )
 from inspector.app.navigation import OpenItems, OpenLeaderboard, OpenRun, RunsUpdated
 from inspector.app.screens.runs_gate import GatedRunsScreen
-from inspector.app.screens.runs_parts import compare_two, list_runs, runs_note
+from inspector.app.screens.runs_parts import RUNS_HELP, compare_two, list_runs, runs_note
 from inspector.loading import check_cache
 from inspector.resolve import Overrides
 from inspector.results.discover import RunSummary
@@ -53,29 +53,7 @@ from widgets.run_table import RunTable
 class RunsScreen(GatedRunsScreen):
     """Every run found under the given folders."""
 
-    HELP = """\
-# Runs
-The runs under the results root, newest first. Each run's headline value is first the one
-stored in its metrics.json (marked *stored*), or what the last check of the run found
-(marked *cached*, its mark and counts dim) when its run-level files and task folder
-listing are unchanged since; every run is then recomputed (or found unchanged) in the
-background and its row shows the recomputed value, ✓ when the stored metrics.json equals
-the recomputation (≠ when it differs, ! when the run cannot be recomputed, ∅ when it has
-no stored report: metrics.json missing, the value still recomputed) and the tasks
-counted error / unavailable / invalidated. The line under the table shows the whole row
-under the cursor, with the first difference or the reason a run cannot be recomputed.
-
-Type **/** to filter: words match anywhere; `model:`, `benchmark:`, `harness:`,
-`status:`, `date:`, `check:` (ok, differs, unusable, unstored, pending), `plan:` and `run:`
-match one field (`status:failed check:differs`). **s** sorts by the next of date, run, model,
-benchmark, harness, status, check and value; **S** reverses the order. **enter** opens a
-run; **g** opens the leaderboard (the grid of models × benchmarks); **t** every task over
-the runs, flagged (never solved, always errors, verifier suspect, flips, one model only).
-**m** marks a run (two at most) and **c** compares the two marked runs task by task:
-series side by side, flips, state changes and paired statistics, with a warning when
-their plans or benchmark params differ. **G** shows each run's publish-gate result (as
-`inspector gate` judges it; the failed rules in the line under the table).
-"""
+    HELP = RUNS_HELP
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("slash", "focus_filter", "Filter", tooltip="Filter runs: words or field:text"),
