@@ -356,10 +356,9 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         if self.session is None or message.recomputation is not self.session.recomputation:
             return  # an earlier load's
         self.intervals = message.stats
-        self.series_table.show_intervals(
-            {sid: bounds_text(stats.own.interval) for sid, stats in message.stats.items()},
-            {sid: half_width_text(stats.own.interval) for sid, stats in message.stats.items()},
-        )
+        own = {sid: stats.own.interval for sid, stats in message.stats.items()}
+        bounds = {sid: bounds_text(i) for sid, i in own.items()}
+        self.series_table.show_intervals(bounds, {sid: half_width_text(i) for sid, i in own.items()})
         shown, self.selected_series = self.selected_series, None
         if shown is not None:
             self._show_series(shown)
