@@ -6,8 +6,8 @@ The rule fails run B against run A when the series delta B − A is below −lim
 paired interval lies below 0. The delta and interval are the comparison model's
 (:meth:`inspector.views.compare.Comparison.stats`, what ``inspector diff`` shows:
 :func:`inspector.views.paired.paired_stats` on a
-:class:`~inspector.views.series_sample.SeriesSample` of both runs' tasks, the jackknife t
-below 200 task ids, else the BCa bootstrap). Each scenario draws pairs of runs of n tasks
+:class:`~inspector.views.series_sample.SeriesSample` of both runs' tasks: the MOVER
+interval of :mod:`inspector.views.mover`). Each scenario draws pairs of runs of n tasks
 from a known population, builds that sample, and judges the answer with
 :func:`inspector.views.gate.judge` (the code ``inspector gate`` runs), printing the share
 of draws that fail, with its exact binomial 95 % interval:
@@ -19,24 +19,24 @@ of draws that fail, with its exact binomial 95 % interval:
   drop          B's probabilities lowered by 0.15 on every task (true delta −0.15 or
                 less near 0): how often a real drop beyond the 0.05 limit is caught.
 
-Values near 0 and 1, small n, the BCa branch (n = 300) and a category mean (4 categories
+Values near 0 and 1, small n, n = 300 and a category mean (4 categories
 of unequal size, 10/20/30/40 % of the tasks) are included.
 
-Measured (``nice .venv/bin/python benchmarks/bench_gate_regression.py --draws 200
---resamples 2000``, seed 42; 2000 resamples only touch the n = 300 BCa rows, the gate uses
-10 000; about 5 minutes on the shared machine):
+Measured (``nice .venv/bin/python benchmarks/bench_gate_regression.py --draws 1000
+--resamples 200``, seed 42; the rule uses the interval only, so resamples (the p-value's
+permutations) do not change it; 80 s on this machine):
 
-  no change, n=100, p≈0.5, limit 0               fails   10/200 =  5.00% (95% CI 2.42% to 9.00%)
-  no change, n=10, p≈0.5, limit 0                fails    3/200 =  1.50% (95% CI 0.31% to 4.32%)
-  no change, n=100, p≈0.05, limit 0              fails    3/200 =  1.50% (95% CI 0.31% to 4.32%)
-  no change, n=100, p≈0.95, limit 0              fails    4/200 =  2.00% (95% CI 0.55% to 5.04%)
-  no change, n=100, p≈0.5, limit 0.05            fails    3/200 =  1.50% (95% CI 0.31% to 4.32%)
-  no change, n=300, p≈0.5, limit 0 (BCa)         fails    2/200 =  1.00% (95% CI 0.12% to 3.57%)
-  no change, n=100, category mean, limit 0       fails    4/200 =  2.00% (95% CI 0.55% to 5.04%)
-  drop 0.15, n=100, p≈0.5, limit 0.05            fails  107/200 = 53.50% (95% CI 46.33% to 60.56%)
-  drop 0.15, n=30, p≈0.5, limit 0.05             fails   50/200 = 25.00% (95% CI 19.16% to 31.60%)
-  drop 0.15, n=300, p≈0.5, limit 0.05 (BCa)      fails  195/200 = 97.50% (95% CI 94.26% to 99.18%)
-  drop 0.15, n=100, category mean, limit 0.05    fails   99/200 = 49.50% (95% CI 42.37% to 56.64%)
+  no change, n=100, p≈0.5, limit 0               fails   25/1000 =  2.50% (95% CI 1.62% to 3.67%)
+  no change, n=10, p≈0.5, limit 0                fails   21/1000 =  2.10% (95% CI 1.30% to 3.19%)
+  no change, n=100, p≈0.05, limit 0              fails   15/1000 =  1.50% (95% CI 0.84% to 2.46%)
+  no change, n=100, p≈0.95, limit 0              fails   22/1000 =  2.20% (95% CI 1.38% to 3.31%)
+  no change, n=100, p≈0.5, limit 0.05            fails   22/1000 =  2.20% (95% CI 1.38% to 3.31%)
+  no change, n=300, p≈0.5, limit 0               fails   22/1000 =  2.20% (95% CI 1.38% to 3.31%)
+  no change, n=100, category mean, limit 0       fails   17/1000 =  1.70% (95% CI 0.99% to 2.71%)
+  drop 0.15, n=100, p≈0.5, limit 0.05            fails  560/1000 = 56.00% (95% CI 52.86% to 59.11%)
+  drop 0.15, n=30, p≈0.5, limit 0.05             fails  180/1000 = 18.00% (95% CI 15.67% to 20.52%)
+  drop 0.15, n=300, p≈0.5, limit 0.05            fails  975/1000 = 97.50% (95% CI 96.33% to 98.38%)
+  drop 0.15, n=100, category mean, limit 0.05    fails  458/1000 = 45.80% (95% CI 42.68% to 48.95%)
 """
 
 from __future__ import annotations
@@ -64,11 +64,11 @@ SCENARIOS = [
     ("no change, n=100, p≈0.05, limit 0", 100, 0.05, 0.0, 0.0, MICRO_WEIGHTED),
     ("no change, n=100, p≈0.95, limit 0", 100, 0.95, 0.0, 0.0, MICRO_WEIGHTED),
     ("no change, n=100, p≈0.5, limit 0.05", 100, 0.5, 0.0, 0.05, MICRO_WEIGHTED),
-    ("no change, n=300, p≈0.5, limit 0 (BCa)", 300, 0.5, 0.0, 0.0, MICRO_WEIGHTED),
+    ("no change, n=300, p≈0.5, limit 0", 300, 0.5, 0.0, 0.0, MICRO_WEIGHTED),
     ("no change, n=100, category mean, limit 0", 100, 0.5, 0.0, 0.0, CATEGORY_MEAN),
     ("drop 0.15, n=100, p≈0.5, limit 0.05", 100, 0.5, 0.15, 0.05, MICRO_WEIGHTED),
     ("drop 0.15, n=30, p≈0.5, limit 0.05", 30, 0.5, 0.15, 0.05, MICRO_WEIGHTED),
-    ("drop 0.15, n=300, p≈0.5, limit 0.05 (BCa)", 300, 0.5, 0.15, 0.05, MICRO_WEIGHTED),
+    ("drop 0.15, n=300, p≈0.5, limit 0.05", 300, 0.5, 0.15, 0.05, MICRO_WEIGHTED),
     ("drop 0.15, n=100, category mean, limit 0.05", 100, 0.5, 0.15, 0.05, CATEGORY_MEAN),
 ]
 RUN = RunFacts("run", series=(SeriesFacts(SERIES, True, None, {}),))
