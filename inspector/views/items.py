@@ -28,6 +28,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from inspector.engine.aggregation import mean as mean_of
 from inspector.engine.contract import BINARY
 from inspector.engine.model import TaskRecord
 from inspector.engine.recomputation import Recomputation
@@ -278,7 +279,7 @@ def item_rows(
                 failed=sum(o.failed for o in outcomes),
                 errored=sum(o.errored for o in outcomes),
                 unavailable=sum(o.unavailable for o in outcomes),
-                mean=sum(values) / len(values) if values else None,
+                mean=mean_of(values),
                 flags=_flags(marks, binary[bench], min_models),
                 marks=tuple(marks),
             )
