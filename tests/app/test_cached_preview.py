@@ -215,3 +215,36 @@ def test_prepared_before_the_app(
             assert screen.session is not None
 
     open_early()
+
+
+def test_keys_pressed_while_the_run_is_read_say_so_then_work(
+    run_path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+) -> None:
+    """``f`` (and every key that needs the run) pressed before the run is read says so,
+    instead of doing nothing; once it is read, the same key opens its screen."""
+    from inspector.app.screens.flaky import FlakyScreen
+
+    run = _copy(run_path("k3_avg_hierarchy"), tmp_path)
+    held = held_read(monkeypatch)
+
+    @pilot_test
+    async def press_early() -> None:
+        app = InspectorApp([run])
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await _overview(pilot, app)
+            for key in ("f", "i", "t", "l"):
+                await pilot.press(key)
+            await pilot.pause()
+            said = [str(n.message) for n in app._notifications]
+            assert screen.session is None, "the full read was not held back"
+            assert app.screen is screen
+            for what in ("flaky tasks", "issues screen", "task list", "count ledger"):
+                assert f"The run is still being read: {what} once it is loaded." in said, said
+            held.release.set()
+            await _wait_for(pilot, lambda: screen.session is not None)
+            await pilot.press("f")
+            await _wait_for(pilot, lambda: isinstance(app.screen, FlakyScreen))
+
+    press_early()

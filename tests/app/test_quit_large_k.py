@@ -26,8 +26,9 @@ SCRIPT = textwrap.dedent(
         async with app.run_test(size=(100, 30)) as pilot:
             for _ in range(1200):
                 await pilot.pause(0.05)
-                if app.screen.__class__.__name__ == "OverviewScreen":
-                    break
+                screen = app.screen
+                if getattr(screen, "recomputation", None) is not None:
+                    break  # the overview, with the run read (f waits for it)
             await pilot.press("f")
             for _ in range(1200):
                 await pilot.pause(0.05)

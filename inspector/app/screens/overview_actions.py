@@ -82,10 +82,20 @@ class OverviewActions(InspectorScreen):
     def problems_table(self) -> ProblemsTable:
         return self.query_one(ProblemsTable)
 
+    def unready(self, what: str) -> bool:
+        """Say why ``what`` cannot be done yet (the run is still being read) or at all (the
+        run was refused: no recomputation), and return True; False when it can."""
+        if self.session is None:
+            self.notify(f"The run is still being read: {what} once it is loaded.", timeout=3)
+            return True
+        if self.session.recomputation is None:
+            self.notify(f"The run has no recomputation: no {what}.", severity="warning")
+            return True
+        return False
+
     def open_tasks(self, task_filter: TaskFilter) -> None:
         """Push the tasks screen filtered by ``task_filter``."""
-        if self.session is None or self.session.recomputation is None:
-            self.notify("The run has no recomputation to list tasks from.", severity="warning")
+        if self.unready("task list") or self.session is None:
             return
         self.post_message(OpenTasks(self.session, task_filter))
 
@@ -116,23 +126,20 @@ class OverviewActions(InspectorScreen):
     ) -> None:
         """Push the count ledger: the tasks behind one count, with reasons."""
         rec = self.recomputation
-        if rec is None:
-            self.notify("The run has no recomputation to audit.", severity="warning")
+        if self.unready("count ledger") or rec is None:
             return
         self.post_message(OpenLedger(rec, series_id or self.selected_series, count, scope))
 
     def open_explain(self, series_id: str | None = None, scope: Scope = SERIES_SCOPE) -> None:
         """Push "explain this number" for a series value, a category or a hierarchy node."""
         rec = self.recomputation
-        if rec is None:
-            self.notify("The run has no recomputation to explain.", severity="warning")
+        if self.unready("explanation") or rec is None:
             return
         self.post_message(OpenExplain(rec, series_id or self.selected_series, scope))
 
     def open_issues(self) -> None:
         """Push the issues screen for the selected series."""
-        if self.session is None or self.session.recomputation is None:
-            self.notify("The run has no recomputation to attribute issues to.", severity="warning")
+        if self.unready("issues screen") or self.session is None:
             return
         self.post_message(OpenIssues(self.session, self.selected_series))
 
@@ -177,11 +184,15 @@ class OverviewActions(InspectorScreen):
             self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)
 
     def action_ledger(self) -> None:
+        if self.unready("count ledger"):
+            return
         series_id, scope, count = self.pointed_at()
         if series_id:
             self.open_ledger(series_id, count, scope)
 
     def action_explain(self) -> None:
+        if self.unready("explanation"):
+            return
         series_id, scope, _ = self.pointed_at()
         if series_id:
             self.open_explain(series_id, scope)
@@ -193,17 +204,18 @@ class OverviewActions(InspectorScreen):
         self.open_issues()
 
     def action_flaky(self) -> None:
-        if self.session is not None and self.session.recomputation is not None:
+        if not self.unready("flaky tasks") and self.session is not None:
             self.post_message(OpenFlaky(self.session))
 
     def action_tasks(self) -> None:
+        if self.unready("task list"):
+            return
         if self.selected_series:
             self.open_tasks(TaskFilter(self.selected_series))
 
     def action_export(self) -> None:
         """Ask for a folder and a format; the export is written off the UI thread."""
-        if self.session is None or self.session.recomputation is None:
-            self.notify("The run has no recomputation to export.", severity="warning")
+        if self.unready("export") or self.session is None:
             return
         self.post_message(OpenRunExport(self.session))
 
