@@ -13,6 +13,7 @@ from tests.conftest import FIXTURE_RUNS
 from tests.results_root import checked_screen
 
 from .helpers import pilot_test, settle
+from .test_runs_recomputed import assert_outward
 
 NAMESPACE = "gpt_scicode_scicode_tool_use_namespace"
 ALIKE = (
@@ -237,13 +238,14 @@ async def test_p_without_load_problems_says_so(run_path) -> None:  # type: ignor
 @pilot_test
 async def test_role_and_interval_stay_at_narrow_widths(run_path, size) -> None:  # type: ignore[no-untyped-def]
     """Where the Role and 95% CI columns fold, the role is a mark before the series id and
-    the interval's half-width follows the value."""
+    the interval's bounds (rounded outwards) follow the value."""
     app = InspectorApp([run_path("compare_a")])
     async with app.run_test(size=size) as pilot:
         screen = await overview_at(pilot)
         await settle(pilot)
         table = screen.series_table
         rec = screen.session.recomputation
+        columns = [c.key.value for c in table.ordered_columns]
         for row, series in enumerate(rec.report.series):
             cells = [table.get_cell_at((row, c)).plain for c in range(len(table.columns))]
             if "role" in table.folded:
@@ -254,8 +256,14 @@ async def test_role_and_interval_stay_at_narrow_widths(run_path, size) -> None: 
             if "interval" in table.folded:
                 stats = screen.intervals[series.series_id].own.interval
                 if stats.ci_low is not None:
-                    half = (stats.ci_high - stats.ci_low) / 2
-                    assert any(f"±{half:.2g}" in cell for cell in cells), cells
+                    shown = cells[columns.index("value")].split()
+                    assert len(shown) == 2, cells  # the value, then the interval
+                    if 0 <= stats.ci_low <= stats.ci_high <= 1:
+                        assert_outward(shown[1], stats.ci_low, stats.ci_high)
+                    else:  # a symmetric t interval of an unbounded value: its half width
+                        half = (stats.ci_high - stats.ci_low) / 2
+                        assert abs(stats.ci_low + half - series.value) < 1e-9, stats
+                        assert shown[1] == f"±{half:.2g}", cells
 
 
 @pytest.mark.parametrize(("size", "per_row"), [((80, 24), 1), ((100, 30), 2), ((140, 45), 3)])
@@ -403,7 +411,7 @@ async def test_slash_on_the_count_ledger_filters_and_enter_opens(run_path) -> No
         assert on_task(pilot), app.screen
         await pilot.press("escape")
         await settle(pilot)
-        ledger.query_one("#ledger-find").focus()
+        ledger.query_one(".list-find").focus()
         await pilot.press("escape")
         await settle(pilot)
         assert len(ledger.tasks) == everything and ledger.focused is ledger.task_table

@@ -2,7 +2,8 @@
 
 Reached from the overview (``f``). The numbers come from :mod:`inspector.views.run_stats`,
 computed in a worker; the screen only arranges them. **s** switches the order between most
-disagreement first and task id; **enter** opens the task.
+disagreement first and task id; **/** filters (task id, category, metric); **enter** opens
+the task.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import Header, Static
 
-from inspector.app.host import InspectorScreen
+from inspector.app.list_filter import FIND, FilteredList, holds
 from inspector.app.navigation import OpenTask
 from inspector.app.titles import session_title
 from inspector.session import Session
@@ -94,7 +95,7 @@ def curve_title(curve: PassCurve) -> str:
     )
 
 
-class FlakyScreen(InspectorScreen):
+class FlakyScreen(FilteredList):
     """The flaky tasks of a run and its pass@j / pass^j estimates."""
 
     HELP = """\
@@ -104,12 +105,14 @@ attempt's outcome (✓ / ✗, a number, or — when the attempt recorded none). 
 4p(1 − p) for a binary metric (1 = an even split) and max − min for a scalar one.
 Above: Chen et al.'s unbiased pass@j and pass^j for j = 1..k (runs where every attempt ran),
 estimates beside — never instead of — AgentCompass's own pass@k.
-**s** switches the order (most disagreement first / task id); **enter** opens the task.
+**s** switches the order (most disagreement first / task id); **/** filters as you type (task
+id, category, metric; escape clears); **enter** opens the task.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "back", "Back", tooltip="Return to the overview"),
         Binding("s", "sort", "Sort", tooltip="Most disagreement first / by task id"),
+        FIND,
     ]
 
     @dataclass
@@ -135,6 +138,7 @@ estimates beside — never instead of — AgentCompass's own pass@k.
         yield Header()
         yield BarChart(id="pass-curves")
         yield Static(id="flaky-summary")
+        yield self.filter_input("/ text (task id, category, metric)")
         yield RecordTable(FLAKY_FIELDS, id="flaky-tasks")
         yield Static(id="flaky-cursor")
         yield KeyFooter()
@@ -168,16 +172,30 @@ estimates beside — never instead of — AgentCompass's own pass@k.
         self.table.focus()
 
     def _show(self) -> None:
+        needle = self.needle
+        kept = [f for f in self.flaky if holds(needle, f.task_id, f.category, f.metric_id)]
         if self.order == "task":
-            self.shown = tuple(sorted(self.flaky, key=lambda f: (f.task_id, f.metric_id)))
-        else:
-            self.shown = self.flaky
+            kept.sort(key=lambda f: (f.task_id, f.metric_id))
+        self.shown = tuple(kept)
         order = "most disagreement first" if self.order == "disagreement" else "by task id"
+        counted = f"{len(self.flaky)} flaky task/metric pairs"
+        if needle:
+            counted = f"{len(self.shown)} of {counted} hold the filter"
         self.query_one("#flaky-summary", Static).update(
-            f"{len(self.flaky)} flaky task/metric pairs · {order} (s: switch) · enter: open task"
+            f"{counted} · {order} (s: switch) · /: filter · enter: open task"
         )
         self.table.show(self.shown)
         self.show_cursor()
+
+    def refilter(self) -> None:
+        self._show()
+
+    def list_widget(self) -> RecordTable[FlakyTask]:
+        return self.table
+
+    def open_first(self) -> None:
+        if self.shown:
+            self._open(self.shown[0])
 
     def show_cursor(self) -> None:
         """The line under the table: the cursor's row in full."""
@@ -198,7 +216,9 @@ estimates beside — never instead of — AgentCompass's own pass@k.
     def _selected(self, event: VirtualTable.Selected) -> None:
         if not self.shown:
             return
-        flaky = self.shown[min(event.row, len(self.shown) - 1)]
+        self._open(self.shown[min(event.row, len(self.shown) - 1)])
+
+    def _open(self, flaky: FlakyTask) -> None:
         rec = self.session.recomputation
         assert rec is not None
         series = next(

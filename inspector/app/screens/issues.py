@@ -17,9 +17,15 @@ from textual.message import Message
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
-from inspector.app.host import InspectorScreen
+from inspector.app.list_filter import FIND, FilteredList, holds
 from inspector.app.messages import RetriesRead
 from inspector.app.navigation import OpenTasks
+from inspector.app.screens.issues_rows import (
+    ISSUE_FIELDS,
+    PUSHED,
+    SEVERITY_STYLES,
+    cursor_text,
+)
 from inspector.app.table_export import Table
 from inspector.app.titles import place, plural, session_title
 from inspector.engine.recomputation import Recomputation
@@ -44,81 +50,8 @@ from widgets._table import ListTable
 from widgets.fingerprint_lines import FingerprintLines
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
-from widgets.record_table import Field, RecordTable
+from widgets.record_table import RecordTable
 from widgets.virtual_table import VirtualTable
-
-PUSHED = ("invalidated", "error", "unavailable", "evaluated")
-"""The counts an issue can push its tasks into, most severe first."""
-
-SEVERITY_STYLES = {"fatal": "bold magenta", "error": "red", "warning": "yellow", NO_ISSUE: "dim"}
-
-SHORT_EFFECTS = {"fatal": "invalidates", "error": "error", "warning": "none", NO_ISSUE: "rule"}
-"""The effect column; the title spells out :data:`inspector.views.attribution.EFFECTS`."""
-
-
-SHORT_COUNTS = {"invalidated": "inv", "error": "err", "unavailable": "unav", "evaluated": "eval"}
-"""Count headers below ~120 columns (the status line under the table says them in full)."""
-
-
-def _pushed(name: str) -> Field[IssueRow]:
-    def text(row: IssueRow) -> str:
-        return str(len(row.pushed.get(name, ()))) if name in row.pushed else ""
-
-    return Field(name, name, text, justify="right", short=SHORT_COUNTS[name])
-
-
-# fmt: off
-ISSUE_FIELDS: tuple[Field[IssueRow], ...] = (
-    Field("severity", "severity", lambda r: r.severity, short="sev",
-          style=lambda r: SEVERITY_STYLES.get(r.severity, "")),
-    Field("phase", "phase", lambda r: r.phase),
-    Field("code", "code", lambda r: r.code, max_chars=40, shrink=12, cut="middle"),
-    Field("attempts", "attempts", lambda r: str(len(r.attempts)), justify="right", short="att"),
-    Field("tasks", "tasks", lambda r: str(len(r.task_ids)), justify="right"),
-    *(_pushed(name) for name in PUSHED),
-    Field("effect", "effect", lambda r: SHORT_EFFECTS.get(r.severity, r.effect),
-          style=lambda r: "dim", fold=1),
-)
-# fmt: on
-"""Ids and counts never fold; below ~80 columns the effect column (said above) goes first."""
-
-
-def cursor_text(row: IssueRow, column: str) -> Text:
-    """The whole issue under the cursor, and what its cell counts, in words."""
-    text = Text()
-    text.append(row.severity, SEVERITY_STYLES.get(row.severity, ""))
-    text.append(" · ")
-    text.append_text(one_line(row.phase))
-    text.append(" · ")
-    text.append_text(one_line(row.code))
-    if row.reason is not None:
-        return _reason_text(row, column, text)
-    tasks = plural(len(row.task_ids), "carrying task")
-    if column in PUSHED:
-        count = len(row.pushed.get(column, ()))
-        said = f"{count} of {tasks} in {column}" if column in row.pushed else f"not in {column}"
-    else:
-        said = f"{plural(len(row.attempts), 'attempt')} on {tasks}"
-    text.append(f" — {said}; effect: {EFFECTS.get(row.severity, row.effect)}", "dim")
-    return text
-
-
-def _reason_text(row: IssueRow, column: str, text: Text) -> Text:
-    """A row with no issue behind it: the engine's reason for its first task, and the count."""
-    text.append(" — ", "dim")
-    text.append_text(one_line(row.task_ids[0], max_chars=40))
-    text.append(": ")
-    text.append_text(one_line(row.reason_texts[0]))
-    if len(row.task_ids) > 1:
-        text.append(f" (and {plural(len(row.task_ids) - 1, 'more task')})")
-    tasks = plural(len(row.task_ids), "task")
-    if column in PUSHED:
-        count = len(row.pushed.get(column, ()))
-        said = f"{count} of {tasks} in {column}" if column in row.pushed else f"not in {column}"
-    else:
-        said = f"{tasks}, no issue behind them"
-    text.append(f"; {said}; {row.effect}; enter lists them", "dim")
-    return text
 
 
 @dataclass
@@ -132,7 +65,7 @@ class Attributed(Message):
     fingerprints: tuple[FingerprintGroup, ...] = ()
 
 
-class IssuesScreen(InspectorScreen):
+class IssuesScreen(FilteredList):
     """Which issues the scored attempts carry, which counts they pushed tasks into, and retries."""
 
     HELP = """\
@@ -145,7 +78,9 @@ engine's rules with no issue behind it (a missing attempt, a metric no attempt o
 with the engine's reason. Totals count each attempt and task once. **enter** lists the
 tasks; on a count column, only the tasks in that count. Under it: the issue's error
 fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and matched pattern (read from the retry records);
-**enter** lists the tasks that retried. **n** moves to the next series.
+**enter** lists the tasks that retried. **n** moves to the next series. **/** filters the
+issue rows as you type: severity, phase, code, a carrying task's id, a rule's reason or the
+text of an error message (escape clears; enter lists the first row's tasks).
 """
 
     EXPORTS = True
@@ -154,6 +89,7 @@ fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and ma
         Binding(
             "n", "next_series", "Next series", tooltip="Attribute the issues to the next series"
         ),
+        FIND,
     ]
 
     AUTO_FOCUS = "#issues"
@@ -165,6 +101,9 @@ fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and ma
         self.session = session
         self.series_id = series_id or self.recomputation.report.summary_series.series_id
         self.issues: tuple[IssueRow, ...] = ()
+        self.shown: tuple[IssueRow, ...] = ()
+        """The issue rows on screen: those the text filter (``/``) keeps."""
+        self.prints: tuple[FingerprintGroup, ...] = ()
         self.retries = RetrySummary(0, (), (), (), records_read=False, notes=())
         """Retry counts, then (once a worker has read the retry records) their patterns."""
 
@@ -200,6 +139,7 @@ fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and ma
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="issues-title")
+        yield self.filter_input("/ text (severity, phase, code, task id, message, reason)")
         yield RecordTable(ISSUE_FIELDS, cursor_type="cell", id="issues")
         yield Static(id="issues-cursor")
         yield FingerprintLines(id="issues-fingerprints")
@@ -232,6 +172,7 @@ fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and ma
         if (message.recomputation, message.series_id) != (self.recomputation, self.series_id):
             return  # an earlier series or run, still on its way
         self.issues = message.issues
+        self.prints = message.fingerprints
         self.query_one(FingerprintLines).prints = message.fingerprints
         if not self.retries.records_read:
             self.retries = message.retries
@@ -271,8 +212,12 @@ fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and ma
         if rec.plan.derived:
             title.append("\nderived plan: ")
             title.append_text(one_line(rec.plan.derived))
+        self.shown = tuple(row for row in self.issues if self._holds(row, self.needle))
+        if self.needle:
+            title.append(f"\n{len(self.shown)} of {plural(len(self.issues), 'row')} hold the filter",
+                         "italic")  # fmt: skip
         self.title_bar.update(title)
-        self.issue_table.show(self.issues)
+        self.issue_table.show(self.shown)
         self.show_cursor()
         if not issues:
             said = "No attempt carries an issue."
@@ -291,6 +236,22 @@ fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and ma
             self.cursor_line.update("")
             return
         self.cursor_line.update(cursor_text(row, table.columns[table.cursor_column].key))
+
+    def _holds(self, row: IssueRow, needle: str) -> bool:
+        """Whether the row's words, tasks, reasons or error messages hold ``needle``."""
+        messages = (p.example for p in self.prints if (p.phase, p.code) == (row.phase, row.code))
+        return holds(needle, row.severity, row.phase, row.code, row.reason or "",
+                     *row.task_ids, *row.reason_texts, *messages)  # fmt: skip
+
+    def refilter(self) -> None:
+        self.show_issues()
+
+    def list_widget(self) -> RecordTable[IssueRow]:
+        return self.issue_table
+
+    def open_first(self) -> None:
+        if self.shown:
+            self._open_row(self.shown[0], "tasks")
 
     @on(VirtualTable.CursorMoved, "#issues")
     def _cursor_moved(self, event: VirtualTable.CursorMoved) -> None:
@@ -348,8 +309,11 @@ fingerprints (as `inspector errors RUN`). Bottom: retries by stage, scope and ma
     @on(VirtualTable.Selected, "#issues")
     def _issue_selected(self, event: VirtualTable.Selected) -> None:
         event.stop()
-        row = self.issues[event.row]
-        column = self.issue_table.columns[event.column].key
+        if self.shown:
+            self._open_row(self.shown[event.row], self.issue_table.columns[event.column].key)
+
+    def _open_row(self, row: IssueRow, column: str) -> None:
+        """List the row's tasks; on a count column, only those in that count."""
         state = InCount(column) if is_count(column) and column in PUSHED else None
         if row.reason is not None:
             label = f"{row.code} (no issue)"

@@ -15,9 +15,9 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Header, Input, Static
+from textual.widgets import Header, Static
 
-from inspector.app.host import InspectorScreen
+from inspector.app.list_filter import FIND, FilteredList, holds
 from inspector.app.navigation import OpenExplain, TaskChosen
 from inspector.app.table_export import Table
 from inspector.app.titles import place, plural, title_of
@@ -36,7 +36,6 @@ from inspector.views.audit import (
     task_filter,
     tasks_behind,
 )
-from widgets.filter_input import FilterInput
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable, field_columns
@@ -71,7 +70,7 @@ def ledger_fields(series: MetricSeries) -> tuple[Field[LedgerTask], ...]:
     )
 
 
-class LedgerScreen(InspectorScreen):
+class LedgerScreen(FilteredList):
     """The exact tasks behind one count of a series, category or hierarchy node, with reasons."""
 
     HELP = """\
@@ -85,13 +84,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
         Binding("escape", "back", "Back", tooltip="Return to the previous screen"),
         Binding("n", "next_count", "Next count", tooltip="Show the tasks behind the next count"),
         Binding("h", "explain", "Explain", tooltip="How the value of this scope is made"),
-        Binding(
-            "slash",
-            "find",
-            "Find",
-            tooltip="Filter as you type (id, category, reason); enter opens the first match, "
-            "escape clears",
-        ),
+        FIND,
     ]
 
     EXPORTS = COPIES = True
@@ -132,7 +125,7 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static(id="ledger-title")
-        yield FilterInput(placeholder="/ text (id, category, reason)", id="ledger-find")
+        yield self.filter_input("/ text (id, category, reason)")
         yield RecordTable(ledger_fields(series_of(self.recomputation, self.series_id)),
                           id="ledger-tasks")  # fmt: skip
         yield Static(id="ledger-reasons")
@@ -187,33 +180,23 @@ overlaps the other counts (an evaluated task can be an error; invalidated tasks 
 
     def _filter(self) -> None:
         """Show the listed tasks whose id, category or reasons hold the text filter."""
-        needle = self.query_one("#ledger-find", FilterInput).value.strip().casefold()
+        needle = self.needle
         self.tasks = tuple(
-            t for t in self.listed
-            if needle in f"{t.task_id}\n{t.category}\n{t.reason_text}".casefold()
-        )  # fmt: skip
+            t for t in self.listed if holds(needle, t.task_id, t.category, t.reason_text)
+        )
         self.task_table.show(self.tasks, *self._shape)
         self.task_table.move_cursor(row=0)
         self._show_reasons(self.tasks[0] if self.tasks else None)
 
-    def action_find(self) -> None:
-        find = self.query_one("#ledger-find", FilterInput)
-        find.display = True
-        find.focus()
-
-    @on(Input.Changed, "#ledger-find")
-    def _find_changed(self) -> None:
+    def refilter(self) -> None:
         self._filter()
 
-    @on(Input.Submitted, "#ledger-find")
-    def _find_submitted(self) -> None:
+    def open_first(self) -> None:
         if self.tasks:
             self.post_message(TaskChosen(self.tasks[0].task_id, self.series_id, self.recomputation))
 
-    @on(FilterInput.Cleared, "#ledger-find")
-    def _find_cleared(self) -> None:
-        self.query_one("#ledger-find", FilterInput).display = False
-        self.task_table.focus()
+    def list_widget(self) -> RecordTable[LedgerTask]:
+        return self.task_table
 
     def _show_title(self, entry: CountLedger | None) -> None:
         rec = self.recomputation
