@@ -21,6 +21,7 @@ from textual.widgets import DataTable
 
 from inspector.views.run_check import DIFFERS, OK, UNSTORED, UNUSABLE
 from inspector.views.runs_view import RunRow
+from inspector.views.stats import compact_bounds
 from widgets._table import ListTable, refresh_header
 from widgets.literal import cut_apart, literal, one_line_middle
 
@@ -53,7 +54,7 @@ COLUMNS = (
     Column("error", "Err", 3, right=True),
     Column("unavailable", "Unav", 4, right=True),
     Column("invalidated", "Inv", 3, right=True),
-    Column("headline", "Headline", 13, right=True),
+    Column("headline", "Headline", 14, right=True),  # 0.5469 .25–.83
     Column("check", "✓", 1),
 )
 GATE = Column("gate", "Gate", 4)
@@ -154,8 +155,8 @@ def distinct_cells(names: Sequence[str], width: int, key: str) -> list[Text]:
 
 
 def headline_cell(row: RunRow) -> Text:
-    """The recomputed headline value once known, with the half-width of its interval once
-    the statistics exist (``0.5000 ±0.042``); until then what the last check found, marked
+    """The recomputed headline value once known, with the bounds of its 95 % interval once
+    the statistics exist (``0.5000 .45–.55``, rounded outwards); until then what the last check found, marked
     ``cached``, or else the stored one, marked ``stored``."""
     run = row.summary
     latest = row.latest
@@ -173,8 +174,7 @@ def headline_cell(row: RunRow) -> Text:
         return Text(f"{headline.value:.4f} ref", "italic yellow")
     text = Text(f"{headline.value:.4f}", "bold")
     if headline.interval is not None:
-        low, high = headline.interval
-        text.append(f" ±{(high - low) / 2:.3f}", "dim")
+        text.append(f" {compact_bounds(*headline.interval)}", "dim")
     return text
 
 

@@ -38,11 +38,11 @@ DESCRIPTIONS = (
 FOLD_ORDER = ("label", "formula", "role", "interval", "reducer")
 """The describing columns leave a narrow table in this order; the series id, its value and
 the five counts never do. A folded role stays as a mark before the series id (``H`` headline,
-``a`` auxiliary, under the header ``H/a Series``) and a folded interval as its half-width
-after the value (``0.5469 ±0.28``)."""
+``a`` auxiliary, under the header ``H/a Series``) and a folded interval as its bounds, rounded
+outwards, after the value (``0.5469 .27–.83``)."""
 ROLE_MARKS = {"headline": "H", "auxiliary": "a"}
-COMPACT_CELLS = 7
-"""Room kept after a value for its half-width (`` ±0.28``)."""
+COMPACT_CELLS = 8
+"""Room kept after a value for its compact bounds (`` .27–.83``)."""
 INTERVAL_CELLS = 16
 """Room kept for an interval not computed yet (``[0.2700, 0.8300]``)."""
 REFERENCE_STYLE = "italic yellow"
@@ -70,7 +70,7 @@ the reference value (marked *reference*) when the evaluation failed; `95% CI` is
 interval (attempts of a task averaged first; see `inspector stats`).
 Move to a count and press **enter** to list exactly the tasks behind it. On a narrow
 terminal the role is a mark before the series id (`H` headline, `a` auxiliary) and the
-interval its half-width after the value (`0.5469 ±0.28`).
+interval its bounds after the value, rounded outwards (`0.5469 .27–.83`).
 """
 
     DEFAULT_CSS = """
@@ -108,8 +108,8 @@ interval its half-width after the value (`0.5469 ±0.28`).
         self._report: MetricReport | None = None
         self._intervals: dict[str, str] = {}
         """The interval text of each series, kept for a table laid out again."""
-        self._half_widths: dict[str, str] = {}
-        """Each interval's half-width (``±0.28``), shown after the value when the interval
+        self._compact: dict[str, str] = {}
+        """Each interval's compact bounds (``.27–.83``), shown after the value when the interval
         column is folded."""
         self._layout: tuple[frozenset[str], bool] = (frozenset(), False)
         """The folded columns and whether the count headers are short."""
@@ -208,7 +208,7 @@ interval its half-width after the value (`0.5469 ±0.28`).
         )
         if report is not self._report:
             self._intervals = {}  # another report: its intervals are still to come
-            self._half_widths = {}
+            self._compact = {}
         self._report = report
         layout = self._fit(report, self.size.width or 200)
         if layout != self._layout:
@@ -254,11 +254,11 @@ interval its half-width after the value (`0.5469 ±0.28`).
         return Text(mark + " ", "bold" if mark == "H" else "dim") + one_line(series.series_id)
 
     def _value_cell(self, series: MetricSeries) -> Text:
-        """The value, and its interval's half-width when the interval column is folded."""
+        """The value, and its interval's compact bounds when the interval column is folded."""
         text = value_text(series)
-        half = self._half_widths.get(series.series_id)
-        if "interval" in self.folded and half:
-            text = text + Text(" " + half, "dim")
+        compact = self._compact.get(series.series_id)
+        if "interval" in self.folded and compact:
+            text = text + Text(" " + compact, "dim")
         return text
 
     def _interval_cell(self, series_id: str) -> Text:
@@ -266,17 +266,17 @@ interval its half-width after the value (`0.5469 ±0.28`).
         return Text(text, "dim" if text in ("", "—") else "")
 
     def show_intervals(
-        self, texts: Mapping[str, str], half_widths: Mapping[str, str] | None = None
+        self, texts: Mapping[str, str], compact: Mapping[str, str] | None = None
     ) -> None:
         """Fill the interval column: series id → its text (``[0.27, 0.83]``, ``—``); kept
         when the column is folded at this width, shown when it fits again. When it is
-        folded the value shows ``half_widths`` (``±0.28``) instead."""
+        folded the value shows ``compact`` (``.27–.83``) instead."""
         self._intervals.update(texts)
-        self._half_widths.update(half_widths or {})
+        self._compact.update(compact or {})
         if "interval" in self.folded:
-            if self._report is not None and half_widths:
+            if self._report is not None and compact:
                 for series in self._report.series:
-                    if series.series_id in half_widths and series.series_id in self._series_ids:
+                    if series.series_id in compact and series.series_id in self._series_ids:
                         cell = self._value_cell(series)
                         self.update_cell(series.series_id, "value", cell, update_width=True)
                 refresh_header(self)

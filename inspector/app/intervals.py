@@ -1,7 +1,7 @@
 """The app's texts for intervals (series table, category tree, compare screen).
 
 The numbers come from :mod:`inspector.views.run_stats` and are written by
-:func:`inspector.views.stats.bounds_text` / ``half_width_text`` / ``compact_bounds_text`` (as the command line writes
+:func:`inspector.views.stats.bounds_text` / ``compact_bounds_text`` (as the command line writes
 them); here they are picked for the dumb widgets. The app always uses 95 % intervals.
 """
 

@@ -101,6 +101,14 @@ def compact_bounds_text(interval: Interval) -> str:
         return NO_INTERVAL_TEXT
     if not 0 <= low <= high <= 1:
         return half_width_text(interval)
+    return compact_bounds(low, high)
+
+
+def compact_bounds(low: float, high: float) -> str:
+    """``.54–.99``: bounds inside [0, 1] rounded outwards to hundredths (the interval
+    shown never claims less than the one computed); else ``±`` half the width."""
+    if not 0 <= low <= high <= 1:
+        return f"±{(high - low) / 2:.2g}"
 
     def short(x: float) -> str:
         return "0" if x <= 0 else "1" if x >= 1 else f"{x:.2f}".removeprefix("0")

@@ -244,6 +244,15 @@ def stats_interval(run: Path, series_id: str) -> tuple[float, float]:
     return series["ci_low"], series["ci_high"]
 
 
+def assert_outward(shown: str, low: float, high: float) -> None:
+    """``shown`` (``.45–.55``) holds [low, high], each bound rounded outwards to hundredths:
+    never a symmetric ``±`` of an interval that is not symmetric."""
+    left, right = (float(part) for part in shown.split("–"))
+    assert left <= low < left + 0.01 + 1e-12 and right - 0.01 - 1e-12 < high <= right, (
+        shown, low, high,
+    )  # fmt: skip
+
+
 @pilot_test
 async def test_headline_intervals_are_shown_with_the_values(root: Path) -> None:
     app = InspectorApp([root])
@@ -254,11 +263,13 @@ async def test_headline_intervals_are_shown_with_the_values(root: Path) -> None:
             series_id = stored_headline(root / run)["series_id"]
             low, high = stats_interval(root / run, series_id)
             value = stored_headline(root / run)["value"]
-            assert cells[run]["headline"] == f"{value:.4f} ±{(high - low) / 2:.3f}", run
+            shown_value, bounds = cells[run]["headline"].split(" ")
+            assert shown_value == f"{value:.4f}", run
+            assert_outward(bounds, low, high)
             row = next(r for r in screen.rows if r.summary.relative == run)
             assert row.recomputed is not None and row.recomputed.interval == (low, high)
         # No interval for a reference value or a run that cannot be recomputed.
-        assert "±" not in cells[FAILED]["headline"] and "±" not in cells[CUT_OFF]["headline"]
+        assert "–" not in cells[FAILED]["headline"] and "–" not in cells[CUT_OFF]["headline"]
         table = screen.run_table
         table.move_cursor(row=[r.summary.relative for r in table.rows_shown].index(MICRO))
         await pilot.pause()

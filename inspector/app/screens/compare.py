@@ -41,7 +41,7 @@ from inspector.views.changes import moved_groups, moved_summary
 from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
-from inspector.views.stats import Interval, bounds_text, half_width_text
+from inspector.views.stats import Interval, bounds_text, compact_bounds_text
 from inspector.views.tasks import natural_key
 from widgets._table import ListTable
 from widgets.key_footer import KeyFooter
@@ -207,12 +207,13 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
 
     @on(SideIntervals)
     def _show_side_intervals(self, message: SideIntervals) -> None:
-        """The value, then its interval: ``[low, high]`` from 120 columns, ``±half`` from
-        100, none below (the series table keeps every column without scrolling)."""
+        """The value, then its interval: ``[low, high]`` from 120 columns, ``.27–.83`` (the
+        bounds rounded outwards) from 100, none below (the series table keeps every column
+        without scrolling)."""
         width = self.app.size.width
         if width < 100:
             return
-        shown = bounds_text if width >= 120 else half_width_text
+        shown = bounds_text if width >= 120 else compact_bounds_text
         for (index, key), (series, interval) in message.intervals.items():
             cell = value_cell(series)
             cell.append(f" {shown(interval)}", "dim")

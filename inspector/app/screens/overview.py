@@ -35,7 +35,7 @@ from inspector.session import Difference, Session
 from inspector.views.audit import InCount
 from inspector.views.rules import benchmark_rules
 from inspector.views.run_stats import SeriesStats
-from inspector.views.stats import bounds_text, half_width_text
+from inspector.views.stats import bounds_text, compact_bounds_text
 from inspector.views.task_index import TaskIndexes
 from inspector.views.tasks import (
     COUNTS_NOTE,
@@ -72,8 +72,8 @@ for the series and count under the cursor — or for the tree node, when the tre
 **w** compares the stored plan with a what-if plan (k=1, avg@j, pass@j); **i** lists the
 issues and retries; **f** lists the flaky tasks (attempts that disagree) with the pass@j and
 pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
-`95% CI` and `±95%` are intervals with a task's attempts averaged first. Below 100 columns
-**1**–**4** show the series table, the tree, the distribution or the plan (the plan's sources).
+`95% CI`: attempts averaged first; folded, its bounds follow the value (`.27–.83`). Below 100
+columns **1**–**4** show the series table, tree, distribution or plan (the plan's sources).
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -358,7 +358,7 @@ pass^j estimates; **x** exports the run (EEE, Parquet, CSV, JSONL) to a folder.
         self.intervals = message.stats
         own = {sid: stats.own.interval for sid, stats in message.stats.items()}
         bounds = {sid: bounds_text(i) for sid, i in own.items()}
-        self.series_table.show_intervals(bounds, {sid: half_width_text(i) for sid, i in own.items()})
+        self.series_table.show_intervals(bounds, {sid: compact_bounds_text(i) for sid, i in own.items()})
         shown, self.selected_series = self.selected_series, None
         if shown is not None:
             self._show_series(shown)
