@@ -42,3 +42,43 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
+
+
+@pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: known only when it is loaded
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
+    """``-n auto``: two test processes per available core (``PYTEST_XDIST_AUTO_NUM_WORKERS``
+    still decides when set). The app tests spend much of their time waiting (Pilot pauses,
+    reader processes, subprocesses of the command line), so one process per core leaves
+    the cores a third idle; two keep them busy (``benchmarks/bench_suite.py`` measures it)."""
+    import os
+
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return None  # pytest-xdist's own hook reads it
+    return 2 * len(os.sched_getaffinity(0))
+
+
+LONG_FIRST = (
+    "tests/robustness/test_rendered_output.py",
+    "tests/robustness/test_fuzz_runs.py",
+    "tests/app/test_large_tasks.py",
+    "tests/remote/",
+    "tests/robustness/",
+    "tests/app/",
+    "tests/snapshots/",
+    "tests/loading/",
+    "tests/packaging/",
+    "tests/layers/",
+)
+"""Where the long tests are, longest first (seconds each, against milliseconds for the
+engine's). pytest-xdist hands the first quarter of the tests out in turn and the rest to
+whichever process is free: with the long ones first, the run does not end waiting on one."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The long tests first (:data:`LONG_FIRST`), every group in collection order."""
+
+    def rank(item: pytest.Item) -> int:
+        path = Path(str(item.path)).relative_to(ROOT).as_posix()
+        return next((n for n, p in enumerate(LONG_FIRST) if path.startswith(p)), len(LONG_FIRST))
+
+    items.sort(key=rank)
