@@ -44,6 +44,22 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the inspector's bytecode once, before the test processes start (the
+    controller; an xdist worker finds it done). Where ``PYTHONDONTWRITEBYTECODE`` is set (as
+    on this project's CI machines) no interpreter writes it, and each of the suite's ~150
+    interpreters (the test processes, their fork servers, every ``inspector`` subprocess)
+    compiled every module it imports from source again. Compiled files go where Python
+    puts them (``__pycache__``, ignored by git); a stale one is recompiled (its source's
+    time and size are in it)."""
+    if hasattr(config, "workerinput"):
+        return
+    import compileall
+
+    for package in ("inspector", "widgets", "tests"):
+        compileall.compile_dir(ROOT / package, quiet=1)
+
+
 @pytest.hookimpl(optionalhook=True)  # pytest-xdist's hook: known only when it is loaded
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``-n auto``: two test processes per available core (``PYTEST_XDIST_AUTO_NUM_WORKERS``
