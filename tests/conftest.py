@@ -42,6 +42,10 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     monkeypatch.setenv("XDG_CACHE_HOME", str(home / ".cache"))
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
     monkeypatch.setenv("LC_ALL", "C.UTF-8")
+    # One reader process per app or command: the suite already runs two test processes per
+    # core (pytest_xdist_auto_num_workers below), and the fixture runs are small. The
+    # inspector's default (one per core) is what the tests that need several readers set.
+    monkeypatch.setenv("INSPECTOR_WORKERS", "1")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,7 +69,8 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int | None:
     """``-n auto``: two test processes per available core (``PYTEST_XDIST_AUTO_NUM_WORKERS``
     still decides when set). The app tests spend much of their time waiting (Pilot pauses,
     reader processes, subprocesses of the command line), so one process per core leaves
-    the cores a third idle; two keep them busy (``benchmarks/bench_suite.py`` measures it)."""
+    the cores a third idle; two keep them busy (``benchmarks/bench_suite.py`` measures it).
+    Each test's app or command then has one reader process (``_isolated_home``)."""
     import os
 
     if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
