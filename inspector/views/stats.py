@@ -83,30 +83,20 @@ def bounds_text(interval: Interval, digits: int = 3) -> str:
     return f"[{interval.ci_low:.{digits}g}, {interval.ci_high:.{digits}g}]"
 
 
-def half_width_text(interval: Interval) -> str:
-    """``±0.139``: half the interval's width, or ``—``. A size, not the bounds: an
-    interval of a value in [0, 1] is not symmetric around it (:mod:`inspector.views.bounded`);
-    :func:`bounds_text` gives the bounds."""
-    if interval.ci_low is None or interval.ci_high is None:
-        return NO_INTERVAL_TEXT
-    return f"±{(interval.ci_high - interval.ci_low) / 2:.2g}"
-
-
 def compact_bounds_text(interval: Interval) -> str:
     """``.54–.99`` (at most 7 characters): the bounds of an interval inside [0, 1], rounded
     outwards to hundredths (``0`` and ``1`` for the ends), for a narrow column; an interval
-    reaching outside [0, 1] gets :func:`half_width_text`; no interval ``—``."""
-    low, high = interval.ci_low, interval.ci_high
-    if low is None or high is None:
+    reaching outside [0, 1] (a symmetric t interval) its half width, ``±0.89``; no interval
+    ``—``."""
+    if interval.ci_low is None or interval.ci_high is None:
         return NO_INTERVAL_TEXT
-    if not 0 <= low <= high <= 1:
-        return half_width_text(interval)
-    return compact_bounds(low, high)
+    return compact_bounds(interval.ci_low, interval.ci_high)
 
 
 def compact_bounds(low: float, high: float) -> str:
     """``.54–.99``: bounds inside [0, 1] rounded outwards to hundredths (the interval
-    shown never claims less than the one computed); else ``±`` half the width."""
+    shown never claims less than the one computed); bounds outside [0, 1] (a symmetric t
+    interval of an unbounded value) as ``±`` half the width."""
     if not 0 <= low <= high <= 1:
         return f"±{(high - low) / 2:.2g}"
 

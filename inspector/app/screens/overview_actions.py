@@ -82,22 +82,21 @@ class OverviewActions(InspectorScreen):
     def problems_table(self) -> ProblemsTable:
         return self.query_one(ProblemsTable)
 
-    def unready(self, what: str) -> bool:
-        """Say why ``what`` cannot be done yet (the run is still being read) or at all (the
-        run was refused: no recomputation), and return True; False when it can."""
+    def ready(self, what: str) -> Session | None:
+        """The session, once its run is read and recomputed; else None, having said why
+        ``what`` cannot be done yet (the run is still being read) or at all (refused)."""
         if self.session is None:
             self.notify(f"The run is still being read: {what} once it is loaded.", timeout=3)
-            return True
+            return None
         if self.session.recomputation is None:
             self.notify(f"The run has no recomputation: no {what}.", severity="warning")
-            return True
-        return False
+            return None
+        return self.session
 
     def open_tasks(self, task_filter: TaskFilter) -> None:
         """Push the tasks screen filtered by ``task_filter``."""
-        if self.unready("task list") or self.session is None:
-            return
-        self.post_message(OpenTasks(self.session, task_filter))
+        if session := self.ready("task list"):
+            self.post_message(OpenTasks(session, task_filter))
 
     # The count ledger, explain, issues and what-if plans.
     def pointed_at(self) -> tuple[str, Scope, str]:
@@ -125,23 +124,18 @@ class OverviewActions(InspectorScreen):
         self, series_id: str | None = None, count: str = "total", scope: Scope = SERIES_SCOPE
     ) -> None:
         """Push the count ledger: the tasks behind one count, with reasons."""
-        rec = self.recomputation
-        if self.unready("count ledger") or rec is None:
-            return
-        self.post_message(OpenLedger(rec, series_id or self.selected_series, count, scope))
+        if self.ready("count ledger") and (rec := self.recomputation):
+            self.post_message(OpenLedger(rec, series_id or self.selected_series, count, scope))
 
     def open_explain(self, series_id: str | None = None, scope: Scope = SERIES_SCOPE) -> None:
         """Push "explain this number" for a series value, a category or a hierarchy node."""
-        rec = self.recomputation
-        if self.unready("explanation") or rec is None:
-            return
-        self.post_message(OpenExplain(rec, series_id or self.selected_series, scope))
+        if self.ready("explanation") and (rec := self.recomputation):
+            self.post_message(OpenExplain(rec, series_id or self.selected_series, scope))
 
     def open_issues(self) -> None:
         """Push the issues screen for the selected series."""
-        if self.unready("issues screen") or self.session is None:
-            return
-        self.post_message(OpenIssues(self.session, self.selected_series))
+        if session := self.ready("issues screen"):
+            self.post_message(OpenIssues(session, self.selected_series))
 
     def what_if_choices(self) -> list[PlanChoice]:
         rec = self.recomputation
@@ -184,14 +178,14 @@ class OverviewActions(InspectorScreen):
             self.call_after_refresh(scroll.scroll_to_widget, target, animate=False, top=True)
 
     def action_ledger(self) -> None:
-        if self.unready("count ledger"):
+        if not self.ready("count ledger"):
             return
         series_id, scope, count = self.pointed_at()
         if series_id:
             self.open_ledger(series_id, count, scope)
 
     def action_explain(self) -> None:
-        if self.unready("explanation"):
+        if not self.ready("explanation"):
             return
         series_id, scope, _ = self.pointed_at()
         if series_id:
@@ -204,20 +198,19 @@ class OverviewActions(InspectorScreen):
         self.open_issues()
 
     def action_flaky(self) -> None:
-        if not self.unready("flaky tasks") and self.session is not None:
-            self.post_message(OpenFlaky(self.session))
+        if session := self.ready("flaky tasks"):
+            self.post_message(OpenFlaky(session))
 
     def action_tasks(self) -> None:
-        if self.unready("task list"):
+        if not self.ready("task list"):
             return
         if self.selected_series:
             self.open_tasks(TaskFilter(self.selected_series))
 
     def action_export(self) -> None:
         """Ask for a folder and a format; the export is written off the UI thread."""
-        if self.unready("export") or self.session is None:
-            return
-        self.post_message(OpenRunExport(self.session))
+        if session := self.ready("export"):
+            self.post_message(OpenRunExport(session))
 
     def action_focus_problems(self) -> None:
         if self.session and self.session.problems:
