@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from textual.app import ComposeResult
+from textual.dom import NoScreen
 from textual.events import Resize
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey
@@ -35,9 +36,42 @@ class KeyFooter(Footer):
         super().__init__(show_command_palette=show_command_palette, id=id)
         self.keep = frozenset(keep)
         """The actions whose keys are always shown."""
+        self._composed: tuple[object, ...] | None = None
+        """What the keys on show were made from (:meth:`_keys_wanted`)."""
+
+    def _keys_wanted(self) -> tuple[object, ...] | None:
+        """What :meth:`compose` makes the keys from: every binding of the screen with whether
+        it works now and its tooltip (``None`` before the screen has its bindings)."""
+        if not self._bindings_ready:
+            return None
+        bindings = tuple(
+            (binding, enabled, tooltip)
+            for (_, binding, enabled, tooltip) in self.screen.active_bindings.values()
+        )
+        return (self.show_command_palette, self.compact, bindings)
+
+    async def recompose(self) -> None:
+        """Make the keys again, unless they would be the same keys. Textual's footer makes
+        them again on every change of focus and every refresh of the bindings; two times in
+        three nothing has changed, and the keys were most of the app's restyling work."""
+        if self.is_attached and self.children and self._composed is not None:
+            try:
+                if self._keys_wanted() == self._composed:
+                    return
+            except NoScreen:  # leaving with its screen: Textual's recompose does nothing then
+                pass
+        await super().recompose()
 
     def compose(self) -> ComposeResult:
-        yield from super().compose()
+        self._composed = self._keys_wanted()
+        for widget in super().compose():
+            if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
+                # Born with the style the footer binds it to. Textual's key starts compact
+                # and is then bound to the footer's (not compact): a class added and removed
+                # again, each restyling the key, for every key at every change of bindings.
+                # (The palette key is not bound: it stays compact, as Textual makes it.)
+                widget.set_reactive(FooterKey.compact, self.compact)
+            yield widget
         self.call_after_refresh(self.fit_keys)
 
     def on_resize(self, event: Resize) -> None:

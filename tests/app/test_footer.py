@@ -12,6 +12,7 @@ import pytest
 from textual.app import App, ComposeResult
 from textual.binding import Binding, BindingType
 from textual.screen import Screen
+from textual.widgets import Button
 from textual.widgets._footer import FooterKey
 
 from inspector.app.app import InspectorApp
@@ -112,3 +113,56 @@ async def test_a_greyed_out_key_folds_before_a_working_one() -> None:
         shown = [key.description for key in app.screen.query_one(KeyFooter).shown_keys]
         # the greyed-out key leaves its room to the working ones listed after it
         assert "Working key b" in shown and "Greyed out first" not in shown, shown
+
+
+class _Toggling(Screen[None]):
+    """Two inputs with no keys of their own, and a key that works only while ``armed``."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f", "fire", "Fire"),
+        Binding("r", "rename", "Rename"),
+    ]
+    armed = True
+
+    def compose(self) -> ComposeResult:
+        yield Button("one", id="one")
+        yield Button("two", id="two")
+        yield KeyFooter()
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        return None if action == "fire" and not self.armed else True  # None: greyed out
+
+
+@pilot_test
+async def test_footer_keys_are_remade_only_when_the_bindings_change() -> None:
+    app: App[None] = App()
+    async with app.run_test(size=(80, 10)) as pilot:
+        screen = _Toggling()
+        app.push_screen(screen)
+        await settle(pilot)
+        footer = screen.query_one(KeyFooter)
+        keys = list(footer.query_children(FooterKey))
+        assert [(k.description, k.has_class("-disabled")) for k in keys[:2]] == [
+            ("Fire", False),
+            ("Rename", False),
+        ]
+        # focus moves between widgets with the same keys: the footer keeps its keys
+        screen.query_one("#two", Button).focus()
+        await settle(pilot)
+        screen.query_one("#one", Button).focus()
+        await settle(pilot)
+        assert list(footer.query_children(FooterKey)) == keys
+        # a key stops working: the footer shows it greyed out
+        screen.armed = False
+        screen.refresh_bindings()
+        await settle(pilot)
+        remade = list(footer.query_children(FooterKey))
+        assert remade != keys
+        assert [(k.description, k.has_class("-disabled")) for k in remade[:2]] == [
+            ("Fire", True),
+            ("Rename", False),
+        ]
+        # Textual's looks: bound keys not compact, the palette key compact
+        assert [k.has_class("-compact") for k in remade] == [
+            k.has_class("-command-palette") for k in remade
+        ]
