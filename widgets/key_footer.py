@@ -38,6 +38,8 @@ class KeyFooter(Footer):
         """The actions whose keys are always shown."""
         self._composed: tuple[object, ...] | None = None
         """What the keys on show were made from (:meth:`_keys_wanted`)."""
+        self._widths: dict[FooterKey, int] = {}
+        """The columns each key on show takes (:func:`_width`), once measured."""
 
     def _keys_wanted(self) -> tuple[object, ...] | None:
         """What :meth:`compose` makes the keys from: every binding of the screen with whether
@@ -64,6 +66,7 @@ class KeyFooter(Footer):
 
     def compose(self) -> ComposeResult:
         self._composed = self._keys_wanted()
+        self._widths.clear()
         for widget in super().compose():
             if isinstance(widget, FooterKey) and not widget.has_class("-command-palette"):
                 # Born with the style the footer binds it to. Textual's key starts compact
@@ -90,13 +93,17 @@ class KeyFooter(Footer):
         kept = [key for key in keys if key.action in self.keep and key not in docked]
         others = [key for key in keys if key not in kept and key not in docked]
         others.sort(key=lambda key: key.has_class("-disabled"))  # stable sort
-        room = self.size.width - sum(_width(key) for key in docked + kept)
+        widths = self._widths
+        for key in keys:
+            if key not in widths:  # each key measured once (its label is fixed)
+                widths[key] = _width(key)
+        room = self.size.width - sum(widths[key] for key in docked + kept)
         fits = True
         for key in others:
-            fits = fits and _width(key) <= room
+            fits = fits and widths[key] <= room
             key.display = fits
             if fits:
-                room -= _width(key)
+                room -= widths[key]
         for key in kept:
             key.display = True
 

@@ -299,10 +299,12 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
 
     @on(SessionLoaded)
     def _loaded(self, message: SessionLoaded) -> None:
-        self.set_class(False, "-loading")
+        session = message.session
+        # one restyle of the whole screen, not one per class
+        classes = {"-loading": False, "-refused": session.recomputation is None}
+        self.update_classes(classes | {"-no-problems": not session.problems})
         self._previewed = False
         self.query_one("#loading-label", Static).update(LOADING)
-        session = message.session
         self.session = session
         self._cache_hits = message.cache_hits
         host = host_of(self)
@@ -312,13 +314,10 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         self._show_banners(session)
         self.problems_table.show(session.problems)
         self.query_one("#problems-title", Static).update(problems_title(session.problems))
-        self.set_class(not session.problems, "-no-problems")
         self.refresh_bindings()
         recomputation = session.recomputation
         if recomputation is None:
-            self.set_class(True, "-refused")
             return
-        self.set_class(False, "-refused")
         plan = recomputation.plan
         self.sub_title = place("overview", plan.label, plan.benchmark_id, plan.model_id)
         rules = [(r.key, r.value, r.source) for r in benchmark_rules(recomputation)]
