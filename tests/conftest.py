@@ -181,8 +181,9 @@ LONG_FIRST = (
     "tests/layers/",
 )
 """Where the long tests are, longest first (seconds each, against milliseconds for the
-engine's). pytest-xdist hands the first quarter of the tests out in turn and the rest to
-whichever process is free: with the long ones first, the run does not end waiting on one."""
+engine's). Work stealing (:func:`pytest_xdist_make_scheduler`) gives each process a quarter
+of the list in order, and an idle process takes the second half of a busy one's queue: with
+the long ones first, they start early and the run does not end waiting on one of them."""
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
