@@ -85,7 +85,14 @@ def _kill_while_reading(command: list[str], sig: signal.Signals, readers: int) -
     it alone, and count those processes still alive a second later (then end them)."""
     env = dict(os.environ, INSPECTOR_CACHE="0", INSPECTOR_WORKERS="2")
     proc = subprocess.Popen(
-        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command,
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        # ``sig`` ends the command, as it does a command started from a shell, even where the
+        # suite itself runs ignoring it (under ``nohup``, SIGHUP is ignored and inherited)
+        preexec_fn=None if sig == signal.SIGKILL else lambda: signal.signal(sig, signal.SIG_DFL),
     )
     seen: set[int] = set()
     deadline = time.monotonic() + 60
