@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
+PIN = re.compile(r"[A-Za-z0-9_.-]+==[0-9][A-Za-z0-9.]*")
 
 
 def _readme_commands() -> list[str]:
@@ -19,6 +21,16 @@ def test_the_readme_opens_with_the_two_commands() -> None:
     assert ".venv/bin/inspector fixtures/runs/" in setup_and_open
     assert setup_and_test.startswith("python3 -m venv .venv && ")
     assert "-m pytest" in setup_and_test
+
+
+def test_both_commands_set_up_alike_with_a_pinned_installer() -> None:
+    setup_and_open, setup_and_test = _readme_commands()
+    setup = setup_and_open.rsplit(" && ", 1)[0]
+    assert setup_and_test.rsplit(" && ", 1)[0] == setup
+    steps = setup.split(" && ")
+    assert steps[1].startswith(".venv/bin/pip install -q uv==")
+    assert PIN.fullmatch(steps[1].rsplit(" ", 1)[1])
+    assert steps[2].startswith(".venv/bin/uv pip install ") and steps[2].endswith(" -e '.[test]'")
 
 
 def test_ci_runs_exactly_the_readme_test_command() -> None:
