@@ -167,3 +167,48 @@ async def test_unreadable_path_shows_a_banner_not_a_crash(tmp_path: Path) -> Non
         screen = app.screen
         assert isinstance(screen, OverviewScreen)
         assert "Cannot read the run" in static_text(screen.banner("refusal"))
+
+
+@pilot_test
+async def test_a_run_the_engine_refuses_shows_why_and_no_numbers(tmp_path: Path) -> None:
+    """Read without a problem but refused by the engine (an undeclared metric, spec §10 item 13):
+    the refusal, naming the file, in place of the series, the counts note and the lower panels."""
+    import json
+    import shutil
+
+    from tests.conftest import FIXTURE_RUNS
+
+    run = tmp_path / "ns" / "refused"
+    shutil.copytree(FIXTURE_RUNS / "k1_micro", run)
+    result = sorted(run.glob("details/normal/*/attempt-1/result.json"))[0]
+    value = json.loads(result.read_text(encoding="utf-8"))
+    value["metrics"]["bogus"] = True
+    result.write_text(json.dumps(value), encoding="utf-8")
+    app = InspectorApp([run])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OverviewScreen)
+        assert screen.session is not None and screen.session.recomputation is None
+        assert screen.has_class("-refused") and not screen.has_class("-loading")
+        assert "bogus" in static_text(screen.banner("refusal"))
+        for hidden in (screen.series_table, screen.query_one("#overview-lower"),
+                       screen.query_one("#counts-note")):
+            assert not hidden.display
+        await pilot.press("t")
+        await settle(pilot)
+        assert app.screen is screen
+        said = [str(n.message) for n in app._notifications]
+        assert "The run has no recomputation: no task list." in said
+
+
+@pilot_test
+async def test_a_scored_run_shows_its_numbers(run_path) -> None:  # type: ignore[no-untyped-def]
+    app = InspectorApp([run_path("k1_micro")])
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, OverviewScreen)
+        assert not screen.has_class("-refused") and not screen.has_class("-loading")
+        assert screen.series_table.display and screen.query_one("#counts-note").display
+        assert not screen.banner("refusal").has_class("-shown")
