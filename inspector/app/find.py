@@ -162,7 +162,8 @@ class FindRun(_Finder):
 
 
 class FindScreen(_Finder):
-    """``screen: …`` and ``panel: …``: every screen and overview panel of the open run."""
+    """``screen: …`` and ``panel: …``: every screen and overview panel of the open run, and
+    the runs screen's own screens (leaderboard, tasks over the runs) under a root."""
 
     def commands(self) -> Iterator[Command]:
         app = self.navigator
@@ -182,7 +183,19 @@ class FindScreen(_Finder):
                 yield (f"panel: {name}", partial(self._panel, app, key), about)
         if app.has_runs_screen:
             yield ("screen: runs", app.go_to_runs, "Every run under the root")
+            yield ("screen: leaderboard", partial(self._from_runs, app, "leaderboard"),
+                   "Models × benchmarks: each model's newest finished run")  # fmt: skip
+            yield ("screen: tasks over the runs", partial(self._from_runs, app, "tasks"),
+                   "Every task id over the runs, flagged; / finds one")  # fmt: skip
         yield ("screen: help", partial(app.run_action, "help"), "Keys and what each screen shows")
+
+    @staticmethod
+    def _from_runs(app: Navigator, action: str) -> None:
+        """Back to the runs screen, then its ``action`` (as its key would)."""
+        app.go_to_runs()
+        runs = app.runs_screen
+        if runs is not None:
+            getattr(runs, f"action_{action}")()
 
     @staticmethod
     def _flaky(app: Navigator) -> None:

@@ -196,6 +196,35 @@ async def test_palette_opens_a_run_of_the_root_then_a_category(alike_root: Path)
         assert tasks.task_filter.categories == frozenset({"Physics"})
 
 
+
+@pilot_test
+async def test_palette_opens_the_root_s_screens_from_inside_a_run(alike_root: Path) -> None:
+    """The runs screen's own `l` / `t` are in the palette there already (as keys); these
+    commands reach the same screens from any screen of an open run, leaving the run."""
+    from inspector.app.screens.items import ItemsScreen
+    from inspector.app.screens.leaderboard import LeaderboardScreen
+    from inspector.app.screens.runs import RunsScreen
+
+    app = InspectorApp([alike_root])
+    async with app.run_test(size=(80, 24)) as pilot:
+        await checked_screen(pilot, settle)
+        for query, screen_type in (("screen: leaderboard", LeaderboardScreen),
+                                   ("tasks over the runs", ItemsScreen)):  # fmt: skip
+            await pilot.press("ctrl+p")
+            await typed(pilot, "run: beta")
+            await pilot.press("enter")
+            await overview_at(pilot)
+            await pilot.press("t")  # a screen further in
+            await settle(pilot)
+            await pilot.press("ctrl+p")
+            await typed(pilot, query)
+            await pilot.press("enter")
+            await settle(pilot)
+            assert isinstance(pilot.app.screen, screen_type), query
+            await pilot.press("escape")
+            await settle(pilot)
+            assert isinstance(pilot.app.screen, RunsScreen), query
+
 # Every panel of the overview in one key at 80×24.
 @pilot_test
 async def test_every_overview_panel_is_one_key_away_at_80x24(run_path) -> None:  # type: ignore[no-untyped-def]
