@@ -59,6 +59,7 @@ LOCAL_FONTS = """<link rel="preload" href="{{ config.static.url }}fonts/RobotoMo
 WILDCARDS = frozenset({"", "0.0.0.0", "::"})
 LOOPBACK_ALIASES = ("localhost",)
 APP_GRACE_SECONDS = 0.5  # an app asked to quit gets this long before its process group ends
+END_WAIT_SECONDS = 1.0  # a process group sent SIGTERM gets this long before SIGKILL
 
 
 LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
@@ -116,11 +117,23 @@ class AppProcess(AppService):
         self._stdin = process.stdin
         return process
 
-    def kill(self) -> None:
-        """End the app and every process it started (reader processes keep its pipes open)."""
-        if self._process is not None:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self._process.pid, signal.SIGKILL)
+    async def end(self, wait: float = END_WAIT_SECONDS) -> None:
+        """End the app and every process it started (reader processes keep its pipes open):
+        SIGTERM to its process group (with SIGCONT, for a stopped app), then SIGKILL to what
+        is left after ``wait`` seconds. multiprocessing's resource tracker ignores SIGTERM:
+        it outlives the others by a moment, sees its pipe close and removes the reader
+        pool's named semaphores from /dev/shm. A SIGKILL to the whole group at once left
+        five there per session."""
+        if self._process is None:
+            return
+        group = self._process.pid
+        for signum in (signal.SIGTERM, signal.SIGCONT):
+            if not _signal_group(group, signum):
+                return
+        deadline = _loop_time() + wait
+        while _loop_time() < deadline and _signal_group(group, 0):
+            await asyncio.sleep(0.02)
+        _signal_group(group, signal.SIGKILL)
 
     async def stop(self, grace: float = APP_GRACE_SECONDS) -> None:
         """Ask the app to quit; after ``grace`` seconds end its process group."""
@@ -131,8 +144,23 @@ class AppProcess(AppService):
         await self.send_meta({"type": "quit"})
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(asyncio.shield(task), grace)
-        self.kill()
+        await self.end()
         await task
+
+
+def _loop_time() -> float:
+    return asyncio.get_running_loop().time()
+
+
+def _signal_group(group: int, signum: int) -> bool:
+    """Send ``signum`` to the process group; False when no process is left in it."""
+    try:
+        os.killpg(group, signum)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # not ours to signal: as good as alive
+        pass
+    return True
 
 
 class InspectorServer(Server):
@@ -281,8 +309,7 @@ class InspectorServer(Server):
     async def on_shutdown(self, app: web.Application) -> None:
         """End every session now: its app's process group, then its websocket."""
         sessions = list(self.sessions.items())
-        for process, _ in sessions:
-            process.kill()
+        await asyncio.gather(*(process.end() for process, _ in sessions))
         await asyncio.gather(
             *(websocket.close(code=1001, message=b"server stopped") for _, websocket in sessions),
             return_exceptions=True,

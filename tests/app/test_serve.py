@@ -245,18 +245,48 @@ def _app_pids(marker: str) -> list[int]:
     return pids
 
 
-async def _connected_then_terminated(served, marker: str, frozen: bool) -> tuple[float, list[int]]:  # type: ignore[no-untyped-def]
+def _semaphores(pids: list[int]) -> set[str]:
+    """The named semaphores (``/dev/shm/sem.mp-*``) these processes have mapped and not
+    unlinked: those of a reader pool started by a fork server."""
+    names = set()
+    for pid in pids:
+        with contextlib.suppress(OSError), open(f"/proc/{pid}/maps") as maps:
+            names |= {m.group(1) for m in re.finditer(r"/dev/shm/(sem\.mp-\S+)$", maps.read(), re.M)}
+    return names
+
+
+async def _app_with_its_readers(marker: str) -> tuple[int, set[str]]:
+    """The session's app process, once its reader pool is up, and the pool's semaphores."""
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        apps = _app_pids(marker)
+        if len(apps) == 1 and (names := _semaphores(_processes_in_session(apps[0]))):
+            return apps[0], names
+        await asyncio.sleep(0.1)
+    raise AssertionError("the app's reader pool did not start")
+
+
+def _left_in_shm(names: set[str]) -> set[str]:
+    deadline = time.monotonic() + 2
+    while (left := {n for n in names if os.path.exists(f"/dev/shm/{n}")}) and (
+        time.monotonic() < deadline
+    ):
+        time.sleep(0.1)
+    return left
+
+
+async def _connected_then_terminated(served, marker: str, frozen: bool) -> tuple[float, list[int], set[str]]:  # type: ignore[no-untyped-def]
     async with aiohttp.ClientSession() as session:
         client = await session.ws_connect(served.websocket + "?width=80&height=24")
         assert (await client.receive(timeout=60)).type == aiohttp.WSMsgType.BINARY
-        (app,) = _app_pids(marker)
+        app, semaphores = await _app_with_its_readers(marker)
         tree = _processes_in_session(app)
         if frozen:  # an app that cannot answer "quit"
             os.kill(app, signal.SIGSTOP)
         started = time.monotonic()
         served.process.terminate()
         await asyncio.to_thread(served.process.wait, 15)
-        return time.monotonic() - started, tree
+        return time.monotonic() - started, tree, semaphores
 
 
 @pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc (Linux)")
@@ -268,7 +298,9 @@ def test_sigterm_with_a_client_connected_ends_server_and_app_tree_promptly(
     subprocess.run(["cp", "-r", str(run_path("k1_micro")), str(run)], check=True)
     try:
         with serving(run) as served:
-            seconds, tree = asyncio.run(_connected_then_terminated(served, str(run), frozen))
+            seconds, tree, semaphores = asyncio.run(
+                _connected_then_terminated(served, str(run), frozen)
+            )
             assert served.process.returncode == 0
         assert seconds < 3.0, f"SIGTERM took {seconds:.1f} s"
         assert tree, "the app's processes were not found"
@@ -276,7 +308,37 @@ def test_sigterm_with_a_client_connected_ends_server_and_app_tree_promptly(
         while (alive := [pid for pid in tree if _running(pid)]) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not alive
+        assert not _left_in_shm(semaphores)  # the reader pool's semaphores went with it
     finally:  # when the test fails, leave no app behind
+        for app in _app_pids(str(run)):
+            with contextlib.suppress(OSError):
+                os.killpg(app, signal.SIGKILL)
+
+
+async def _connected_then_closed(served, marker: str) -> tuple[list[int], set[str]]:  # type: ignore[no-untyped-def]
+    async with aiohttp.ClientSession() as session:
+        client = await session.ws_connect(served.websocket + "?width=80&height=24")
+        assert (await client.receive(timeout=60)).type == aiohttp.WSMsgType.BINARY
+        app, semaphores = await _app_with_its_readers(marker)
+        tree = _processes_in_session(app)
+        await client.close()  # the browser tab closed
+    return tree, semaphores
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc"), reason="reads /proc (Linux)")
+def test_a_closed_session_leaves_no_process_and_no_semaphore(run_path, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    run = tmp_path / "closed_marker_run"
+    subprocess.run(["cp", "-r", str(run_path("k1_micro")), str(run)], check=True)
+    try:
+        with serving(run) as served:
+            tree, semaphores = asyncio.run(_connected_then_closed(served, str(run)))
+            deadline = time.monotonic() + 5  # the app's grace, then its group's
+            while (alive := [p for p in tree if _running(p)]) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not alive
+            assert not _left_in_shm(semaphores)
+            assert served.process.poll() is None  # still serving
+    finally:
         for app in _app_pids(str(run)):
             with contextlib.suppress(OSError):
                 os.killpg(app, signal.SIGKILL)
