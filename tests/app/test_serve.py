@@ -267,7 +267,7 @@ async def _app_with_its_readers(marker: str) -> tuple[int, set[str]]:
 
 
 def _left_in_shm(names: set[str]) -> set[str]:
-    deadline = time.monotonic() + 2
+    deadline = time.monotonic() + 5  # the tracker unlinks them as soon as its pipe closes
     while (left := {n for n in names if os.path.exists(f"/dev/shm/{n}")}) and (
         time.monotonic() < deadline
     ):
