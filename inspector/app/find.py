@@ -190,12 +190,11 @@ class FindScreen(_Finder):
         yield ("screen: help", partial(app.run_action, "help"), "Keys and what each screen shows")
 
     @staticmethod
-    def _from_runs(app: Navigator, action: str) -> None:
+    async def _from_runs(app: Navigator, action: str) -> None:
         """Back to the runs screen, then its ``action`` (as its key would)."""
         app.go_to_runs()
-        runs = app.runs_screen
-        if runs is not None:
-            getattr(runs, f"action_{action}")()
+        if (runs := app.runs_screen) is not None:
+            await runs.run_action(action)
 
     @staticmethod
     def _flaky(app: Navigator) -> None:
