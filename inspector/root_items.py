@@ -15,16 +15,18 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from inspector import loading
+from inspector.answers import say_root
 from inspector.engine.model import Issue
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.overrides import Overrides
-from inspector.results.discover import run_folders
 from inspector.results.lazy import RetryRecord
+from inspector.results.root_walk import cannot_read, walk_root
 from inspector.views.attribution import load_retry_records
 from inspector.views.fingerprints import Occurrence, occurrences
 from inspector.views.items import FINISHED, RunTasks, run_tasks
 
 Progress = Callable[[int, int], None]
+Say = Callable[[str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,11 +89,22 @@ def runs_at(path: str) -> list[tuple[str, str]]:
     Raises:
         RunReadError: ``path`` is not a readable directory.
     """
+    return _walked(path)[0]
+
+
+def _walked(
+    path: str, say: Callable[[str], None] | None = None
+) -> tuple[list[tuple[str, str]], list[Skipped]]:
+    """:func:`runs_at`, and each folder that could not be read as a run left out; a link
+    out of the root, not followed, is said to ``say``."""
+    walk = walk_root(path)
+    for line in walk.link_lines(path) if say is not None else ():
+        say(line)
     found = []
-    for _, relative in run_folders(path):
+    for _, relative in walk.runs:
         shown = os.path.basename(os.path.abspath(path)) if relative in ("", ".") else relative
         found.append((os.path.join(path, relative), shown))
-    return found
+    return found, [Skipped(rel, cannot_read(reason)) for rel, reason in walk.unreadable]
 
 
 def over_runs(
@@ -107,23 +120,27 @@ def over_runs(
 
 
 def root_items(
-    path: str, overrides: Overrides, progress: Progress | None = None
+    path: str, overrides: Overrides, progress: Progress | None = None, say: Say = say_root
 ) -> tuple[list[RunTasks], list[Skipped]]:
-    """Every finished run at or under ``path`` reduced for the rows, and the runs left out."""
-    answers = over_runs(items_call, runs_at(path), overrides, progress)
+    """Every finished run at or under ``path`` reduced for the rows, and the runs (and
+    unreadable folders) left out."""
+    runs, unreadable = _walked(path, say)
+    answers = over_runs(items_call, runs, overrides, progress)
     return (
         [a for a in answers if isinstance(a, RunTasks)],
-        [a for a in answers if isinstance(a, Skipped)],
+        [a for a in answers if isinstance(a, Skipped)] + unreadable,
     )
 
 
 def root_errors(
-    path: str, overrides: Overrides, progress: Progress | None = None
+    path: str, overrides: Overrides, progress: Progress | None = None, say: Say = say_root
 ) -> tuple[list[Occurrence], list[Skipped]]:
-    """Every issue of every run at or under ``path``, and the runs that could not be read."""
-    answers = over_runs(errors_call, runs_at(path), overrides, progress)
+    """Every issue of every run at or under ``path``, and the runs (and folders) that could
+    not be read."""
+    runs, unreadable = _walked(path, say)
+    answers = over_runs(errors_call, runs, overrides, progress)
     found = [o for a in answers if isinstance(a, list) for o in a]
-    return found, [a for a in answers if isinstance(a, Skipped)]
+    return found, [a for a in answers if isinstance(a, Skipped)] + unreadable
 
 
 def stream_items(
