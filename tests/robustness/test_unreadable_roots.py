@@ -92,7 +92,8 @@ def root_with_a_hidden_failure(
     shared_tmp: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Callable[..., tuple[int, str, str]]:
     """A root holding a passing run (``ok``) and a failing one inside ``secret/``, which the
-    unprivileged user cannot list; returns ``run(command)`` for a command over the root."""
+    unprivileged user cannot list; returns ``run(command)`` for a command over the root
+    (``under``: over a folder of it instead; ``hidden``: the folder hidden, under the root)."""
     root = shared_tmp / "root"
     shutil.copytree(FIXTURE_RUNS / "compare_a", root / "ok")  # passes the default gate
     shutil.copytree(FIXTURE_RUNS / "k3_pass", root / "secret" / "failing")  # fails it
@@ -106,15 +107,17 @@ def root_with_a_hidden_failure(
     monkeypatch.setenv("INSPECTOR_WORKERS", "1")
     warmed: set[str] = set()
 
-    def run(command: list[str], under: str = "") -> tuple[int, str, str]:
+    def run(command: list[str], under: str = "", hidden: str = "secret") -> tuple[int, str, str]:
         path = str(root / under) if under else str(root)
         if command[0] not in warmed:
-            (root / "secret").chmod(0o755)
             with contextlib.redirect_stdout(sys.stderr):
                 main([*command, str(root)])
             warmed.add(command[0])
-        hide(root / "secret")
-        return unprivileged([*command, path], home, out, {"INSPECTOR_WORKERS": "2"})
+        hide(root / hidden)
+        try:
+            return unprivileged([*command, path], home, out, {"INSPECTOR_WORKERS": "2"})
+        finally:
+            (root / hidden).chmod(0o755)
 
     run.root = root  # type: ignore[attr-defined]
     return run
@@ -222,3 +225,21 @@ def test_a_root_that_cannot_be_read_is_one_line_naming_it(
     secret = root_with_a_hidden_failure.root / "secret"  # type: ignore[attr-defined]
     # Was "no runs here", as if the folder were empty.
     assert err == f"inspector: {secret}: folder cannot be read (permission denied)\n"
+
+
+def test_a_run_with_a_folder_that_cannot_be_read_is_unusable_whatever_the_policy(
+    root_with_a_hidden_failure: Callable[..., tuple[int, str, str]],
+) -> None:
+    policy = root_with_a_hidden_failure.root.parent / "policy.toml"  # type: ignore[attr-defined]
+    policy.write_text("max_invalidated = 100\n", encoding="utf-8")  # every run passes it
+    policy.chmod(0o644)
+    hidden = "secret/failing/details/error"  # the failing run's error tasks
+    code, out, err = root_with_a_hidden_failure(["gate", "--policy", str(policy)], hidden=hidden)
+    assert code == 2, out + err  # was 0: the rest of the run passed, the errors unseen
+    assert f"unusable: {hidden}: folder cannot be listed (permission denied)" in out
+    code, out, err = root_with_a_hidden_failure(["check"], hidden=hidden)
+    assert code == 2, out + err  # was 1: "differs", the recomputation of what was read
+    assert "part of the run cannot be read, so it is not checked" in out
+    code, out, err = root_with_a_hidden_failure(["check"], "secret/failing", hidden=hidden)
+    assert code == 2, out + err  # the run alone as well
+    assert err.splitlines()[-1].endswith("part of the run cannot be read, so it is not checked")
