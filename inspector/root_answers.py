@@ -204,9 +204,7 @@ def audit_runs(
         yield [(runs[index][0], check) for index, check in batch]
 
 
-def board_of_root(
-    root: str, overrides: Any, say: Callable[[str], None] = say_root
-) -> Leaderboard:
+def board_of_root(root: str, overrides: Any, say: Callable[[str], None] = say_root) -> Leaderboard:
     """Every run under ``root`` recomputed and checked (as ``inspector check ROOT``), as a
     leaderboard; the runs listed as the runs screen lists them (unchanged runs' summaries
     from the loading layer's cache). A folder that could not be read is said to ``say``.
