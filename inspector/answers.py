@@ -58,6 +58,11 @@ def say_on_stderr(line: str) -> None:
         print(visible(shown(line), one_line=True), file=sys.stderr)
 
 
+def say_root(line: str) -> None:
+    """A line about what a command over a root could not search, on stderr."""
+    say_on_stderr(f"inspector: {line}")
+
+
 def load_session(
     path: str,
     overrides: Overrides | None = None,

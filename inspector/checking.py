@@ -14,6 +14,7 @@ from inspector.answers import Say, Unusable, load_outputs, say_on_stderr
 from inspector.loading.report_cache import Outputs
 from inspector.overrides import Overrides
 from inspector.results.file_io import parse_json
+from inspector.results.problems import unreadable
 from inspector.views.differences import Difference, metrics_differences
 from inspector.views.run_check import DIFFERS, OK, UNUSABLE, RunCheck, headline_of
 
@@ -63,11 +64,20 @@ def stored_differences(path: str, outputs: Outputs) -> list[Difference]:
     """Where the run's stored metrics.json differs from ``outputs``' recomputation.
 
     Raises:
-        NoStoredReport: the run has no readable metrics.json.
+        NoStoredReport: the run has no readable metrics.json, or a file or folder of it
+            could not be read (its recomputation is of the rest).
     """
     if outputs.stored_metrics_text is None:
         where = Path(path) / "metrics.json"
         raise NoStoredReport(f"{where}: no readable stored metrics.json to check", outputs)
+    hidden = [(rel, message) for rel, message in outputs.warnings if unreadable(message)]
+    if hidden:  # the recomputation is of what could be read: nothing to judge it by
+        rel, message = hidden[0]
+        more = f" (and {len(hidden) - 1} more)" if len(hidden) > 1 else ""
+        raise NoStoredReport(
+            f"{Path(path) / rel}: {message}{more}; part of the run cannot be read, so it is not checked",
+            outputs,
+        )
     text = outputs.stored_metrics_text
     if text == outputs.metrics_json:
         return []  # as AgentCompass wrote it: nothing to parse

@@ -11,10 +11,12 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from inspector.answers import say_root
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.loading.summary_cache import find_runs
 from inspector.overrides import Overrides
 from inspector.results.discover import RunSummary
+from inspector.results.root_walk import walk_root
 from inspector.root_answers import check_one
 from inspector.views.gate import AGAINST_RULES, Policy, Regression, RunFacts, RunGate, judge
 from inspector.views.run_check import DIFFERS, OK
@@ -68,17 +70,26 @@ def run_facts(
 
 
 def facts_under(
-    path: str, overrides: Overrides, *, comparing: bool, processes: int | None = None
+    path: str,
+    overrides: Overrides,
+    *,
+    comparing: bool,
+    processes: int | None = None,
+    say: Callable[[str], None] = say_root,
 ) -> list[RunFacts]:
     """The facts of every run at or under ``path``, by path, in worker processes (as
     ``check ROOT``). A run is named by its path under ``path``, a run given itself by
     ``path`` as given. ``comparing``: with what the rules that compare need (the error
-    fingerprints).
+    fingerprints). A folder that could not be read is an unusable run named by its path
+    (its runs are not known); a link out of the root, not followed, is said to ``say``.
 
     Raises:
         RunReadError: ``path`` is not a readable directory.
     """
-    summaries = find_runs(path)
+    walk = walk_root(path)
+    for line in walk.link_lines(path):
+        say(line)
+    summaries = find_runs(path, walk.runs)
     calls = [
         (
             path if s.relative == "." else os.path.join(path, s.relative),
@@ -89,7 +100,12 @@ def facts_under(
         )
         for s in sorted(summaries, key=lambda s: s.relative)
     ]
-    return map_in_processes(run_facts, calls, min(processes or workers(spare=1), len(calls)))
+    found = map_in_processes(run_facts, calls, min(processes or workers(spare=1), len(calls)))
+    unreadable = [
+        RunFacts(rel, problem=line)
+        for (rel, _), line in zip(walk.unreadable, walk.unreadable_lines(), strict=True)
+    ]
+    return sorted(found + unreadable, key=lambda facts: facts.run)
 
 
 def paired_facts(

@@ -16,14 +16,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector import loading
-from inspector.answers import Unusable, warnings_in
+from inspector.answers import Unusable, say_root, warnings_in
 from inspector.checking import NoStoredReport, check_run, checked, unstored
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.loading import report_cache
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.loading.summary_cache import find_runs
 from inspector.overrides import Overrides
-from inspector.results.discover import run_folders
+from inspector.results.root_walk import RootWalk, walk_root
 from inspector.views.leaderboard import Leaderboard, build
 from inspector.views.run_check import UNUSABLE, RunCheck
 from inspector.views.runs_view import RunRow, with_interval
@@ -81,11 +81,18 @@ def check_one(
 
 
 def check_root(
-    root: str, overrides: Overrides, *, processes: int | None = None, cached: bool = False
+    root: str,
+    overrides: Overrides,
+    *,
+    processes: int | None = None,
+    cached: bool = False,
+    say: Callable[[str], None] = say_root,
 ) -> list[RunCheck]:
     """Every run under ``root``, by path; checked by ``processes`` worker processes
     (default: one per core and one more, which checks while another waits for its files;
-    fewer when there are fewer runs).
+    fewer when there are fewer runs). A folder of the root that cannot be read is one more
+    unusable check, named by its path (its runs are not known); a link out of the root,
+    not followed, is said once to ``say``.
 
     Without ``cached`` every file is read and nothing read is kept in the caches: an audit
     of hundreds of runs would otherwise spend a sixth of its time writing a task cache and
@@ -94,9 +101,22 @@ def check_root(
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
-    runs = [relative for _, relative in run_folders(root)]
+    walk = walk_root(root)
+    for line in walk.link_lines(root):
+        say(line)
+    runs = [relative for _, relative in walk.runs]
     calls = [(os.path.join(root, relative), relative, overrides, cached) for relative in runs]
-    return map_in_processes(_check_call, calls, min(processes or workers(spare=1), len(calls)))
+    checks = map_in_processes(_check_call, calls, min(processes or workers(spare=1), len(calls)))
+    return sorted(checks + unreadable_checks(walk), key=lambda check: check.run.split("/"))
+
+
+def unreadable_checks(walk: RootWalk) -> list[RunCheck]:
+    """An unusable check for each folder of the root that could not be read."""
+    lines = walk.unreadable_lines()
+    return [
+        RunCheck(rel, UNUSABLE, problem=line)
+        for (rel, _), line in zip(walk.unreadable, lines, strict=True)
+    ]
 
 
 def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) -> RunCheck:
@@ -184,16 +204,19 @@ def audit_runs(
         yield [(runs[index][0], check) for index, check in batch]
 
 
-def board_of_root(root: str, overrides: Any) -> Leaderboard:
+def board_of_root(root: str, overrides: Any, say: Callable[[str], None] = say_root) -> Leaderboard:
     """Every run under ``root`` recomputed and checked (as ``inspector check ROOT``), as a
     leaderboard; the runs listed as the runs screen lists them (unchanged runs' summaries
-    from the loading layer's cache).
+    from the loading layer's cache). A folder that could not be read is said to ``say``.
 
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
-    checks = {check.run: check for check in check_root(root, overrides)}
-    return build([RunRow(run, checks.get(run.relative)) for run in find_runs(root)])
+    checks = {check.run: check for check in check_root(root, overrides, say=say)}
+    runs = find_runs(root)
+    for name in sorted(checks.keys() - {run.relative for run in runs}):
+        say(checks[name].problem or name)
+    return build([RunRow(run, checks.get(run.relative)) for run in runs])
 
 
 def interval_call(

@@ -11,20 +11,28 @@ reductions and how each attempt ended) or its issues as
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
 
 from inspector import loading
+from inspector.answers import say_root
 from inspector.engine.model import Issue
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.overrides import Overrides
-from inspector.results.discover import run_folders
+from inspector.results.layout import RUN_FILE_MAX_BYTES
 from inspector.results.lazy import RetryRecord
+from inspector.results.problems import RULE_ISSUE
+from inspector.results.root_walk import cannot_read, walk_root
+from inspector.results.run_files import RunFiles
 from inspector.views.attribution import load_retry_records
 from inspector.views.fingerprints import Occurrence, occurrences
 from inspector.views.items import FINISHED, RunTasks, run_tasks
 
 Progress = Callable[[int, int], None]
+Say = Callable[[str], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,7 +73,14 @@ def items_call(path: str, shown_as: str, overrides: Overrides) -> RunTasks | Ski
     return reduced if reduced is not None else Skipped(shown_as, "no headline series")
 
 
-def errors_call(path: str, shown_as: str, overrides: Overrides) -> list[Occurrence] | Skipped:
+class RunIssues(NamedTuple):
+    """One run's issues, and a line naming each file whose issues the reader does not know."""
+
+    found: list[Occurrence]
+    unknown: list[str]
+
+
+def errors_call(path: str, shown_as: str, overrides: Overrides) -> RunIssues | Skipped:
     """Every issue of one run's attempts and retry records (in a worker process)."""
     loaded = _open(path, shown_as, overrides)
     if isinstance(loaded, Skipped):
@@ -77,7 +92,34 @@ def errors_call(path: str, shown_as: str, overrides: Overrides) -> list[Occurren
             if isinstance(record, RetryRecord):
                 for issue in record.issues:
                     retry.setdefault(task_id, []).append((record.attempt or 0, issue))
-    return occurrences(shown_as, run.tasks, retry)
+    found = occurrences(shown_as, run.tasks, retry)
+    unknown = []
+    tasks = {entry.folder: entry.task_id for entry in run.entries}
+    for problem in run.problems:
+        if problem.rule != RULE_ISSUE:
+            continue
+        task_id = tasks.get(problem.path.rsplit("/", 2)[0]) or problem.path
+        found += _as_written(run.path, problem.path, shown_as, task_id)
+        unknown.append(f"{shown_as}/{problem.path}: {problem.message} (counted as written)")
+    return RunIssues(found, unknown)
+
+
+def _as_written(run: Path, rel: str, shown_as: str, task_id: str) -> list[Occurrence]:
+    """The issues of an attempt file the reader refused for an issue it does not know (an
+    unknown phase or severity: AgentCompass refuses the task, ``check`` the run): every
+    issue with a text phase, code and message, as written."""
+    value, _, _ = RunFiles(run).read_json(
+        rel, strict=True, blocking=False, max_bytes=RUN_FILE_MAX_BYTES
+    )
+    issues = value.get("issues") if isinstance(value, dict) else None
+    attempt = re.search(r"attempt-(\d+)/[^/]+$", rel)
+    number = int(attempt.group(1)) if attempt else 0
+    return [
+        Occurrence(shown_as, task_id, number, item["phase"], item["code"], item["message"])
+        for item in (issues if isinstance(issues, list) else [])
+        if isinstance(item, dict)
+        and all(isinstance(item.get(key), str) for key in ("phase", "code", "message"))
+    ]
 
 
 def runs_at(path: str) -> list[tuple[str, str]]:
@@ -87,11 +129,22 @@ def runs_at(path: str) -> list[tuple[str, str]]:
     Raises:
         RunReadError: ``path`` is not a readable directory.
     """
+    return _walked(path)[0]
+
+
+def _walked(
+    path: str, say: Callable[[str], None] | None = None
+) -> tuple[list[tuple[str, str]], list[Skipped]]:
+    """:func:`runs_at`, and each folder that could not be read as a run left out; a link
+    out of the root, not followed, is said to ``say``."""
+    walk = walk_root(path)
+    for line in walk.link_lines(path) if say is not None else ():
+        say(line)
     found = []
-    for _, relative in run_folders(path):
+    for _, relative in walk.runs:
         shown = os.path.basename(os.path.abspath(path)) if relative in ("", ".") else relative
         found.append((os.path.join(path, relative), shown))
-    return found
+    return found, [Skipped(rel, cannot_read(reason)) for rel, reason in walk.unreadable]
 
 
 def over_runs(
@@ -107,23 +160,29 @@ def over_runs(
 
 
 def root_items(
-    path: str, overrides: Overrides, progress: Progress | None = None
+    path: str, overrides: Overrides, progress: Progress | None = None, say: Say = say_root
 ) -> tuple[list[RunTasks], list[Skipped]]:
-    """Every finished run at or under ``path`` reduced for the rows, and the runs left out."""
-    answers = over_runs(items_call, runs_at(path), overrides, progress)
+    """Every finished run at or under ``path`` reduced for the rows, and the runs (and
+    unreadable folders) left out."""
+    runs, unreadable = _walked(path, say)
+    answers = over_runs(items_call, runs, overrides, progress)
     return (
         [a for a in answers if isinstance(a, RunTasks)],
-        [a for a in answers if isinstance(a, Skipped)],
+        [a for a in answers if isinstance(a, Skipped)] + unreadable,
     )
 
 
 def root_errors(
-    path: str, overrides: Overrides, progress: Progress | None = None
+    path: str, overrides: Overrides, progress: Progress | None = None, say: Say = say_root
 ) -> tuple[list[Occurrence], list[Skipped]]:
-    """Every issue of every run at or under ``path``, and the runs that could not be read."""
-    answers = over_runs(errors_call, runs_at(path), overrides, progress)
-    found = [o for a in answers if isinstance(a, list) for o in a]
-    return found, [a for a in answers if isinstance(a, Skipped)]
+    """Every issue of every run at or under ``path``, and the runs (and folders) that could
+    not be read."""
+    runs, unreadable = _walked(path, say)
+    answers = over_runs(errors_call, runs, overrides, progress)
+    for line in (line for a in answers if isinstance(a, RunIssues) for line in a.unknown):
+        say(line)
+    found = [o for a in answers if isinstance(a, RunIssues) for o in a.found]
+    return found, [a for a in answers if isinstance(a, Skipped)] + unreadable
 
 
 def stream_items(

@@ -61,9 +61,9 @@ def cmd_items(args: Any) -> int:
 
 def _groups(path: str) -> list[FingerprintGroup]:
     try:
-        if not runs_at(path):
-            raise Unusable(f"{path}: no runs here (a run has run_info.json or a details/ folder)")
         found, skipped = root_errors(path, Overrides(), _progress())
+        if not found and not skipped and not runs_at(path):
+            raise Unusable(f"{path}: no runs here (a run has run_info.json or a details/ folder)")
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
     _skipped(skipped)

@@ -18,12 +18,12 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from inspector.answers import Unusable, load_session, say_on_stderr
+from inspector.answers import Unusable, load_session, say_on_stderr, say_root
 from inspector.cli.common import ALL_SERIES, EXIT_OK, EXIT_UNUSABLE, overrides_from
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.engine.recomputation import Recomputation
-from inspector.results.discover import run_folders
 from inspector.results.problems import RunReadError
+from inspector.results.root_walk import walk_root
 from inspector.views.run_stats import RunStats, run_stats
 from inspector.views.visible import visible
 
@@ -36,10 +36,13 @@ def cmd_stats_root(
     """Every run under ``args.path``, written by ``stats RUN``'s own ``stats_json`` and
     ``write_stats`` (passed in: this module does not import the command's)."""
     try:
-        runs = run_folders(args.path)
+        walk = walk_root(args.path)
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
-    if not runs:
+    for line in walk.link_lines(args.path):
+        say_root(line)
+    runs = walk.runs
+    if not runs and not walk.unreadable:
         raise Unusable(f"{args.path}: no runs here (a run has run_info.json or a details/ folder)")
     overrides = overrides_from(args)
     as_json = args.format == "json"
@@ -74,6 +77,12 @@ def cmd_stats_root(
             h = "# " if args.format == "markdown" else "== "
             sys.stdout.write(("\n" if index else "") + visible(f"{h}{relative}") + "\n\n")
             write_stats(sys.stdout, rec, result, markdown=args.format == "markdown")
+    lines = walk.unreadable_lines()
+    for index, ((relative, _), line) in enumerate(zip(walk.unreadable, lines, strict=True)):
+        problems += 1  # its runs are not known: as a run that cannot be read
+        answers.append({"run": relative, "problem": line})
+        if not as_json:
+            sys.stdout.write(("\n" if runs or index else "") + visible(line) + "\n")
     if as_json:
         text = json.dumps(answers, indent=2, ensure_ascii=False, sort_keys=True)
         sys.stdout.write(text + "\n")

@@ -44,13 +44,14 @@ KEPT = tuple(
 """The fields kept as they are (the path-derived ones and the counts are not kept)."""
 
 
-def find_runs(root: Path | str) -> list[RunSummary]:
-    """:func:`inspector.results.find_runs`, with the unchanged runs' summaries from the cache.
+def find_runs(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
+    """:func:`inspector.results.find_runs`, with the unchanged runs' summaries from the cache
+    (``folders``: the run folders when the root was searched already).
 
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
-    folders = run_folders(root)
+    folders = run_folders(root) if folders is None else folders
     if not task_cache.enabled():
         return newest_first([summarize_run(path, relative) for path, relative in folders])
     file = cache_file(Path(root))

@@ -15,10 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from inspector.results.layout import RUN_FILE_MAX_BYTES, RUN_INFO_MAX_BYTES, TASK_STATES, relpath
-from inspector.results.problems import LoadProblem, RunReadError
+from inspector.results.problems import LoadProblem
+from inspector.results.root_walk import walk_root
 from inspector.results.run_files import RunFiles
-
-MAX_DEPTH = 16
 
 
 @dataclass(frozen=True)
@@ -70,17 +69,13 @@ def newest_first(summaries: list[RunSummary]) -> list[RunSummary]:
 
 def run_folders(root: Path | str) -> list[tuple[Path, str]]:
     """``(run directory, path under root)`` of every run at or under ``root``, by path;
-    nothing inside a run is read.
+    nothing inside a run is read (:func:`~inspector.results.root_walk.walk_root`, which
+    also says what could not be searched).
 
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
-    base = Path(os.path.abspath(root))
-    if not base.is_dir():
-        raise RunReadError(str(root), "no such directory" if not base.exists() else "not a directory")
-    found: list[tuple[Path, str]] = []
-    _walk(base, base, 0, set(), found)
-    return found
+    return walk_root(root).runs
 
 
 def summarize_run(path: Path, relative: str = ".") -> RunSummary:
@@ -105,7 +100,9 @@ def summarize_run(path: Path, relative: str = ".") -> RunSummary:
         benchmark=_component_id(request, params, "benchmark"),
         harness=_component_id(request, params, "harness"),
         k=k if type(k) is int else (1 if request else None),
-        strategy=strategy.strip().lower() if isinstance(strategy, str) else ("avg" if request else None),
+        strategy=strategy.strip().lower()
+        if isinstance(strategy, str)
+        else ("avg" if request else None),
         status=status if isinstance(status, str) else None,
         started_at=_text(info.get("started_at")),
         finished_at=_text(info.get("finished_at")),
@@ -115,25 +112,6 @@ def summarize_run(path: Path, relative: str = ".") -> RunSummary:
         headline_is_reference=reference,
         problems=tuple(problems),
     )
-
-
-def _walk(
-    directory: Path, base: Path, depth: int, visited: set[str], found: list[tuple[Path, str]]
-) -> None:
-    real = os.path.realpath(directory)
-    if real in visited or depth > MAX_DEPTH:
-        return
-    visited.add(real)
-    if is_run(directory):
-        found.append((directory, directory.relative_to(base).as_posix()))
-        return
-    try:
-        with os.scandir(directory) as entries:
-            children = sorted(entry.name for entry in entries if not entry.name.startswith(".") and _is_dir(entry))
-    except OSError:
-        return
-    for name in children:
-        _walk(directory / name, base, depth + 1, visited, found)
 
 
 def task_counts(path: Path) -> dict[str, int]:
@@ -249,10 +227,3 @@ def _text(value: Any) -> str | None:
 
 def _is_number(value: Any) -> bool:
     return type(value) in (int, float)
-
-
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False

@@ -77,6 +77,12 @@ class LoadProblem:
         return f"{self.path or '.'}: {self.message}"
 
 
+def unreadable(message: str) -> bool:
+    """Whether a problem's ``message`` (as :mod:`inspector.results.run_files` words it) says
+    the file or folder could not be read at all: what it holds is not known."""
+    return message.startswith(("permission denied", "cannot be read:", "folder cannot be listed ("))
+
+
 class RunReadError(Exception):
     """The path is not a readable run directory at all (missing, not a directory, unlistable)."""
 
