@@ -2,9 +2,12 @@
 
     .venv/bin/python benchmarks/bench_coverage.py [--draws 2000] [--seed 15]
     .venv/bin/python benchmarks/bench_coverage.py --grid [--draws 2000] [--big-draws 400]
+    .venv/bin/python benchmarks/bench_coverage.py --cells [--draws 1000] [--random 20] [--seed 15]
 
 ``--grid`` runs the grid of issue 38 (k × n × true value × micro / category_mean; see
 ``benchmarks/coverage_grid.py``) and prints coverage, its Monte-Carlo error and median widths.
+``--cells`` runs the cells of issue 49 (unequal categories, skewed scalars, a latency; see
+``benchmarks/coverage_cells.py``) and ``--random`` more cells chosen by ``--seed``.
 
 Each scenario draws a run from a known population many times, scores it with the engine
 (``recompute``) and computes the series interval with :func:`inspector.views.run_stats.series_stats`
@@ -98,7 +101,16 @@ def main() -> int:
     parser.add_argument("--scenario", choices=sorted(SCENARIOS), action="append")
     parser.add_argument("--grid", action="store_true", help="the grid of issue 38")
     parser.add_argument("--big-draws", type=int, default=400, help="draws at n = 1000 (grid)")
+    parser.add_argument("--cells", action="store_true", help="the cells of issue 49")
+    parser.add_argument("--random", type=int, default=0, help="cells chosen by --seed (--cells)")
     args = parser.parse_args()
+    if args.cells:
+        from coverage_cells import named_cells, random_cells
+        from coverage_cells import row as cell_row
+
+        for cell in [*named_cells(), *random_cells(args.random, args.seed)]:
+            print(cell_row(cell, args.draws, args.seed), flush=True)
+        return 0
     if args.grid:
         from coverage_grid import grid, row
 

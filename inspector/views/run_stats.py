@@ -43,7 +43,8 @@ from inspector.views.attempt_stats import (
     pass_curves_note,
 )
 from inspector.views.audit import category_keys, reductions_of
-from inspector.views.bounded import bounded, kish_n
+from inspector.views.bounded import bounded, kish_n, moderated_variance
+from inspector.views.skewed import skewed_mean_interval
 from inspector.views.stats import (
     DEFAULT_CONFIDENCE,
     Group,
@@ -158,20 +159,22 @@ def combined_interval(
     shape: Shape,
 ) -> Interval:
     parts = [Group(key, a, tuple(groups.get(key, ()))) for key, a in weights.items()]
-    pooled = pooled_variance(list(groups.values()))
     check = math.fsum(g.weight * (mean(g.values) or 0.0) for g in parts if g.values)
     if estimate is not None and not _close(check, estimate):
         n = sum(len(g.values) for g in parts)
         return no_interval(estimate, n, confidence, f"no interval: the value is not a {what}")
-    t = combination_interval(
-        parts, estimate=estimate, confidence=confidence, pooled=pooled, what=what
-    )
     used = [(g.weight, len(g.values)) for g in parts if g.weight != 0 and g.values]
     if shape.attempts is None or not used:
-        return _unbounded(t)
+        pooled = pooled_variance(list(groups.values()))
+        return _unbounded(combination_interval(
+            parts, estimate=estimate, confidence=confidence, pooled=pooled, what=what
+        ))  # fmt: skip
+    t = combination_interval(parts, estimate=estimate, confidence=confidence, what=what,
+                             variance=moderated_variance)  # fmt: skip
     head = f"{what} over {len(used)} categories, {t.n} tasks"
     return bounded(t, n_tasks=kish_n(used), attempts=_cap(shape), head=head,
-                   values_text=shape.text, se_text="se = √Σ w²s²/n")  # fmt: skip
+                   values_text=shape.text,
+                   se_text="se = √Σ w²s̃²/n, each s² moderated towards m̃(1 − m̃) with 2 df")  # fmt: skip
 
 
 def _unbounded(t: Interval) -> Interval:
@@ -192,11 +195,15 @@ def mean_of_values(
     if not _close(mean(values), estimate):
         why = "no interval: the value is not the mean of its task values"
         return no_interval(estimate, len(values), confidence, why)
+    head = f"mean of {len(values)} task value{'s' if len(values) != 1 else ''}"
+    if shape.attempts is None and values and estimate is not None:
+        return _unbounded(skewed_mean_interval(
+            values, confidence=confidence, estimate=estimate, head=f"{head} ({shape.text})"
+        ))  # fmt: skip
     t = mean_interval(values, confidence=confidence, estimate=estimate)
     if shape.attempts is None or not values:
         return _unbounded(t)
-    return bounded(t, n_tasks=len(values), attempts=_cap(shape),
-                   head=f"mean of {len(values)} task value{'s' if len(values) != 1 else ''}",
+    return bounded(t, n_tasks=len(values), attempts=_cap(shape), head=head,
                    values_text=shape.text)  # fmt: skip
 
 

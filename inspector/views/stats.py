@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -182,19 +182,21 @@ def combination_interval(
     confidence: float = DEFAULT_CONFIDENCE,
     pooled: tuple[float, int] | None = None,
     what: str = "Σ w·category mean",
+    variance: Callable[[Sequence[float]], tuple[float, float]] | None = None,
 ) -> Interval:
     """``Σ a_g · mean_g`` with ``Var = Σ a_g² s_g² / n_g`` (see the module docstring).
 
     ``pooled`` is the ``(variance, df)`` a one-task group borrows (default: pooled over
     ``groups``; a caller passes the pooled variance of every category of the series).
+    ``variance``, when given, gives every group's ``(s², df)`` instead (nothing is borrowed).
     """
     confidence = check_confidence(confidence)
     used = [g for g in groups if g.weight != 0 and g.values]
     n = sum(len(g.values) for g in used)
     if estimate is None or not used:
         return no_interval(estimate, n, confidence, "no interval: no evaluated category")
-    singles = [g for g in used if len(g.values) == 1]
-    if pooled is None:
+    singles = [] if variance is not None else [g for g in used if len(g.values) == 1]
+    if pooled is None and variance is None:
         pooled = pooled_variance([g.values for g in used])
     if singles and pooled is None:
         return no_interval(
@@ -202,7 +204,9 @@ def combination_interval(
         )
     parts: list[tuple[float, float]] = []  # (v_g, d_g)
     for g in used:
-        if len(g.values) >= 2:
+        if variance is not None:
+            s2, d = variance(g.values)
+        elif len(g.values) >= 2:
             s2, d = _variance(g.values), len(g.values) - 1
         else:
             s2, d = pooled  # type: ignore[misc]

@@ -103,13 +103,20 @@ def test_fixture_pass_at_1_per_task_equals_the_avg_task_value() -> None:
     )
 
 
+def _moderated(values: list[float]) -> float:
+    """A category's variance moderated towards m̃(1 − m̃) with 2 df, m̃ = (Σv + 2)/(n + 4)."""
+    n = len(values)
+    m_tilde = (sum(values) + 2) / (n + 4)
+    return ((n - 1) * statistics.variance(values) + 2 * m_tilde * (1 - m_tilde)) / (n + 1)
+
+
 def test_category_mean_se_is_the_se_of_the_mean_of_category_means() -> None:
     tasks = [_k3("a1", "111", "a"), _k3("a2", "100", "a"), _k3("a3", "110", "a"),
              _k3("b1", "000", "b"), _k3("b2", "011", "b")]  # fmt: skip
     rec = rescore(tasks, k=3, aggregation="category_mean")
     got = series_stats(rec, rec.report.series_by_id("correct.avg@3"))
     a, b = [1.0, 1 / 3, 2 / 3], [0.0, 2 / 3]
-    var = 0.25 * statistics.variance(a) / 3 + 0.25 * statistics.variance(b) / 2
+    var = 0.25 * _moderated(a) / 3 + 0.25 * _moderated(b) / 2
     assert got.own.value == rec.report.series[0].value
     assert got.own.interval.se == pytest.approx(math.sqrt(var), rel=1e-12)
     by_key = {c.key: c for c in got.categories}
@@ -134,12 +141,12 @@ def test_hierarchy_se_uses_the_leaf_coefficients_of_each_node() -> None:
     got = series_stats(rec, series)
     values = {c: [sum(ch == "1" for ch in o) / 3 for o in outs] for c, outs in data.items()}
     coef = {"a": 2 / 3 * 3 / 5, "b": 2 / 3 * 2 / 5, "c": 1 / 6, "d": 1 / 6}
-    var = sum(coef[c] ** 2 * statistics.variance(v) / len(v) for c, v in values.items())
+    var = sum(coef[c] ** 2 * _moderated(v) / len(v) for c, v in values.items())
     assert got.own.value == series.value
     assert got.own.interval.se == pytest.approx(math.sqrt(var), rel=1e-12)
     nodes = {h.key: h for h in got.hierarchy}
     assert next(iter(nodes)) == "overall"  # parents first
-    g2 = (statistics.variance(values["c"]) / 2 + statistics.variance(values["d"]) / 3) / 4
+    g2 = (_moderated(values["c"]) / 2 + _moderated(values["d"]) / 3) / 4
     assert nodes["overall/g2"].interval.se == pytest.approx(math.sqrt(g2), rel=1e-12)
     assert nodes["overall/g1/a"].interval.se == pytest.approx(scipy_stats.sem(values["a"]))
 

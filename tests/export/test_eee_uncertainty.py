@@ -91,8 +91,9 @@ def test_correct_on_k1_micro_worked_by_hand(
 def test_a_mean_of_category_means_has_the_stratified_standard_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """k3_pass (category_mean, one one-task category): Var = Σ (1/G)² s_g² / n_g, the
-    one-task category borrowing the pooled within-category variance. Its task values are
+    """k3_pass (category_mean, one one-task category): Var = Σ (1/G)² s̃_g² / n_g, each
+    category's variance moderated towards m̃(1 − m̃) with 2 df (m̃ = (Σv + 2)/(n + 4)), the
+    one-task category's that alone. Its task values are
     binary (pass@3), so the interval is Clopper–Pearson at Kish's effective number of tasks
     1 / Σ (1/G)² / n_g."""
     run = FIXTURE_RUNS / "k3_pass"
@@ -103,13 +104,13 @@ def test_a_mean_of_category_means_has_the_stratified_standard_error(
     g = len(groups)
     assert details["score"] == pytest.approx(sum(np.mean(v) for v in groups.values()) / g)
     many = [v for v in groups.values() if len(v) > 1]
-    assert len(many) < g  # the pooled variance is exercised
-    pooled_df = sum(len(v) - 1 for v in many)
-    pooled = sum((len(v) - 1) * np.var(v, ddof=1) for v in many) / pooled_df
+    assert len(many) < g  # a one-task category is exercised
     parts = []
     for v in groups.values():
-        variance, df = (np.var(v, ddof=1), len(v) - 1) if len(v) > 1 else (pooled, pooled_df)
-        parts.append(((1 / g) ** 2 * variance / len(v), df))
+        m_tilde = (sum(v) + 2) / (len(v) + 4)
+        s2 = np.var(v, ddof=1) if len(v) > 1 else 0.0
+        variance = ((len(v) - 1) * s2 + 2 * m_tilde * (1 - m_tilde)) / (len(v) + 1)
+        parts.append(((1 / g) ** 2 * variance / len(v), len(v) + 1))
     se = math.sqrt(sum(p for p, _ in parts))
     kish = 1 / sum((1 / g) ** 2 / len(v) for v in groups.values())
     low, high = _exact_at(details["score"], kish)
