@@ -22,7 +22,6 @@ Pure: no I/O, no textual, no rich.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterable, Sequence
@@ -35,6 +34,7 @@ from inspector.engine.recomputation import Recomputation
 from inspector.engine.reduction import TaskReduction
 from inspector.engine.strategies import HEADLINE
 from inspector.engine.vocabulary import EVALUATED
+from inspector.views.csv_cells import csv_writer
 from inspector.views.fingerprints import fingerprint
 from inspector.views.visible import visible
 
@@ -311,7 +311,7 @@ def as_csv(rows: Sequence[ItemRow]) -> str:
     """One line per row; ``flags`` the flag names joined by ``;``, ``reasons`` their reasons
     joined by `` | ``."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow([*COLUMNS, "reasons"])
     for row in rows:
         data = row.to_json()
