@@ -10,16 +10,14 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import re
-import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from inspector.cli.main import main
-from inspector.results.layout import task_directory_name
-from tests.conftest import FIXTURE_RUNS
+from tests.robustness.renamed_tasks import copy_with_task_ids
 
 FORMULA = re.compile(r"[=+\-@\t\r＝＋－＠]")
 NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?")
@@ -50,21 +48,12 @@ def cells(text: str) -> set[str]:
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("csv") / "root"
-    run = root / RUN
-    shutil.copytree(FIXTURE_RUNS / "k1_micro", run)
-    for task_file in sorted(run.glob("details/*/*/task.json")):
-        data = json.loads(task_file.read_text(encoding="utf-8"))
-        new_id = TASK_IDS.get(data["task_id"])
-        if new_id is None:
-            continue
-        result_file = task_file.parent / "attempt-1" / "result.json"
-        result = json.loads(result_file.read_text(encoding="utf-8"))
+
+    def edit(result: dict[str, Any]) -> None:
         for issue in result.get("issues") or ():
             issue["message"] = MESSAGE
-        result_file.write_text(json.dumps(result), encoding="utf-8")
-        data["task_id"] = new_id
-        task_file.write_text(json.dumps(data), encoding="utf-8")
-        task_file.parent.rename(task_file.parent.parent / task_directory_name(new_id))
+
+    copy_with_task_ids(root / RUN, TASK_IDS, edit)
     return root
 
 

@@ -9,17 +9,14 @@ may not import rich): a CJK id takes two cells a character, a combining accent n
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from rich.cells import cell_len
 
 from inspector.cli.main import main
-from inspector.results.layout import task_directory_name
-from tests.conftest import FIXTURE_RUNS
+from tests.robustness.renamed_tasks import copy_with_task_ids
 
 NFC, NFD, WIDE = "caf\u00e9", "cafe\u0301", "数学/题目-7"
 TASK_IDS = {
@@ -33,15 +30,7 @@ AFTER_ID = re.compile(r"( \[twin: [^\]]*\])?\s+")
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("twins") / "root"
-    run = root / "run"
-    shutil.copytree(FIXTURE_RUNS / "k1_micro", run)
-    for task_file in sorted(run.glob("details/*/*/task.json")):
-        data = json.loads(task_file.read_text(encoding="utf-8"))
-        new_id = TASK_IDS.get(data["task_id"])
-        if new_id is not None:
-            data["task_id"] = new_id
-            task_file.write_text(json.dumps(data), encoding="utf-8")
-            task_file.parent.rename(task_file.parent.parent / task_directory_name(new_id))
+    copy_with_task_ids(root / "run", TASK_IDS)
     return root
 
 

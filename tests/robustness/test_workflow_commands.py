@@ -14,17 +14,16 @@ reads stderr and stdout on separate threads): none of them may read as a command
 
 from __future__ import annotations
 
-import json
 import re
-import shutil
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from inspector.cli.main import main
-from inspector.results.layout import task_directory_name
 from tests.conftest import FIXTURE_RUNS
+from tests.robustness.renamed_tasks import copy_with_task_ids
 
 LINE_BREAK = re.compile(r"\r\n|\r|\n")
 OURS = re.compile(r"::stop-commands::[0-9a-f]{32}|::error title=inspector gate%3A .*")
@@ -73,31 +72,22 @@ class Runner:
         return self
 
 
-def _hostile_run(source: Path, run: Path, *, flip: bool) -> None:
-    shutil.copytree(source, run)
-    for task_file in sorted(run.glob("details/*/*/task.json")):
-        data = json.loads(task_file.read_text(encoding="utf-8"))
-        new_id = TASK_IDS.get(data["task_id"])
-        if new_id is None:
-            continue
-        result_file = task_file.parent / "attempt-1" / "result.json"
-        result = json.loads(result_file.read_text(encoding="utf-8"))
+def _hostile_run(run: Path, *, flip: bool) -> None:
+    def edit(result: dict[str, Any]) -> None:
         if result.get("issues"):
             result["issues"][0]["message"] = MESSAGE
         elif flip:  # run B differs from run A: diff names the task
             result["metrics"]["correct"] = not result["metrics"]["correct"]
-        result_file.write_text(json.dumps(result), encoding="utf-8")
-        data["task_id"] = new_id
-        task_file.write_text(json.dumps(data), encoding="utf-8")
-        task_file.parent.rename(task_file.parent.parent / task_directory_name(new_id))
+
+    copy_with_task_ids(run, TASK_IDS, edit)
     (run / "details" / "normal" / "::warning::stray ##[error]folder").mkdir()  # a warning
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("workflow") / "root"
-    _hostile_run(FIXTURE_RUNS / "k1_micro", root / RUN_A, flip=False)
-    _hostile_run(FIXTURE_RUNS / "k1_micro", root / RUN_B, flip=True)
+    _hostile_run(root / RUN_A, flip=False)
+    _hostile_run(root / RUN_B, flip=True)
     return root
 
 
@@ -189,7 +179,10 @@ def test_without_github_actions_nothing_is_added(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     main(["report", str(FIXTURE_RUNS / "k1_micro"), "--json"])
-    assert capsys.readouterr().out.encode() == (FIXTURE_RUNS / "k1_micro" / "metrics.json").read_bytes()
+    assert (
+        capsys.readouterr().out.encode()
+        == (FIXTURE_RUNS / "k1_micro" / "metrics.json").read_bytes()
+    )
 
 
 def test_a_stderr_line_never_reads_as_a_command() -> None:
