@@ -11,7 +11,7 @@ the rest is dropped and the command's exit status stays what its result says.
 
 In a GitHub Actions log (``GITHUB_ACTIONS=true`` and stdout not a regular file) every line of
 stdout is written inside GitHub's ``::stop-commands::<token>`` … ``::<token>::`` block, the
-token random for each command, so that a task id like ``::add-mask::…`` or ``x\r::error::…``
+token random for each command, so that a task id like ``::add-mask::…`` or ``x\\r::error::…``
 is printed, never run as a workflow command. Stdout redirected to a file is written exactly
 as anywhere else (``report --json > m.json`` is metrics.json byte for byte); a program reading
 stdout through a pipe in a workflow step sees the two marker lines (run that command with

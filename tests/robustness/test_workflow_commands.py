@@ -14,7 +14,9 @@ reads stderr and stdout on separate threads): none of them may read as a command
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -193,3 +195,18 @@ def test_a_stderr_line_never_reads_as_a_command() -> None:
         assert Runner.command(shown) is None, shown
         assert shown.replace("<U+003A>", ":").replace("<U+005B>", "[") == line
     assert inert_in_workflow_log("inspector: warning: a::b") == "inspector: warning: a::b"
+
+
+def test_a_real_pipe_is_wrapped_and_a_real_file_is_not(root: Path, tmp_path: Path) -> None:
+    """What the runner gives a step (a pipe) against ``> file``, through the file descriptor."""
+    env = {**os.environ, "GITHUB_ACTIONS": "true"}
+    argv = [sys.executable, "-m", "inspector", "tasks", str(root / RUN_A), "--format", "csv"]
+    piped = subprocess.run(argv, env=env, stdout=subprocess.PIPE, check=False).stdout.decode()
+    assert Runner().read(piped).outside == [] and "::error::x" in piped
+    target = tmp_path / "tasks.csv"
+    with target.open("wb") as handle:
+        subprocess.run(argv, env=env, stdout=handle, check=False)
+    filed = target.read_bytes().decode()
+    start, inside = piped.split("\n", 1)
+    token = start.removeprefix("::stop-commands::")
+    assert "stop-commands" not in filed and filed + f"::{token}::\n" == inside
