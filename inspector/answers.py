@@ -12,6 +12,7 @@ prints except :func:`say_on_stderr`, the default for warnings; bad input is an
 from __future__ import annotations
 
 import contextlib
+import os
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -21,7 +22,7 @@ from inspector import loading
 from inspector.loading.report_cache import WARNING_PREFIX, Outputs
 from inspector.loading.urls import shown
 from inspector.overrides import Overrides
-from inspector.views.visible import visible
+from inspector.views.visible import inert_in_workflow_log, visible
 
 if TYPE_CHECKING:  # pragma: no cover
     # Only named: a report answered from the cache never loads the session or the engine.
@@ -53,9 +54,13 @@ def _open(path: str, request: loading.Request) -> loading.Event:
 
 def say_on_stderr(line: str) -> None:
     """One line for the terminal: names and messages from result files made visible; a
-    remote run's cache folder shown as its URL."""
+    remote run's cache folder shown as its URL; in a GitHub Actions log never a workflow
+    command (:func:`~inspector.views.visible.inert_in_workflow_log`)."""
+    text = visible(shown(line), one_line=True)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        text = inert_in_workflow_log(text)
     with contextlib.suppress(BrokenPipeError):
-        print(visible(shown(line), one_line=True), file=sys.stderr)
+        print(text, file=sys.stderr)
 
 
 def say_root(line: str) -> None:

@@ -85,6 +85,10 @@ def _isolated_home(
     # core (pytest_xdist_auto_num_workers below), and the fixture runs are small. The
     # inspector's default (one per core) is what the tests that need several readers set.
     monkeypatch.setenv("INSPECTOR_WORKERS", "1")
+    # Not a GitHub Actions log even when the suite runs in one: stdout would be wrapped in
+    # ::stop-commands:: markers (inspector.cli.output); the tests of it set GITHUB_ACTIONS.
+    for name in ("GITHUB_ACTIONS", "GITHUB_STEP_SUMMARY", "GITHUB_OUTPUT"):
+        monkeypatch.delenv(name, raising=False)
     yield
     if _passed(request.node):
         shutil.rmtree(home, ignore_errors=True)

@@ -7,7 +7,6 @@ invisible characters are made visible in it (as on the command line).
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Sequence
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from inspector.views.csv_cells import csv_writer
 from inspector.views.visible import visible
 
 FORMATS = {"csv": "CSV", "json": "JSON", "md": "Markdown"}
@@ -39,7 +39,7 @@ def render(table: Table, fmt: str) -> str:
     """The file's text in ``fmt`` (one of :data:`FORMATS`)."""
     if fmt == "csv":
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv_writer(out)
         writer.writerow(table.headers)
         writer.writerows(table.rows)
         return out.getvalue()

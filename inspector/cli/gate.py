@@ -5,7 +5,8 @@
 run, series, rule, measured, limit); 2: unusable input (a run, the policy, a path).
 
 CI outputs: ``--junit FILE``; under ``GITHUB_ACTIONS=true`` ``::error`` annotations (on
-stderr, so that stdout stays the format asked for) and the Markdown summary appended to
+stderr when stdout is a file, so that it stays the format asked for; in the log on stdout
+after its ``::stop-commands::`` block, :mod:`inspector.cli.output`) and the Markdown summary appended to
 ``$GITHUB_STEP_SUMMARY``; ``--format markdown`` for anything else.
 """
 
@@ -19,9 +20,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import Unusable, say_on_stderr
+from inspector.answers import Unusable
 from inspector.cli.common import EXIT_OK, add_plan_options, local_path, overrides_from
-from inspector.cli.output import write_exact
+from inspector.cli.output import workflow_command, write_exact
 from inspector.gate_policy import PolicyError, policy_text, read_policy
 from inspector.loading.urls import shown
 from inspector.results.problems import RunReadError
@@ -87,7 +88,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         _write(args.junit, gate_output.junit_xml(gates, policy.source), "w")
     if os.environ.get("GITHUB_ACTIONS") == "true":
         for line in gate_output.github_annotations(gates):
-            say_on_stderr(line)
+            workflow_command(line)  # after stdout's ::stop-commands:: block
         summary = os.environ.get("GITHUB_STEP_SUMMARY")
         if summary:
             _write(summary, gate_output.markdown(gates, policy.source), "a")

@@ -15,6 +15,7 @@ from inspector.cli.output import write_exact
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 from inspector.root_items import Progress, Skipped, root_errors, root_items, runs_at
+from inspector.views.csv_cells import csv_writer
 from inspector.views.fingerprints import FingerprintChange, FingerprintGroup, against, group
 from inspector.views.items import FORMATS, MIN_MODELS, as_csv, as_json, as_table, item_rows
 from inspector.views.visible import visible
@@ -94,11 +95,10 @@ def cmd_errors(args: Any) -> int:
     if args.format == "json":
         text = json.dumps([i.to_json() for i in items], ensure_ascii=False, indent=2) + "\n"
     elif args.format == "csv":
-        import csv
         import io
 
         out = io.StringIO()
-        writer = csv.writer(out, lineterminator="\n")
+        writer = csv_writer(out)
         head = list(items[0].to_json()) if items else ["fingerprint"]
         writer.writerow(head)
         writer.writerows([i.to_json()[h] for h in head] for i in items)

@@ -1,12 +1,14 @@
 """Text tables for the terminal (``table`` and ``markdown`` output of ``tasks``, ``diff``,
 ``stats``): every cell from a result file shown with control and invisible characters made
-visible, never obeyed."""
+visible, never obeyed; columns as wide as their cells in terminal cells, and ids that read
+the same told apart by their code points (:mod:`inspector.views.text_cells`)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
+from inspector.views.text_cells import cell_width, pad, tell_twins_apart
 from inspector.views.visible import visible
 
 
@@ -23,17 +25,23 @@ def table(
     out: TextIO, headers: Sequence[str], rows: Iterable[Sequence[Any]], *, markdown: bool = False
 ) -> None:
     cells = [[_cell(v, markdown) for v in row] for row in rows]
+    for column in range(len(headers)):
+        twins = tell_twins_apart(row[column] for row in cells)
+        for row in cells if twins else ():
+            row[column] = twins.get(row[column], row[column])
     if markdown:
         out.write("| " + " | ".join(headers) + " |\n")
         out.write("|" + "|".join("---" for _ in headers) + "|\n")
         for row in cells:
             out.write("| " + " | ".join(row) + " |\n")
         return
-    widths = [max([len(h), *(len(r[i]) for r in cells)]) for i, h in enumerate(headers)]
+    widths = [
+        max([cell_width(h), *(cell_width(r[i]) for r in cells)]) for i, h in enumerate(headers)
+    ]
     last = len(headers) - 1
     out.write(
         "  ".join(
-            h.ljust(w) if i < last else h
+            pad(h, w) if i < last else h
             for i, (h, w) in enumerate(zip(headers, widths, strict=True))
         )
         + "\n"
@@ -42,7 +50,7 @@ def table(
     for row in cells:
         out.write(
             "  ".join(
-                c.ljust(w) if i < last else c
+                pad(c, w) if i < last else c
                 for i, (c, w) in enumerate(zip(row, widths, strict=True))
             )
             + "\n"

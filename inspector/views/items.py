@@ -22,7 +22,6 @@ Pure: no I/O, no textual, no rich.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Iterable, Sequence
@@ -35,7 +34,9 @@ from inspector.engine.recomputation import Recomputation
 from inspector.engine.reduction import TaskReduction
 from inspector.engine.strategies import HEADLINE
 from inspector.engine.vocabulary import EVALUATED
+from inspector.views.csv_cells import csv_writer
 from inspector.views.fingerprints import fingerprint
+from inspector.views.text_cells import cell_width, pad, tell_twins_apart
 from inspector.views.visible import visible
 
 NEVER_SOLVED = "never_solved"
@@ -311,7 +312,7 @@ def as_csv(rows: Sequence[ItemRow]) -> str:
     """One line per row; ``flags`` the flag names joined by ``;``, ``reasons`` their reasons
     joined by `` | ``."""
     out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow([*COLUMNS, "reasons"])
     for row in rows:
         data = row.to_json()
@@ -334,10 +335,12 @@ def as_table(rows: Sequence[ItemRow], terminal: bool = False) -> str:
          ",".join(f.flag for f in r.flags))
         for r in rows
     ]  # fmt: skip
-    widths = [max([len(h)] + [len(c[i]) for c in cells]) for i, h in enumerate(head)]
-    lines = ["  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)).rstrip()]
+    twins = tell_twins_apart(c[1] for c in cells)  # task ids that read the same
+    cells = [(c[0], twins.get(c[1], c[1]), *c[2:]) for c in cells] if twins else cells
+    widths = [max([len(h)] + [cell_width(c[i]) for c in cells]) for i, h in enumerate(head)]
+    lines = ["  ".join(pad(h, w) for h, w in zip(head, widths, strict=True)).rstrip()]
     for row, line in zip(rows, cells, strict=True):
-        lines.append("  ".join(c.ljust(w) for c, w in zip(line, widths, strict=True)).rstrip())
+        lines.append("  ".join(pad(c, w) for c, w in zip(line, widths, strict=True)).rstrip())
         lines += [f"    {f.flag}: {shown(f.reason)}" for f in row.flags]
     flagged = sum(1 for r in rows if r.flags)
     lines.append(f"{len(rows)} tasks, {flagged} flagged")

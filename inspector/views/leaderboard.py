@@ -9,13 +9,13 @@ no rich.
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.views.csv_cells import csv_writer
 from inspector.views.run_check import DIFFERS, UNSTORED, UNUSABLE
 from inspector.views.runs_view import PENDING, RunRow
 from inspector.views.visible import visible
@@ -138,7 +138,7 @@ def export(board: Leaderboard, fmt: str) -> str:
         return json.dumps(records(board), ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
         buffer = io.StringIO()
-        writer = csv.writer(buffer, lineterminator="\n")
+        writer = csv_writer(buffer)
         columns = ["model", "benchmark", "run", "status", "series_id", "value", "is_reference",
                    "stored_value", "check", "error", "unavailable", "invalidated", "runs",
                    "failing_runs"]  # fmt: skip

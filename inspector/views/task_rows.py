@@ -4,13 +4,13 @@ exactly (JSON escapes control characters itself)."""
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Iterable
 from typing import Any, TextIO
 
 from inspector.engine.reduction import Reason
 from inspector.views.audit import LedgerTask
+from inspector.views.csv_cells import csv_writer
 
 
 def write_task_rows(out: TextIO, fmt: str, tasks: Iterable[LedgerTask]) -> None:
@@ -20,7 +20,7 @@ def write_task_rows(out: TextIO, fmt: str, tasks: Iterable[LedgerTask]) -> None:
         for task in tasks:
             out.write(json.dumps(task_json(task), ensure_ascii=False, sort_keys=True) + "\n")
         return
-    writer = csv.writer(out, lineterminator="\n")
+    writer = csv_writer(out)
     writer.writerow(CSV_COLUMNS)
     writer.writerows(task_csv_row(task) for task in tasks)
 
@@ -72,7 +72,7 @@ def task_csv_row(task: LedgerTask) -> list[Any]:
     r = task.reduction
     return [
         r.series_id, task.task_id, task.category, r.state, r.has_error,
-        "" if r.value is None else repr(r.value),
+        "" if r.value is None else r.value,  # a number (csv writes its repr): never escaped
         r.coverage.requested, r.coverage.observed, r.coverage.valid, r.coverage.error,
         r.missing_attempts, r.invalidated, r.early_stopped,
         " ".join(reason.code for reason in r.reasons), task.reason_text,

@@ -34,3 +34,17 @@ def visible(text: str, *, one_line: bool = False) -> str:
         else:
             out.append(f"<U+{code:04X}>")
     return "".join(out)
+
+
+def inert_in_workflow_log(line: str) -> str:
+    """One line of a GitHub Actions log that the runner cannot read as a workflow command.
+
+    The runner reads ``::command::`` at the start of a line (after white space) and the
+    legacy ``##[command]`` anywhere in it; the ``:`` and ``[`` that would make one are shown
+    as ``<U+003A>`` and ``<U+005B>``, as :func:`visible` shows the characters it makes
+    visible. For stderr, where a line cannot sit inside stdout's ``::stop-commands::`` block.
+    """
+    if line.lstrip().startswith("::"):
+        start = len(line) - len(line.lstrip())
+        line = line[:start] + "<U+003A>" + line[start + 1 :]
+    return line.replace("##[", "##<U+005B>")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -217,8 +218,12 @@ def test_github_actions_gets_annotations_and_a_step_summary(
     monkeypatch.setenv("GITHUB_ACTIONS", "true")
     code, out, err = run([str(root)], capsys)
     assert code == 1
-    errors = [line for line in err.splitlines() if line.startswith("::error ")]
-    assert len(errors) == 1
+    # In the log (stdout not a file) the annotations follow stdout's ::stop-commands:: block
+    # (tests/robustness/test_workflow_commands.py); stdout to a file leaves them on stderr.
+    lines = out.splitlines()
+    block_end = lines.index(f"::{lines[0].removeprefix('::stop-commands::')}::")
+    errors = [line for line in lines[block_end:] if line.startswith("::error ")]
+    assert len(errors) == 1 and "::error" not in err
     assert errors[0].startswith(
         f"::error title=inspector gate%3A require_stored_equal::{TAMPERED}: run: "
         "require_stored_equal: stored metrics.json differs"
@@ -226,7 +231,7 @@ def test_github_actions_gets_annotations_and_a_step_summary(
     written = summary.read_text(encoding="utf-8")
     assert written.startswith("earlier step\n## inspector gate\n")  # appended, not replaced
     assert f"| {TAMPERED} | fail | 3 passed, 1 failed, 0 skipped | require_stored_equal |" in written
-    assert out.splitlines()[3].startswith(f"FAIL {TAMPERED}")  # stdout is unchanged
+    assert lines[4].startswith(f"FAIL {TAMPERED}")  # stdout is unchanged inside the block
 
 
 def test_without_github_actions_nothing_of_it(
@@ -326,3 +331,16 @@ def test_forbid_derived_plan_fails_a_what_if_plan_and_a_derived_metrics_json(
         f"FAIL {run_dir}: run: forbid_derived_plan: the stored metrics.json carries "
         "extra.inspector_derived_plan (a derived plan); limit: the run's own plan"
     )
+
+
+def test_github_actions_with_stdout_in_a_file_gets_annotations_on_stderr(
+    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    report = tmp_path / "gate.json"
+    with report.open("w", encoding="utf-8") as handle, monkeypatch.context() as patch:
+        patch.setattr(sys, "stdout", handle)
+        code = main(["gate", str(root), "--format", "json"])
+    err = capsys.readouterr().err
+    assert code == 1 and json.loads(report.read_text(encoding="utf-8"))["exit_code"] == 1
+    assert [line for line in err.splitlines() if line.startswith("::error ")] != []
