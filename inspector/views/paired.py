@@ -119,11 +119,12 @@ def paired_tasks(sample: SeriesSample) -> int:
 
 
 def delta_interval(
-    sample: SeriesSample, *, confidence: float = DEFAULT_CONFIDENCE
+    sample: SeriesSample, *, confidence: float = DEFAULT_CONFIDENCE, test: bool = True
 ) -> DeltaInterval | str:
     """The MOVER interval of the series delta (:mod:`inspector.views.mover`: each side's own
     calibrated interval on its tasks of the sample, no resampling) and the p-value that
-    inverts it; or why there is none (``"no interval: …"``)."""
+    inverts it (``test`` False: not computed, NaN — the simulations' coverage draws); or
+    why there is none (``"no interval: …"``)."""
     both = paired_tasks(sample)
     if both < MIN_PAIRED:
         return (f"no interval: {both} task{'' if both == 1 else 's'} evaluated on both sides"
@@ -143,7 +144,7 @@ def delta_interval(
         found = at(1 - alpha)[3][0]
         return found is not None and (found[0] > 0 or found[1] < 0)
 
-    p = inverted_p(excluded, low > 0 or high < 0, 1 - confidence, d == 0)
+    p = inverted_p(excluded, low > 0 or high < 0, 1 - confidence, d == 0) if test else math.nan
     return DeltaInterval(low, high, p, confidence, method)
 
 

@@ -226,3 +226,22 @@ def test_one_verdict_over_simulated_pairs() -> None:
         assert excludes == (found.p_value <= 0.05), (seed, found.low, found.high, found.p_value)
         verdicts.add(excludes)
     assert verdicts == {True, False}  # the pairs straddle the boundary
+
+
+@SETTINGS
+@given(
+    tasks=st.lists(task_st, min_size=0, max_size=12),
+    aggregation=st.sampled_from(["micro_weighted", "category_mean", "hierarchy"]),
+    k=st.sampled_from([1, 3]),
+    scalar=st.booleans(),
+)
+def test_no_point_in_any_series_scope(tasks, aggregation, k, scalar) -> None:
+    """Every series, category and node interval of ``inspector stats``: width, or none."""
+    rec = _run({f"t{i}": t for i, t in enumerate(tasks)}, k, aggregation, scalar)
+    for series in rec.report.series:
+        got = series_stats(rec, series)
+        for scope in (got.own, *got.categories, *got.hierarchy):
+            i = scope.interval
+            assert (i.ci_low is None) == (i.ci_high is None)
+            assert i.ci_low is None or i.ci_low < i.ci_high, (series.series_id, scope.key, i)
+            assert i.method.count("no interval") <= 1
