@@ -55,10 +55,11 @@ def test_a_micro_mean_has_scipys_standard_error_and_exact_interval(
     assert details["score"] == pytest.approx(values.mean(), rel=1e-12)
     sem = stats.sem(values)
     p = values.mean()
-    # effective n: p(1 − p)/se² · (z/t_{n−1})², at least n (binary values: exactly n)
-    factor = (stats.norm.ppf(0.975) / stats.t.ppf(0.975, n - 1)) ** 2
-    n_eff = n if series_id.startswith("correct") else max(n, factor * p * (1 - p) / sem**2)
-    low, high = _exact_at(p, n_eff)
+    if series_id.startswith("correct"):  # binary: Clopper–Pearson of x of n
+        low, high = _exact_at(p, n)
+    else:  # a scalar (reward), whatever its values: Student t (issue 49)
+        half = stats.t.ppf(0.975, n - 1) * sem
+        low, high = p - half, p + half
     assert got["num_samples"] == n == 11
     assert got["standard_error"]["value"] == pytest.approx(sem, rel=1e-9)
     assert got["standard_deviation"] == pytest.approx(np.std(values, ddof=1), rel=1e-9)
