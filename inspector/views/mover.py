@@ -10,8 +10,8 @@ MOVER ("method of variance estimates recovery": Newcombe 1998, method 10; Zou & 
     U = d + √((u_B − p_B)² + (p_A − l_A)² − 2r·(u_B − p_B)(p_A − l_A))
 
 Each side's interval is the one ``inspector stats`` prints for the series
-(:mod:`inspector.views.run_stats`: Clopper–Pearson at an effective n for values in [0, 1],
-Student t otherwise), computed on exactly that side's evaluated tasks of the sample. ``r``
+(:mod:`inspector.views.run_stats`: Clopper–Pearson at an effective n for a binary metric,
+Student t for a scalar), computed on exactly that side's evaluated tasks of the sample. ``r``
 is the correlation of the two estimates' influence values over the task ids: a task's
 influence on a side is ``a_g/n_g · (x − m_g)`` (a_g the weight of its category's mean in
 the series value, n_g and m_g that category's evaluated tasks and mean; 0 where the task is
