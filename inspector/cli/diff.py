@@ -58,11 +58,12 @@ def register(subparsers: Any) -> None:
         "a paired comparison on the same tasks",
     )  # fmt: skip
     diff.add_argument("--format", choices=["table", "json", "markdown"], default="table")
-    diff.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    # nothing is resampled (the p-value inverts the MOVER interval): accepted one release
     diff.add_argument(
-        "--resamples", type=int, default=10_000,
-        help="permutations of the paired test (the interval resamples nothing)",
-    )  # fmt: skip
+        "--seed", type=int, default=0, help="no effect (deprecated): nothing is random"
+    )
+    diff.add_argument("--resamples", type=int, default=0,
+                      help="no effect (deprecated): nothing is resampled")  # fmt: skip
     diff.set_defaults(func=cmd_diff)
 
 
@@ -145,13 +146,10 @@ def _what_if(path: str, rec: Recomputation, plan: str) -> Comparison:
 def cmd_diff(args: argparse.Namespace) -> int:
     comparison = _comparison(args)
     if args.format == "json":
-        data = comparison_json(comparison, seed=args.seed, resamples=args.resamples)
+        data = comparison_json(comparison)
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
     else:
-        write_comparison(
-            sys.stdout, comparison, markdown=args.format == "markdown",
-            seed=args.seed, resamples=args.resamples,
-        )  # fmt: skip
+        write_comparison(sys.stdout, comparison, markdown=args.format == "markdown")
     return EXIT_OK if comparison.equal else EXIT_DIFFERS
 
 
@@ -182,11 +180,11 @@ def _change_json(change: TaskChange) -> dict[str, Any]:
     }  # fmt: skip
 
 
-def comparison_json(c: Comparison, *, seed: int = 0, resamples: int = 10_000) -> dict[str, Any]:
+def comparison_json(c: Comparison) -> dict[str, Any]:
     """The whole comparison as one JSON-ready object."""
     series = []
     for pair in c.series:
-        stats = c.stats(pair, seed=seed, resamples=resamples) if pair.a and pair.b else None
+        stats = c.stats(pair) if pair.a and pair.b else None
         paired = paired_json(stats) if stats is not None else dict.fromkeys(PAIRED_KEYS)
         series.append({
             **paired,
@@ -220,9 +218,7 @@ def _counts_text(series: MetricSeries | None) -> str:
     return f"{n.total}/{n.evaluated}/{n.error}/{n.unavailable}/{n.invalidated}"
 
 
-def write_comparison(
-    out: TextIO, c: Comparison, *, markdown: bool = False, seed: int = 0, resamples: int = 10_000
-) -> None:
+def write_comparison(out: TextIO, c: Comparison, *, markdown: bool = False) -> None:
     """The comparison as a plain-text (or Markdown) report."""
     heading = "## " if markdown else ""
     out.write(visible(f"{heading}A: {c.label_a}\n{heading}B: {c.label_b}\n"))
@@ -247,18 +243,18 @@ def write_comparison(
         changes = [ch for group in moved_groups(c.changes(pair)) for ch in group[1]]
         if not changes:
             out.write(visible(f"\n{heading}{pair.label}: no task changed") + "\n")
-            _write_stats(out, c, pair, seed, resamples)
+            _write_stats(out, c, pair)
             continue
         out.write(visible(f"\n{heading}{pair.label}: {moved_summary(tuple(changes))}") + "\n")
         table(out, ["task", "change", "A state", "A value", "B state", "B value"], (
             [ch.task_id, ch.kind, ch.state_a, number_text(ch.value_a), ch.state_b, number_text(ch.value_b)]
             for ch in changes
         ), markdown=markdown)  # fmt: skip
-        _write_stats(out, c, pair, seed, resamples)
+        _write_stats(out, c, pair)
     verdict = "equal" if c.equal else f"differ ({len(c.report_differences)} report fields)"
     out.write(f"\nresult: {verdict}\n")
 
 
-def _write_stats(out: TextIO, c: Comparison, pair: SeriesPair, seed: int, resamples: int) -> None:
-    for line in paired_lines(c.stats(pair, seed=seed, resamples=resamples)):
+def _write_stats(out: TextIO, c: Comparison, pair: SeriesPair) -> None:
+    for line in paired_lines(c.stats(pair)):
         out.write(line + "\n")

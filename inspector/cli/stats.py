@@ -193,10 +193,21 @@ def shown(scope: ScopeStats) -> str:
     return number_text(number) + (REFERENCE_MARK if scope.reference else "")
 
 
-def _row(label: str, scope: ScopeStats) -> list[Any]:
+def _row(label: str, scope: ScopeStats, notes: dict[str, int]) -> list[Any]:
+    """A scope's row; its method is a numbered note (``notes``: method → number, shared by
+    the rows with the same method) written under the table, not a column."""
     i = scope.interval
+    note = notes.setdefault(i.method, len(notes) + 1)
     return [label, shown(scope), "—" if i.se is None else f"{i.se:.4g}", bounds_text(i, digits=4), i.n,
-            i.method]  # fmt: skip
+            note]  # fmt: skip
+
+
+def write_notes(out: TextIO, notes: dict[str, int], *, markdown: bool) -> None:
+    """The numbered method notes under a table (a Markdown list after a blank line)."""
+    if markdown:
+        out.write("\n")
+    for method, number in notes.items():
+        out.write(visible(f"{number}. {method}") + "\n")
 
 
 def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: bool) -> None:
@@ -211,10 +222,12 @@ def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: 
         if index:
             out.write("\n")
         out.write(visible(f"{h}{s.series_id} ({s.aggregation})") + "\n" + gap)
-        rows = [_row("series", s.own)]
-        rows += [_row(f"node {n.key}", n) for n in s.hierarchy]
-        rows += [_row(f"category {c.key}", c) for c in s.categories]
+        notes: dict[str, int] = {}
+        rows = [_row("series", s.own, notes)]
+        rows += [_row(f"node {n.key}", n, notes) for n in s.hierarchy]
+        rows += [_row(f"category {c.key}", c, notes) for c in s.categories]
         table(out, headers, rows, markdown=markdown)
+        write_notes(out, notes, markdown=markdown)
     if rec.report.evaluation_failed:
         out.write("\n(reference): the evaluation failed; the number is a reference value\n")
     out.write(f"\n{h}flaky tasks: {len(result.flaky)}\n" + (gap if result.flaky else ""))

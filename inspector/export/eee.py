@@ -97,7 +97,7 @@ def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, An
 
     The interval is :func:`inspector.views.run_stats.series_stats`'s: the unit is the task (a
     task value already averages its attempts: the clustered standard error), at 95 % (for
-    values in [0, 1] an exact interval at an effective n, issue 38; else Student t), the
+    a binary metric an exact interval at an effective n, issue 38; a scalar Student t), the
     same numbers ``inspector stats`` shows. With an interval,
     ``num_samples`` is the number of task values it was computed from, ``standard_error``
     and ``confidence_interval`` carry its ``method``; a ``micro_weighted`` series (a plain

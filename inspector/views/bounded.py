@@ -82,7 +82,8 @@ def effective_n(
         from scipy.special import ndtri, stdtrit
 
         q = (1 + confidence) / 2
-        factor = (float(ndtri(q)) / float(stdtrit(df, q))) ** 2
+        t = float(stdtrit(df, q))
+        factor = (float(ndtri(q)) / t) ** 2 if t > 0 else 1.0  # q ≈ 0.5: both ≈ 0
     return min(high, max(n_tasks, factor * p * (1 - p) / (se * se)))
 
 

@@ -171,8 +171,6 @@ class Comparison:
         self,
         pair: SeriesPair | None = None,
         *,
-        seed: int = 0,
-        resamples: int = 10_000,
         confidence: float = 0.95,
     ) -> PairedStats:
         """The paired analysis of the series delta B − A (:mod:`inspector.views.paired`)."""
@@ -188,8 +186,7 @@ class Comparison:
             sample = series_sample(self.a, self.b, pair.a, pair.b)
         return paired_stats(
             pair.label, both, one_outcome=pair.binary and self.one_attempt,
-            seed=seed, resamples=resamples, confidence=confidence,
-            delta=pair.delta, sample=sample,
+            confidence=confidence, delta=pair.delta, sample=sample,
         )  # fmt: skip
 
 

@@ -10,8 +10,8 @@ MOVER ("method of variance estimates recovery": Newcombe 1998, method 10; Zou & 
     U = d + √((u_B − p_B)² + (p_A − l_A)² − 2r·(u_B − p_B)(p_A − l_A))
 
 Each side's interval is the one ``inspector stats`` prints for the series
-(:mod:`inspector.views.run_stats`: Clopper–Pearson at an effective n for values in [0, 1],
-Student t otherwise), computed on exactly that side's evaluated tasks of the sample. ``r``
+(:mod:`inspector.views.run_stats`: Clopper–Pearson at an effective n for a binary metric,
+Student t for a scalar), computed on exactly that side's evaluated tasks of the sample. ``r``
 is the correlation of the two estimates' influence values over the task ids: a task's
 influence on a side is ``a_g/n_g · (x − m_g)`` (a_g the weight of its category's mean in
 the series value, n_g and m_g that category's evaluated tasks and mean; 0 where the task is
@@ -40,15 +40,6 @@ from inspector.views.stats import Interval
 __all__ = ["mover_bounds", "side_interval"]
 
 
-def _shape(values: NDArray[np.float64]) -> Shape:
-    """The shape of task values when the series did not say (benchmarks, tests)."""
-    if not np.all((values >= 0) & (values <= 1)):
-        return Shape(None, "task values")
-    if np.all((values == 0) | (values == 1)):
-        return Shape(1, "binary task values")
-    return Shape(math.inf, "task values in [0, 1]")
-
-
 def _weights(
     aggregation: str, counts: NDArray[np.float64], names: Sequence[str], root: HierarchyNode | None
 ) -> NDArray[np.float64]:
@@ -69,12 +60,12 @@ def side_interval(
     aggregation: str,
     root: HierarchyNode | None,
     estimate: float,
-    shape: Shape | None,
+    shape: Shape,
     confidence: float,
 ) -> tuple[Interval, NDArray[np.float64], bool]:
     """One side's interval of its series value on the given tasks (as ``inspector stats``
     computes it), each task's influence value on it (0 where not evaluated) and whether
-    the task values lie in [0, 1] (then so does the series value)."""
+    the metric's task values lie in [0, 1] (then so does the series value)."""
     g = len(names)
     cats = categories[evaluated]
     x = values[evaluated]
@@ -82,7 +73,6 @@ def side_interval(
     sums = np.bincount(cats, weights=x, minlength=g)
     means = np.divide(sums, counts, out=np.zeros(g), where=counts > 0)
     a = _weights(aggregation, counts, names, root)
-    shape = shape or _shape(x)
     influence = np.zeros(len(values))
     influence[evaluated] = (a[cats] / counts[cats]) * (x - means[cats])
     if aggregation == MICRO_WEIGHTED:

@@ -12,11 +12,12 @@ interval around it comes from the engine's per-task reductions through :mod:`ins
 - a hierarchy node: ``Σ a_g · m_g`` over its leaf categories, where ``a_g`` is the product
   of the effective (re-normalised) weights on the path from the node down to the leaf.
 
-The last two use :func:`inspector.views.stats.combination_interval` for their se. When every
-task value of the series lies in [0, 1] (:func:`value_shape`) the bounds are
+The last two use :func:`inspector.views.stats.combination_interval` for their se. For a
+binary metric (its task values lie in [0, 1] by construction: :func:`value_shape`, decided
+by the metric, never by the values seen) the bounds are
 :mod:`inspector.views.bounded`'s exact interval at an effective n (issue 38: in [0, 1], never
-zero width, coverage measured by ``benchmarks/bench_coverage.py --grid``); otherwise Student
-t, and no interval where every value is equal. A series whose value is a
+zero width, coverage measured by ``benchmarks/bench_coverage.py --grid``); for a scalar
+Student t, and no interval where every value is equal or there is one task. A series whose value is a
 corpus formula (a ratio of sums, a benchmark's own formula) gets no
 interval, and the ``method`` says why; so does a scope whose value is not the mean the
 formula above gives (checked, never assumed).
@@ -131,23 +132,24 @@ def _leaf_weights(
 class Shape:
     """What a series' task values are, which decides the interval (see views.bounded).
 
-    ``attempts``: None for values not all inside [0, 1] (Student t); else the most binary
-    observations one task value stands for (k for a binary metric averaged over k attempts,
-    1 for binary task values) or ``math.inf`` for a scalar in [0, 1]."""
+    ``attempts``: None for a scalar metric (Student t); else the most binary observations
+    one task value stands for (k for a binary metric averaged over k attempts, 1 for binary
+    task values)."""
 
     attempts: float | None
     text: str
 
 
-def value_shape(series: MetricSeries, groups: Mapping[str, list[float]]) -> Shape:
-    """The :class:`Shape` of the task values ``groups`` of ``series``."""
-    if not all(0 <= v <= 1 for vs in groups.values() for v in vs):
-        return Shape(None, "task values")
-    if series.kind == BINARY and series.reducer == "avg" and series.k > 1:
+def value_shape(series: MetricSeries) -> Shape:
+    """The :class:`Shape` of ``series``' task values, from its metric alone (kind, reducer,
+    k), never from the values that happen to occur: a binary metric's task values (native,
+    pass@k, avg@k) lie in [0, 1] by construction; a scalar's have no declared range (the
+    contract declares none), so it gets Student t whatever its values."""
+    if series.kind != BINARY:
+        return Shape(None, "scalar task values")
+    if series.reducer == "avg" and series.k > 1:
         return Shape(series.k, f"fractions of {series.k} attempts; the task is the cluster")
-    if series.kind == BINARY:
-        return Shape(1, "binary task values")
-    return Shape(math.inf, "task values in [0, 1]")
+    return Shape(1, "binary task values")
 
 
 def combined_interval(
@@ -172,7 +174,7 @@ def combined_interval(
     t = combination_interval(parts, estimate=estimate, confidence=confidence, what=what,
                              variance=moderated_variance)  # fmt: skip
     head = f"{what} over {len(used)} categories, {t.n} tasks"
-    return bounded(t, n_tasks=kish_n(used), attempts=_cap(shape), head=head,
+    return bounded(t, n_tasks=kish_n(used), attempts=shape.attempts, head=head,
                    values_text=shape.text,
                    se_text="se = √Σ w²s̃²/n, each s² moderated towards m̃(1 − m̃) with 2 df")  # fmt: skip
 
@@ -183,10 +185,6 @@ def _unbounded(t: Interval) -> Interval:
         why = f"no interval: all {t.n} task values are equal (no spread to estimate)"
         return no_interval(t.estimate, t.n, t.confidence, why)
     return t
-
-
-def _cap(shape: Shape) -> float | None:
-    return None if shape.attempts == math.inf else shape.attempts
 
 
 def mean_of_values(
@@ -203,7 +201,7 @@ def mean_of_values(
     t = mean_interval(values, confidence=confidence, estimate=estimate)
     if shape.attempts is None or not values:
         return _unbounded(t)
-    return bounded(t, n_tasks=len(values), attempts=_cap(shape), head=head,
+    return bounded(t, n_tasks=len(values), attempts=shape.attempts, head=head,
                    values_text=shape.text)  # fmt: skip
 
 
@@ -223,7 +221,7 @@ def series_stats(
                   for k, b in series.hierarchy.items()),
         )  # fmt: skip
     groups = _values_by_category(rec, series)
-    shape = value_shape(series, groups)
+    shape = value_shape(series)
     categories = []
     for key, part in series.categories.items():
         interval = mean_of_values(groups.get(key, []), part.shown_value, confidence, shape)
@@ -267,7 +265,7 @@ def own_interval(
     if why is not None:
         return no_interval(series.shown_value, 0, confidence, why)
     groups = _values_by_category(rec, series)
-    return _own(rec, series, groups, confidence, value_shape(series, groups))
+    return _own(rec, series, groups, confidence, value_shape(series))
 
 
 def _no_interval_reason(rec: Recomputation, series: MetricSeries) -> str | None:

@@ -37,8 +37,8 @@ class Side:
     aggregation: str
     root: HierarchyNode | None
     value: float  # the engine's series value (shown value)
-    # what the task values are (decides the side's interval); None: read from the values
-    shape: Shape | None = None
+    # what the task values are (decides the side's interval): from the metric
+    shape: Shape
 
 
 @dataclass(frozen=True)
@@ -95,7 +95,7 @@ def series_sample(
             if row.state == EVALUATED and row.value is not None:
                 values[i], evaluated[i] = row.value, 1.0
         assert series.shown_value is not None
-        shape = value_shape(series, {"": [float(v) for v in values[evaluated > 0]]})
+        shape = value_shape(series)
         out = Side(values, evaluated, categories, present, series.aggregation, rec.root,
                    series.shown_value, shape)  # fmt: skip
         whole = resampled_values(

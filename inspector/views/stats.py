@@ -152,6 +152,9 @@ def mean_interval(
     if n < 2 or center is None:
         return no_interval(center, n, confidence, f"no interval: n = {n} (needs 2)")
     se = math.sqrt(_variance(values) / n)
+    if se == 0:  # a point is not an interval (the se is kept: views.bounded reads it)
+        why = f"no interval: all {n} {what} are equal (no spread to estimate)"
+        return Interval(center, n, se, None, None, confidence, float(n - 1), why)
     low, high = t_bounds(center, se, n - 1, confidence)
     method = f"mean of {n} {what}; se = sd/√n; {confidence:.0%} Student t, {n - 1} df"
     return Interval(center, n, se, low, high, confidence, float(n - 1), method)
@@ -213,10 +216,10 @@ def combination_interval(
         parts.append((g.weight**2 * s2 / len(g.values), float(d)))
     var = math.fsum(v for v, _ in parts)
     se = math.sqrt(var)
-    if var == 0:
-        df = min(d for _, d in parts)
-    else:
-        df = var**2 / math.fsum(v * v / d for v, d in parts)
+    if var == 0:  # a point is not an interval (the se is kept: views.bounded reads it)
+        why = f"no interval: all {n} task values are equal within each category"
+        return Interval(estimate, n, 0.0, None, None, confidence, min(d for _, d in parts), why)
+    df = var**2 / math.fsum(v * v / d for v, d in parts)
     low, high = t_bounds(estimate, se, df, confidence)
     word = "category" if len(singles) == 1 else "categories"
     borrowed = f" ({len(singles)} one-task {word}: pooled s²)" if singles else ""
@@ -256,11 +259,11 @@ def paired_t(
                        f"no paired t: {n} tasks evaluated on both sides (needs 2)")  # fmt: skip
     mean_diff = _mean(diffs)
     se = math.sqrt(_variance(diffs) / n)
+    if se == 0:  # a point is not an interval, and no test without a spread
+        return PairedT(n, mean_diff, se, None, None, None, confidence,
+                       f"no paired t: all {n} differences are equal (no spread to estimate)")  # fmt: skip
     low, high = t_bounds(mean_diff, se, n - 1, confidence)
-    if se == 0:
-        p = 1.0 if mean_diff == 0 else 0.0
-    else:
-        p = 2 * _t_tail(abs(mean_diff) / se, n - 1)
+    p = 2 * _t_tail(abs(mean_diff) / se, n - 1)
     method = (
         f"paired t on {n} per-task differences B − A; se = sd/√n; "
         f"{confidence:.0%} Student t, {n - 1} df; two-sided p"

@@ -114,7 +114,7 @@ def test_the_changes_listed_are_the_tasks_whose_state_or_value_differs(tasks, eq
                 expected.add(tid)
     listed = {ch.task_id for ch in c.changes(pair)}
     assert listed == expected
-    data = comparison_json(c, resamples=200)
+    data = comparison_json(c)
     assert {ch["task_id"] for ch in data["series"][0]["changes"]} == expected
 
 
@@ -133,7 +133,7 @@ def _delta_expected(a, b, series_a: str, series_b: str) -> float:
 def test_mean_diff_is_the_series_delta(ids_a, ids_b, tasks_a, tasks_b, aggregation, k) -> None:
     a = _run({t: tasks_a[int(t[1:])] for t in ids_a}, k, aggregation)
     b = _run({t: tasks_b[int(t[1:])] for t in ids_b}, k, aggregation)
-    data = comparison_json(compare(a, b), resamples=200)
+    data = comparison_json(compare(a, b))
     for series in data["series"]:
         if series["a"] is None or series["b"] is None:
             continue

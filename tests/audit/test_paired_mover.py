@@ -13,22 +13,29 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from inspector.engine.report import MICRO_WEIGHTED
-from inspector.views.paired import SeriesSample, Side, delta_interval
+from inspector.views.paired import DeltaInterval, SeriesSample, Side, delta_interval
+from inspector.views.run_stats import Shape
 
 
 def _side(values: list[float]) -> Side:
     n = len(values)
     x = np.array(values, dtype=float)
     return Side(x, np.ones(n), np.zeros(n, np.intp), np.ones(n, bool), MICRO_WEIGHTED, None,
-                float(x.mean()))  # fmt: skip
+                float(x.mean()), Shape(1, "binary task values"))  # fmt: skip
 
 
 def _sample(a: list[float], b: list[float]) -> SeriesSample:
     return SeriesSample(tuple(f"t{i}" for i in range(len(a))), ("c",), _side(a), _side(b))
 
 
+def _interval(a: list[float], b: list[float]) -> DeltaInterval:
+    found = delta_interval(_sample(a, b))
+    assert isinstance(found, DeltaInterval), found
+    return found
+
+
 def test_all_pass_on_both_sides_at_n5_is_an_interval_not_a_point() -> None:
-    ci = delta_interval(_sample([1.0] * 5, [1.0] * 5), resamples=100)
+    ci = _interval([1.0] * 5, [1.0] * 5)
     assert -1 <= ci.low < 0 < ci.high <= 1
     # each side's Clopper–Pearson lower bound for 5 of 5 is 0.05^(1/5) = 0.5493
     assert ci.high - ci.low > 0.5
@@ -36,7 +43,7 @@ def test_all_pass_on_both_sides_at_n5_is_an_interval_not_a_point() -> None:
 
 def test_a_binary_delta_never_leaves_minus_one_to_one() -> None:
     # the jackknife t gave 0.8 ± 2.776·0.2 = [0.245, 1.355] here
-    ci = delta_interval(_sample([0, 0, 0, 0, 1], [1, 1, 1, 1, 1]), resamples=100)
+    ci = _interval([0, 0, 0, 0, 1], [1, 1, 1, 1, 1])
     assert 0 < ci.low < 0.8 < ci.high <= 1
 
 
@@ -44,7 +51,7 @@ def test_mover_from_clopper_pearson_and_phi() -> None:
     a = [1, 1, 1, 0, 0, 0, 1, 0, 1, 1, 0, 1]
     b = [1, 1, 1, 1, 0, 1, 1, 0, 1, 1, 1, 1]
     n = len(a)
-    ci = delta_interval(_sample(a, b), resamples=100)
+    ci = _interval(a, b)
     pa, pb = sum(a) / n, sum(b) / n
     ca = stats.binomtest(sum(a), n).proportion_ci(0.95, method="exact")
     cb = stats.binomtest(sum(b), n).proportion_ci(0.95, method="exact")
@@ -65,7 +72,7 @@ def test_mover_from_clopper_pearson_and_phi() -> None:
     assert math.isclose(ci.high, min(1.0, high), abs_tol=1e-9)
 
 
-pairs_st = st.integers(1, 30).flatmap(
+pairs_st = st.integers(2, 30).flatmap(
     lambda n: st.tuples(st.lists(st.sampled_from([0.0, 1.0]), min_size=n, max_size=n),
                         st.lists(st.sampled_from([0.0, 1.0]), min_size=n, max_size=n))
 )  # fmt: skip
@@ -75,7 +82,7 @@ pairs_st = st.integers(1, 30).flatmap(
 @given(pairs=pairs_st)
 def test_binary_k1_interval_is_inside_and_wide(pairs: tuple[list[float], list[float]]) -> None:
     a, b = pairs
-    ci = delta_interval(_sample(a, b), resamples=50)
+    ci = _interval(a, b)
     d = sum(b) / len(b) - sum(a) / len(a)
     assert -1 <= ci.low <= d <= ci.high <= 1
     assert ci.low < ci.high

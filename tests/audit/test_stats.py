@@ -163,9 +163,10 @@ def test_paired_t_hand_worked() -> None:
     assert got.p_value == pytest.approx(0.181690, abs=1e-5)
 
 
-def test_paired_t_of_identical_sides_is_zero_with_p_one() -> None:
+def test_paired_t_of_identical_sides_is_zero_with_no_interval() -> None:
+    """Issue 49: a point is not an interval, and there is no test without a spread."""
     got = paired_t([1, 0, 1], [1, 0, 1])
-    assert (got.mean_diff, got.se, got.ci_low, got.ci_high, got.p_value) == (0, 0, 0, 0, 1.0)
+    assert (got.mean_diff, got.se, got.ci_low, got.ci_high, got.p_value) == (0, 0, None, None, None)
 
 
 def _mcnemar_by_enumeration(b: int, c: int) -> float:

@@ -54,7 +54,8 @@ def test_diff_of_a_run_with_itself(run: Path, capsys: pytest.CaptureFixture[str]
             # MOVER: the sides' own intervals, their correlation shrunk below 1: a run
             # beside itself gets an interval around 0 that is not a point
             assert paired["ci_low"] < 0 < paired["ci_high"]
-            assert series["bootstrap"]["seed"] == 0 and series["bootstrap"]["mean_diff"] == 0.0
+            # the deprecated alias of paired (issue 49): nothing is resampled
+            assert series["bootstrap"]["resamples"] == 0 and series["bootstrap"]["mean_diff"] == 0.0
         if series["mcnemar"] is not None:
             assert (series["mcnemar"]["b"], series["mcnemar"]["c"]) == (0, 0)
 
@@ -79,7 +80,9 @@ def test_paired_t_and_mcnemar_of_the_compare_runs(capsys: pytest.CaptureFixture[
     flips = json.dumps(expected)
     assert series["mcnemar"]["b"] == 2 and series["mcnemar"]["c"] == 3, flips
     assert series["mcnemar"]["p_value"] == scipy_stats.binomtest(2, 5).pvalue == 1.0
-    assert series["bootstrap"]["seed"] == 7 and series["bootstrap"]["resamples"] == 10_000
+    # --seed has no effect (nothing is random); bootstrap is paired's deprecated alias
+    assert series["bootstrap"]["seed"] is None and series["bootstrap"]["resamples"] == 0
+    assert series["bootstrap"]["ci_low"] == paired["ci_low"]
 
 
 def test_k1_against_avg3_lists_the_config_first_and_has_no_mcnemar(
@@ -127,7 +130,7 @@ def test_what_if_k1_is_a_paired_comparison_on_the_same_tasks(
     assert paired["mean_diff"] == paired["series_delta"] == series["delta"] == delta
     assert paired["ci_low"] < delta < paired["ci_high"]
     assert series["mcnemar"] is None  # A averages three attempts per task
-    assert series["bootstrap"]["n"] == 19 and series["bootstrap"]["seed"] == 0
+    assert series["bootstrap"]["n"] == 19 and series["bootstrap"]["ci_high"] == paired["ci_high"]
     # The table prints the same analysis as diffing the run with the genuine k=1 run.
     _, table, _ = _run(capsys, "diff", str(run), "--what-if", "k=1")
     _, runs_table, _ = _run(capsys, "diff", str(run), str(genuine))

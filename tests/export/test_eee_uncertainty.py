@@ -31,6 +31,23 @@ def _exact_at(p: float, n_eff: float) -> tuple[float, float]:
     return float(low), float(high)
 
 
+def _hall(values: np.ndarray) -> tuple[float, float]:
+    """Hall (1992) solved numerically: the μ with |g(T)| = t₀.₉₇₅, T = (x̄ − μ)/se,
+    g(T) = T + γ(1 + 2T²)/(6√n) + γ²T³/(27n), γ the sample skewness m₃/σ̂³."""
+    from scipy import optimize
+
+    n, mean = len(values), float(values.mean())
+    gamma = float(np.mean((values - mean) ** 3) / np.std(values) ** 3)
+
+    def g(t: float) -> float:
+        return t + gamma * (1 + 2 * t * t) / (6 * n**0.5) + gamma**2 * t**3 / (27 * n)
+
+    q, se = stats.t.ppf(0.975, n - 1), stats.sem(values)
+    t_high = optimize.brentq(lambda t: g(t) - q, -1e6, 1e6, xtol=1e-14)
+    t_low = optimize.brentq(lambda t: g(t) + q, -1e6, 1e6, xtol=1e-14)
+    return mean - t_high * se, mean - t_low * se
+
+
 def _task_values(run: Path, series_id: str, capsys: pytest.CaptureFixture[str]) -> list[dict]:
     rows = [json.loads(line) for line in _tasks_output(run, "jsonl", capsys).splitlines()]
     return [r for r in rows if r["series_id"] == series_id and r["state"] == "evaluated"]
@@ -55,10 +72,10 @@ def test_a_micro_mean_has_scipys_standard_error_and_exact_interval(
     assert details["score"] == pytest.approx(values.mean(), rel=1e-12)
     sem = stats.sem(values)
     p = values.mean()
-    # effective n: p(1 − p)/se² · (z/t_{n−1})², at least n (binary values: exactly n)
-    factor = (stats.norm.ppf(0.975) / stats.t.ppf(0.975, n - 1)) ** 2
-    n_eff = n if series_id.startswith("correct") else max(n, factor * p * (1 - p) / sem**2)
-    low, high = _exact_at(p, n_eff)
+    if series_id.startswith("correct"):  # binary: Clopper–Pearson of x of n
+        low, high = _exact_at(p, n)
+    else:  # a scalar (reward), whatever its values: Hall's skewness-corrected t (issue 49)
+        low, high = _hall(values)
     assert got["num_samples"] == n == 11
     assert got["standard_error"]["value"] == pytest.approx(sem, rel=1e-9)
     assert got["standard_deviation"] == pytest.approx(np.std(values, ddof=1), rel=1e-9)

@@ -86,9 +86,9 @@ invalidated), and for the highlighted series the tasks that flipped (0→1, 1→
 state (e.g. error→evaluated). `ctrl+f` cycles the task filter. Each value has its 95% interval.
 The paired analysis is of the series delta B − A itself: its interval combines each side's
 own interval of its series value on the tasks compared (MOVER, with the correlation of the
-two sides), its p-value is a paired permutation test of the same delta (each side's value
-recomputed with its own aggregation); McNemar's exact test where both sides are
-binary with one attempt. Warnings above the numbers say where the sides are not alike.
+two sides), its p-value inverts that interval (the two never disagree); neither where
+fewer than two tasks are on both sides or a side has no interval; McNemar's exact test
+where both sides are binary with one attempt. Warnings above the numbers say where the sides are not alike.
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
 **D** lists exactly the tasks that moved (flips, state changes, values that differ at the
 precision AgentCompass reports), grouped by kind with their counts.
