@@ -8,13 +8,17 @@ rule that applies to a run, one :class:`RuleOutcome` per rule (its series folded
 A rule passes at its limit: ``max_*`` fails when the measured figure is above the limit,
 ``min_evaluated`` when it is below. A rule that cannot be judged (no ``--against`` run, a
 series without an interval, no tasks) is *skipped*, saying why; it never passes silently.
+A series rule whose scope's ``series`` glob matches none of the run's series *fails*
+("matched nothing"): a typo in a glob must not pass.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Mapping
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 RUN_RULES = (
     "require_stored_equal",
@@ -55,13 +59,20 @@ class Scope:
     series: str = HEADLINE
     limits: Mapping[str, Limit] = field(default_factory=dict)
 
+    @cached_property
+    def _globs(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
+        # Compiled once: fnmatch's own cache holds 32768 patterns and recompiles past them.
+        return re.compile(fnmatch.translate(self.benchmark)), re.compile(
+            fnmatch.translate(self.series)
+        )
+
     def covers_benchmark(self, benchmark: str | None) -> bool:
-        return fnmatch.fnmatchcase(benchmark or "", self.benchmark)
+        return self._globs[0].match(benchmark or "") is not None
 
     def covers_series(self, series: SeriesFacts) -> bool:
         if self.series == HEADLINE:
             return series.headline
-        return fnmatch.fnmatchcase(series.series_id, self.series)
+        return self._globs[1].match(series.series_id) is not None
 
 
 @dataclass(frozen=True)
@@ -72,18 +83,44 @@ class Policy:
 
     source: str
     scopes: tuple[Scope, ...]
+    _covering: dict[tuple[str | None, str | None, bool], tuple[Scope, ...]] = field(
+        init=False, default_factory=dict, repr=False, compare=False
+    )
+    """The scopes covering a benchmark (and series): looked through once per pair."""
+
+    def _scopes(self, benchmark: str | None, series: SeriesFacts | None) -> tuple[Scope, ...]:
+        key = (benchmark, None, False) if series is None else (
+            benchmark, series.series_id, series.headline
+        )  # fmt: skip
+        found = self._covering.get(key)
+        if found is None:
+            found = tuple(
+                s for s in self.scopes
+                if s.covers_benchmark(benchmark) and (series is None or s.covers_series(series))
+            )  # fmt: skip
+            self._covering[key] = found
+        return found
 
     def limit(self, rule: str, benchmark: str | None, series: SeriesFacts | None) -> Limit | None:
         found: Limit | None = None
-        for scope in self.scopes:
-            covered = series is None or scope.covers_series(series)
-            if rule in scope.limits and scope.covers_benchmark(benchmark) and covered:
+        for scope in self._scopes(benchmark, series):
+            if rule in scope.limits:
                 found = scope.limits[rule]
         return found
 
     def names(self, rule: str, benchmark: str | None) -> bool:
         """Some scope covering the benchmark names the rule (it applies to the run)."""
-        return any(rule in s.limits and s.covers_benchmark(benchmark) for s in self.scopes)
+        return any(rule in s.limits for s in self._scopes(benchmark, None))
+
+    def unmatched(
+        self, rule: str, benchmark: str | None, series: Sequence[SeriesFacts]
+    ) -> list[Scope]:
+        """The scopes covering the benchmark that name the rule but none of ``series``
+        (a typo in a series glob must not pass)."""
+        return [
+            s for s in self._scopes(benchmark, None)
+            if rule in s.limits and not any(s.covers_series(one) for one in series)
+        ]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -276,7 +313,8 @@ def _short(fingerprint: str) -> str:
 def _series_rule(
     facts: RunFacts, rule: str, policy: Policy, against: RunFacts | None, paired: Paired | None
 ) -> RuleOutcome:
-    failures: list[str] = []
+    failures = [_matched_nothing(facts, rule, scope) for scope in
+                policy.unmatched(rule, facts.benchmark, facts.series)]  # fmt: skip
     measured: list[str] = []
     for series in facts.series:
         limit = policy.limit(rule, facts.benchmark, series)
@@ -293,6 +331,16 @@ def _series_rule(
                 f"{text}; limit: {_figure(limit)}"
             )))  # fmt: skip
     return _outcome(facts.run, rule, failures, measured)
+
+
+def _matched_nothing(facts: RunFacts, rule: str, scope: Scope) -> str:
+    """The failure of a scope naming ``rule`` whose series glob matches no series of the run."""
+    ids = [s.series_id for s in facts.series]
+    have = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "") if ids else "none"
+    glob = "the headline series" if scope.series == HEADLINE else f"series {scope.series!r}"
+    return _line(facts.run, glob, rule, (
+        f"matched nothing (the run's series: {have}); limit: {_figure(scope.limits[rule])}"
+    ))  # fmt: skip
 
 
 Measure = Callable[[float], tuple[str, bool]]
