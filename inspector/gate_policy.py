@@ -166,6 +166,18 @@ def policy_text(path: str | None, gated: Sequence[str]) -> tuple[str, str]:
         ) from None
 
 
+def passed_over(path: str | None, gated: Sequence[str]) -> list[str]:
+    """One line for each policy file beside the results ``gated`` (where the gate once looked)
+    that is not in force because ``--policy`` did not name it."""
+    named = os.path.realpath(path) if path is not None else None
+    found = (os.path.join(root, POLICY_FILE) for root in gated)
+    return [
+        f"{file}: not used: a policy inside the results is used only when named with --policy"
+        for file in found
+        if os.path.isfile(file) and os.path.realpath(file) != named
+    ]
+
+
 def read_policy(path: str | None, gated: Sequence[str]) -> Policy:
     """The policy in force for gating the roots ``gated`` (see :func:`policy_text`)."""
     text, source = policy_text(path, gated)

@@ -23,9 +23,9 @@ from dataclasses import replace
 from typing import Any
 
 from inspector.answers import Unusable, say_on_stderr
-from inspector.cli.common import EXIT_OK, add_plan_options, local_path, overrides_from
+from inspector.cli.common import EXIT_OK, add_plan_options, local_path, overrides_from, warn
 from inspector.cli.output import write_exact
-from inspector.gate_policy import PolicyError, policy_text, read_policy
+from inspector.gate_policy import PolicyError, passed_over, policy_text, read_policy
 from inspector.loading.urls import shown
 from inspector.output_files import OutputError, output_target, write_output
 from inspector.results.problems import RunReadError
@@ -61,14 +61,19 @@ def register(subparsers: Any) -> None:
 def cmd_gate(args: argparse.Namespace) -> int:
     gated = [args.path, *([args.against] if args.against else [])]
     try:
+        unused = passed_over(args.policy, gated)
         if args.show_policy:
             text, source = policy_text(args.policy, gated)
             print(f"# policy: {shown(source)}")  # a remote root's file by its URL
+            for line in unused:
+                print(f"# {shown(line)}")
             write_exact(text if text.endswith("\n") else text + "\n")
             return EXIT_OK
         policy = read_policy(args.policy, gated)
     except PolicyError as exc:
         raise Unusable(shown(str(exc))) from None
+    for line in unused:
+        warn(line)
     policy = replace(policy, source=shown(policy.source))
     from inspector.gate_answers import gate  # the checks of a root: only when gating
 

@@ -155,9 +155,19 @@ def test_a_policy_the_results_carry_is_never_obeyed_unless_named(
     """Issue 48: results holding their own empty policy (no rules: everything passes) do not
     pass by it, neither from beside the runs nor from the folder the gate runs in."""
     (root / "inspector-gate.toml").write_text("# nothing checked\n", encoding="utf-8")
-    code, out, _ = run([str(root)], capsys)
+    code, out, err = run([str(root)], capsys)
     assert code == 1 and out.splitlines()[-1].endswith("; policy: inspector-gate.toml")
     assert f"FAIL {TAMPERED}: run: require_stored_equal: " in out
+    assert err == (
+        f"inspector: warning: {root}/inspector-gate.toml: not used: a policy inside the results "
+        "is used only when named with --policy\n"
+    )
+    code, out, _ = run([str(root), "--show-policy"], capsys)
+    assert out.splitlines()[:2] == [
+        "# policy: inspector-gate.toml",
+        f"# {root}/inspector-gate.toml: not used: a policy inside the results is used only "
+        "when named with --policy",
+    ]
     monkeypatch.chdir(root)  # the current folder is inside the results: its file is passed over
     code, out, _ = run([str(root)], capsys)
     assert code == 1 and out.splitlines()[-1].endswith(
@@ -166,10 +176,11 @@ def test_a_policy_the_results_carry_is_never_obeyed_unless_named(
     )
     code, out, _ = run([str(root), "--show-policy"], capsys)
     assert out.endswith(DEFAULT_POLICY)
-    code, out, _ = run([str(root), "--policy", "inspector-gate.toml"], capsys)  # named: used
+    code, out, err = run([str(root), "--policy", "inspector-gate.toml"], capsys)  # named: used
     assert code == 0 and out.splitlines()[-1] == (
         "4 runs: 4 pass, 0 fail, 0 unusable; policy: inspector-gate.toml"
     )
+    assert err == ""
 
 
 def test_the_defaults_judge_the_real_runs(root: Path, capsys: pytest.CaptureFixture[str]):
