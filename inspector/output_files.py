@@ -39,8 +39,9 @@ from typing import IO, Any
 
 from inspector.results.file_io import file_kind
 
-Writer = Callable[[IO[Any]], None]
-"""Writes the file's content to the open file it is given (text, or bytes with ``binary``)."""
+Writer = Callable[[Any], object]
+"""Writes the file's content to the open file it is given (a text file, a binary one with
+``binary``)."""
 
 _TEMP_NAME = 200
 """At most this many characters of the target's name go into the temporary file's name."""

@@ -24,6 +24,7 @@ import io
 import json
 import re
 from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -85,7 +86,7 @@ def write_export(session: Session, fmt: str, out: Path, inputs: Sequence[Path]) 
         paths = [out / f"{stem}.tasks.parquet", out / f"{stem}.attempts.parquet"]
         rows = (tasks, attempt_rows(session.run.run_id, rec))
         for path, kind, table in zip(paths, ("tasks", "attempts"), rows, strict=True):
-            _write(path, inputs, lambda f, k=kind, t=table: write_parquet(f, k, t), binary=True)
+            _write(path, inputs, partial(write_parquet, kind=kind, rows=table), binary=True)
         return paths
     return _write_eee(session, out, stem, inputs)
 
