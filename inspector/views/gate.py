@@ -15,10 +15,8 @@ A series rule whose scope's ``series`` glob matches none of the run's series *fa
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 
 RUN_RULES = (
     "require_stored_equal",
@@ -59,20 +57,13 @@ class Scope:
     series: str = HEADLINE
     limits: Mapping[str, Limit] = field(default_factory=dict)
 
-    @cached_property
-    def _globs(self) -> tuple[re.Pattern[str], re.Pattern[str]]:
-        # Compiled once: fnmatch's own cache holds 32768 patterns and recompiles past them.
-        return re.compile(fnmatch.translate(self.benchmark)), re.compile(
-            fnmatch.translate(self.series)
-        )
-
     def covers_benchmark(self, benchmark: str | None) -> bool:
-        return self._globs[0].match(benchmark or "") is not None
+        return fnmatch.fnmatchcase(benchmark or "", self.benchmark)
 
     def covers_series(self, series: SeriesFacts) -> bool:
         if self.series == HEADLINE:
             return series.headline
-        return self._globs[1].match(series.series_id) is not None
+        return fnmatch.fnmatchcase(series.series_id, self.series)
 
 
 @dataclass(frozen=True)
@@ -83,34 +74,18 @@ class Policy:
 
     source: str
     scopes: tuple[Scope, ...]
-    _covering: dict[tuple[str | None, str | None, bool], tuple[Scope, ...]] = field(
-        init=False, default_factory=dict, repr=False, compare=False
-    )
-    """The scopes covering a benchmark (and series): looked through once per pair."""
-
-    def _scopes(self, benchmark: str | None, series: SeriesFacts | None) -> tuple[Scope, ...]:
-        key = (benchmark, None, False) if series is None else (
-            benchmark, series.series_id, series.headline
-        )  # fmt: skip
-        found = self._covering.get(key)
-        if found is None:
-            found = tuple(
-                s for s in self.scopes
-                if s.covers_benchmark(benchmark) and (series is None or s.covers_series(series))
-            )  # fmt: skip
-            self._covering[key] = found
-        return found
 
     def limit(self, rule: str, benchmark: str | None, series: SeriesFacts | None) -> Limit | None:
         found: Limit | None = None
-        for scope in self._scopes(benchmark, series):
-            if rule in scope.limits:
+        for scope in self.scopes:
+            covered = series is None or scope.covers_series(series)
+            if rule in scope.limits and scope.covers_benchmark(benchmark) and covered:
                 found = scope.limits[rule]
         return found
 
     def names(self, rule: str, benchmark: str | None) -> bool:
         """Some scope covering the benchmark names the rule (it applies to the run)."""
-        return any(rule in s.limits for s in self._scopes(benchmark, None))
+        return any(rule in s.limits and s.covers_benchmark(benchmark) for s in self.scopes)
 
     def unmatched(
         self, rule: str, benchmark: str | None, series: Sequence[SeriesFacts]
@@ -118,8 +93,9 @@ class Policy:
         """The scopes covering the benchmark that name the rule but none of ``series``
         (a typo in a series glob must not pass)."""
         return [
-            s for s in self._scopes(benchmark, None)
-            if rule in s.limits and not any(s.covers_series(one) for one in series)
+            s for s in self.scopes
+            if rule in s.limits and s.covers_benchmark(benchmark)
+            and not any(s.covers_series(one) for one in series)
         ]  # fmt: skip
 
 
