@@ -8,10 +8,12 @@ nothing"); 2: unusable input (a run, the policy, a path, an output refused).
 
 CI outputs: ``--junit FILE``; under ``GITHUB_ACTIONS=true`` ``::error`` annotations (on
 stderr, so that stdout stays the format asked for) and the Markdown summary appended to
-``$GITHUB_STEP_SUMMARY``; ``--format markdown`` for anything else. Each output file is
-checked before any run is read (:func:`inspector.output_files.output_target`: never inside
-the results, only a regular file or a new one) and written by
-:func:`inspector.output_files.write_output`."""
+``$GITHUB_STEP_SUMMARY``; ``--format markdown`` for anything else.
+
+Each output file is checked before any run is read
+(:func:`inspector.output_files.output_target`: never inside the results, only a regular file
+or a new one) and written by :func:`inspector.output_files.write_output`.
+"""
 
 from __future__ import annotations
 
