@@ -2,28 +2,48 @@
 (as :mod:`inspector.user_files` checks the other files a user hands in); each problem one
 line naming the file and the key.
 
-Found as ``--policy FILE``, else ``inspector-gate.toml`` in the folder gated, else in the
-current folder, else :data:`DEFAULT_POLICY`. A file states the rules that apply: a rule it
-does not name is off.
+The policy comes from the person running the gate, never from the results gated: it is
+``--policy FILE``, else ``inspector-gate.toml`` in the current folder, else
+:data:`DEFAULT_POLICY`. A policy file inside a root gated (or compared with) is used only when
+named with ``--policy``: one found in the current folder when that lies inside the results is
+passed over for the defaults, saying so (results could otherwise carry their own, empty,
+policy and pass). A file states the rules that apply: a rule it does not name is off.
+
+A policy file is read as every file a user hands in (:func:`inspector.user_files.read_user_file`:
+a regular file only, never a FIFO or a device), at most :data:`MAX_BYTES`, nested at most
+as deep as ``tomllib`` can parse, with at most :data:`MAX_SCOPES` ``[[scope]]`` tables;
+every problem one line naming the file.
 """
 
 from __future__ import annotations
 
+import os
 import tomllib
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from inspector.user_files import UserFileError, read_user_file
 from inspector.views.gate import HEADLINE, RULES, Policy, Scope
 
 POLICY_FILE = "inspector-gate.toml"
 DEFAULTS = "the defaults (no inspector-gate.toml found; --show-policy prints them)"
+PASSED_OVER = (
+    "the defaults ({file} lies inside the results gated: a policy there is used only when "
+    "named with --policy)"
+)
+MAX_BYTES = 1024**2
+"""A policy file holds a few rules; one larger than this (1 MiB) is refused unread."""
+MAX_SCOPES = 1000
+"""At most this many ``[[scope]]`` tables (each run's rules look through every one)."""
 
 DEFAULT_POLICY = f"""\
 # The gate's defaults, in force when no policy file is found. Copy this into
-# {POLICY_FILE} (beside the results, or in the folder the gate runs in) and edit it:
-# a rule the file does not name is off.
+# {POLICY_FILE} in the folder the gate runs in (never inside the results), or name
+# it with --policy, and edit it: a rule the file does not name is off. A series rule
+# whose series glob matches none of a run's series fails ("matched nothing").
 
 # Series rules judge the series this glob names ("{HEADLINE}": the run's headline series).
 series = "{HEADLINE}"
@@ -91,6 +111,14 @@ def parse_policy(text: str, source: str) -> Policy:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PolicyError(f"{source}: not a TOML file: {exc}") from None
+    except RecursionError:
+        raise PolicyError(f"{source}: not a TOML file: nested too deeply to parse") from None
+    scope_tables = data.get("scope")
+    if isinstance(scope_tables, list) and len(scope_tables) > MAX_SCOPES:
+        raise PolicyError(
+            f"{source}: {len(scope_tables):,} [[scope]] tables; a policy may have at most "
+            f"{MAX_SCOPES:,}"
+        )
     try:
         parsed = _File.model_validate(data)
     except ValidationError as exc:
@@ -108,23 +136,49 @@ def parse_policy(text: str, source: str) -> Policy:
     return Policy(source, tuple(scopes))
 
 
-def policy_text(path: str | None, gated: str) -> tuple[str, str]:
+def policy_text(path: str | None, gated: Sequence[str]) -> tuple[str, str]:
     """``(TOML text, where it came from)``: ``--policy`` ``path``, else the policy file in
-    ``gated`` (the folder gated) or the current folder, else the defaults."""
+    the current folder unless it lies inside one of the roots ``gated`` (the roots gated
+    and compared with), else the defaults.
+
+    Raises:
+        PolicyError: the file cannot be read (one line naming it).
+    """
     if path is None:
-        folder = Path(gated) if Path(gated).is_dir() else Path(gated).parent
-        found = [p for p in (folder / POLICY_FILE, Path(POLICY_FILE)) if p.is_file()]
-        if not found:
+        if not os.path.exists(POLICY_FILE):  # a FIFO or a folder there is refused below
             return DEFAULT_POLICY, DEFAULTS
-        path = str(found[0])
+        found = Path(os.path.realpath(POLICY_FILE))
+        for root in gated:
+            base = Path(os.path.realpath(root))
+            if found == base or base in found.parents:
+                return DEFAULT_POLICY, PASSED_OVER.format(file=POLICY_FILE)
+        path = POLICY_FILE
     try:
-        return Path(path).read_text(encoding="utf-8"), path
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise PolicyError(f"{path}: cannot read the policy file: {reason}") from None
+        data = read_user_file(path, "the policy file", MAX_BYTES)
+    except UserFileError as exc:
+        raise PolicyError(str(exc)) from None
+    try:
+        return data.decode("utf-8"), path
+    except UnicodeDecodeError as exc:
+        raise PolicyError(
+            f"{path}: cannot read the policy file: not valid UTF-8 "
+            f"(byte 0x{data[exc.start]:02x} at offset {exc.start})"
+        ) from None
 
 
-def read_policy(path: str | None, gated: str) -> Policy:
-    """The policy in force for gating ``gated`` (see :func:`policy_text`)."""
+def passed_over(path: str | None, gated: Sequence[str]) -> list[str]:
+    """One line for each policy file beside the results ``gated`` (where the gate once looked)
+    that is not in force because ``--policy`` did not name it."""
+    named = os.path.realpath(path) if path is not None else None
+    found = (os.path.join(root, POLICY_FILE) for root in gated)
+    return [
+        f"{file}: not used: a policy inside the results is used only when named with --policy"
+        for file in found
+        if os.path.isfile(file) and os.path.realpath(file) != named
+    ]
+
+
+def read_policy(path: str | None, gated: Sequence[str]) -> Policy:
+    """The policy in force for gating the roots ``gated`` (see :func:`policy_text`)."""
     text, source = policy_text(path, gated)
     return parse_policy(text, source)

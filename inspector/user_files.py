@@ -1,5 +1,6 @@
-"""Files the user hands the inspector (``--contract FILE``, ``--hierarchy FILE``), read and
-checked before anything is scored: each problem is one line naming the file.
+"""Files the user hands the inspector (``--contract FILE``, ``--hierarchy FILE``, and the
+gate's ``--policy FILE`` through :func:`read_user_file`), read and checked before anything
+is scored: each problem is one line naming the file.
 
 The shape of a file (which keys, which types) is checked by pydantic models; what the values
 mean (one primary, known kinds and reducers, hierarchy weights and leaves) by the engine's own
@@ -95,28 +96,39 @@ _PLAIN = {"extra_forbidden": "unknown key", "missing": "missing key"}
 """pydantic's error types said in the file's words."""
 
 
-def read_json(path: str | Path, what: str) -> Any:
-    """The JSON document in ``path``, read by the rules of a run's own files (issue 39):
+def read_user_file(path: str | Path, what: str, max_bytes: int = RUN_FILE_MAX_BYTES) -> bytes:
+    """The bytes of a file the user gave, read by the rules of a run's own files (issue 39):
     only a regular file (a FIFO or a device is refused by its type, never opened for
-    reading), at most :data:`~inspector.results.layout.RUN_FILE_MAX_BYTES`, parsed as
-    AgentCompass's ``json.loads`` parses (nesting and all); :class:`UserFileError` naming
-    the file when it cannot be read."""
+    reading), at most ``max_bytes`` (refused by its size before a byte is read);
+    :class:`UserFileError` naming the file when it cannot be read."""
     with contextlib.ExitStack() as stack:
         try:
             handle = stack.enter_context(open_regular(path))
             size = os.fstat(handle.fileno()).st_size
-            if size > RUN_FILE_MAX_BYTES:
-                raise UserFileError(
-                    f"{path}: cannot read {what}: larger than {RUN_FILE_MAX_BYTES // 1024**2} MiB"
-                )
-            data = read_all(handle.fileno(), size, RUN_FILE_MAX_BYTES)
+            if size > max_bytes:
+                raise UserFileError(f"{path}: cannot read {what}: larger than {_size(max_bytes)}")
+            data = read_all(handle.fileno(), size, max_bytes)
             if data is None:
                 raise UserFileError(f"{path}: cannot read {what}: grew while read")
-            return parse_json(data)
-        except (OSError, JsonError) as exc:
-            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            raise UserFileError(f"{path}: cannot read {what}: {reason}") from None
+            return data
+        except OSError as exc:
+            raise UserFileError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
     raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _size(limit: int) -> str:
+    return f"{limit // 1024**2} MiB" if limit >= 1024**2 else f"{limit // 1024} KiB"
+
+
+def read_json(path: str | Path, what: str) -> Any:
+    """The JSON document in ``path`` (:func:`read_user_file`, at most
+    :data:`~inspector.results.layout.RUN_FILE_MAX_BYTES`), parsed as AgentCompass's
+    ``json.loads`` parses (nesting and all); :class:`UserFileError` naming the file."""
+    data = read_user_file(path, what)
+    try:
+        return parse_json(data)
+    except JsonError as exc:
+        raise UserFileError(f"{path}: cannot read {what}: {exc}") from None
 
 
 def contract_from_data(data: object, *, source: str = "") -> MetricContract:

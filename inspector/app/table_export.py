@@ -15,6 +15,7 @@ from pathlib import Path
 
 from tabulate import tabulate
 
+from inspector.output_files import OutputError, output_target, write_output
 from inspector.views.csv_cells import csv_writer
 from inspector.views.visible import visible
 
@@ -32,7 +33,7 @@ class Table:
 
 
 class ExportError(Exception):
-    """The file cannot be written there (inside the run directory, not writable)."""
+    """The file cannot be written there (inside the run directory, not a file, not writable)."""
 
 
 def render(table: Table, fmt: str) -> str:
@@ -60,27 +61,19 @@ def default_path(folder: Path, table: Table, fmt: str) -> Path:
 
 
 def refusal(path: Path, run_dirs: Sequence[Path]) -> str | None:
-    """Why ``path`` must not be written (inside a run directory, a folder), else None."""
-    target = path.expanduser().resolve()
-    for run in run_dirs:
-        root = run.expanduser().resolve()
-        if target == root or root in target.parents:
-            return f"{target} is inside the run directory {root}: the inspector never writes there"
-    if target.is_dir():
-        return f"{target} is a folder"
-    if not target.parent.is_dir():
-        return f"the folder {target.parent} does not exist"
+    """Why ``path`` must not be written (inside a run directory, not a regular file, no
+    such folder: :func:`~inspector.output_files.output_target`), else None."""
+    try:
+        output_target(path.expanduser(), run_dirs)
+    except OutputError as exc:
+        return str(exc)
     return None
 
 
 def write(table: Table, fmt: str, path: Path, run_dirs: Sequence[Path]) -> Path:
     """Write ``table`` to ``path`` (refused inside ``run_dirs``); returns the full path."""
-    problem = refusal(path, run_dirs)
-    if problem is not None:
-        raise ExportError(problem)
-    target = path.expanduser().resolve()
+    text = render(table, fmt)
     try:
-        target.write_text(render(table, fmt), encoding="utf-8")
-    except OSError as exc:
-        raise ExportError(f"{target}: {exc.strerror or exc}") from None
-    return target
+        return write_output(path.expanduser(), run_dirs, lambda out: out.write(text))
+    except OutputError as exc:
+        raise ExportError(str(exc)) from None

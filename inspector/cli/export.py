@@ -1,8 +1,8 @@
 """``inspector export RUN|ROOT --format eee|parquet|csv|jsonl --out DIR``.
 
 A run is exported into ``DIR``; a results root's runs each into ``DIR/<path of the run under the root>`` (EEE: all into one datastore tree,
-``DIR/data/...``). ``DIR`` may not lie inside the run or
-the root. A run that cannot be recomputed is named on stderr and the others are still
+``DIR/data/...``). Neither ``DIR`` nor any file written may lie inside the run or
+the root, every link followed (:mod:`inspector.output_files`). A run that cannot be recomputed is named on stderr and the others are still
 exported (exit 2 when any failed).
 """
 
@@ -15,7 +15,8 @@ from typing import Any
 
 from inspector.answers import Unusable, load_session, say_on_stderr
 from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE
-from inspector.export import FORMATS, ExportError, check_destination, write_export
+from inspector.export import FORMATS, ExportError, write_export
+from inspector.output_files import OutputError, output_target
 from inspector.results.discover import find_runs, is_run
 from inspector.results.problems import RunReadError
 
@@ -53,19 +54,20 @@ def cmd_export(args: argparse.Namespace) -> int:
             (source / run.relative, out if args.format == "eee" else out / run.relative)
             for run in runs
         ]
+    inputs = [source, *(path for path, _ in targets)]
     try:
-        check_destination(out, [source, *(path for path, _ in targets)])
-    except ExportError as exc:
+        output_target(out, inputs, folder=True)
+    except OutputError as exc:
         raise Unusable(str(exc)) from None
     failed = 0
     for path, destination in targets:
         try:
             session = load_session(str(path))
-            for written in write_export(session, args.format, destination):
+            for written in write_export(session, args.format, destination, inputs):
                 print(written)
         except BrokenPipeError:
             raise
-        except (Unusable, ExportError, ImportError, OSError) as exc:
+        except (Unusable, ExportError, OutputError, ImportError, OSError) as exc:
             say_on_stderr(f"inspector: {exc}")
             failed += 1
     sys.stdout.flush()

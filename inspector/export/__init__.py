@@ -1,7 +1,7 @@
 """Writing a recomputed run to files others read: EEE, Parquet, CSV, JSONL.
 
-``write_export(session, fmt, out)`` writes one run's files into the folder ``out`` (never a
-result directory: :func:`check_destination`), each under a name made from the run id:
+``write_export(session, fmt, out, inputs)`` writes one run's files into the folder ``out``,
+each under a name made from the run id:
 
 - ``eee``: EEE's datastore layout, ``data/<benchmark>/<developer>/<model>/<uuid>.json``
   (aggregate) and ``<uuid>_samples.jsonl`` (per attempt) beside it, see
@@ -11,7 +11,9 @@ result directory: :func:`check_destination`), each under a name made from the ru
 - ``csv`` / ``jsonl``: ``<run>.tasks.csv`` / ``<run>.tasks.jsonl``, the rows of
   ``inspector tasks RUN --series all --format csv|jsonl``.
 
-Every file is written to a temporary name in ``out`` and renamed into place, so a reader
+Every file goes through :func:`inspector.output_files.write_output`: refused (one line naming
+it) when, every link followed, it lies inside a result directory (``inputs``) or is not a
+regular file, and written to a temporary name beside it then renamed into place, so a reader
 never sees half a file.
 """
 
@@ -20,16 +22,16 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
 import re
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from inspector import __version__
 from inspector.export.eee import aggregate_record, datastore_names, instance_record
 from inspector.export.tables import attempt_rows, task_rows, write_parquet
+from inspector.output_files import Writer, write_output
 from inspector.results.lazy import read_attempt_payload
 from inspector.results.problems import ResultFileError
 from inspector.views.audit import LedgerTask, task_filter
@@ -45,35 +47,14 @@ class ExportError(ValueError):
     """An export that cannot be written; ``str()`` is the one-line message."""
 
 
-def check_destination(out: Path, sources: list[Path]) -> None:
-    """Refuse an ``out`` that is, or lies inside, one of the result directories ``sources``."""
-    target = Path(os.path.realpath(out))
-    for source in sources:
-        base = Path(os.path.realpath(source))
-        if target == base or base in target.parents:
-            raise ExportError(
-                f"{out}: the export folder is inside the result directory {source}; "
-                "the inspector never writes there (choose another --out)"
-            )
-
-
 def file_stem(run_id: str) -> str:
     """A file name from a run id: letters, digits, ``.``, ``-`` and ``_`` kept, the rest ``_``."""
     stem = re.sub(r"[^A-Za-z0-9._-]", "_", run_id).strip(".") or "run"
     return stem[:120]
 
 
-def _atomic_write(path: Path, write: Callable[[Any], None], *, binary: bool = False) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        mode = "wb" if binary else "w"
-        with open(fd, mode, **({} if binary else {"encoding": "utf-8", "newline": ""})) as f:
-            write(f)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+def _write(path: Path, inputs: Sequence[Path], write: Writer, *, binary: bool = False) -> None:
+    write_output(path, inputs, write, binary=binary, new_folders=True)
 
 
 def all_task_rows(session: Session) -> Iterator[LedgerTask]:
@@ -84,8 +65,13 @@ def all_task_rows(session: Session) -> Iterator[LedgerTask]:
         yield from task_filter(rec, series.series_id)
 
 
-def write_export(session: Session, fmt: str, out: Path) -> list[Path]:
-    """Write one run in ``fmt`` into ``out``; return the files written."""
+def write_export(session: Session, fmt: str, out: Path, inputs: Sequence[Path]) -> list[Path]:
+    """Write one run in ``fmt`` into ``out``, never inside ``inputs`` (the run and the root
+    read); return the files written.
+
+    Raises:
+        OutputError: a file cannot be written there (one line naming it).
+    """
     if fmt not in FORMATS:
         raise ExportError(f"unknown export format {fmt!r} (one of {', '.join(FORMATS)})")
     rec = session.recomputation
@@ -93,27 +79,19 @@ def write_export(session: Session, fmt: str, out: Path) -> list[Path]:
     stem = file_stem(session.run.run_id)
     if fmt in ("csv", "jsonl"):
         path = out / f"{stem}.tasks.{fmt}"
-        _atomic_write(path, lambda f: write_task_rows(f, fmt, all_task_rows(session)))
+        _write(path, inputs, lambda f: write_task_rows(f, fmt, all_task_rows(session)))
         return [path]
     if fmt == "parquet":
-
         tasks = task_rows(session.run.run_id, (task_json(t) for t in all_task_rows(session)))
         paths = [out / f"{stem}.tasks.parquet", out / f"{stem}.attempts.parquet"]
-        out.mkdir(parents=True, exist_ok=True)
-        tmp = [p.with_name(f".{p.name}.tmp") for p in paths]
-        try:
-            write_parquet(tmp[0], tmp[1], tasks, attempt_rows(session.run.run_id, rec))
-            for src, dst in zip(tmp, paths, strict=True):
-                os.replace(src, dst)
-        finally:
-            for src in tmp:
-                src.unlink(missing_ok=True)
+        rows = (tasks, attempt_rows(session.run.run_id, rec))
+        for path, kind, table in zip(paths, ("tasks", "attempts"), rows, strict=True):
+            _write(path, inputs, partial(write_parquet, kind=kind, rows=table), binary=True)
         return paths
-    return _write_eee(session, out, stem)
+    return _write_eee(session, out, stem, inputs)
 
 
-def _write_eee(session: Session, out: Path, stem: str) -> list[Path]:
-
+def _write_eee(session: Session, out: Path, stem: str, inputs: Sequence[Path]) -> list[Path]:
     run, rec = session.run, session.recomputation
     assert rec is not None
     first = aggregate_record(rec, run.run_info, run_id=run.run_id, samples=None,
@@ -142,10 +120,10 @@ def _write_eee(session: Session, out: Path, stem: str) -> list[Path]:
     data = lines.getvalue().encode("utf-8")
     samples_name = f"{folder}/{file_uuid}_samples.jsonl"
     samples_path = out / samples_name
-    _atomic_write(samples_path, lambda f: f.write(data), binary=True)
+    _write(samples_path, inputs, lambda f: f.write(data), binary=True)
     samples = {"format": "jsonl", "file_path": samples_name, "hash_algorithm": "sha256",
                "checksum": hashlib.sha256(data).hexdigest(), "total_rows": rows}  # fmt: skip
     record = dict(first, detailed_evaluation_results=samples)
     path = out / folder / f"{file_uuid}.json"
-    _atomic_write(path, lambda f: f.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n"))
+    _write(path, inputs, lambda f: f.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n"))
     return [path, samples_path]

@@ -40,8 +40,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from inspector.engine.recomputation import Recomputation
 
@@ -116,12 +115,8 @@ def _schemas() -> tuple[Any, Any]:
     return tasks, attempts
 
 
-def write_parquet(
-    tasks_path: Path,
-    attempts_path: Path,
-    tasks: list[dict[str, Any]],
-    attempts: list[dict[str, Any]],
-) -> None:
+def write_parquet(out: IO[bytes], kind: str, rows: list[dict[str, Any]]) -> None:
+    """Write ``rows`` as the Parquet table ``kind`` (``tasks`` or ``attempts``) to ``out``."""
     try:  # the optional parquet extra (+129 modules, ~225 ms): only when Parquet is written
         import pyarrow as pa
         import pyarrow.parquet as pq
@@ -131,5 +126,5 @@ def write_parquet(
         ) from None
 
     task_schema, attempt_schema = _schemas()
-    pq.write_table(pa.Table.from_pylist(tasks, schema=task_schema), tasks_path)
-    pq.write_table(pa.Table.from_pylist(attempts, schema=attempt_schema), attempts_path)
+    schema = task_schema if kind == "tasks" else attempt_schema
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), out)

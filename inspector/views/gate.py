@@ -8,12 +8,14 @@ rule that applies to a run, one :class:`RuleOutcome` per rule (its series folded
 A rule passes at its limit: ``max_*`` fails when the measured figure is above the limit,
 ``min_evaluated`` when it is below. A rule that cannot be judged (no ``--against`` run, a
 series without an interval, no tasks) is *skipped*, saying why; it never passes silently.
+A series rule whose scope's ``series`` glob matches none of the run's series *fails*
+("matched nothing"): a typo in a glob must not pass.
 """
 
 from __future__ import annotations
 
 import fnmatch
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 RUN_RULES = (
@@ -84,6 +86,17 @@ class Policy:
     def names(self, rule: str, benchmark: str | None) -> bool:
         """Some scope covering the benchmark names the rule (it applies to the run)."""
         return any(rule in s.limits and s.covers_benchmark(benchmark) for s in self.scopes)
+
+    def unmatched(
+        self, rule: str, benchmark: str | None, series: Sequence[SeriesFacts]
+    ) -> list[Scope]:
+        """The scopes covering the benchmark that name the rule but none of ``series``
+        (a typo in a series glob must not pass)."""
+        return [
+            s for s in self.scopes
+            if rule in s.limits and s.covers_benchmark(benchmark)
+            and not any(s.covers_series(one) for one in series)
+        ]  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -276,7 +289,8 @@ def _short(fingerprint: str) -> str:
 def _series_rule(
     facts: RunFacts, rule: str, policy: Policy, against: RunFacts | None, paired: Paired | None
 ) -> RuleOutcome:
-    failures: list[str] = []
+    failures = [_matched_nothing(facts, rule, scope) for scope in
+                policy.unmatched(rule, facts.benchmark, facts.series)]  # fmt: skip
     measured: list[str] = []
     for series in facts.series:
         limit = policy.limit(rule, facts.benchmark, series)
@@ -293,6 +307,16 @@ def _series_rule(
                 f"{text}; limit: {_figure(limit)}"
             )))  # fmt: skip
     return _outcome(facts.run, rule, failures, measured)
+
+
+def _matched_nothing(facts: RunFacts, rule: str, scope: Scope) -> str:
+    """The failure of a scope naming ``rule`` whose series glob matches no series of the run."""
+    ids = [s.series_id for s in facts.series]
+    have = ", ".join(ids[:5]) + (", …" if len(ids) > 5 else "") if ids else "none"
+    glob = "the headline series" if scope.series == HEADLINE else f"series {scope.series!r}"
+    return _line(facts.run, glob, rule, (
+        f"matched nothing (the run's series: {have}); limit: {_figure(scope.limits[rule])}"
+    ))  # fmt: skip
 
 
 Measure = Callable[[float], tuple[str, bool]]

@@ -207,6 +207,10 @@ async def test_leaderboard_export_writes_the_table(root: Path, tmp_path: Path) -
         inside = root / "board.md"
         board.export_to(inside)  # never under the results root
         assert not inside.exists()
+        link = tmp_path / "out" / "link.md"
+        link.symlink_to(inside)
+        board.export_to(link)  # nor through a link beside it (issue 48)
+        assert not inside.exists()
 
 
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (140, 45)], ids=lambda s: f"{s[0]}x{s[1]}")

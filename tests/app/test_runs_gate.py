@@ -1,5 +1,5 @@
 """Runs screen: `G` shows each run's publish-gate result (issue 42), judged as `inspector
-gate` judges it under the root's policy, with the failed rules in the line under the table."""
+gate` judges it under the policy of the folder it runs in, with the failed rules in the line under the table."""
 
 from __future__ import annotations
 
@@ -18,9 +18,14 @@ POLICY = "require_stored_equal = true\nmax_error_rate = 0.5\n"
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The results, opened from the folder ``here`` holding the policy (issue 48: the policy
+    comes from where the app runs; one the results carry is never obeyed)."""
     results = make_results_root(tmp_path)
-    (results / "inspector-gate.toml").write_text(POLICY, encoding="utf-8")
+    (results / "inspector-gate.toml").write_text("# nothing checked\n", encoding="utf-8")
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "inspector-gate.toml").write_text(POLICY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "here")
     return results
 
 
@@ -63,7 +68,7 @@ async def test_g_shows_each_runs_gate_result_and_the_failed_rules(root: Path) ->
 
 @pilot_test
 async def test_a_bad_policy_is_named_and_nothing_is_shown(root: Path) -> None:
-    (root / "inspector-gate.toml").write_text("max_eror_rate = 0.1\n", encoding="utf-8")
+    Path("inspector-gate.toml").write_text("max_eror_rate = 0.1\n", encoding="utf-8")
     app = InspectorApp([root])
     notes: list[str] = []
     async with app.run_test(size=(140, 45)) as pilot:
@@ -75,5 +80,5 @@ async def test_a_bad_policy_is_named_and_nothing_is_shown(root: Path) -> None:
             if notes:
                 break
         assert len(notes) == 1
-        assert notes[0].startswith(f"{root}/inspector-gate.toml: unknown key 'max_eror_rate'")
+        assert notes[0].startswith("inspector-gate.toml: unknown key 'max_eror_rate'")
         assert screen.gates is None and "gate" not in screen.run_table.column_keys

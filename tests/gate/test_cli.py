@@ -31,13 +31,16 @@ min_evaluated = 10
 
 
 @pytest.fixture
-def root(tmp_path: Path) -> Path:
+def root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The results, gated from the folder ``here`` beside them holding the policy."""
     results = tmp_path / "results"
     for name in RUNS:
         shutil.copytree(conformance_run(name), results / name)
     shutil.copytree(conformance_run("e2e_k1_micro"), results / TAMPERED)
     tamper_headline(results / TAMPERED)
-    (results / "inspector-gate.toml").write_text(POLICY, encoding="utf-8")
+    (tmp_path / "here").mkdir()
+    (tmp_path / "here" / "inspector-gate.toml").write_text(POLICY, encoding="utf-8")
+    monkeypatch.chdir(tmp_path / "here")
     return results
 
 
@@ -59,7 +62,7 @@ def test_the_tampered_run_fails_one_rule_in_one_line(
         "recomputation in 1 place (first: correct.native@1 value: stored "
     )
     assert lines[3].endswith("); limit: equal")
-    assert lines[4] == f"4 runs: 3 pass, 1 fail, 0 unusable; policy: {root}/inspector-gate.toml"
+    assert lines[4] == "4 runs: 3 pass, 1 fail, 0 unusable; policy: inspector-gate.toml"
 
 
 def test_every_run_passing_exits_0(root: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -70,7 +73,7 @@ def test_every_run_passing_exits_0(root: Path, capsys: pytest.CaptureFixture[str
 
 
 def test_one_run_given_itself_is_named_as_given(root: Path, capsys: pytest.CaptureFixture[str]):
-    code, out, _ = run([str(root / TAMPERED), "--policy", str(root / "inspector-gate.toml")], capsys)
+    code, out, _ = run([str(root / TAMPERED), "--policy", "inspector-gate.toml"], capsys)
     assert code == 1
     assert out.startswith(f"FAIL {root / TAMPERED}: run: require_stored_equal: ")
 
@@ -129,31 +132,60 @@ def test_a_missing_policy_file_is_named(root: Path, capsys: pytest.CaptureFixtur
     assert code == 2 and err.startswith("inspector: no-such.toml: cannot read the policy file")
 
 
-def test_the_policy_is_found_in_the_root_then_here_then_the_defaults(
-    root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_the_policy_is_the_one_named_then_here_then_the_defaults(
+    root: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    here = tmp_path / "here"
-    here.mkdir()
-    monkeypatch.chdir(here)
-    (here / "inspector-gate.toml").write_text("min_evaluated = 11\n", encoding="utf-8")
-    assert run([str(root), "--show-policy"], capsys)[1] == (
-        f"# policy: {root}/inspector-gate.toml\n{POLICY}"
+    assert run([str(root), "--show-policy"], capsys)[1] == f"# policy: inspector-gate.toml\n{POLICY}"
+    named = tmp_path / "named.toml"
+    named.write_text("min_evaluated = 11\n", encoding="utf-8")
+    assert run([str(root), "--show-policy", "--policy", str(named)], capsys)[1] == (
+        f"# policy: {named}\nmin_evaluated = 11\n"
     )
-    (root / "inspector-gate.toml").unlink()
-    assert run([str(root), "--show-policy"], capsys)[1] == (
-        "# policy: inspector-gate.toml\nmin_evaluated = 11\n"
-    )
-    code, out, _ = run([str(root)], capsys)  # the rule it names is the only one judged
+    code, out, _ = run([str(root), "--policy", str(named)], capsys)  # only the rule it names
     # Five headline series (e2e_k3_avg_category_mean has two), each failing this rule alone.
     assert code == 1 and out.count("FAIL ") == 5 and out.count(": min_evaluated: ") == 5
-    (here / "inspector-gate.toml").unlink()
+    Path("inspector-gate.toml").unlink()
     code, out, _ = run([str(root), "--show-policy"], capsys)
     assert code == 0 and out.endswith(DEFAULT_POLICY)
-    assert out.startswith("# policy: the defaults")
+    assert out.startswith("# policy: the defaults (no inspector-gate.toml found")
+
+
+def test_a_policy_the_results_carry_is_never_obeyed_unless_named(
+    root: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 48: results holding their own empty policy (no rules: everything passes) do not
+    pass by it, neither from beside the runs nor from the folder the gate runs in."""
+    (root / "inspector-gate.toml").write_text("# nothing checked\n", encoding="utf-8")
+    code, out, err = run([str(root)], capsys)
+    assert code == 1 and out.splitlines()[-1].endswith("; policy: inspector-gate.toml")
+    assert f"FAIL {TAMPERED}: run: require_stored_equal: " in out
+    assert err == (
+        f"inspector: warning: {root}/inspector-gate.toml: not used: a policy inside the results "
+        "is used only when named with --policy\n"
+    )
+    code, out, _ = run([str(root), "--show-policy"], capsys)
+    assert out.splitlines()[:2] == [
+        "# policy: inspector-gate.toml",
+        f"# {root}/inspector-gate.toml: not used: a policy inside the results is used only "
+        "when named with --policy",
+    ]
+    monkeypatch.chdir(root)  # the current folder is inside the results: its file is passed over
+    code, out, _ = run([str(root)], capsys)
+    assert code == 1 and out.splitlines()[-1].endswith(
+        "; policy: the defaults (inspector-gate.toml lies inside the results gated: a policy "
+        "there is used only when named with --policy)"
+    )
+    code, out, _ = run([str(root), "--show-policy"], capsys)
+    assert out.endswith(DEFAULT_POLICY)
+    code, out, err = run([str(root), "--policy", "inspector-gate.toml"], capsys)  # named: used
+    assert code == 0 and out.splitlines()[-1] == (
+        "4 runs: 4 pass, 0 fail, 0 unusable; policy: inspector-gate.toml"
+    )
+    assert err == ""
 
 
 def test_the_defaults_judge_the_real_runs(root: Path, capsys: pytest.CaptureFixture[str]):
-    (root / "inspector-gate.toml").unlink()
+    Path("inspector-gate.toml").unlink()
     code, out, _ = run([str(root)], capsys)
     assert code == 1
     # AgentCompass's e2e runs have 3 errors in 10 tasks: above the default 10 %.
@@ -205,7 +237,7 @@ def test_junit_is_never_written_into_the_results(
     root: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run([str(root), "--junit", str(root / "gate.xml")], capsys)
-    assert code == 2 and "the inspector never writes into results" in err
+    assert code == 2 and "the inspector never writes there" in err
     assert not (root / "gate.xml").exists()
 
 

@@ -118,6 +118,32 @@ def test_series_rules_judge_the_series_the_glob_names() -> None:
     assert [f.split(":")[1].strip() for f in got.failures] == ["cost.avg@3"]
 
 
+def test_a_series_glob_matching_nothing_fails_as_matched_nothing() -> None:
+    """Issue 48: a typo in a series glob must not pass (it skipped every series rule)."""
+    run = facts(series(), series("cost.avg@3", headline=False))
+    got = outcome('series = "corect*"\nmax_error_rate = 0.5\nmin_evaluated = 1', run,
+                  rule="max_error_rate")  # fmt: skip
+    assert got.status == FAIL
+    assert got.failures == (
+        "team/run: series 'corect*': max_error_rate: matched nothing (the run's series: "
+        "correct.avg@3, cost.avg@3); limit: 0.5",
+    )
+    # One scope matching nothing fails the rule even when another scope's glob matches.
+    policy = 'series = "*"\nmax_error_rate = 0.5\n[[scope]]\nseries = "typo"\nmax_error_rate = 0.9'
+    got = outcome(policy, run)
+    assert got.status == FAIL and len(got.failures) == 1
+    assert got.failures[0].startswith("team/run: series 'typo': max_error_rate: matched nothing")
+    # A scope of another benchmark does not apply, whatever its glob; the headline is matched.
+    policy = '[[scope]]\nbenchmark = "gaia"\nseries = "typo"\nmax_error_rate = 0.5'
+    assert judge(run, parse_policy(policy, "p")).outcomes == ()
+    assert outcome("max_error_rate = 0.5", run).status == PASS
+    got = outcome("max_error_rate = 0.5", facts(series(headline=False)))
+    assert got.failures == (
+        "team/run: the headline series: max_error_rate: matched nothing (the run's series: "
+        "correct.avg@3); limit: 0.5",
+    )
+
+
 def test_the_last_scope_covering_a_run_and_naming_a_rule_gives_its_limit() -> None:
     policy = """
 max_error_rate = 0.1

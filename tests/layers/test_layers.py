@@ -28,6 +28,8 @@ PURE_TOP = (
     "inspector.checking",
     "inspector.root_answers",
     "inspector.user_files",
+    "inspector.output_files",
+    "inspector.gate_policy",
     "inspector.cli.main",
     "inspector.cli.report",
     "inspector.cli.check",

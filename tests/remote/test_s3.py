@@ -198,25 +198,26 @@ def test_a_missing_backend_or_bad_url_is_one_line(capsys: pytest.CaptureFixture[
     assert err.startswith("inspector: nosuchscheme://x/y: ") and err.count("\n") == 1
 
 
-def test_gate_on_a_bucket_names_the_url_and_its_policy(
-    s3: S3, capsys: pytest.CaptureFixture[str]
+def test_gate_on_a_bucket_names_the_url_and_obeys_no_policy_it_carries(
+    s3: S3, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """`inspector gate URL` (issue 42): the policy beside the runs on the server is found,
-    and named by its URL, not the cache folder."""
-    s3.put("gated/inspector-gate.toml", b"require_stored_equal = true\n")
+    """`inspector gate URL` (issues 42, 48): the runs are named by the URL; a policy beside
+    them on the server is not obeyed (results could carry their own, empty one): the policy
+    is the one of the folder the gate runs in."""
+    s3.put("gated/inspector-gate.toml", b"# nothing checked\n")
     s3.upload_tree(FIXTURE_RUNS / "k3_pass", "gated/k3_pass")
     stored = json.loads((FIXTURE_RUNS / "k1_micro" / "metrics.json").read_text(encoding="utf-8"))
     stored["series"][0]["counts"]["evaluated"] += 1
     s3.upload_tree(FIXTURE_RUNS / "k1_micro", "gated/k1_micro")
     s3.put("gated/k1_micro/metrics.json", json.dumps(stored, indent=2).encode())
     uploaded = list(s3.counter.writes)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "inspector-gate.toml").write_text("require_stored_equal = true\n", "utf-8")
     assert main(["gate", s3.url("gated")]) == 1
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("FAIL k1_micro: run: require_stored_equal: stored metrics.json ")
     assert lines[1] == "pass k3_pass: 1 passed, 0 failed, 0 skipped"
-    assert lines[2] == (
-        f"2 runs: 1 pass, 1 fail, 0 unusable; policy: {s3.url('gated')}/inspector-gate.toml"
-    )
+    assert lines[2] == "2 runs: 1 pass, 1 fail, 0 unusable; policy: inspector-gate.toml"
     assert s3.counter.writes == uploaded  # the gate writes nothing there
 
 

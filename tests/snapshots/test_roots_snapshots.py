@@ -70,16 +70,19 @@ class TestRunsRecomputed:
 
 class TestRunsGate:
     @pytest.mark.parametrize("size", SIZES, ids=SIZES)
-    def test_runs_gated(self, snap_compare: Any, tmp_path: Path, size: str) -> None:
+    def test_runs_gated(
+        self, snap_compare: Any, tmp_path: Path, size: str, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         """You should see a Gate column after G (policy: require_stored_equal, error rate at
         most 0.5): FAIL for the tampered …/20261130_000002, ! for scicode/compare_b, pass
         for the others, and with the cursor on the tampered run the line below ending
         "gate: FAIL require_stored_equal (…)" before its status and model."""
         app = make_app(tmp_path)
-        root = tmp_path / "results"
-        (root / "inspector-gate.toml").write_text(
+        (tmp_path / "here").mkdir()  # the policy: where the app runs, never in the results
+        (tmp_path / "here" / "inspector-gate.toml").write_text(
             "require_stored_equal = true\nmax_error_rate = 0.5\n", encoding="utf-8"
         )
+        monkeypatch.chdir(tmp_path / "here")
 
         async def run_before(pilot: Pilot[None]) -> None:
             await all_checked(pilot)

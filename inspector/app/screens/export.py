@@ -14,7 +14,8 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.export import FORMATS, ExportError, check_destination, write_export
+from inspector.export import FORMATS, ExportError, write_export
+from inspector.output_files import OutputError, output_target
 
 if TYPE_CHECKING:  # pragma: no cover
     from textual.app import App
@@ -32,9 +33,9 @@ HINTS = {
 def export_and_tell(app: App[object], session: Session, fmt: str, folder: str) -> None:
     """Write the export (in a worker thread) and tell the user what was written or why not."""
     try:
-        check_destination(Path(folder), [session.run.path])
-        written = write_export(session, fmt, Path(folder))
-    except (ExportError, ImportError, OSError) as exc:
+        output_target(folder, [session.run.path], folder=True)
+        written = write_export(session, fmt, Path(folder), [session.run.path])
+    except (ExportError, OutputError, ImportError, OSError) as exc:
         app.call_from_thread(app.notify, str(exc), severity="error")
         return
     names = ", ".join(path.name for path in written)

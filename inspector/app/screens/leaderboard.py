@@ -22,6 +22,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, Static
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.navigation import CompareRuns, OpenItems, OpenRun
 from inspector.app.titles import plural
+from inspector.output_files import OutputError, write_output
 from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
 from inspector.views.run_check import DIFFERS, UNUSABLE
 from inspector.views.runs_view import RunRow, describe
@@ -86,6 +87,8 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         super().__init__()
         self.roots = roots
         """The results roots of the runs (never written under)."""
+        self.run_dirs = [row.summary.path for row in rows]
+        """Every run's own folder (never written under either, wherever it lies)."""
         self.board: Leaderboard = build(rows)
         self.marked: list[tuple[str, str]] = []
         """The cells marked for comparison, in the order they were marked (A, then B)."""
@@ -314,18 +317,12 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         if fmt is None:
             self.notify("Name a .csv, .md or .json file.", severity="error")
             return
-        target = Path(os.path.abspath(self.folder() / path.expanduser()))
-        for root in self.roots:
-            if target.is_relative_to(os.path.abspath(root)):
-                self.notify(
-                    "The inspector never writes under a results root: choose another folder.",
-                    severity="error",
-                )
-                return
+        target = self.folder() / path.expanduser()
+        text = export(self.board, fmt)
         try:
-            target.write_text(export(self.board, fmt), encoding="utf-8")
-        except OSError as exc:
-            self.notify(f"Cannot write {path}: {exc.strerror or exc}", severity="error")
+            write_output(target, [*self.roots, *self.run_dirs], lambda out: out.write(text))
+        except OutputError as exc:
+            self.notify(f"Not written: {exc}", severity="error", markup=False)
             return
         self.notify(f"Wrote the leaderboard ({len(self.board.cells)} cells) to {path}.")
 

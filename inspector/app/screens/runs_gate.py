@@ -1,6 +1,6 @@
 """The runs screen's publish gate (``G``, issue 42): each run judged as ``inspector gate``
-judges it, under the policy found for the first root (``inspector-gate.toml`` there or in
-the current folder, else the defaults), shown in a ``Gate`` column and, with the failed
+judges it, under the policy of the current folder (``inspector-gate.toml`` there, unless
+it lies inside a root open, else the defaults: never one the results carry), shown in a ``Gate`` column and, with the failed
 rules, in the detail line. The runs screen (:mod:`inspector.app.screens.runs`) is built on
 this one; only it imports this module.
 """
@@ -89,7 +89,7 @@ class GatedRunsScreen(InspectorScreen):
 
         worker = get_current_worker()
         try:
-            policy = read_policy(None, str(self.roots[0]))
+            policy = read_policy(None, [str(root) for root in self.roots])
         except PolicyError as exc:
             self.post_message(RunsGated([], error=str(exc)))
             return
