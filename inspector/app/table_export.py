@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tabulate import tabulate
 
+from inspector.engine import strict_json
 from inspector.views.visible import visible
 
 FORMATS = {"csv": "CSV", "json": "JSON", "md": "Markdown"}
@@ -45,7 +45,7 @@ def render(table: Table, fmt: str) -> str:
         return out.getvalue()
     if fmt == "json":
         records = [dict(zip(table.headers, row, strict=True)) for row in table.rows]
-        return json.dumps(records, ensure_ascii=False, indent=2) + "\n"
+        return strict_json.dumps(records, ensure_ascii=False, indent=2) + "\n"
     if fmt == "md":
         rows = [[visible(cell, one_line=True).replace("|", "\\|") for cell in row]
                 for row in table.rows]  # fmt: skip

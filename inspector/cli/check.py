@@ -5,7 +5,6 @@ run beneath it (:mod:`inspector.cli.check_root`)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from inspector.answers import Unusable, load_outputs, say_on_stderr, warnings_in
 from inspector.checking import checked, stored_differences
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.output import write_exact
+from inspector.engine import strict_json
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.results.discover import is_run
 from inspector.views.run_check import UNUSABLE, RunCheck, single_run_json
@@ -84,4 +84,4 @@ def cmd_check(args: argparse.Namespace) -> int:
 
 def _write_json(check: RunCheck) -> None:
     """``check RUN --format json``: one object."""
-    write_exact(json.dumps(single_run_json(check), indent=2, ensure_ascii=False) + "\n")
+    write_exact(strict_json.dumps(single_run_json(check), indent=2, ensure_ascii=False) + "\n")

@@ -12,7 +12,6 @@ stderr, so that stdout stays the format asked for) and the Markdown summary appe
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import replace
@@ -22,6 +21,7 @@ from typing import Any
 from inspector.answers import Unusable, say_on_stderr
 from inspector.cli.common import EXIT_OK, add_plan_options, local_path, overrides_from
 from inspector.cli.output import write_exact
+from inspector.engine import strict_json
 from inspector.gate_policy import PolicyError, policy_text, read_policy
 from inspector.loading.urls import shown
 from inspector.results.problems import RunReadError
@@ -76,7 +76,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if not gates:
         raise Unusable(f"{args.path}: no runs here (a run has run_info.json or a details/ folder)")
     if args.format == "json":
-        json.dump(gate_output.as_json(gates, policy.source), sys.stdout, ensure_ascii=False, indent=2)
+        strict_json.dump(
+            gate_output.as_json(gates, policy.source), sys.stdout, ensure_ascii=False, indent=2
+        )
         sys.stdout.write("\n")
     elif args.format == "markdown":
         write_exact(gate_output.markdown(gates, policy.source))
