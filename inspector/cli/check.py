@@ -16,6 +16,7 @@ from inspector.cli.output import write_exact
 from inspector.engine import strict_json
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.results.discover import is_run
+from inspector.views.differences import SAME_CONTENT, same_content
 from inspector.views.run_check import UNUSABLE, RunCheck, single_run_json
 from inspector.views.visible import visible
 
@@ -38,8 +39,9 @@ def register(subparsers: Any) -> None:
         choices=["text", "json"],
         default="text",
         help="json: one object with path, status (equal / differs / unusable), tasks, "
-        "differences (where, stored, recomputed), problem, run, warnings and the recomputed "
-        "headline (a results root: a list of such objects, without path, saying ok for equal)",
+        "differences (where, stored, recomputed), problem, run, warnings, the recomputed "
+        "headline and same_content (true: equal, or only the bytes differ) (a results root: "
+        "a list of such objects, without path, saying ok for equal)",
     )
     add_plan_options(check)
     check.set_defaults(func=cmd_check)
@@ -79,6 +81,8 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"metrics.json differs from the recomputation in {len(differences)} places:")
         for difference in differences:
             print(f"  {visible(difference.line(), one_line=True)}")
+        if same_content([d.where for d in differences]):
+            print(SAME_CONTENT)
     return EXIT_DIFFERS if differences else EXIT_OK
 
 
