@@ -75,10 +75,15 @@ _warned: set[str] = set()
 
 
 def _refuse(path: Path | str, kind: str, why: str) -> None:
-    """Say once per process and path why the cache there is not used."""
+    """Say once per process and path why the cache there is not used; a worker process
+    says nothing (its stderr may be the app's terminal: the process that started it judges
+    the cache folder before it does, :func:`~inspector.loading.many.map_in_processes`)."""
     name = str(path)
     if name not in _warned:
         _warned.add(name)
+        processes = sys.modules.get("multiprocessing")  # imported in every worker
+        if processes is not None and processes.parent_process() is not None:
+            return
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.write(
                 f"{WARNING}cache {kind} {name} not used: {why}; the run is read from its files\n"

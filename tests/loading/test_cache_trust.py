@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,6 +19,7 @@ import pytest
 
 from inspector.loading import cache_files, remote, report_cache
 from inspector.results.problems import RunReadError
+from tests.conftest import ROOT
 from tests.loading.helpers import copy_run, run_cli
 
 PLANTED = json.dumps({"planted": 0.9999999999999999})
@@ -172,3 +175,32 @@ def test_no_mirror_in_another_users_cache_folder(
     with pytest.raises(RunReadError, match="not only yours"):
         remote.mirrors_dir("s3://bucket/run")
     assert str(_cache(tmp_path)) in capsys.readouterr().err
+
+
+def test_worker_processes_do_not_repeat_the_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check ROOT --cached`` checks runs in worker processes: the cache folder is named
+    once, by the command, not once more by each worker."""
+    root = tmp_path / "root"
+    root.mkdir()
+    for name in ("a", "b", "c"):
+        (tmp_path / name).mkdir()
+        copy_run(tmp_path / name).rename(root / name)
+    cache = _cache(tmp_path)
+    (cache / "runs").mkdir(parents=True)
+    cache.chmod(0o777)
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "XDG_CACHE_HOME": str(tmp_path / "shared"),
+        "INSPECTOR_WORKERS": "2",
+        "INSPECTOR_CACHE": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "inspector", "check", str(root), "--cached"],
+        env=env, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("not used") == 1, done.stderr
+    assert f"cache folder {cache} not used" in done.stderr
