@@ -8,13 +8,13 @@ invisible characters are made visible in it (as on the command line).
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from tabulate import tabulate
 
+from inspector.engine import strict_json
 from inspector.output_files import OutputError, output_target, write_output
 from inspector.views.csv_cells import csv_writer
 from inspector.views.visible import visible
@@ -46,7 +46,7 @@ def render(table: Table, fmt: str) -> str:
         return out.getvalue()
     if fmt == "json":
         records = [dict(zip(table.headers, row, strict=True)) for row in table.rows]
-        return json.dumps(records, ensure_ascii=False, indent=2) + "\n"
+        return strict_json.dumps(records, ensure_ascii=False, indent=2) + "\n"
     if fmt == "md":
         rows = [[visible(cell, one_line=True).replace("|", "\\|") for cell in row]
                 for row in table.rows]  # fmt: skip

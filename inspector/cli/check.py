@@ -5,7 +5,6 @@ run beneath it (:mod:`inspector.cli.check_root`)."""
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -14,8 +13,10 @@ from inspector.answers import Unusable, load_outputs, say_on_stderr, warnings_in
 from inspector.checking import checked, stored_differences
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.output import write_exact
+from inspector.engine import strict_json
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.results.discover import is_run
+from inspector.views.differences import SAME_CONTENT, same_content
 from inspector.views.run_check import UNUSABLE, RunCheck, single_run_json
 from inspector.views.visible import visible
 
@@ -38,8 +39,9 @@ def register(subparsers: Any) -> None:
         choices=["text", "json"],
         default="text",
         help="json: one object with path, status (equal / differs / unusable), tasks, "
-        "differences (where, stored, recomputed), problem, run, warnings and the recomputed "
-        "headline (a results root: a list of such objects, without path, saying ok for equal)",
+        "differences (where, stored, recomputed), problem, run, warnings, the recomputed "
+        "headline and same_content (true: equal, or only the bytes differ) (a results root: "
+        "a list of such objects, without path, saying ok for equal)",
     )
     add_plan_options(check)
     check.set_defaults(func=cmd_check)
@@ -79,9 +81,11 @@ def cmd_check(args: argparse.Namespace) -> int:
         print(f"metrics.json differs from the recomputation in {len(differences)} places:")
         for difference in differences:
             print(f"  {visible(difference.line(), one_line=True)}")
+        if same_content([d.where for d in differences]):
+            print(SAME_CONTENT)
     return EXIT_DIFFERS if differences else EXIT_OK
 
 
 def _write_json(check: RunCheck) -> None:
     """``check RUN --format json``: one object."""
-    write_exact(json.dumps(single_run_json(check), indent=2, ensure_ascii=False) + "\n")
+    write_exact(strict_json.dumps(single_run_json(check), indent=2, ensure_ascii=False) + "\n")

@@ -10,10 +10,10 @@ when any differs, else 0.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
 from inspector.answers import Unusable
+from inspector.engine import strict_json
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 from inspector.root_answers import check_root
@@ -29,7 +29,9 @@ def cmd_check_root(args: argparse.Namespace, overrides: Overrides) -> int:
     if not checks:
         raise Unusable(f"{args.path}: no runs here (a run has run_info.json or a details/ folder)")
     if getattr(args, "format", "text") == "json":
-        json.dump([check.as_json() for check in checks], sys.stdout, ensure_ascii=False, indent=2)
+        strict_json.dump(
+            [check.as_json() for check in checks], sys.stdout, ensure_ascii=False, indent=2
+        )
         sys.stdout.write("\n")
     else:
         for check in checks:

@@ -11,7 +11,6 @@ statistics of :mod:`inspector.views.paired`; tasks present on one side only are 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Mapping
 from dataclasses import replace
@@ -20,6 +19,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 from inspector.answers import Unusable, load_session, say_on_stderr
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK
 from inspector.cli.tables import number_text, table
+from inspector.engine import strict_json
 from inspector.engine.errors import EngineError
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
@@ -147,7 +147,9 @@ def cmd_diff(args: argparse.Namespace) -> int:
     comparison = _comparison(args)
     if args.format == "json":
         data = comparison_json(comparison)
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+        sys.stdout.write(
+            strict_json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        )
     else:
         write_comparison(sys.stdout, comparison, markdown=args.format == "markdown")
     return EXIT_OK if comparison.equal else EXIT_DIFFERS

@@ -19,7 +19,6 @@ or a new one) and written by :func:`inspector.output_files.write_output`.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import replace
@@ -28,6 +27,7 @@ from typing import Any
 from inspector.answers import Unusable
 from inspector.cli.common import EXIT_OK, add_plan_options, local_path, overrides_from, warn
 from inspector.cli.output import workflow_command, write_exact
+from inspector.engine import strict_json
 from inspector.gate_policy import PolicyError, passed_over, policy_text, read_policy
 from inspector.loading.urls import shown
 from inspector.output_files import OutputError, output_target, write_output
@@ -94,7 +94,9 @@ def cmd_gate(args: argparse.Namespace) -> int:
     if not gates:
         raise Unusable(f"{args.path}: no runs here (a run has run_info.json or a details/ folder)")
     if args.format == "json":
-        json.dump(gate_output.as_json(gates, policy.source), sys.stdout, ensure_ascii=False, indent=2)
+        strict_json.dump(
+            gate_output.as_json(gates, policy.source), sys.stdout, ensure_ascii=False, indent=2
+        )
         sys.stdout.write("\n")
     elif args.format == "markdown":
         write_exact(gate_output.markdown(gates, policy.source))

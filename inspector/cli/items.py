@@ -5,13 +5,13 @@ from the runs :mod:`inspector.root_items` reads."""
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
 
 from inspector.answers import Unusable, say_on_stderr
 from inspector.cli.output import write_exact
+from inspector.engine import strict_json
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 from inspector.root_items import Progress, Skipped, root_errors, root_items, runs_at
@@ -93,7 +93,7 @@ def cmd_errors(args: Any) -> int:
     after = _groups(args.path)
     items: list[Any] = after if args.against is None else against(_groups(args.against), after)
     if args.format == "json":
-        text = json.dumps([i.to_json() for i in items], ensure_ascii=False, indent=2) + "\n"
+        text = strict_json.dumps([i.to_json() for i in items], ensure_ascii=False, indent=2) + "\n"
     elif args.format == "csv":
         import io
 

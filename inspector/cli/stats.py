@@ -24,7 +24,6 @@ the interval) is the reference value.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any, TextIO
 from inspector.answers import Unusable, load_session
 from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.tables import number_text, table
+from inspector.engine import strict_json
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
 from inspector.results.discover import is_run
@@ -87,7 +87,9 @@ def cmd_stats(args: argparse.Namespace) -> int:
     result = run_stats(rec, series_ids=ids, confidence=args.confidence)
     if args.format == "json":
         data = stats_json(rec, result)
-        sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n")
+        sys.stdout.write(
+            strict_json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+        )
     else:
         write_stats(sys.stdout, rec, result, markdown=args.format == "markdown")
     return EXIT_OK

@@ -12,7 +12,6 @@ problem (as ``check ROOT`` exits 2 when any run is unusable).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from collections.abc import Callable
@@ -20,6 +19,7 @@ from typing import Any
 
 from inspector.answers import Unusable, load_session, say_on_stderr, say_root
 from inspector.cli.common import ALL_SERIES, EXIT_OK, EXIT_UNUSABLE, overrides_from
+from inspector.engine import strict_json
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.engine.recomputation import Recomputation
 from inspector.results.problems import RunReadError
@@ -84,7 +84,7 @@ def cmd_stats_root(
         if not as_json:
             sys.stdout.write(("\n" if runs or index else "") + visible(line) + "\n")
     if as_json:
-        text = json.dumps(answers, indent=2, ensure_ascii=False, sort_keys=True)
+        text = strict_json.dumps(answers, indent=2, ensure_ascii=False, sort_keys=True)
         sys.stdout.write(text + "\n")
     return EXIT_UNUSABLE if problems else EXIT_OK
 

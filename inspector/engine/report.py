@@ -7,12 +7,12 @@ pydantic models check, so a report the engine emits is one AgentCompass would ac
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from inspector.engine import strict_json
 from inspector.engine.contract import BINARY, PRIMARY_IDS, MetricDisplay
 from inspector.engine.errors import PlanError, ReportValidationError
 from inspector.engine.reducers import resolve_metric_reducer
@@ -184,7 +184,7 @@ def _plain(value: Any) -> Any:
 
 def dumps_metrics_json(report: MetricReport) -> str:
     """``metrics.json`` exactly as AgentCompass writes it: sorted keys, indent 2, newline."""
-    return json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
+    return strict_json.dumps(report.to_json(), indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
 
 _Valued = TypeVar("_Valued", "MetricSeries", "MetricBreakdown")

@@ -29,6 +29,9 @@ class Derivation:
     notes: tuple[str, ...]
     # task id -> attempt indices the derived plan needs but the run never executed
     not_run: dict[str, tuple[int, ...]]
+    # tasks with attempts, none of them in 1..k: an error here, where AgentCompass refuses
+    # to score a run at k that holds such a task (an attempt index > k)
+    no_attempt: tuple[str, ...] = ()
 
 
 def _first_stop(task: TaskRecord, primary_id: str, primary_kind: str, k: int) -> int | None:
@@ -65,8 +68,11 @@ def derive(
     out: list[TaskRecord] = []
     not_run: dict[str, tuple[int, ...]] = {}
     truncated = 0
+    no_attempt: list[str] = []
     for task in tasks:
         attempts = {i: a for i, a in task.attempts.items() if i <= k}
+        if task.attempts and not attempts:
+            no_attempt.append(task.task_id)
         if strategy == "pass" and source_strategy == "avg" and k > 1:
             stop = _first_stop(task, primary_id, primary_kind, k)
             if stop is not None and stop < k:
@@ -105,7 +111,26 @@ def derive(
         )
     if k > 1 and strategy == "pass" and source_strategy == "avg":
         notes.append("FATAL retries and scheduling of a real pass run may differ from this replay")
-    return Derivation(tuple(out), k, strategy, description, equivalent, tuple(notes), not_run)
+    if no_attempt:
+        equivalent = False  # a run at k would have had them, or AgentCompass refuses it
+    return Derivation(
+        tuple(out), k, strategy, description, equivalent, tuple(notes), not_run, tuple(no_attempt)
+    )
+
+
+def no_attempt_warning(derivation: Derivation, shown: int = 10) -> str | None:
+    """What to say about the tasks :attr:`Derivation.no_attempt` names (None: there are none)."""
+    ids = derivation.no_attempt
+    if not ids:
+        return None
+    k = derivation.k
+    which = "attempt 1" if k == 1 else f"attempt in 1..{k}"
+    more = f" and {len(ids) - shown} more" if len(ids) > shown else ""
+    task = "task has" if len(ids) == 1 else "tasks have"
+    return (
+        f"{len(ids)} {task} no {which}, kept as an error under k={k}, where AgentCompass "
+        f"refuses to score a k={k} run with such a task: {', '.join(ids[:shown])}{more}"
+    )
 
 
 def only_attempt(tasks: Sequence[TaskRecord], attempt: int) -> tuple[TaskRecord, ...]:

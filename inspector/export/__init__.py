@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import re
 from collections.abc import Iterator, Sequence
 from functools import partial
@@ -29,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector import __version__
+from inspector.engine import strict_json
 from inspector.export.eee import aggregate_record, datastore_names, instance_record
 from inspector.export.tables import attempt_rows, task_rows, write_parquet
 from inspector.output_files import Writer, write_output
@@ -115,7 +115,7 @@ def _write_eee(session: Session, out: Path, stem: str, inputs: Sequence[Path]) -
                 task, task.attempts[index], payload, evaluation_id=first["evaluation_id"],
                 evaluation_name=name, model_id=first["model_info"]["id"], primary=primary,
             )  # fmt: skip
-            lines.write(json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
+            lines.write(strict_json.dumps(record, ensure_ascii=False, sort_keys=True) + "\n")
             rows += 1
     data = lines.getvalue().encode("utf-8")
     samples_name = f"{folder}/{file_uuid}_samples.jsonl"
@@ -125,5 +125,9 @@ def _write_eee(session: Session, out: Path, stem: str, inputs: Sequence[Path]) -
                "checksum": hashlib.sha256(data).hexdigest(), "total_rows": rows}  # fmt: skip
     record = dict(first, detailed_evaluation_results=samples)
     path = out / folder / f"{file_uuid}.json"
-    _write(path, inputs, lambda f: f.write(json.dumps(record, indent=2, ensure_ascii=False) + "\n"))
+    _write(
+        path,
+        inputs,
+        lambda f: f.write(strict_json.dumps(record, indent=2, ensure_ascii=False) + "\n"),
+    )
     return [path, samples_path]

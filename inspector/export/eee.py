@@ -28,6 +28,7 @@ from collections.abc import Iterator, Mapping
 from datetime import datetime
 from typing import Any
 
+from inspector.engine import strict_json
 from inspector.engine.contract import BINARY
 from inspector.engine.model import Attempt, TaskRecord
 from inspector.engine.recomputation import Recomputation
@@ -42,7 +43,7 @@ def _text(value: Any) -> str | None:
     """A string as it is; any other JSON value as compact JSON; ``None`` stays ``None``."""
     if value is None or isinstance(value, str):
         return value
-    return json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return strict_json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def _strings(mapping: Mapping[str, Any]) -> dict[str, str]:
@@ -120,7 +121,9 @@ def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, An
             "method": interval.method,
         }
     if series.aggregation == MICRO_WEIGHTED:
-        out["standard_deviation"] = interval.se * math.sqrt(interval.n)
+        sd = interval.se * math.sqrt(interval.n)
+        if math.isfinite(sd):  # se finite, sd past the largest float: none (issue 48)
+            out["standard_deviation"] = sd
     return out
 
 

@@ -38,10 +38,10 @@ DuckDB's ``read_parquet`` read them.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from typing import IO, Any
 
+from inspector.engine import strict_json
 from inspector.engine.recomputation import Recomputation
 
 TASK_COLUMNS = (
@@ -80,10 +80,10 @@ def attempt_rows(run_id: str, rec: Recomputation) -> list[dict[str, Any]]:
             rows.append({
                 "run_id": run_id, "task_id": task.task_id,
                 "category": task.category if isinstance(task.category, str) else
-                (None if task.category is None else json.dumps(task.category)),
+                (None if task.category is None else strict_json.dumps(task.category)),
                 "attempt": index, "status": attempt.status, "primary_metric": primary,
                 "primary_value": None if observed is None else float(observed),
-                "metrics_json": json.dumps(dict(attempt.metrics), sort_keys=True),
+                "metrics_json": strict_json.dumps(dict(attempt.metrics), sort_keys=True),
                 "issue_severities": [issue.severity for issue in attempt.issues],
                 "issue_phases": [issue.phase for issue in attempt.issues],
                 "issue_codes": [issue.code for issue in attempt.issues],

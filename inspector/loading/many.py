@@ -39,6 +39,9 @@ def map_in_processes(
 
     if processes > 1 and len(calls) > 1:
         _load_reader()
+        from inspector.loading import task_cache  # loaded with the reader just above
+
+        task_cache.enabled()  # a cache folder not the user's is named here, not by each worker
         try:
             with reader_pool(processes, own_context()) as pool:
                 answers = []

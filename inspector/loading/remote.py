@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from inspector.loading.cache_files import cache_root, make_folder, trusted
 from inspector.loading.urls import MIRRORED
 from inspector.results.problems import RunReadError
 
@@ -48,6 +49,7 @@ _VERSION_FIELDS = ("ETag", "etag", "generation", "version_id", "VersionId", "Las
 INDEX_FORMAT = 1
 MiB = 1024**2
 NAME_MAX = 255  # bytes in one file name (Linux, macOS, Windows: the usual limit)
+NOT_YOURS = "the cache folder to mirror it in is not only yours (see the warning above)"
 KEY_MAX = 3072  # bytes in a key: a local path (PATH_MAX 4096) also holds the cache folder
 
 
@@ -61,12 +63,14 @@ def _limit(name: str, default_mb: int) -> int:
 def mirrors_dir(url: str) -> Path:
     """Where mirrors are kept: ``remote`` in the one cache folder of every cache
     (:func:`~inspector.loading.task_cache.cache_root`). Raises :class:`RunReadError` naming
-    ``url`` when there is none (no absolute home or ``XDG_CACHE_HOME``)."""
-    from inspector.loading.task_cache import cache_root
-
+    ``url`` when there is none (no absolute home or ``XDG_CACHE_HOME``), or when someone
+    else can write it (:func:`~inspector.loading.cache_files.trusted`: its files would be
+    read as the run's)."""
     root = cache_root()
     if root is None:
         raise RunReadError(url, "no cache folder to mirror it in: set HOME or an absolute XDG_CACHE_HOME")
+    if not trusted(root / "remote"):
+        raise RunReadError(url, NOT_YOURS)
     return root / "remote"
 
 
@@ -297,7 +301,8 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
     # Named as the URL's last part, so the app shows the name a local copy would have.
     last = root.rsplit("/", 1)[-1]
     tree = base / (last if last and not _unsafe(last) and not last.startswith(".") else "run")
-    base.mkdir(parents=True, exist_ok=True)
+    if not make_folder(base):
+        raise RunReadError(url, NOT_YOURS)
     result = Mirror(url=url, local=tree)
     with open(base / "lock", "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # one inspector process updates a mirror at a time

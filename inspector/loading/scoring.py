@@ -88,6 +88,7 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
     if (k, strategy) == (plan.k, plan.strategy):
         return Derived(session)
     # views.compare (paired statistics, the bootstrap): only for a derived plan.
+    from inspector.engine.whatif import no_attempt_warning
     from inspector.views.compare import derived
 
     try:
@@ -96,6 +97,9 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
         return Derived(session, refusal=f"{path}: cannot score as {strategy}@{k}: {exc}")
     session = session.with_plan(recomputation)
     notes = [f"{NOTE_PREFIX}{derivation.description}: {note}" for note in derivation.notes]
+    guess = no_attempt_warning(derivation)
+    if guess is not None:
+        notes.append(f"{WARNING_PREFIX}{path}: {guess}")
     notes.append(derived_note(derivation.description, derivation.equivalent))
     return Derived(session, notes=notes)
 

@@ -16,13 +16,12 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import marshal
 import os
-import pwd
 import time
 from pathlib import Path
 from typing import Any
 
+from inspector.loading.cache_files import cache_root, load_marshal, trusted, write_atomically
 from inspector.results.file_io import Stat, stat_key
 from inspector.results.layout import AttemptDirs
 
@@ -32,33 +31,14 @@ Signature = tuple[tuple[Any, ...], ...]
 
 
 def enabled() -> bool:
-    """The cache is on (``INSPECTOR_CACHE`` is not ``0``) and there is a user cache folder."""
+    """The cache is on (``INSPECTOR_CACHE`` is not ``0``) and there is a user cache folder
+    that only its owner, the user, can write (:func:`~inspector.loading.cache_files.trusted`:
+    else it is named on stderr and not used)."""
     flag = os.environ.get("INSPECTOR_CACHE", "1").strip().lower()
-    return flag not in ("0", "false", "no", "off") and cache_dir() is not None
-
-
-def cache_root() -> Path | None:
-    """The one cache folder of every cache (tasks, reports, checks, summaries, remote
-    mirrors): ``platformdirs.user_cache_dir("agentcompass-inspector")``, which takes
-    ``$XDG_CACHE_HOME`` only when absolute, as the XDG specification asks, else
-    ``$HOME/.cache`` (the account's home when ``HOME`` is unset). None when there is no
-    such home (``HOME=''`` or ``/``, with no absolute ``XDG_CACHE_HOME``): then nothing is
-    cached rather than written somewhere unexpected (``/.cache``, the current folder)."""
-    if not os.path.isabs(os.environ.get("XDG_CACHE_HOME", "")):
-        home = os.environ.get("HOME")
-        if home is None:
-            try:
-                home = pwd.getpwuid(os.getuid()).pw_dir
-            except (KeyError, OSError):
-                return None
-        if not os.path.isabs(home) or os.path.realpath(home) == "/":
-            return None
-    import platformdirs  # here: a cached report of a run that has none does not need it
-
-    try:
-        return Path(platformdirs.user_cache_dir("agentcompass-inspector", appauthor=False))
-    except RuntimeError:  # no home it can find
-        return None
+    if flag in ("0", "false", "no", "off"):
+        return False
+    folder = cache_dir()
+    return folder is not None and trusted(folder)
 
 
 def cache_dir() -> Path | None:
@@ -85,37 +65,6 @@ def delta_file(path: Path) -> Path:
 DELTA_MIN = 64
 DELTA_SHARE = 8
 """The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
-
-
-def write_atomically(path: Path, data: Any) -> bool:
-    """Write ``data`` (marshal) to ``path`` through a temporary file in the same folder;
-    on any failure (a full disk, a read-only folder) nothing is left behind."""
-    # tempfile (with shutil, random, bz2 and lzma: ~12 M instructions) only when a cache is
-    # written: an answer from the cache writes nothing.
-    import tempfile
-
-    tmp = None
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".inspector-", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            marshal.dump(data, handle)
-        os.replace(tmp, path)
-        return True
-    except (OSError, ValueError):
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        return False
-
-
-def load_marshal(path: Path) -> Any:
-    """The data in a cache file, or None when it is missing or not marshal data."""
-    try:
-        with open(path, "rb") as handle:
-            return marshal.loads(handle.read())
-    except (OSError, EOFError, ValueError, TypeError):
-        return None
 
 
 ABSENT: Stat = (0, 0, 0, 0, 0, 0)

@@ -23,10 +23,10 @@ Pure: no I/O, no textual, no rich.
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from inspector.engine import strict_json
 from inspector.engine.aggregation import mean as mean_of
 from inspector.engine.contract import BINARY
 from inspector.engine.model import TaskRecord
@@ -305,7 +305,7 @@ def _mean(value: float | None) -> str:
 
 
 def as_json(rows: Sequence[ItemRow]) -> str:
-    return json.dumps([row.to_json() for row in rows], ensure_ascii=False, indent=2) + "\n"
+    return strict_json.dumps([row.to_json() for row in rows], ensure_ascii=False, indent=2) + "\n"
 
 
 def as_csv(rows: Sequence[ItemRow]) -> str:

@@ -10,11 +10,11 @@ no rich.
 from __future__ import annotations
 
 import io
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from inspector.engine import strict_json
 from inspector.views.csv_cells import csv_writer
 from inspector.views.run_check import DIFFERS, UNSTORED, UNUSABLE
 from inspector.views.runs_view import PENDING, RunRow
@@ -135,7 +135,7 @@ def export(board: Leaderboard, fmt: str) -> str:
     """The table as ``csv`` (one line per cell), ``markdown`` (models × benchmarks) or
     ``json`` (a list of cell records)."""
     if fmt == "json":
-        return json.dumps(records(board), ensure_ascii=False, indent=2) + "\n"
+        return strict_json.dumps(records(board), ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
         buffer = io.StringIO()
         writer = csv_writer(buffer)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.engine.vocabulary import COUNTS
+from inspector.views.differences import SAME_CONTENT, same_content
 from inspector.views.visible import visible
 
 OK, DIFFERS, UNUSABLE = "ok", "differs", "unusable"
@@ -126,8 +127,18 @@ class RunCheck:
         without a readable stored metrics.json to check it against."""
         return UNSTORED if self.status == UNUSABLE and self.headline is not None else self.status
 
+    @property
+    def same_content(self) -> bool | None:
+        """Whether the stored metrics.json has the recomputation's content: equal, or
+        different in its bytes alone (:data:`~inspector.views.differences.SAME_CONTENT`);
+        None for an unusable run."""
+        if self.status == UNUSABLE:
+            return None
+        return same_content([where for where, _, _ in self.differences])
+
     def as_json(self) -> dict[str, Any]:
-        """The run's object in ``check --format json``."""
+        """The run's object in ``check --format json`` (``same_content`` last: derived
+        from the differences, never read back by :meth:`from_json`)."""
         return {
             "run": self.run,
             "status": self.status,
@@ -139,13 +150,14 @@ class RunCheck:
             "tasks": self.tasks,
             "warnings": list(self.warnings),
             "headline": self.headline.as_json() if self.headline is not None else None,
+            "same_content": self.same_content,
         }
 
     @classmethod
     def from_json(cls, data: Any) -> RunCheck | None:
         """The check :meth:`as_json` gave, or None when ``data`` does not have its shape
         and types (a malformed cache entry is a miss)."""
-        if not isinstance(data, dict) or list(data) != list(_CHECK_KEYS):
+        if not isinstance(data, dict) or list(data) != [*_CHECK_KEYS, "same_content"]:
             return None
         status, differences, warnings = data["status"], data["differences"], data["warnings"]
         headline = Headline.from_json(data["headline"]) if data["headline"] is not None else None
@@ -187,6 +199,7 @@ class RunCheck:
             more = len(self.differences) - 1
             detail = f": {where}: stored {stored!r}, recomputed {recomputed!r}"
             detail += f" (and {more} more)" if more else ""
+            detail += f" ({SAME_CONTENT})" if self.same_content else ""
         else:
             detail = f": {self.problem}"
         return visible(f"{self.run}: {self.status}{detail}", one_line=True)

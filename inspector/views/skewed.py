@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from inspector.views.stats import Interval, check_confidence, no_interval, t_bounds
+from inspector.views.stats import TOO_LARGE, Interval, check_confidence, no_interval, t_bounds
 
 MIN_VALUES = 10
 """The fewest values of an unbounded metric that get an interval."""
@@ -53,20 +53,25 @@ def skewed_mean_interval(
         why = (f"no interval: {n} value{'' if n == 1 else 's'} of an unbounded metric "
                f"(needs {MIN_VALUES}: below that a skewed metric's interval under-covers)")  # fmt: skip
         return no_interval(estimate, n, confidence, why)
-    mean = math.fsum(values) / n
-    deviations = [v - mean for v in values]
-    s2 = math.fsum(d * d for d in deviations) / (n - 1)
-    if not math.isfinite(s2):
-        return no_interval(estimate, n, confidence, "no interval: values too large to sum")
-    se = math.sqrt(s2 / n)
-    if se == 0:
-        return Interval(estimate, n, 0.0, estimate, estimate, confidence, float(n - 1), "")
-    sigma = math.sqrt(math.fsum(d * d for d in deviations) / n)
-    gamma = math.fsum(d**3 for d in deviations) / n / sigma**3
-    a = gamma / (3 * math.sqrt(n))
-    t_low, t_high = t_bounds(0.0, 1.0, n - 1, confidence)  # ∓ the t quantile
-    low = estimate - _inverse(t_high, a) * se
-    high = estimate - _inverse(t_low, a) * se
+    try:  # values near the largest float: their sums overflow (issue 48)
+        mean = math.fsum(values) / n
+        deviations = [v - mean for v in values]
+        s2 = math.fsum(d * d for d in deviations) / (n - 1)
+        if not math.isfinite(s2):
+            return no_interval(estimate, n, confidence, TOO_LARGE)
+        se = math.sqrt(s2 / n)
+        if se == 0:
+            return Interval(estimate, n, 0.0, estimate, estimate, confidence, float(n - 1), "")
+        sigma = math.sqrt(math.fsum(d * d for d in deviations) / n)
+        gamma = math.fsum(d**3 for d in deviations) / n / sigma**3
+        a = gamma / (3 * math.sqrt(n))
+        t_low, t_high = t_bounds(0.0, 1.0, n - 1, confidence)  # ∓ the t quantile
+        low = estimate - _inverse(t_high, a) * se
+        high = estimate - _inverse(t_low, a) * se
+    except (OverflowError, ValueError):
+        return no_interval(estimate, n, confidence, TOO_LARGE)
+    if not all(math.isfinite(x) for x in (se, low, high, gamma)):
+        return no_interval(estimate, n, confidence, TOO_LARGE)
     method = (
         f"{head}; se = sd/√n; {confidence:.0%} Student t ({n - 1} df) corrected for the "
         f"values' skewness ({gamma:+.2f}) by Hall's transformation"

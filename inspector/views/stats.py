@@ -121,9 +121,21 @@ def t_bounds(center: float, se: float, df: float, confidence: float) -> tuple[fl
 
 
 def _variance(values: Sequence[float]) -> float:
+    """The sample variance (``inf`` or ``nan`` where the values are too large for a float
+    sum: the callers then give no interval, :data:`TOO_LARGE`, and numpy says nothing)."""
     import numpy as np  # +98 modules, ~150 ms: only when a variance is computed
 
-    return float(np.var(np.asarray(values, dtype=float), ddof=1))
+    with np.errstate(over="ignore", invalid="ignore"):
+        return float(np.var(np.asarray(values, dtype=float), ddof=1))
+
+
+TOO_LARGE = "no interval: values too large to sum"
+"""Why there is no interval where a sum of the values (their variance, a bound) is not a
+finite float: ``null`` in JSON, this reason beside it."""
+
+
+def _finite(*numbers: float) -> bool:
+    return all(math.isfinite(x) for x in numbers)
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -152,10 +164,14 @@ def mean_interval(
     if n < 2 or center is None:
         return no_interval(center, n, confidence, f"no interval: n = {n} (needs 2)")
     se = math.sqrt(_variance(values) / n)
+    if not _finite(center, se):
+        return no_interval(center if _finite(center) else None, n, confidence, TOO_LARGE)
     if se == 0:  # a point is not an interval (the se is kept: views.bounded reads it)
         why = f"no interval: all {n} {what} are equal (no spread to estimate)"
         return Interval(center, n, se, None, None, confidence, float(n - 1), why)
     low, high = t_bounds(center, se, n - 1, confidence)
+    if not _finite(low, high):
+        return no_interval(center, n, confidence, TOO_LARGE)
     method = f"mean of {n} {what}; se = sd/√n; {confidence:.0%} Student t, {n - 1} df"
     return Interval(center, n, se, low, high, confidence, float(n - 1), method)
 
@@ -215,12 +231,16 @@ def combination_interval(
             s2, d = pooled  # type: ignore[misc]
         parts.append((g.weight**2 * s2 / len(g.values), float(d)))
     var = math.fsum(v for v, _ in parts)
+    if not _finite(estimate, var, *(v * v for v, _ in parts)):
+        return no_interval(estimate if _finite(estimate) else None, n, confidence, TOO_LARGE)
     se = math.sqrt(var)
     if var == 0:  # a point is not an interval (the se is kept: views.bounded reads it)
         why = f"no interval: all {n} task values are equal within each category"
         return Interval(estimate, n, 0.0, None, None, confidence, min(d for _, d in parts), why)
     df = var**2 / math.fsum(v * v / d for v, d in parts)
     low, high = t_bounds(estimate, se, df, confidence)
+    if not _finite(low, high, df):
+        return no_interval(estimate, n, confidence, TOO_LARGE)
     word = "category" if len(singles) == 1 else "categories"
     borrowed = f" ({len(singles)} one-task {word}: pooled s²)" if singles else ""
     method = (
@@ -257,12 +277,15 @@ def paired_t(
         mean_diff = _mean(diffs) if diffs else None
         return PairedT(n, mean_diff, None, None, None, None, confidence,
                        f"no paired t: {n} tasks evaluated on both sides (needs 2)")  # fmt: skip
-    mean_diff = _mean(diffs)
-    se = math.sqrt(_variance(diffs) / n)
+    mean_diff = _mean(diffs) if _finite(*diffs) else math.nan
+    se = math.sqrt(_variance(diffs) / n) if _finite(mean_diff) else math.nan
+    low, high = t_bounds(mean_diff, se, n - 1, confidence) if _finite(se) else (se, se)
+    if not _finite(mean_diff, se, low, high):
+        return PairedT(n, mean_diff if _finite(mean_diff) else None, None, None, None, None,
+                       confidence, f"no paired t: {TOO_LARGE.removeprefix('no interval: ')}")  # fmt: skip
     if se == 0:  # a point is not an interval, and no test without a spread
         return PairedT(n, mean_diff, se, None, None, None, confidence,
                        f"no paired t: all {n} differences are equal (no spread to estimate)")  # fmt: skip
-    low, high = t_bounds(mean_diff, se, n - 1, confidence)
     p = 2 * _t_tail(abs(mean_diff) / se, n - 1)
     method = (
         f"paired t on {n} per-task differences B − A; se = sd/√n; "

@@ -4,10 +4,10 @@ exactly (JSON escapes control characters itself)."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from typing import Any, TextIO
 
+from inspector.engine import strict_json
 from inspector.engine.reduction import Reason
 from inspector.views.audit import LedgerTask
 from inspector.views.csv_cells import csv_writer
@@ -18,7 +18,7 @@ def write_task_rows(out: TextIO, fmt: str, tasks: Iterable[LedgerTask]) -> None:
     the same rows to files."""
     if fmt == "jsonl":
         for task in tasks:
-            out.write(json.dumps(task_json(task), ensure_ascii=False, sort_keys=True) + "\n")
+            out.write(strict_json.dumps(task_json(task), ensure_ascii=False, sort_keys=True) + "\n")
         return
     writer = csv_writer(out)
     writer.writerow(CSV_COLUMNS)

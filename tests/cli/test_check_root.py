@@ -166,7 +166,9 @@ def test_json_is_a_list_of_objects_with_run_status_differences_problem(
     for item in runs:
         assert list(item) == [
             "run", "status", "differences", "problem", "tasks", "warnings", "headline",
+            "same_content",
         ]  # fmt: skip
+        assert item["same_content"] == {"ok": True, "unusable": None}.get(item["status"], False)
         assert item["status"] in ("ok", "differs", "unusable")
         assert isinstance(item["run"], str) and not item["run"].startswith("/")
         assert all(list(d) == ["where", "stored", "recomputed"] for d in item["differences"])

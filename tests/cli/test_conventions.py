@@ -106,6 +106,7 @@ def test_check_format_json(tmp_path: Path) -> None:
     # a run of `check ROOT`.
     assert list(data) == [
         "path", "status", "tasks", "differences", "problem", "run", "warnings", "headline",
+        "same_content",
     ]  # fmt: skip
     assert {key: data[key] for key in list(data)[:6]} == {
         "path": str(RUN), "status": "equal", "tasks": 13, "differences": [], "problem": None,
@@ -120,6 +121,7 @@ def test_check_format_json(tmp_path: Path) -> None:
     assert differs.returncode == 1
     data = json.loads(differs.stdout)
     assert data["status"] == "differs" and data["problem"] is None
+    assert data["same_content"] is False  # a number changed
     series = stored["series"][0]
     assert data["differences"] == [{
         "where": f"{series['series_id']} counts.total",
@@ -131,10 +133,36 @@ def test_check_format_json(tmp_path: Path) -> None:
     data = json.loads(unusable.stdout)
     assert data["status"] == "unusable" and data["differences"] == [] and data["tasks"] is None
     assert data["problem"] == f"{tmp_path / 'gone'}: no such directory"
-    assert data["headline"] is None and data["warnings"] == []
+    assert data["headline"] is None and data["warnings"] == [] and data["same_content"] is None
     assert unusable.stderr == f"inspector: {data['problem']}\n"
     text = inspector("check", str(run))
     assert text.returncode == 1 and text.stdout.startswith("metrics.json differs")
+    assert "same content" not in text.stdout
+
+
+def test_check_says_when_only_the_bytes_differ(tmp_path: Path) -> None:
+    """A metrics.json reformatted (indent 4) but equal in content still differs (exit 1:
+    AgentCompass's writer is canonical), and check says no number changed."""
+    run = tmp_path / "run"
+    shutil.copytree(RUN, run)
+    stored = json.loads((run / "metrics.json").read_text(encoding="utf-8"))
+    (run / "metrics.json").write_text(json.dumps(stored, indent=4, sort_keys=True), "utf-8")
+    text = inspector("check", str(run))
+    assert text.returncode == 1
+    lines = text.stdout.splitlines()
+    assert lines[0] == "metrics.json differs from the recomputation in 1 places:"
+    assert lines[1].startswith("  metrics.json line 2: ")
+    assert lines[2:] == ["same content, different bytes"]
+    data = json.loads(inspector("check", str(run), "--format", "json").stdout)
+    assert data["status"] == "differs" and data["same_content"] is True
+    assert [d["where"] for d in data["differences"]] == ["metrics.json line 2"]
+    root = inspector("check", str(tmp_path))
+    assert root.returncode == 1
+    assert root.stdout.splitlines()[0].endswith("(same content, different bytes)")
+    (item,) = json.loads(inspector("check", str(tmp_path), "--format", "json").stdout)
+    assert (item["status"], item["same_content"]) == ("differs", True)
+    equal = json.loads(inspector("check", str(RUN), "--format", "json").stdout)
+    assert (equal["status"], equal["same_content"]) == ("equal", True)
 
 
 @pytest.mark.skipif(shutil.which("bash") is None, reason="bash is not installed")

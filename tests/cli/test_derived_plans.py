@@ -169,3 +169,36 @@ def test_a_what_if_that_lists_auxiliaries_warns_when_a_stored_pass_report_hid_th
     assert "warning: contract:" in err and "a metric no attempt observed is missing" in err
     code, _, err = _run(capsys, "report", str(run))
     assert code == 0 and "warning" not in err
+
+
+def _without_attempt_1(tmp_path: Path, names: list[str]) -> Path:
+    """``k3_avg_hierarchy`` with attempt 1 of the tasks in folders ``names`` gone (folder
+    and index entry): published tasks with attempts 2 and 3 only."""
+    run = tmp_path / "run"
+    shutil.copytree(K3, run)
+    for name in names:
+        (folder,) = run.glob(f"details/*/{name}--*")
+        shutil.rmtree(folder / "attempt-1")
+        index = json.loads((folder / "task.json").read_text("utf-8"))
+        del index["attempts"]["1"]
+        (folder / "task.json").write_text(json.dumps(index, indent=2), "utf-8")
+    return run
+
+
+def test_k1_of_a_task_without_attempt_1_warns_naming_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """At k=1 the task is kept as an error, where AgentCompass refuses such a run: the
+    what-if says so, naming the tasks, and no longer claims to be equivalent."""
+    run = _without_attempt_1(tmp_path, ["build-cython-ext", "chess-best-move"])
+    code, out, err = _run(capsys, "report", str(run), "--k", "1", "--json")
+    assert code == 0 and json.loads(out)["extra"][DERIVED_KEY]["plan"] == "k=1"
+    (warning,) = [line for line in err.splitlines() if "no attempt 1" in line]
+    assert warning.startswith(f"inspector: warning: {run}: 2 tasks have no attempt 1")
+    assert "AgentCompass refuses" in warning
+    assert "build-cython-ext" in warning and "chess-best-move" in warning
+    assert "(NOT equivalent to having run it)" in err
+    _, _, plain = _run(capsys, "report", str(run), "--k", "2", "--json")
+    assert "no attempt" not in plain  # attempt 2 is in 1..2: nothing guessed
+    _, _, own = _run(capsys, "report", str(K3), "--k", "1", "--json")
+    assert "no attempt" not in own and "(equivalent to having run it)" in own

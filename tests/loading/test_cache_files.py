@@ -9,13 +9,12 @@ is cached when there is no user cache folder.
 from __future__ import annotations
 
 import errno
-import marshal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from inspector.loading import report_cache, task_cache
+from inspector.loading import cache_files, report_cache, task_cache
 from tests.loading.helpers import copy_run, run_cli
 
 COMMANDS = (["report", "--json"], ["report", "--markdown"], ["check", "--cached"], ["tasks"])
@@ -96,7 +95,9 @@ def test_a_malformed_task_cache_is_a_miss(
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     assert outputs(run, capsys) == expected  # fills the caches
     path = task_cache.cache_file(run)
-    path.write_bytes(marshal.dumps(TASK_CACHE_DAMAGE[damage](marshal.loads(path.read_bytes()))))
+    path.write_bytes(
+        cache_files.pack(TASK_CACHE_DAMAGE[damage](cache_files.unpack(path.read_bytes())))
+    )
     report_cache.cache_file(run).unlink()  # the task cache is what answers now
     assert outputs(run, capsys) == expected
 
@@ -111,7 +112,9 @@ def test_a_malformed_report_cache_is_a_miss(
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     assert outputs(run, capsys) == expected
     path = report_cache.cache_file(run)
-    path.write_bytes(marshal.dumps(REPORT_CACHE_DAMAGE[damage](marshal.loads(path.read_bytes()))))
+    path.write_bytes(
+        cache_files.pack(REPORT_CACHE_DAMAGE[damage](cache_files.unpack(path.read_bytes())))
+    )
     assert outputs(run, capsys) == expected
 
 
@@ -140,9 +143,9 @@ def test_a_malformed_report_cache_gives_the_app_no_preview(
     first = loading.open(run, app, None)
     assert isinstance(first, loading.Loaded)
     path = report_cache.cache_file(run)
-    data = marshal.loads(path.read_bytes())
+    data = cache_files.unpack(path.read_bytes())
     assert report_cache.peek(run, report_cache.own_plan_key(None)) is not None
-    path.write_bytes(marshal.dumps(APP_PREVIEW_DAMAGE[damage](data)))
+    path.write_bytes(cache_files.pack(APP_PREVIEW_DAMAGE[damage](data)))
     events: list[Any] = []
     again = loading.open(run, app, events.append)
     assert not any(isinstance(event, loading.CachedReport) for event in events)
@@ -166,7 +169,7 @@ def test_a_cache_that_cannot_be_written_leaves_nothing(
         handle.write(b"partial")
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(task_cache.marshal, "dump", full_disk)
+    monkeypatch.setattr(cache_files.marshal, "dump", full_disk)
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     expected = outputs(run, capsys)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")

@@ -4,7 +4,6 @@ marked as cached — and nothing for a run changed in any way the anchor sees.""
 
 from __future__ import annotations
 
-import marshal
 import os
 import shutil
 from collections.abc import Callable
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import check_cache
+from inspector.loading import cache_files, check_cache
 from inspector.overrides import Overrides
 from inspector.root_answers import check_root
 from inspector.views.run_check import RunCheck
@@ -151,20 +150,26 @@ def test_another_plan_or_no_cache_keeps_nothing(
     "spoil",
     [
         lambda data: b"not marshal",
-        lambda data: marshal.dumps((check_cache.FORMAT + 1, *marshal.loads(data)[1:])),
-        lambda data: marshal.dumps((*marshal.loads(data)[:2], ["a list"])),
-        lambda data: marshal.dumps(
-            (*marshal.loads(data)[:2], {k: (v[0],) for k, v in marshal.loads(data)[2].items()})
-        ),
-        lambda data: marshal.dumps(
-            (*marshal.loads(data)[:2], {k: (v[0], "{") for k, v in marshal.loads(data)[2].items()})
-        ),
-        lambda data: marshal.dumps(
+        lambda data: cache_files.pack((check_cache.FORMAT + 1, *cache_files.unpack(data)[1:])),
+        lambda data: cache_files.pack((*cache_files.unpack(data)[:2], ["a list"])),
+        lambda data: cache_files.pack(
             (
-                *marshal.loads(data)[:2],
+                *cache_files.unpack(data)[:2],
+                {k: (v[0],) for k, v in cache_files.unpack(data)[2].items()},
+            )
+        ),
+        lambda data: cache_files.pack(
+            (
+                *cache_files.unpack(data)[:2],
+                {k: (v[0], "{") for k, v in cache_files.unpack(data)[2].items()},
+            )
+        ),
+        lambda data: cache_files.pack(
+            (
+                *cache_files.unpack(data)[:2],
                 {
                     k: (v[0], v[1].replace('"status": "ok"', '"status": "fine"'))
-                    for k, v in marshal.loads(data)[2].items()
+                    for k, v in cache_files.unpack(data)[2].items()
                 },
             )
         ),

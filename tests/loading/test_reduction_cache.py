@@ -8,13 +8,12 @@ everything with no cache at all, and a damaged reductions file is a miss.
 from __future__ import annotations
 
 import json
-import marshal
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from inspector.loading import task_cache
+from inspector.loading import cache_files, task_cache
 from inspector.loading.pending import begin_read
 from inspector.loading.scoring import finish_and_score
 from inspector.results.reader import read_run
@@ -48,7 +47,7 @@ def test_unchanged_tasks_take_their_reductions_and_changed_ones_are_reduced_agai
     tasks = len(read_run(run).tasks)
     _, _, hits = scored(run)
     assert hits == 0  # nothing stored yet
-    stored = marshal.loads(task_cache.cache_file(run).read_bytes())[2]
+    stored = cache_files.unpack(task_cache.cache_file(run).read_bytes())[2]
     assert all(entry[3] is not None for entry in stored.values())
     report, reductions, hits = scored(run)
     assert hits == tasks
@@ -107,7 +106,7 @@ def test_a_damaged_reductions_file_is_a_miss(
     run = copy_run(tmp_path)
     scored(run)
     path = task_cache.cache_file(run)
-    data = marshal.loads(path.read_bytes())
-    path.write_bytes(marshal.dumps(DAMAGE[damage](data)))
+    data = cache_files.unpack(path.read_bytes())
+    path.write_bytes(cache_files.pack(DAMAGE[damage](data)))
     report, reductions, _ = scored(run)
     assert (report, reductions) == uncached(run, monkeypatch)

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import door, report_cache, score_table
+from inspector.loading import cache_files, door, report_cache, score_table
 from tests.conftest import conformance_run, conformance_runs
 from tests.loading.helpers import (
     copy_preserving,
@@ -313,13 +313,13 @@ def test_check_cached_says_how_many_folders_came_from_the_cache(
 def _rewrite_table(run: Path, edit: Any) -> None:
     """The run's report cache file with its score table passed through ``edit``."""
     path = report_cache.cache_file(run)
-    data = list(marshal.loads(path.read_bytes()))
+    data = list(cache_files.unpack(path.read_bytes()))
     tables = marshal.loads(data[5])
     key = next(iter(tables))
     tables[key] = edit(tables[key])
     data[5] = marshal.dumps(tables)
     stat = path.stat()
-    path.write_bytes(marshal.dumps(tuple(data)))
+    path.write_bytes(cache_files.pack(tuple(data)))
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
@@ -413,7 +413,7 @@ def test_the_table_holds_no_entry_objects(
 ) -> None:
     """What is kept is plain data, one row per folder (checked by its shape on load)."""
     run = filled(tmp_path, capsys, k3_run())
-    tables = marshal.loads(marshal.loads(report_cache.cache_file(run).read_bytes())[5])
+    tables = marshal.loads(cache_files.unpack(report_cache.cache_file(run).read_bytes())[5])
     (table,) = tables.values()
     folders = len(list(run.glob("details/*/*/task.json")))
     assert score_table.Table.from_data(table, folders) is not None
@@ -422,7 +422,7 @@ def test_the_table_holds_no_entry_objects(
 
 def _kept(run: Path) -> tuple[dict[str, Any], dict[str, Any]]:
     """The outputs and the score tables in the run's report cache file."""
-    data = marshal.loads(report_cache.cache_file(run).read_bytes())
+    data = cache_files.unpack(report_cache.cache_file(run).read_bytes())
     return data[4], marshal.loads(data[5])
 
 
