@@ -21,7 +21,7 @@ from inspector.overrides import Overrides
 from inspector.results.discover import run_folders
 from inspector.results.lazy import RetryRecord
 from inspector.views.attribution import load_retry_records
-from inspector.views.fingerprints import Occurrence, occurrences
+from inspector.views.fingerprints import Fingerprints, Occurrence, occurrences
 from inspector.views.items import FINISHED, RunTasks, run_tasks
 
 Progress = Callable[[int, int], None]
@@ -80,6 +80,16 @@ def errors_call(path: str, shown_as: str, overrides: Overrides) -> list[Occurren
     return occurrences(shown_as, run.tasks, retry)
 
 
+def fingerprints_call(path: str, shown_as: str, overrides: Overrides) -> Fingerprints | Skipped:
+    """One run's issues grouped by fingerprint (in a worker process: its messages stay there)."""
+    found = errors_call(path, shown_as, overrides)
+    if isinstance(found, Skipped):
+        return found
+    grouped = Fingerprints().add(found)
+    grouped.add_run(shown_as)
+    return grouped.seal()
+
+
 def runs_at(path: str) -> list[tuple[str, str]]:
     """``(path, shown as)`` of every run at or under ``path`` (a run is shown by its folder
     name, the runs of a root by their path under it).
@@ -124,6 +134,19 @@ def root_errors(
     answers = over_runs(errors_call, runs_at(path), overrides, progress)
     found = [o for a in answers if isinstance(a, list) for o in a]
     return found, [a for a in answers if isinstance(a, Skipped)]
+
+
+def root_fingerprints(
+    path: str, overrides: Overrides, progress: Progress | None = None
+) -> tuple[Fingerprints, list[Skipped]]:
+    """The fingerprints of every run at or under ``path`` (grouped run by run in the worker
+    processes, merged here), and the runs that could not be read."""
+    answers = over_runs(fingerprints_call, runs_at(path), overrides, progress)
+    merged = Fingerprints()
+    for answer in answers:
+        if isinstance(answer, Fingerprints):
+            merged.merge(answer)
+    return merged, [a for a in answers if isinstance(a, Skipped)]
 
 
 def stream_items(
