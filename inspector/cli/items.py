@@ -167,7 +167,9 @@ def _register_errors(subparsers: Any) -> None:
             "Every issue of every attempt and retry record, reduced to a fingerprint (phase, "
             "code and the message with numbers, hex, UUIDs, paths, timestamps, durations, "
             "ports and quoted values replaced), with the attempts, tasks and runs carrying it "
-            "and one literal example. --against: new, grown, gone and same fingerprints."
+            f"and one literal example (a message is read up to its first {PREFIX} characters). "
+            "--against: new, grown, gone and same fingerprints, in attempts per run when the "
+            "two sides have different numbers of runs."
         ),
     )
     errors.add_argument("path", help="a run directory or a results root")
