@@ -344,7 +344,9 @@ with contextlib.redirect_stdout(out):
 took = time.perf_counter() - start
 rows = json.loads(out.getvalue())
 hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
-print(json.dumps({"code": code, "seconds": took, "rss_mib": hwm / 1024,
+cpu = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF,
+          resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+print(json.dumps({"code": code, "seconds": took, "cpu": cpu, "rss_mib": hwm / 1024,
                   "reader_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
                   "fingerprints": len(rows), "cut": sum(1 for r in rows if r.get("cut")),
                   "attempts": sum(r["attempts"] for r in rows)}))
@@ -378,8 +380,8 @@ def errors_main(args: argparse.Namespace, workdir: Path) -> None:
         start = time.perf_counter()
         fingerprint("run", "x", message)
         print(f"  {name:<14} {(time.perf_counter() - start) * 1000:8.2f} ms")
-    print("inspector errors --format json, fresh process: seconds, peak RSS MiB of the command "
-          "and of its largest reader process")  # fmt: skip
+    print("inspector errors --format json, fresh process: seconds (CPU seconds of it and its "
+          "readers), peak RSS MiB of the command and of its largest reader process")  # fmt: skip
     cases = [("hostile", lambda: make_hostile_errors(workdir, args.message_mb))]
     cases.append(
         ("distinct", lambda: make_distinct_errors(workdir, args.messages, args.runs, args.tasks))
@@ -390,7 +392,8 @@ def errors_main(args: argparse.Namespace, workdir: Path) -> None:
         if "error" in figures:
             print(f"  {name:<9} {_size_mb(path):8.1f} MB on disk: {figures['error']}")
             continue
-        print(f"  {name:<9} {_size_mb(path):8.1f} MB on disk: {figures['seconds']:7.2f} s, "
+        print(f"  {name:<9} {_size_mb(path):8.1f} MB on disk: {figures['seconds']:7.2f} s "
+              f"({figures['cpu']:.1f} s CPU), "
               f"{figures['rss_mib']:6.0f} MiB, readers {figures['reader_rss_mib']:6.0f} MiB; "
               f"{figures['fingerprints']} fingerprints ({figures['cut']} cut), "
               f"{figures['attempts']} attempts")  # fmt: skip
