@@ -355,10 +355,10 @@ print(json.dumps({"code": code, "seconds": took, "cpu": cpu, "rss_mib": hwm / 10
 
 def run_errors(path: Path) -> dict[str, Any]:
     """``inspector errors PATH --format json`` in a fresh process (two reader processes)."""
-    env = dict(os.environ, INSPECTOR_CACHE="0", INSPECTOR_WORKERS="2")
-    env["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="bench-cache-")
     argv = [sys.executable, "-c", ERRORS_CHILD, str(path)]
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT)
+    with tempfile.TemporaryDirectory(prefix="bench-cache-") as cache:
+        env = dict(os.environ, INSPECTOR_CACHE="0", INSPECTOR_WORKERS="2", XDG_CACHE_HOME=cache)
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT)
     if proc.returncode != 0:
         return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
     figures: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
