@@ -2,6 +2,8 @@
 
     .venv/bin/python benchmarks/bench_hostile.py [--cases huge_result ...] [--result-mb 200]
         [--workdir DIR] [--tracemalloc]
+    .venv/bin/python benchmarks/bench_hostile.py --errors [--message-mb 10]
+        [--messages 1200000] [--runs 4] [--tasks 1000] [--workdir DIR]
 
 It generates, in a temporary folder (or --workdir, kept and reused), one run per case from
 the k=1 sample run ``fixtures/runs/hostile``:
@@ -22,6 +24,16 @@ other systems getrusage) and the RSS now (VmRSS); with --tracemalloc also the pe
 Python allocations during the step (slower). The task cache is off and one reader
 process is used, so the reader parses everything in the measured process. Nothing is
 timed inside the test suite; these figures go in the issue notes.
+
+``--errors`` (issue 48) times ``inspector errors`` instead, each in a fresh process (seconds,
+and the peak RSS of that process and of its largest reader process):
+
+  hostile   a copy of ``fixtures/runs/hostile`` whose task's attempt carries one issue per
+            hostile family (``a.`` repeated, digits, quotes, hex, paths, ``a://a.a.a…`` and
+            each rule's trigger), each message --message-mb MB; first the fingerprint of each
+            message alone, timed in this process;
+  distinct  a root of --runs runs × --tasks tasks × 1 attempt holding --messages distinct
+            messages in all (a handful of fingerprints), against its size on disk.
 """
 
 from __future__ import annotations
@@ -232,6 +244,163 @@ def run_child(run: Path, source: str, traced: bool) -> dict[str, Any]:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+# --errors (issue 48) --------------------------------------------------------------------------
+
+HOSTILE_MESSAGES = {
+    "a.": "a.", "digits": "1", "digits.": "1.", "single quotes": "'a", "double quotes": '"a ',
+    "backticks": "`a", "hex": "a1", "0x": "0x", "path": "/a", "dotted path": "../",
+    "windows path": "C:\\a", "url": "a://a.", "url scheme": "a.a+", "space": " \t\na",
+    "uuid": "3f2a1b4c-1234-", "timestamp": "2026-04-01T", "clock": "11:11:1", "duration": "1.5 ",
+    "ip": "1.1.1.", "port": "a:1", "number": "-1e",
+}  # fmt: skip
+"""Each family repeats a unit that starts (or almost completes) a fingerprint rule's match."""
+
+
+def _hostile_message(unit: str, size: int) -> str:
+    return (unit * (size // len(unit) + 1))[:size]
+
+
+def make_hostile_errors(out: Path, message_mb: float) -> Path:
+    """The hostile run with one issue per family on its plainest task's attempt."""
+    run = out / "hostile_errors"
+    if run.exists():
+        shutil.rmtree(run)
+    shutil.copytree(HOSTILE, run)
+    result = _task_folder(run) / "attempt-1" / "result.json"
+    payload = json.loads(result.read_text(encoding="utf-8"))
+    size = int(message_mb * MB)
+    payload["issues"] = [
+        {"severity": "error", "phase": "run", "code": f"hostile_{i}",
+         "message": _hostile_message(unit, size)}
+        for i, unit in enumerate(HOSTILE_MESSAGES.values())
+    ]  # fmt: skip
+    result.write_text(json.dumps(payload, ensure_ascii=False), encoding="utf-8")
+    return run
+
+
+TEMPLATES = (
+    ("run", "model_failed", "HTTP 50{a}: upstream overloaded (request id {uuid}) after {b}.{a}s"),
+    ("run", "model_timeout", "APITimeoutError: request {uuid} timed out at 2026-04-0{a}T10:{b2:02d}:00Z"),
+    ("evaluate", "verifier_failed", "exit status {a} in /work/{hex}/test_{b}.py line {b}"),
+    ("evaluate", "grader_note", "answer 'FINAL: {b}' not found in {b} characters of {hex}"),
+    ("run", "sandbox_lost", "container tb2-{hex} on 10.0.{a}.{a}:{port} is not running"),
+)  # fmt: skip
+"""Distinct messages of five fingerprints: every one has its own numbers and ids."""
+
+
+def make_distinct_errors(out: Path, messages: int, runs: int, tasks: int) -> Path:
+    """A root of ``runs`` runs × ``tasks`` tasks, one attempt each, ``messages`` distinct
+    messages spread evenly over the attempts."""
+    sys.path.insert(0, str(ROOT / "fixtures"))
+    import uuid
+
+    import make_large_run as large
+    from acfixtures.layout import TASK_SCHEMA, fast_atomic_bytes, task_directory_name
+
+    root = out / "distinct_errors"
+    if root.exists():
+        shutil.rmtree(root)
+    per_attempt = max(1, messages // (runs * tasks))
+    serial = 0
+    for r in range(runs):
+        run = root / f"run{r + 1}"
+        summary = []
+        for t in range(tasks):
+            task_id = f"task_{t:05d}"
+            issues = []
+            for _ in range(per_attempt):
+                phase, code, text = TEMPLATES[serial % len(TEMPLATES)]
+                values = {"a": serial % 10, "b": serial, "b2": serial % 60, "uuid": uuid.UUID(int=serial),
+                          "hex": f"{serial * 2654435761 % 16**12:012x}", "port": 1024 + serial % 60000}  # fmt: skip
+                issues.append({"severity": "error", "phase": phase, "code": code,
+                               "message": text.format(**values)})  # fmt: skip
+                serial += 1
+            folder = run / "details" / "error" / task_directory_name(task_id)
+            (folder / "attempt-1").mkdir(parents=True)
+            payload = {"status": "run_error", "metrics": {}, "final_answer": "", "trajectory": {},
+                       "issues": issues, "artifacts": {}, "analysis_result": {},
+                       "meta": {"benchmark": {}, "harness": {"telemetry": {}}},
+                       "retry_count": 0}  # fmt: skip
+            (folder / "attempt-1" / "result.json").write_bytes(fast_atomic_bytes(payload))
+            index = {"schema_version": TASK_SCHEMA, "task_id": task_id, "attempts": {"1": "attempt-1"},
+                     "category": "cat_000", "ground_truth": "42",
+                     "attempt_plan": {"k": 1, "strategy": "avg"}}  # fmt: skip
+            (folder / "task.json").write_bytes(fast_atomic_bytes(index))
+            summary.append((task_id, "cat_000", "error", [1], ["completed"]))
+        args = argparse.Namespace(out=str(run), k=1, strategy="avg", tasks=tasks, seed=r,
+                                  categories=1, hierarchy=False, resolved_plans=False,
+                                  model=f"model-{r}")  # fmt: skip
+        large.write_run_files(args, summary)
+    return root
+
+
+ERRORS_CHILD = """
+import json, resource, sys, time, io, contextlib
+from inspector.cli.main import main
+start = time.perf_counter()
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = main(["errors", sys.argv[1], "--format", "json"])
+took = time.perf_counter() - start
+rows = json.loads(out.getvalue())
+hwm = [int(l.split()[1]) for l in open("/proc/self/status") if l.startswith("VmHWM:")][0]
+cpu = sum(getattr(resource.getrusage(who), f) for who in (resource.RUSAGE_SELF,
+          resource.RUSAGE_CHILDREN) for f in ("ru_utime", "ru_stime"))
+print(json.dumps({"code": code, "seconds": took, "cpu": cpu, "rss_mib": hwm / 1024,
+                  "reader_rss_mib": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+                  "fingerprints": len(rows), "cut": sum(1 for r in rows if r.get("cut")),
+                  "attempts": sum(r["attempts"] for r in rows)}))
+"""
+
+
+def run_errors(path: Path) -> dict[str, Any]:
+    """``inspector errors PATH --format json`` in a fresh process (two reader processes)."""
+    argv = [sys.executable, "-c", ERRORS_CHILD, str(path)]
+    with tempfile.TemporaryDirectory(prefix="bench-cache-") as cache:
+        env = dict(os.environ, INSPECTOR_CACHE="0", INSPECTOR_WORKERS="2", XDG_CACHE_HOME=cache)
+        proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT)
+    if proc.returncode != 0:
+        return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
+    figures: dict[str, Any] = json.loads(proc.stdout.strip().splitlines()[-1])
+    figures["left_out"] = [line for line in proc.stderr.splitlines() if "left out" in line]
+    return figures
+
+
+def _size_mb(path: Path) -> float:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / MB
+
+
+def errors_main(args: argparse.Namespace, workdir: Path) -> None:
+    from inspector.views.fingerprints import PREFIX, fingerprint
+
+    size = int(args.message_mb * MB)
+    print(f"fingerprint of one {args.message_mb:g} MB message (reads the first {PREFIX}):")
+    for name, unit in HOSTILE_MESSAGES.items():
+        message = _hostile_message(unit, size)
+        start = time.perf_counter()
+        fingerprint("run", "x", message)
+        print(f"  {name:<14} {(time.perf_counter() - start) * 1000:8.2f} ms")
+    print("inspector errors --format json, fresh process: seconds (CPU seconds of it and its "
+          "readers), peak RSS MiB of the command and of its largest reader process")  # fmt: skip
+    cases = [("hostile", lambda: make_hostile_errors(workdir, args.message_mb))]
+    cases.append(
+        ("distinct", lambda: make_distinct_errors(workdir, args.messages, args.runs, args.tasks))
+    )
+    for name, make in cases:
+        path = make()
+        figures = run_errors(path)
+        if "error" in figures:
+            print(f"  {name:<9} {_size_mb(path):8.1f} MB on disk: {figures['error']}")
+            continue
+        print(f"  {name:<9} {_size_mb(path):8.1f} MB on disk: {figures['seconds']:7.2f} s "
+              f"({figures['cpu']:.1f} s CPU), "
+              f"{figures['rss_mib']:6.0f} MiB, readers {figures['reader_rss_mib']:6.0f} MiB; "
+              f"{figures['fingerprints']} fingerprints ({figures['cut']} cut), "
+              f"{figures['attempts']} attempts")  # fmt: skip
+        for line in figures["left_out"][:3]:
+            print(f"    {line}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -241,6 +410,11 @@ def main() -> None:
     parser.add_argument("--workdir", help="keep the generated runs here (default: a temp dir)")
     parser.add_argument("--tracemalloc", action="store_true", help="also trace Python allocations")
     parser.add_argument("--child", nargs=2, metavar=("RUN", "SOURCE"), help=argparse.SUPPRESS)
+    parser.add_argument("--errors", action="store_true", help="time `inspector errors` instead")
+    parser.add_argument("--message-mb", type=float, default=10, help="each hostile message")
+    parser.add_argument("--messages", type=int, default=1_200_000, help="distinct, in all")
+    parser.add_argument("--runs", type=int, default=4, help="runs of the distinct root")
+    parser.add_argument("--tasks", type=int, default=1000, help="tasks a run (one attempt)")
     args = parser.parse_args()
     if args.child:
         figures = asyncio.run(child(Path(args.child[0]), args.child[1], args.tracemalloc))
@@ -250,6 +424,13 @@ def main() -> None:
         Path(args.workdir) if args.workdir else Path(tempfile.mkdtemp(prefix="bench-hostile-"))
     )
     workdir.mkdir(parents=True, exist_ok=True)
+    if args.errors:
+        try:
+            errors_main(args, workdir)
+        finally:
+            if not args.workdir:
+                shutil.rmtree(workdir, ignore_errors=True)
+        return
     print(f"runs in {workdir}; 140x45; task cache off")
     print(
         "each step: seconds since the app started, peak RSS MiB (VmHWM), RSS MiB now (VmRSS)"

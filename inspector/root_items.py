@@ -28,7 +28,7 @@ from inspector.results.problems import RULE_ISSUE
 from inspector.results.root_walk import cannot_read, walk_root
 from inspector.results.run_files import RunFiles
 from inspector.views.attribution import load_retry_records
-from inspector.views.fingerprints import Occurrence, occurrences
+from inspector.views.fingerprints import Fingerprints, Occurrence, occurrences
 from inspector.views.items import FINISHED, RunTasks, run_tasks
 
 Progress = Callable[[int, int], None]
@@ -122,6 +122,25 @@ def _as_written(run: Path, rel: str, shown_as: str, task_id: str) -> list[Occurr
     ]
 
 
+class RunFingerprints(NamedTuple):
+    """One run's issues grouped by fingerprint, and :class:`RunIssues`' unknown-issue lines."""
+
+    grouped: Fingerprints
+    unknown: list[str]
+
+
+def fingerprints_call(
+    path: str, shown_as: str, overrides: Overrides
+) -> RunFingerprints | Skipped:
+    """One run's issues grouped by fingerprint (in a worker process: its messages stay there)."""
+    found = errors_call(path, shown_as, overrides)
+    if isinstance(found, Skipped):
+        return found
+    grouped = Fingerprints().add(found.found)
+    grouped.add_run(shown_as)
+    return RunFingerprints(grouped.seal(), found.unknown)
+
+
 def runs_at(path: str) -> list[tuple[str, str]]:
     """``(path, shown as)`` of every run at or under ``path`` (a run is shown by its folder
     name, the runs of a root by their path under it).
@@ -183,6 +202,23 @@ def root_errors(
         say(line)
     found = [o for a in answers if isinstance(a, RunIssues) for o in a.found]
     return found, [a for a in answers if isinstance(a, Skipped)] + unreadable
+
+
+def root_fingerprints(
+    path: str, overrides: Overrides, progress: Progress | None = None, say: Say = say_root
+) -> tuple[Fingerprints, list[Skipped]]:
+    """The fingerprints of every run at or under ``path`` (grouped run by run in the worker
+    processes, merged here), and the runs (and folders) that could not be read; each file
+    whose issues the reader does not know is said to ``say``."""
+    runs, unreadable = _walked(path, say)
+    answers = over_runs(fingerprints_call, runs, overrides, progress)
+    merged = Fingerprints()
+    for answer in answers:
+        if isinstance(answer, RunFingerprints):
+            merged.merge(answer.grouped)
+            for line in answer.unknown:
+                say(line)
+    return merged, [a for a in answers if isinstance(a, Skipped)] + unreadable
 
 
 def stream_items(

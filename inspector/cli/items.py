@@ -14,9 +14,16 @@ from inspector.cli.output import write_exact
 from inspector.engine import strict_json
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
-from inspector.root_items import Progress, Skipped, root_errors, root_items, runs_at
+from inspector.root_items import Progress, Skipped, root_fingerprints, root_items, runs_at
 from inspector.views.csv_cells import csv_writer
-from inspector.views.fingerprints import FingerprintChange, FingerprintGroup, against, group
+from inspector.views.fingerprints import (
+    CUT,
+    PREFIX,
+    FingerprintChange,
+    FingerprintGroup,
+    Fingerprints,
+    against,
+)
 from inspector.views.items import FORMATS, MIN_MODELS, as_csv, as_json, as_table, item_rows
 from inspector.views.visible import visible
 
@@ -60,20 +67,24 @@ def cmd_items(args: Any) -> int:
     return 0
 
 
-def _groups(path: str) -> list[FingerprintGroup]:
+def _groups(path: str) -> Fingerprints:
     try:
-        found, skipped = root_errors(path, Overrides(), _progress())
-        if not found and not skipped and not runs_at(path):
+        found, skipped = root_fingerprints(path, Overrides(), _progress())
+        if not found.runs and not skipped and not runs_at(path):
             raise Unusable(f"{path}: no runs here (a run has run_info.json or a details/ folder)")
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
     _skipped(skipped)
-    return group(found)
+    return found
 
 
-def errors_table(groups: Sequence[FingerprintGroup | FingerprintChange], terminal: bool) -> str:
+def errors_table(
+    groups: Sequence[FingerprintGroup | FingerprintChange],
+    terminal: bool,
+    runs: tuple[int, int] | None = None,
+) -> str:
     """One line per fingerprint (with ``--against``: its status, before → after, ratio) and
-    its literal example on the next."""
+    its literal example on the next; ``runs``: the two sides' run counts (``--against``)."""
     shown = (lambda text: visible(text, one_line=True)) if terminal else (lambda text: text)
     lines = []
     for item in groups:
@@ -85,13 +96,25 @@ def errors_table(groups: Sequence[FingerprintGroup | FingerprintChange], termina
         lines.append(head + shown(g.fingerprint))
         lines.append("      e.g. " + shown(g.example))
     lines.append(f"{len(groups)} fingerprints")
+    cut = sum(1 for i in groups if (i.group if isinstance(i, FingerprintChange) else i).cut)
+    if cut:
+        lines.append(f"{cut} of them ending in {CUT}: messages longer than {PREFIX} characters, "
+                     f"read (and shown) up to there")  # fmt: skip
+    if runs is not None:
+        per_run = "; × compares attempts per run" if runs[0] != runs[1] else ""
+        lines.append(f"runs: {runs[0]} before, {runs[1]} after{per_run}")
     return "\n".join(lines) + "\n"
 
 
 def cmd_errors(args: Any) -> int:
     """``inspector errors RUN|ROOT [--against RUN|ROOT] [--format table|json|csv]``."""
     after = _groups(args.path)
-    items: list[Any] = after if args.against is None else against(_groups(args.against), after)
+    items: list[Any] = after.groups()
+    runs = None
+    if args.against is not None:
+        before = _groups(args.against)
+        runs = (len(before.runs), len(after.runs))
+        items = against(before.groups(), items, runs)
     if args.format == "json":
         text = strict_json.dumps([i.to_json() for i in items], ensure_ascii=False, indent=2) + "\n"
     elif args.format == "csv":
@@ -106,7 +129,7 @@ def cmd_errors(args: Any) -> int:
         if sys.stdout.isatty():
             text = "\n".join(visible(line, one_line=True) for line in text.splitlines()) + "\n"
     else:
-        text = errors_table(items, sys.stdout.isatty())
+        text = errors_table(items, sys.stdout.isatty(), runs)
     write_exact(text)
     return 0
 
@@ -144,7 +167,9 @@ def _register_errors(subparsers: Any) -> None:
             "Every issue of every attempt and retry record, reduced to a fingerprint (phase, "
             "code and the message with numbers, hex, UUIDs, paths, timestamps, durations, "
             "ports and quoted values replaced), with the attempts, tasks and runs carrying it "
-            "and one literal example. --against: new, grown, gone and same fingerprints."
+            f"and one literal example (a message is read up to its first {PREFIX} characters). "
+            "--against: new, grown, gone and same fingerprints, in attempts per run when the "
+            "two sides have different numbers of runs."
         ),
     )
     errors.add_argument("path", help="a run directory or a results root")

@@ -4,6 +4,7 @@ planted new error class, and fingerprint counts that add up to the issues screen
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -13,11 +14,12 @@ from inspector.loading import open_session
 from inspector.overrides import Overrides
 from inspector.root_items import root_errors
 from inspector.views.attribution import issue_table
-from inspector.views.fingerprints import group
+from inspector.views.fingerprints import PREFIX, group
 from tests.conftest import FIXTURE_RUNS
 from tests.items.planted import generator, make
 
-KEYS = ["fingerprint", "phase", "code", "example", "attempts", "tasks", "runs"]
+KEYS = ["fingerprint", "phase", "code", "example", "attempts", "tasks", "runs", "cut"]
+AGAINST_KEYS = [*KEYS, "status", "before", "after", "before_runs", "after_runs"]
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,7 @@ def test_against_finds_exactly_the_new_error_class(
     model = run.split("/")[0]
     rows = run_json(capsys, "errors", str(planted / run), "--against", str(planted / model / "run1"),
                     "--format", "json")  # fmt: skip
-    assert all(list(r) == [*KEYS, "status", "before", "after"] for r in rows)
+    assert all(list(r) == AGAINST_KEYS for r in rows)
     changed = [(r["status"], r["phase"], r["code"]) for r in rows if r["status"] != "same"]
     assert changed == [("new", phase, code)]
     new = rows[0]
@@ -68,14 +70,25 @@ def test_a_root_groups_every_run(planted: Path, capsys: pytest.CaptureFixture[st
     assert by_code["verifier_crashed"]["runs"] == 1
 
 
-def test_grown_with_ratio(planted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_sides_with_different_run_counts_compare_attempts_per_run(
+    planted: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 48: the root's 6 runs against model-a's 2. model_failed is on 2 attempts of
+    every run: 4 → 12 attempts is 2 → 2 per run, the same (it read "grown ×3.00" before)."""
     rows = run_json(capsys, "errors", str(planted), "--against", str(planted / "model-a"),
                     "--format", "json")  # fmt: skip
     status = {r["code"]: (r["status"], r["before"], r["after"]) for r in rows}
-    assert status["model_failed"] == ("grown", 4, 12)
+    assert status["model_failed"] == ("same", 4, 12)
     assert status["verifier_crashed"] == ("new", 0, 1)
+    assert {(r["before_runs"], r["after_runs"]) for r in rows} == {(2, 6)}
     assert main(["errors", str(planted), "--against", str(planted / "model-a")]) == 0
-    assert "grown      4 → 12     ×3.00" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "same       4 → 12     ×1.00" in out
+    assert out.endswith("runs: 2 before, 6 after; × compares attempts per run\n")
+    # As many runs on each side: the plain attempt counts, and the line says so.
+    one = str(planted / "model-a" / "run1")
+    assert main(["errors", str(planted / "model-b" / "run2"), "--against", one]) == 0
+    assert capsys.readouterr().out.endswith("runs: 1 before, 1 after\n")
 
 
 @pytest.mark.parametrize(
@@ -104,3 +117,29 @@ def test_fingerprint_counts_add_up_to_the_issues_screen(run: str, planted: Path)
         for key, count in screen.items():
             if key not in ambiguous:
                 assert fingerprinted[key] == count, key
+
+
+def test_a_long_message_is_cut_and_the_output_says_so(
+    planted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 48: a message longer than PREFIX characters is read up to there: its row says
+    ``cut`` (JSON) and the table says how long a message is read."""
+    run = tmp_path / "run2"
+    shutil.copytree(planted / "model-b" / "run2", run)
+    (result,) = [p for p in run.rglob("result.json") if "verifier_crashed" in p.read_text()]
+    payload = json.loads(result.read_text())
+    long = "RuntimeError: grader crashed in " + "frame " * 2000
+    payload["issues"][0]["message"] = long
+    result.write_text(json.dumps(payload))
+    rows = {r["code"]: r for r in run_json(capsys, "errors", str(run), "--format", "json")}
+    crashed = rows.pop("verifier_crashed")
+    assert crashed["cut"] is True and crashed["example"] == long[:PREFIX]
+    # Nothing volatile in it: the fingerprint is the first PREFIX characters, then <cut>.
+    assert crashed["fingerprint"] == f"evaluate/verifier_crashed: {long[:PREFIX]} <cut>"
+    assert not any(r["cut"] for r in rows.values())
+    assert main(["errors", str(run)]) == 0
+    out = capsys.readouterr().out
+    assert out.endswith(
+        f"1 of them ending in <cut>: messages longer than {PREFIX} characters, read (and "
+        "shown) up to there\n"
+    )

@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from inspector.engine.model import Attempt, Issue, TaskRecord
 from inspector.views.fingerprints import (
+    CUT,
+    PREFIX,
     RULES,
+    FingerprintGroup,
+    Fingerprints,
     Occurrence,
     against,
     fingerprint,
@@ -143,3 +149,87 @@ def test_against_says_new_grown_gone_and_same() -> None:
     assert changes["fresh"].ratio is None
     assert [c.status for c in against(before, after)] == ["new", "grown", "gone", "same"]
     assert changes["fresh"].to_json()["status"] == "new"
+
+
+def test_a_long_message_is_read_up_to_the_prefix_and_says_so() -> None:
+    """Issue 48: the fingerprint reads the first PREFIX characters and ends in <cut>; two
+    long messages differing only past the prefix are one error; the example is the prefix."""
+    head = "RuntimeError: stack overflow " + "frame " * (PREFIX // 6)
+    one, two = head + "x" * 10, head + "y" * 10**6
+    exact = head[:PREFIX]
+    assert fingerprint("run", "c", exact) == "run/c: " + exact.strip()  # PREFIX: not cut
+    assert fingerprint("run", "c", one) == fingerprint("run", "c", two)
+    assert fingerprint("run", "c", one).endswith(" " + CUT)
+    (g,) = group(
+        [Occurrence("r", "t", 1, "run", "c", one), Occurrence("r", "t", 2, "run", "c", two)]
+    )
+    assert (g.cut, g.example, g.attempts) == (True, one[:PREFIX], 2)
+    assert g.to_json()["cut"] is True
+    (short,) = group([Occurrence("r", "t", 1, "run", "c", exact)])
+    assert (short.cut, short.example, short.to_json()["cut"]) == (False, exact, False)
+
+
+def test_grouping_keeps_no_message() -> None:
+    """Issue 48: memory follows the fingerprints, not the messages. 40,000 distinct
+    messages of one fingerprint on 20 attempts, made one at a time: grouping them peaks at
+    about 0.2 MB, as for 20,000 (main kept every distinct message: 10 MB, twice 5 MB)."""
+    import tracemalloc
+
+    def issues() -> Iterator[Occurrence]:
+        for i in range(40_000):
+            yield Occurrence("r", f"t{i % 20}", 1, "run", "timeout", f"timed out after {i}.5s")
+
+    tracemalloc.start()
+    try:
+        (g,) = group(issues())
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert (g.attempts, g.tasks, g.runs) == (20, 20, 1)
+    assert peak < 1024**2, peak  # main: 10 MB
+
+
+def test_runs_grouped_apart_merge_to_the_same_groups() -> None:
+    """A worker groups its run and the parent merges (issue 48): the same counts as
+    grouping everything at once; the first run's example; a run merged twice is refused."""
+    tasks = [
+        _task("t1", (1, "timeout", "timed out after 3s"), (2, "timeout", "timed out after 5s")),
+        _task("t2", (1, "timeout", "timed out after 9s"), (1, "crash", "boom")),
+    ]
+    found = {run: occurrences(run, tasks[: 1 + (run != "r1")]) for run in ("r1", "r2", "r3")}
+    merged = Fingerprints()
+    for items in found.values():
+        merged.merge(Fingerprints().add(items).seal())
+    merged.merge(Fingerprints().add([]).seal())  # a run without issues changes nothing
+    quiet = Fingerprints()
+    quiet.add_run("r4")
+    merged.merge(quiet.seal())
+    assert merged.groups() == group(o for items in found.values() for o in items)
+    assert merged.runs == {"r1", "r2", "r3", "r4"}
+    assert merged.groups()[0].example == "timed out after 3s"
+    with pytest.raises(ValueError, match="r2"):
+        merged.merge(Fingerprints().add(found["r2"]).seal())
+
+
+def test_against_compares_attempts_per_run_when_the_run_counts_differ() -> None:
+    """Issue 48: 2 attempts in 2 runs before, 5 in 5 runs after is the same rate, not
+    "grown ×2.50"; 6 in 5 runs is grown ×1.20; gone and new are told as before."""
+
+    def side(code: str, runs: int, attempts: int) -> list[FingerprintGroup]:
+        return group(Occurrence(f"r{i % runs}", "t", i, "run", code, "x") for i in range(attempts))
+
+    (same,) = against(side("c", 2, 2), side("c", 5, 5), runs=(2, 5))
+    assert (same.status, same.before, same.after, same.ratio) == ("same", 2, 5, 1.0)
+    assert (same.before_runs, same.after_runs) == (2, 5)
+    assert {k: same.to_json()[k] for k in ("before_runs", "after_runs")} == {
+        "before_runs": 2,
+        "after_runs": 5,
+    }
+    (grown,) = against(side("c", 2, 2), side("c", 5, 6), runs=(2, 5))
+    assert (grown.status, grown.ratio) == ("grown", 1.2)
+    # Fewer attempts per run after, though more attempts: same.
+    (fewer,) = against(side("c", 1, 2), side("c", 4, 4), runs=(1, 4))
+    assert (fewer.status, fewer.ratio) == ("same", 0.5)
+    # One run a side: the plain attempt counts, as before.
+    (plain,) = against(side("c", 1, 2), side("c", 1, 5))
+    assert (plain.status, plain.ratio) == ("grown", 2.5)
