@@ -94,7 +94,7 @@ def cmd_bundle(args: Any) -> int:
     data["leaderboard"] = _leaderboard(args.path, overrides, runs) if data["root"] else None
     data["gate"] = _gate(args, overrides) if args.gate else None
     data["items"] = _items(args.path) if args.items else None
-    page, size, notes = fit(data, cuts, int(args.max_mb * MIB))
+    page, size, notes = fit(data, cuts, args.max_mb)
     write_outside(args.output, page, args.path)
     print(f"{args.output}: {size / MIB:.1f} MiB" + "".join(f"; {note}" for note in notes))
     return EXIT_OK
@@ -147,8 +147,8 @@ def _items(path: str) -> dict[str, Any]:
 # -- the page -----------------------------------------------------------------------------
 
 
-def fit(data: dict[str, Any], cuts: Cuts, limit: int) -> tuple[str, int, list[str]]:
-    """The page at most ``limit`` bytes: the evidence cut shorter step by step (the
+def fit(data: dict[str, Any], cuts: Cuts, limit_mb: float) -> tuple[str, int, list[str]]:
+    """The page at most ``limit_mb`` MiB: the evidence cut shorter step by step (the
     trajectories, then the verifier output) until it fits, each step said in the page.
 
     Raises:
@@ -156,22 +156,22 @@ def fit(data: dict[str, Any], cuts: Cuts, limit: int) -> tuple[str, int, list[st
     """
     t, v = cuts.trajectory, cuts.verifier
     steps = [(t, v), (t // 4, v), (t // 16, v), (0, v), (0, v // 4), (0, 0)]
-    size = 0
+    size, limit = 0, int(limit_mb * MIB)
     for trajectory, verifier in dict.fromkeys(steps):
         notes = [f"each attempt's trajectory cut to {trajectory} characters and its verifier "
                  f"output to {verifier} (the characters left out are said beside each)"]  # fmt: skip
         if (trajectory, verifier) != (t, v):
             notes.append(
-                f"cut shorter than asked ({t} / {v}) to stay under --max-mb {limit / MIB:g}"
+                f"cut shorter than asked ({t} / {v}) to stay under --max-mb {limit_mb:g}"
             )
         runs = evidence_cut(data["runs"], Cuts(trajectory, verifier))
-        page = render({**data, "runs": runs, "notes": notes, "limit_mb": limit / MIB})
+        page = render({**data, "runs": runs, "notes": notes, "limit_mb": limit_mb})
         size = len(page.encode("utf-8"))
         if size <= limit:
             return page, size, notes[1:]
     raise Unusable(
         f"the bundle would be {size / MIB:.1f} MiB without trajectories and verifier output, "
-        f"over --max-mb {limit / MIB:g}: raise it or bundle fewer runs"
+        f"over --max-mb {limit_mb:g}: raise it or bundle fewer runs"
     )
 
 
