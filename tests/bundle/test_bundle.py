@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,12 @@ def test_each_run_holds_what_report_stats_and_tasks_print(
     code, out, _ = run_cli(capsys, "tasks", path, "--series", "all", "--format", "jsonl")
     rows = [json.loads(line) for line in out.splitlines()]
     assert code == 0 and [row for series in run["tasks"].values() for row in series] == rows
+    for series_id, bars in run["distribution"].items():  # few distinct values: one bar each
+        # the evaluated task values (none for a series scored by a corpus formula)
+        mine = [r for r in rows if r["series_id"] == series_id and r["state"] == "evaluated"]
+        values = Counter(r["value"] for r in mine if r["value"] is not None)
+        if len(values) <= 11:
+            assert bars == [[f"{v:.4g}", n] for v, n in sorted(values.items())]
     assert run["check"]["state"] == "ok"  # `check` says ok on every conformance run
 
 
