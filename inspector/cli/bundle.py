@@ -161,9 +161,7 @@ def fit(data: dict[str, Any], cuts: Cuts, limit_mb: float) -> tuple[str, int, li
         notes = [f"each attempt's trajectory cut to {trajectory} characters and its verifier "
                  f"output to {verifier} (the characters left out are said beside each)"]  # fmt: skip
         if (trajectory, verifier) != (t, v):
-            notes.append(
-                f"cut shorter than asked ({t} / {v}) to stay under --max-mb {limit_mb:g}"
-            )
+            notes.append(f"cut shorter than asked ({t} / {v}) to stay under --max-mb {limit_mb:g}")
         runs = evidence_cut(data["runs"], Cuts(trajectory, verifier))
         page = render({**data, "runs": runs, "notes": notes, "limit_mb": limit_mb})
         size = len(page.encode("utf-8"))

@@ -110,6 +110,8 @@ def _intervals(stats: dict[str, Any]) -> dict[str, Any]:
 
 def _check(session: Session) -> dict[str, Any]:
     """The recomputation against the stored metrics.json, as ``check`` says it."""
+    if session.recomputation is None or session.recomputation.plan.derived or not session.own_plan:
+        return {"state": "derived", "differences": []}  # a what-if plan: nothing to compare
     if session.run.stored_metrics is None:
         return {"state": "unstored", "differences": []}
     found = session.differences

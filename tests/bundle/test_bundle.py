@@ -227,3 +227,15 @@ def test_written_whole_through_a_temporary_file(
         capsys, "bundle", str(FIXTURE_RUNS / "k1_micro"), "-o", str(tmp_path / "no" / "p.html")
     )
     assert code == 2 and err.startswith(f"inspector: {tmp_path / 'no' / 'p.html'}: cannot write")
+
+
+def test_a_what_if_plan_is_the_report_of_that_plan_and_not_compared(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    run, page = str(CONFORMANCE / "e2e_k3_pass_hierarchy"), tmp_path / "page.html"
+    code, _, _ = run_cli(capsys, "bundle", run, "-o", str(page), "--k", "1")
+    assert code == 0
+    (data,) = embedded(page)["runs"]
+    code, out, _ = run_cli(capsys, "report", run, "--k", "1", "--json")
+    assert data["report"] == json.loads(out)
+    assert data["check"]["state"] == "derived"  # a stored pass@3 file says nothing of k=1

@@ -5,7 +5,7 @@
 const DATA = JSON.parse(document.getElementById("bundle-data").textContent);
 const PAGE_SIZE = 100;
 const COUNTS = ["total", "evaluated", "error", "unavailable", "invalidated"];
-const MARKS = { ok: "✓", differs: "≠", unusable: "!", unstored: "∅" };
+const MARKS = { ok: "✓", differs: "≠", unusable: "!", unstored: "∅", derived: "(what-if plan, not compared)" };
 // The state filter: a count (as the inspector's ledger counts it) or one reduction state.
 const STATE_FILTERS = [
   ["", "every task", () => true],
