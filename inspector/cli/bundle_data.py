@@ -135,10 +135,11 @@ def _entries(run: Run) -> dict[str, TaskEntry]:
     """Each task id's entry, as :meth:`Run.entry_for` finds it, for every task at once."""
     found: dict[str, TaskEntry] = {}
     for entry in run.entries:
-        if entry.task_id not in found or (
-            found[entry.task_id].record is None and entry.record is not None
-        ):
-            found[entry.task_id] = entry
+        task_id = entry.task_id
+        if task_id is None:
+            continue  # no task id: not one of the tasks scored
+        if task_id not in found or (found[task_id].record is None and entry.record is not None):
+            found[task_id] = entry
     return found
 
 

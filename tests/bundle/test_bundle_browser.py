@@ -48,8 +48,8 @@ def _choose(
         choice.select_by_value(value)
 
 
-def _json_of(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
-    assert main(list(argv)) == 0
+def _json_of(capsys: pytest.CaptureFixture[str], *argv: str, code: int = 0) -> Any:
+    assert main(list(argv)) == code
     return json.loads(capsys.readouterr().out)
 
 
@@ -62,9 +62,11 @@ def test_the_conformance_bundle_offline(
     from selenium.webdriver.common.keys import Keys
 
     page = tmp_path / "conformance.html"
-    assert main(["bundle", str(CONFORMANCE), "-o", str(page)]) == 0
+    assert main(["bundle", str(CONFORMANCE), "-o", str(page), "--gate", "--items"]) == 0
     capsys.readouterr()
     cells = _json_of(capsys, "leaderboard", str(CONFORMANCE), "--format", "json")
+    gate = _json_of(capsys, "gate", str(CONFORMANCE), "--format", "json", code=1)
+    items = _json_of(capsys, "items", str(CONFORMANCE), "--format", "json")
     report = _json_of(capsys, "report", str(CONFORMANCE / RUN), "--json")
     runs = [p for p in CONFORMANCE.iterdir() if (p / "run_info.json").is_file()]
     chrome = chromium
@@ -79,6 +81,13 @@ def test_the_conformance_bundle_offline(
     (cell,) = [c for c in cells if c["run"] == RUN]
     board = _by_id(chrome, "leaderboard").text
     assert f"{cell['value']:.4f} ✓" in board
+
+    # the gate's verdict on each run, the items
+    gate_rows = chrome.find_elements(By.CSS_SELECTOR, "#gate tbody tr")
+    assert [r.text.split(" ")[:2] for r in gate_rows] == [
+        [g["run"], g["status"]] for g in gate["runs"]
+    ]
+    assert _by_id(chrome, "items").text.startswith(f"{len(items)} task ids")
 
     # a filter: the tasks behind the headline series' error count
     _choose(chrome, "run-choice", text=RUN)

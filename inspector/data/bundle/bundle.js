@@ -120,7 +120,10 @@ function items() {
   const rows = DATA.items.rows.filter((r) => r.flags && r.flags.length).map((r) =>
     [r.benchmark, r.task_id, r.runs, r.models, r.flags.map((f) => f.flag || f).join(", "),
       r.flags.map((f) => f.reason || "").filter(Boolean).join(" | ")]);
-  fill("items", el("p", {}, `${DATA.items.rows.length} task ids, ${rows.length} flagged; ${DATA.items.skipped.length} runs left out`),
+  const skipped = DATA.items.skipped;
+  fill("items", el("p", {}, `${DATA.items.rows.length} task ids, ${rows.length} flagged`),
+    skipped.length ? el("details", {}, el("summary", {}, `${skipped.length} runs left out`),
+      el("ul", {}, ...skipped.map((s) => el("li", {}, `${s.run}: ${s.reason}`)))) : "",
     table(["benchmark", "task", "runs", "models", "flags", "why"], rows));
 }
 
