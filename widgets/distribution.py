@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 
 from rich.text import Text
 from textual.widgets import Static
 
+from inspector.views.distribution import distribution_rows
+
 BAR = "█"
-MAX_DISTINCT = 11
-BINS = 10
 
 
 class Distribution(Static):
@@ -68,15 +67,4 @@ Tasks without a value (error, unavailable, invalidated) are not plotted; see the
 
     @staticmethod
     def _rows(values: Sequence[float]) -> list[tuple[str, int]]:
-        distinct = Counter(values)
-        if len(distinct) <= MAX_DISTINCT:
-            return [(f"{value:.4g}", distinct[value]) for value in sorted(distinct)]
-        low, high = min(values), max(values)
-        step = (high - low) / BINS
-        counts = [0] * BINS
-        for value in values:
-            slot = min(BINS - 1, int((value - low) / step)) if step else 0
-            counts[slot] += 1
-        return [
-            (f"{low + i * step:.3g}–{low + (i + 1) * step:.3g}", counts[i]) for i in range(BINS)
-        ]
+        return distribution_rows(values)
