@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector.loading import heap
+from inspector.loading.cache_files import code_signature
 from inspector.loading.door import (
     CachedReport,
     Event,
@@ -31,7 +32,6 @@ from inspector.loading.processes import (
     start_resource_tracker,
     warm_shared_pool,
 )
-from inspector.loading.report_cache import code_signature
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -12,11 +12,18 @@ files ``0600``.
 Each file carries a SHA-256 checksum of its content (:func:`pack`); a file whose checksum
 does not match (a torn write, a disk error, an edit) is a miss, like one of another shape.
 The checksum is for integrity; trust comes from ownership, which no one else can forge.
+
+Each file also starts with the :func:`code_signature` of the inspector that wrote it, and
+is a miss for any other: whatever a cache holds (task entries, reductions, reports, score
+tables, checks, runs lists) was shaped by the reader, the engine and the package data, so an
+upgrade, or any edit of the code, can never serve an old number. No cache has to remember to
+bump a version of its own for that.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import marshal
 import os
@@ -26,8 +33,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-MAGIC = b"inspector-cache/1\n"
-"""What every cache file starts with; then its marshal payload, then SHA-256 of the payload."""
+MAGIC = b"inspector-cache/2\n"
+"""What every cache file starts with; then the code signature and a newline, its marshal
+payload, then SHA-256 of the payload."""
 DIGEST = 32
 WARNING = "inspector: warning: "
 
@@ -54,6 +62,28 @@ def cache_root() -> Path | None:
         return Path(platformdirs.user_cache_dir("agentcompass-inspector", appauthor=False))
     except RuntimeError:  # no home it can find
         return None
+
+
+@functools.cache
+def code_signature() -> str:
+    """The inspector's version and the size and modification time of each of its source
+    files and of its package data (``inspector/data``): what shaped every cached value."""
+    import inspector
+
+    package = os.path.dirname(os.path.abspath(inspector.__file__))
+    parts = [inspector.__version__]
+    for folder, dirs, names in os.walk(package):
+        dirs[:] = sorted(name for name in dirs if name != "__pycache__")  # no sources there
+        where = os.path.relpath(folder, package)
+        for name in sorted(names):
+            if name.endswith(".py") or where.split(os.sep)[0] == "data":
+                info = os.stat(os.path.join(folder, name))
+                parts.append(f"{where}/{name}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def _header() -> bytes:
+    return MAGIC + code_signature().encode() + b"\n"
 
 
 def _why_not(info: os.stat_result, kind: str) -> str | None:
@@ -131,18 +161,21 @@ def make_folder(folder: Path) -> bool:
 
 
 def pack(data: Any) -> bytes:
-    """``data`` as a cache file's bytes: :data:`MAGIC`, marshal, SHA-256 of the marshal."""
+    """``data`` as a cache file's bytes: :data:`MAGIC`, the code signature, marshal,
+    SHA-256 of the marshal."""
     payload = marshal.dumps(data)
-    return MAGIC + payload + hashlib.sha256(payload).digest()
+    return _header() + payload + hashlib.sha256(payload).digest()
 
 
 def unpack(raw: bytes) -> Any:
     """The data :func:`pack` made ``raw`` from, or None when it does not start with
-    :data:`MAGIC`, its checksum does not match or it is not marshal data."""
-    if len(raw) < len(MAGIC) + DIGEST or not raw.startswith(MAGIC):
+    :data:`MAGIC` and this inspector's code signature, its checksum does not match or it is
+    not marshal data."""
+    header = _header()
+    if len(raw) < len(header) + DIGEST or not raw.startswith(header):
         return None
     view = memoryview(raw)
-    payload = view[len(MAGIC) : -DIGEST]
+    payload = view[len(header) : -DIGEST]
     if hashlib.sha256(payload).digest() != raw[-DIGEST:]:
         return None
     try:
@@ -178,7 +211,7 @@ def write_atomically(path: Path, data: Any) -> bool:
     try:
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".inspector-", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
-            handle.write(MAGIC)
+            handle.write(_header())
             hashing = _Hashing(handle)
             marshal.dump(data, hashing)
             handle.write(hashing.digest.digest())

@@ -29,7 +29,8 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import task_cache
-from inspector.loading.report_cache import code_signature, own_plan_key
+from inspector.loading.cache_files import code_signature
+from inspector.loading.report_cache import own_plan_key
 from inspector.overrides import Overrides
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES

@@ -24,7 +24,7 @@ from inspector.engine.reduction import Coverage, Reason, TaskReduction
 from inspector.engine.reduction_stream import ReductionStream
 from inspector.engine.vocabulary import STATES
 from inspector.loading import task_cache
-from inspector.loading.report_cache import code_signature
+from inspector.loading.cache_files import code_signature
 
 FORMAT = 1
 _VALUES = (float, int)

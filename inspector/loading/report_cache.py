@@ -13,8 +13,6 @@ as usual. Plans given as files (``--hierarchy``, ``--contract``) are never cache
 from __future__ import annotations
 
 import contextlib
-import functools
-import hashlib
 import json
 import marshal
 import os
@@ -23,9 +21,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-import inspector
 from inspector.loading import snapshot as snapshots
 from inspector.loading import task_cache
+from inspector.loading.cache_files import code_signature
 from inspector.loading.processes import in_shared_pool, preload_in_readers
 from inspector.overrides import Overrides
 from inspector.results.file_io import stat_key
@@ -124,23 +122,6 @@ def outputs_of(session: Session, notes: list[str]) -> Outputs:
         tasks=len(run.tasks),
         names=(plan.model_id, plan.benchmark_id),
     )
-
-
-@functools.cache
-def code_signature() -> str:
-    """The inspector's version and the size and modification time of its source files and
-    of its reference tables (``inspector/data``): a report computed by other code or from
-    other tables is never reused."""
-    package = os.path.dirname(os.path.abspath(inspector.__file__))
-    parts = [inspector.__version__, str(FORMAT)]
-    for folder, dirs, names in os.walk(package):
-        dirs[:] = sorted(name for name in dirs if name != "__pycache__")  # no sources there
-        where = os.path.relpath(folder, package)
-        for name in sorted(names):
-            if name.endswith(".py") or where.split(os.sep)[0] == "data":
-                info = os.stat(os.path.join(folder, name))
-                parts.append(f"{where}/{name}:{info.st_size}:{info.st_mtime_ns}")
-    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
 def key_for(overrides: Overrides | None, command: str) -> str | None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import task_cache
-from inspector.loading.report_cache import code_signature
+from inspector.loading.cache_files import code_signature
 from inspector.results.discover import (
     RunSummary,
     newest_first,

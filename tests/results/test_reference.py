@@ -13,7 +13,7 @@ import pytest
 
 from inspector.engine.errors import PlanError
 from inspector.engine.reference import BASELINE_CSV, PODIUM_CSV
-from inspector.loading import report_cache
+from inspector.loading import cache_files
 from inspector.results import reference
 from inspector.results.reference import frontier_tables, reference_for
 from tests.conftest import ROOT
@@ -86,14 +86,16 @@ def test_a_missing_table_is_a_refusal_naming_it(monkeypatch: pytest.MonkeyPatch)
 def test_a_report_cached_with_other_tables_is_not_reused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The report cache's code signature covers the reference tables, not only the code."""
+    """Every cache file's code signature covers the reference tables, not only the code."""
     package = tmp_path / "inspector"
     (package / "data" / "frontier_engineering").mkdir(parents=True)
     (package / "__init__.py").write_text("")
     table = package / "data" / "frontier_engineering" / "medal_podium.csv"
     table.write_text("Task,Gold\n")
-    monkeypatch.setattr(report_cache.inspector, "__file__", str(package / "__init__.py"))
-    signature = report_cache.code_signature.__wrapped__
+    import inspector
+
+    monkeypatch.setattr(inspector, "__file__", str(package / "__init__.py"))
+    signature = cache_files.code_signature.__wrapped__
     before = signature()
     table.write_text("Task,Gold\nA,1.0\n")
     os.utime(table, ns=(1, 1))
