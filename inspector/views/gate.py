@@ -20,19 +20,20 @@ import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+# FAIL, PASS, SKIP, Regression and RuleOutcome live in gate_verdict; imported from here too.
+from inspector.views.gate_verdict import FAIL as FAIL
 from inspector.views.gate_verdict import (
-    FAIL,
     INCONCLUSIVE,
     MEASURED_RULES,
     ON_INCONCLUSIVE,
-    PASS,
-    SKIP,
-    Regression,
-    RuleOutcome,
     measured_verdict,
     outcome,
     regression_words,
 )
+from inspector.views.gate_verdict import PASS as PASS
+from inspector.views.gate_verdict import SKIP as SKIP
+from inspector.views.gate_verdict import Regression as Regression
+from inspector.views.gate_verdict import RuleOutcome as RuleOutcome
 
 RUN_RULES = (
     "require_stored_equal",

@@ -12,7 +12,13 @@ import pytest
 
 from inspector.gate_policy import PolicyError, parse_policy
 from inspector.views.gate import FAIL, PASS, SKIP, Paired, Regression, RuleOutcome, judge
-from inspector.views.gate_output import exit_code, github_annotations, text_lines
+from inspector.views.gate_output import (
+    as_json,
+    exit_code,
+    github_annotations,
+    markdown,
+    text_lines,
+)
 from inspector.views.runs_view import gate_words
 from tests.gate.test_rules import facts, series
 
@@ -204,3 +210,25 @@ def test_the_runs_screen_detail_line_names_inconclusive_rules() -> None:
         said = gate_words(row)  # type: ignore[arg-type]
         assert said.startswith(words), said
         assert said.count("inconclusive: max_regression") == (setting != "fail")
+
+
+def test_infrastructure_failures_are_kept_apart_from_measured_regressions() -> None:
+    """Errors and unavailable tasks are one section, a measured drop another (Markdown), and
+    each is its own line in the text, the measured ones after."""
+    policy = parse_policy("max_regression = 0.05\nmax_error_rate = 0.1\nmin_evaluated = 17", "p")
+    gate = judge(facts(), policy, facts(), paired(-0.4, -0.2))
+    lines = text_lines([gate], "p")
+    assert [line.split(": ")[2] for line in lines[:-1]] == [
+        "max_error_rate", "min_evaluated", "max_regression",
+    ]  # fmt: skip
+    text = markdown([gate], "p")
+    infrastructure = text.index("### Infrastructure failures")
+    measured = text.index("### Measured regressions")
+    other = text.index("### Failures")
+    assert other < infrastructure < measured
+    assert ": min_evaluated: " in text[other:infrastructure]
+    assert ": max_error_rate: " in text[infrastructure:measured]
+    assert ": max_regression: " in text[measured:] and ": max_regression: " not in text[:measured]
+    kinds = {r["rule"]: r["kind"] for r in as_json([gate], "p")["runs"][0]["rules"]}
+    assert kinds == {"max_error_rate": "infrastructure", "min_evaluated": "run",
+                     "max_regression": "measured"}  # fmt: skip
