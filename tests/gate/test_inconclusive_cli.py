@@ -135,6 +135,12 @@ def test_junit_carries_inconclusive_as_a_skipped_testcase_with_the_reason(
     (result,) = next(iter(next(iter(junitparser.JUnitXml.fromfile(str(report)))))).result
     assert code == 1 and isinstance(result, junitparser.Failure)
     assert result.message == f'{line}; counted as a failure (inconclusive = "fail")'
+    code, _, _ = gate(
+        here, capsys, 'max_regression = 0.0\ninconclusive = "pass"\n', "--junit", str(report)
+    )
+    (case,) = next(iter(junitparser.JUnitXml.fromfile(str(report))))
+    assert code == 0 and case.is_passed  # counted as a pass, saying what it measured
+    assert case.system_out == line.removeprefix(f"{RUN}: ").replace(": max_regression", "")
 
 
 def test_github_actions_gets_a_warning_annotation_after_the_block(

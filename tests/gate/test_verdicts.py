@@ -61,22 +61,18 @@ MIN_IMPROVEMENT = [
 ]
 
 
-@pytest.mark.parametrize(("limit", "low", "high", "verdict"), MAX_REGRESSION)
-def test_max_regression_at_and_past_its_boundaries(
-    limit: float, low: float, high: float, verdict: str
+BOUNDARIES = [("max_regression", *case) for case in MAX_REGRESSION] + [
+    ("min_improvement", *case) for case in MIN_IMPROVEMENT
+]
+
+
+@pytest.mark.parametrize(("rule", "limit", "low", "high", "verdict"), BOUNDARIES)
+def test_the_measured_rules_at_and_past_their_boundaries(
+    rule: str, limit: float, low: float, high: float, verdict: str
 ) -> None:
-    got = judged(f"max_regression = {limit}", paired(low, high))
+    got = judged(f"{rule} = {limit}", paired(low, high))
     assert got.verdict == verdict
     assert got.status == {PASS: PASS, FAIL: FAIL, INC: SKIP}[verdict]  # inconclusive: warn
-
-
-@pytest.mark.parametrize(("limit", "low", "high", "verdict"), MIN_IMPROVEMENT)
-def test_min_improvement_at_and_past_its_boundaries(
-    limit: float, low: float, high: float, verdict: str
-) -> None:
-    got = judged(f"min_improvement = {limit}", paired(low, high))
-    assert got.verdict == verdict
-    assert got.status == {PASS: PASS, FAIL: FAIL, INC: SKIP}[verdict]
 
 
 def test_the_line_shows_the_change_its_interval_and_the_threshold() -> None:
