@@ -112,10 +112,11 @@ def facts_under(
 def paired_facts(
     path: str, against: str, overrides: Overrides, series_ids: Sequence[str]
 ) -> dict[str, Regression | str]:
-    """``max_regression``'s and ``min_improvement``'s paired analysis of the run at ``path`` (B) against the run at
-    ``against`` (A): both recomputations compared as ``inspector diff A B`` compares them
-    (:func:`inspector.views.compare.compare`, :meth:`~inspector.views.compare.Comparison.stats`),
-    for this run's series ``series_ids``; never raises for bad data."""
+    """``max_regression``'s and ``min_improvement``'s paired analysis of the run at ``path``
+    (B) against the run at ``against`` (A): both recomputations compared as ``inspector diff
+    A B`` compares them (:func:`inspector.views.compare.compare`,
+    :meth:`~inspector.views.compare.Comparison.stats`), for this run's series ``series_ids``;
+    never raises for bad data."""
     from inspector import loading
     from inspector.views.compare import compare
     from inspector.views.gate_facts import regressions
