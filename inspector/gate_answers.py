@@ -19,6 +19,7 @@ from inspector.results.discover import RunSummary
 from inspector.results.root_walk import walk_root
 from inspector.root_answers import check_one
 from inspector.views.gate import AGAINST_RULES, Policy, Regression, RunFacts, RunGate, judge
+from inspector.views.gate_verdict import MEASURED_RULES
 from inspector.views.run_check import DIFFERS, OK
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -111,10 +112,11 @@ def facts_under(
 def paired_facts(
     path: str, against: str, overrides: Overrides, series_ids: Sequence[str]
 ) -> dict[str, Regression | str]:
-    """``max_regression``'s paired analysis of the run at ``path`` (B) against the run at
-    ``against`` (A): both recomputations compared as ``inspector diff A B`` compares them
-    (:func:`inspector.views.compare.compare`, :meth:`~inspector.views.compare.Comparison.stats`),
-    for this run's series ``series_ids``; never raises for bad data."""
+    """``max_regression``'s and ``min_improvement``'s paired analysis of the run at ``path``
+    (B) against the run at ``against`` (A): both recomputations compared as ``inspector diff
+    A B`` compares them (:func:`inspector.views.compare.compare`,
+    :meth:`~inspector.views.compare.Comparison.stats`), for this run's series ``series_ids``;
+    never raises for bad data."""
     from inspector import loading
     from inspector.views.compare import compare
     from inspector.views.gate_facts import regressions
@@ -189,13 +191,13 @@ def _paired(
     policy: Policy,
     overrides: Overrides,
 ) -> list[dict[str, Regression | str]]:
-    """Each run's paired analyses for ``max_regression`` (in worker processes; only for
-    runs with a counterpart and series the rule names)."""
+    """Each run's paired analyses for ``max_regression`` and ``min_improvement`` (in worker
+    processes; only for runs with a counterpart and series the rules name)."""
     calls, where = [], []
     for i, (facts, other) in enumerate(zip(runs, others, strict=True)):
         ids = [
             s.series_id for s in facts.series
-            if policy.limit("max_regression", facts.benchmark, s) is not None
+            if any(policy.limit(rule, facts.benchmark, s) is not None for rule in MEASURED_RULES)
         ]  # fmt: skip
         if against is None or other is None or facts.problem is not None or not ids:
             continue
@@ -224,7 +226,9 @@ def gate_runs(
     processes, yielding ``(path, gate)`` pairs in batches as they are done. Nothing is
     compared (the rules that need ``--against`` are skipped, saying so)."""
     shown = [(str(run.path), run.relative) for run in runs]
-    calls = [(path, name, overrides, run, False) for (path, name), run in zip(shown, runs, strict=True)]
+    calls = [
+        (path, name, overrides, run, False) for (path, name), run in zip(shown, runs, strict=True)
+    ]
 
     def failed(index: int, exc: BaseException) -> RunFacts:
         return RunFacts(shown[index][1], problem=f"{shown[index][1]}: {exc}")

@@ -21,7 +21,7 @@ import os
 import tomllib
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -54,7 +54,18 @@ forbid_derived_plan = true    # the numbers come from the run's own plan
 max_error_rate = 0.1          # error / total tasks
 max_unavailable_rate = 0.1    # unavailable / total tasks
 max_invalidated = 0           # invalidated tasks
-max_regression = 0.0          # with --against: a drop beyond this whose paired 95% interval excludes 0
+max_regression = 0.0          # with --against: the drop allowed (B − A at or above −limit)
+
+# With --against, max_regression (and min_improvement, below) judge the paired 95%
+# interval of B − A: PASS when all of it is at or above the threshold (−max_regression;
+# min_improvement), FAIL when all of it is below, INCONCLUSIVE when it holds the threshold
+# or there is none (fewer than 2 tasks evaluated on both sides, a corpus formula). At
+# limit 0 an unchanged run is INCONCLUSIVE: PASS needs an interval above 0, so set the drop
+# you accept. What INCONCLUSIVE does: "warn" (exit 0, a warning line, a ::warning
+# annotation, a skipped JUnit testcase), "fail" (fails every run the rule failed before
+# issue 51, and the inconclusive ones), "pass".
+inconclusive = "warn"
+# min_improvement = 0.02      # with --against: B − A must be at least this
 
 # Narrower limits for some benchmarks or series; the last scope that covers a run
 # (and series) and names a rule gives its limit:
@@ -86,6 +97,7 @@ class _Rules(BaseModel):
     min_evaluated: Count | None = None
     max_ci_width: Width | None = None
     max_regression: Width | None = None
+    min_improvement: Width | None = None
 
 
 class _Scope(_Rules):
@@ -95,6 +107,8 @@ class _Scope(_Rules):
 
 class _File(_Rules):
     scope: list[_Scope] = []
+    inconclusive: Literal["warn", "fail", "pass"] = "warn"
+    """What an INCONCLUSIVE verdict does (:data:`inspector.views.gate_verdict.ON_INCONCLUSIVE`): the top level only."""
 
 
 class PolicyError(ValueError):
@@ -127,13 +141,14 @@ def parse_policy(text: str, source: str) -> Policy:
             f"[{part + 1}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
         ).lstrip(".")
         if error["type"] == "extra_forbidden":
-            raise PolicyError(f"{source}: unknown key {where!r} (rules: {', '.join(RULES)})") from None
+            keys = f"{', '.join(RULES)}; at the top level: inconclusive"
+            raise PolicyError(f"{source}: unknown key {where!r} (rules: {keys})") from None
         raise PolicyError(f"{source}: {where}: {error['msg']}") from None
     scopes = [Scope("*", parsed.series, _limits(parsed))]
     for scope in parsed.scope:
         series = parsed.series if scope.series is None else scope.series
         scopes.append(Scope(scope.benchmark, series, _limits(scope)))
-    return Policy(source, tuple(scopes))
+    return Policy(source, tuple(scopes), parsed.inconclusive)
 
 
 def policy_text(path: str | None, gated: Sequence[str]) -> tuple[str, str]:

@@ -4,9 +4,14 @@ the results (issue 48): ``--policy FILE``, else ``inspector-gate.toml`` in the c
 (unless that lies inside the results gated), else the defaults that ``--show-policy`` prints.
 Exit 0: every run passes; 1: a rule failed (one line per failure: run, series, rule,
 measured, limit; a series rule whose glob matches none of a run's series fails as "matched
-nothing"); 2: unusable input (a run, the policy, a path, an output refused).
+nothing"); 2: unusable input (a run, the policy, a path, an output refused). With
+``--against``, ``max_regression`` and ``min_improvement`` say PASS, FAIL or INCONCLUSIVE (the
+paired interval of B − A holds the threshold, or there is none, issue 51); the policy's
+``inconclusive`` makes INCONCLUSIVE a warning (the default: a ``WARN`` line, exit 0), a failure
+or a pass.
 
-CI outputs: ``--junit FILE``; under ``GITHUB_ACTIONS=true`` ``::error`` annotations (on
+CI outputs: ``--junit FILE`` (a warned INCONCLUSIVE rule: a skipped testcase with the
+reason); under ``GITHUB_ACTIONS=true`` ``::error`` and ``::warning`` annotations (on
 stderr when stdout is a file, so that it stays the format asked for; in the log on stdout
 after its ``::stop-commands::`` block, :mod:`inspector.cli.output`) and the Markdown summary appended to
 ``$GITHUB_STEP_SUMMARY``; ``--format markdown`` for anything else.
@@ -48,12 +53,15 @@ def register(subparsers: Any) -> None:
     )  # fmt: skip
     gate.add_argument(
         "--against", metavar="RUN|ROOT",
-        help="the runs to compare with (max_regression, the error fingerprint rules): the only "
+        help="the runs to compare with (max_regression, min_improvement, the error fingerprint "
+        "rules): the only "
         "run, else the run at the same path under the root, else the one of the same "
         "benchmark and model",
     )  # fmt: skip
     gate.add_argument("--format", choices=["text", "json", "markdown"], default="text")
-    gate.add_argument("--junit", metavar="FILE", help="also write JUnit XML (one testcase per run × rule)")
+    gate.add_argument(
+        "--junit", metavar="FILE", help="also write JUnit XML (one testcase per run × rule)"
+    )
     gate.add_argument(
         "--show-policy", action="store_true", help="print the policy in force and where it came from"
     )  # fmt: skip

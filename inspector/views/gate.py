@@ -9,7 +9,9 @@ A rule passes at its limit: ``max_*`` fails when the measured figure is above th
 ``min_evaluated`` when it is below. A rule that cannot be judged (no ``--against`` run, a
 series without an interval, no tasks) is *skipped*, saying why; it never passes silently.
 A series rule whose scope's ``series`` glob matches none of the run's series *fails*
-("matched nothing"): a typo in a glob must not pass.
+("matched nothing"): a typo in a glob must not pass. The rules that measure a change
+(``max_regression``, ``min_improvement``) say PASS, FAIL or INCONCLUSIVE
+(:mod:`inspector.views.gate_verdict`); the policy's ``inconclusive`` says what INCONCLUSIVE does.
 """
 
 from __future__ import annotations
@@ -17,6 +19,21 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+
+# FAIL, PASS, SKIP, Regression and RuleOutcome live in gate_verdict; imported from here too.
+from inspector.views.gate_verdict import FAIL as FAIL
+from inspector.views.gate_verdict import (
+    INCONCLUSIVE,
+    MEASURED_RULES,
+    ON_INCONCLUSIVE,
+    measured_verdict,
+    outcome,
+    regression_words,
+)
+from inspector.views.gate_verdict import PASS as PASS
+from inspector.views.gate_verdict import SKIP as SKIP
+from inspector.views.gate_verdict import Regression as Regression
+from inspector.views.gate_verdict import RuleOutcome as RuleOutcome
 
 RUN_RULES = (
     "require_stored_equal",
@@ -33,17 +50,16 @@ SERIES_RULES = (
     "min_evaluated",
     "max_ci_width",
     "max_regression",
+    "min_improvement",
 )
 """Rules judged on each series the scope's ``series`` glob names."""
 RULES = RUN_RULES + SERIES_RULES
-AGAINST_RULES = frozenset(("max_new_error_fingerprints", "max_fingerprint_growth", "max_regression"))
+AGAINST_RULES = frozenset(("max_new_error_fingerprints", "max_fingerprint_growth", *MEASURED_RULES))
 """Rules that compare with the ``--against`` run."""
 HEADLINE = "headline"
 """``series = "headline"``: the run's headline series, whatever its id."""
 FINISHED = "completed"
 """``run_info.status`` of a run that finished (AgentCompass's word)."""
-
-PASS, FAIL, SKIP = "pass", "fail", "skipped"
 
 Limit = bool | int | float
 
@@ -74,6 +90,8 @@ class Policy:
 
     source: str
     scopes: tuple[Scope, ...]
+    inconclusive: str = ON_INCONCLUSIVE[0]
+    """What an INCONCLUSIVE verdict does: ``warn`` (skipped, with a warning), ``fail``, ``pass``."""
 
     def limit(self, rule: str, benchmark: str | None, series: SeriesFacts | None) -> Limit | None:
         found: Limit | None = None
@@ -134,19 +152,6 @@ class RunFacts:
 
 
 @dataclass(frozen=True)
-class RuleOutcome:
-    """One rule judged on one run (every series it names folded in)."""
-
-    run: str
-    rule: str
-    status: str
-    failures: tuple[str, ...] = ()
-    """One line per failing series (or one for a run rule): series, rule, measured, limit."""
-    detail: str = ""
-    """What was measured, when it passed or was skipped."""
-
-
-@dataclass(frozen=True)
 class RunGate:
     """Every rule that applies to one run, judged; ``problem``: the run is unusable."""
 
@@ -162,21 +167,10 @@ class RunGate:
     def status(self) -> str:
         return "unusable" if self.problem is not None else FAIL if self.failed else PASS
 
-
-@dataclass(frozen=True)
-class Regression:
-    """The comparison model's series delta B − A of one series pair (B this run, A the
-    ``--against`` run) and its paired interval, as ``inspector diff`` gives them
-    (:meth:`inspector.views.compare.Comparison.stats`: ``paired.series_delta``,
-    ``ci_low``, ``ci_high``)."""
-
-    delta: float
-    low: float
-    high: float
-    tasks: int
-    """Task ids of either side (the unit of resampling)."""
-    against_series: str
-    """The ``--against`` run's series paired with this one (``pair_series``)."""
+    @property
+    def inconclusive(self) -> tuple[RuleOutcome, ...]:
+        """The rules whose verdict is INCONCLUSIVE (whatever the policy makes of it)."""
+        return tuple(o for o in self.outcomes if o.verdict == INCONCLUSIVE)
 
 
 Paired = Mapping[str, Regression | str]
@@ -207,15 +201,6 @@ def judge(
         else:
             outcomes.append(_series_rule(facts, rule, policy, against, paired))
     return RunGate(facts.run, tuple(outcomes))
-
-
-def _outcome(run: str, rule: str, failures: list[str], measured: list[str]) -> RuleOutcome:
-    if failures:
-        return RuleOutcome(run, rule, FAIL, tuple(failures))
-    if not measured:
-        return RuleOutcome(run, rule, SKIP, detail="no series to judge")
-    skipped = all(m.startswith("skipped") for m in measured)
-    return RuleOutcome(run, rule, SKIP if skipped else PASS, detail="; ".join(measured))
 
 
 def _line(run: str, where: str, rule: str, text: str) -> str:
@@ -252,7 +237,7 @@ def _run_rule(facts: RunFacts, rule: str, limit: Limit, against: RunFacts | None
             failures.append(_line(run, "run", rule, f"{facts.derived}; limit: the run's own plan"))
     else:
         return _fingerprint_rule(facts, rule, limit, against)
-    return _outcome(run, rule, failures, measured)
+    return outcome(run, rule, failures, measured)
 
 
 def _fingerprint_rule(
@@ -268,16 +253,18 @@ def _fingerprint_rule(
         plural = "" if len(new) == 1 else "s"
         text = f"{len(new)} new error fingerprint{plural}" + (f" ({shown})" if new else "")
         failed = len(new) > limit
-        return _outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {limit}")] if failed
+        return outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {limit}")] if failed
                         else [], [text])  # fmt: skip
     # The largest growth of a fingerprint both runs have: after / before − 1 attempts.
     grown = sorted(((now[f] / before[f] - 1, f) for f in now if f in before), reverse=True)
     if not grown:
-        return RuleOutcome(run, rule, PASS, detail="no error fingerprint in both runs")
+        return RuleOutcome(
+            run, rule, PASS, detail="no error fingerprint in both runs", verdict=PASS
+        )
     growth, worst = grown[0]
     text = f"{_short(worst)}: {before[worst]} → {now[worst]} attempts (growth {growth:.4g})"
     failed = growth > float(limit)
-    return _outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {_figure(limit)}")]
+    return outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {_figure(limit)}")]
                     if failed else [], [text])  # fmt: skip
 
 
@@ -292,6 +279,7 @@ def _series_rule(
     failures = [_matched_nothing(facts, rule, scope) for scope in
                 policy.unmatched(rule, facts.benchmark, facts.series)]  # fmt: skip
     measured: list[str] = []
+    unresolved: list[str] = []
     for series in facts.series:
         limit = policy.limit(rule, facts.benchmark, series)
         if limit is None:
@@ -300,13 +288,16 @@ def _series_rule(
         if isinstance(figure, str):
             measured.append(f"skipped {series.series_id}: {figure}")
             continue
-        text, failed = figure(float(limit))
+        text, verdict = figure(float(limit))
         measured.append(f"{series.series_id}: {text}")
-        if failed:
-            failures.append(_line(facts.run, series.series_id, rule, (
-                f"{text}; limit: {_figure(limit)}"
-            )))  # fmt: skip
-    return _outcome(facts.run, rule, failures, measured)
+        # A measured rule's words name its threshold and verdict; the others end with the limit.
+        said = text if rule in MEASURED_RULES else f"{text}; limit: {_figure(limit)}"
+        line = _line(facts.run, series.series_id, rule, said)
+        if verdict == FAIL:
+            failures.append(line)
+        elif verdict == INCONCLUSIVE:
+            unresolved.append(line)
+    return outcome(facts.run, rule, failures, measured, unresolved, policy.inconclusive)
 
 
 def _matched_nothing(facts: RunFacts, rule: str, scope: Scope) -> str:
@@ -319,13 +310,18 @@ def _matched_nothing(facts: RunFacts, rule: str, scope: Scope) -> str:
     ))  # fmt: skip
 
 
-Measure = Callable[[float], tuple[str, bool]]
+Measure = Callable[[float], tuple[str, str]]
+"""A rule's measure of a series as a function of the limit: (words, verdict)."""
+
+
+def _verdict(failed: bool) -> str:
+    return FAIL if failed else PASS
 
 
 def _measure(
     rule: str, series: SeriesFacts, against: RunFacts | None, paired: Paired | None
 ) -> Measure | str:
-    """How the rule measures the series (a function of the limit: words, failed),
+    """How the rule measures the series (a function of the limit: words, verdict),
     or why it cannot."""
     counts = series.counts
     total = counts.get("total", 0)
@@ -335,39 +331,50 @@ def _measure(
             return "no tasks"
         rate = counts.get(name, 0) / total
         words = f"{name} rate {rate:.4g} ({counts.get(name, 0)} of {total} tasks)"
-        return lambda limit: (words, rate > limit)
+        return lambda limit: (words, _verdict(rate > limit))
     if rule in ("max_invalidated", "min_evaluated"):
         name = "invalidated" if rule == "max_invalidated" else "evaluated"
         n = counts.get(name, 0)
         words = f"{n} {name} of {total} tasks"
         if rule == "min_evaluated":
-            return lambda limit: (words, n < limit)
-        return lambda limit: (words, n > limit)
+            return lambda limit: (words, _verdict(n < limit))
+        return lambda limit: (words, _verdict(n > limit))
     if rule == "max_ci_width":
         if series.interval is None:
             return series.no_interval or "no interval"
         low, high = series.interval
         width = high - low
         words = f"95% interval width {width:.4g} ({low:.4g} to {high:.4g})"
-        return lambda limit: (words, width > limit)
-    assert rule == "max_regression", rule
-    return _regression(series, against, paired)
+        return lambda limit: (words, _verdict(width > limit))
+    assert rule in MEASURED_RULES, rule
+    return _regression(rule, series, against, paired)
 
 
 def _regression(
-    series: SeriesFacts, against: RunFacts | None, paired: Paired | None
+    rule: str, series: SeriesFacts, against: RunFacts | None, paired: Paired | None
 ) -> Measure | str:
     """B − A of the series (B this run, A the ``--against`` run) and its paired interval,
-    as :class:`Regression` (``inspector diff``'s numbers); a regression is a drop beyond the limit whose interval excludes 0 (lies below it)."""
+    as :class:`Regression` (``inspector diff``'s numbers), judged against the rule's
+    threshold (``max_regression`` L: −L; ``min_improvement`` M: M) by
+    :func:`measured_verdict`; INCONCLUSIVE without an interval. Skipped (a string) when
+    nothing was compared."""
     answer = paired.get(series.series_id) if against is not None and paired else None
     if answer is None:
         return "no such series in the --against run"
     if isinstance(answer, str):
         return answer
-    delta, low, high = answer.delta, answer.low, answer.high
-    beside = "" if answer.against_series == series.series_id else f" vs {answer.against_series}"
-    words = (
-        f"change {delta:+.4g}{beside} (95% paired interval {low:+.4g} to {high:+.4g}, "
-        f"{answer.tasks} tasks)"
+    beside = (
+        "" if answer.against_series == series.series_id else f"; against {answer.against_series}"
     )
-    return lambda limit: (words, delta < -limit and high < 0)
+    sign = -1.0 if rule == "max_regression" else 1.0
+
+    def judged(limit: float) -> tuple[str, str]:
+        threshold = sign * limit + 0.0  # + 0.0: limit 0 is "+0", never "-0"
+        words = regression_words(answer, threshold)
+        if answer.low is None or answer.high is None:
+            why = answer.no_interval or "no interval"
+            return f"{words}: inconclusive ({why}{beside})", INCONCLUSIVE
+        verdict = measured_verdict(answer.low, answer.high, threshold)
+        return f"{words}: {verdict} (95% paired interval, {answer.tasks} tasks{beside})", verdict
+
+    return judged

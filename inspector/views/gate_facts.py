@@ -78,7 +78,8 @@ def derived_reason(rec: Recomputation, stored_metrics: Mapping[str, Any] | None)
 def regressions(comparison: Comparison, series_ids: Sequence[str]) -> dict[str, Regression | str]:
     """Each of side B's series ``series_ids`` → its delta B − A and paired interval exactly
     as ``inspector diff`` gives them (:meth:`Comparison.stats` of the pair the comparison
-    model makes, :func:`inspector.views.compare.pair_series`), or why there is none."""
+    model makes, :func:`inspector.views.compare.pair_series`; without an interval when the
+    comparison gives none, saying why), or why nothing was compared."""
     found: dict[str, Regression | str] = {}
     for series_id in series_ids:
         pair = next((p for p in comparison.series if p.b and p.b.series_id == series_id), None)
@@ -86,10 +87,13 @@ def regressions(comparison: Comparison, series_ids: Sequence[str]) -> dict[str, 
             found[series_id] = "no such series in the --against run"
             continue
         stats = comparison.stats(pair)
-        if stats.delta is None or stats.interval is None:
-            found[series_id] = stats.no_interval or "no paired interval"
-            continue
         interval = stats.interval
+        if stats.delta is None or interval is None:  # compared, no interval: INCONCLUSIVE
+            why = stats.no_interval or "no paired interval"
+            found[series_id] = Regression(
+                stats.delta, None, None, stats.tasks, pair.a.series_id, no_interval=why
+            )
+            continue
         found[series_id] = Regression(
             stats.delta, interval.low, interval.high, stats.tasks, pair.a.series_id
         )

@@ -1,5 +1,8 @@
 """What ``inspector gate`` writes (issue 42): text lines, JSON, Markdown, JUnit XML, and
-GitHub Actions' ``::error`` workflow commands. Pure (no I/O, no textual, no rich): each
+GitHub Actions' ``::error`` / ``::warning`` workflow commands. An INCONCLUSIVE rule the policy
+counts as a warning (issue 51) is a ``WARN`` line, a ``::warning`` annotation and a skipped
+JUnit testcase with the reason; failures of the infrastructure rules (errors, unavailable or
+invalidated tasks, error fingerprints) are kept apart from measured regressions. Pure (no I/O, no textual, no rich): each
 function returns the text; text from result files (run names, series ids, messages) is
 made visible (:func:`~inspector.views.visible.visible`), so that every string JSON can hold
 survives, XML included.
@@ -13,6 +16,7 @@ from typing import Any
 
 from inspector.engine.render import markdown_text
 from inspector.views.gate import FAIL, PASS, SKIP, RunGate
+from inspector.views.gate_verdict import rule_kind
 from inspector.views.visible import visible
 
 EXIT_PASS, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
@@ -32,28 +36,46 @@ def _one(text: str) -> str:
 def _counts(gate: RunGate) -> str:
     passed = sum(o.status == PASS for o in gate.outcomes)
     skipped = sum(o.status == SKIP for o in gate.outcomes)
-    return f"{passed} passed, {len(gate.failed)} failed, {skipped} skipped"
-
-
-def summary_line(gates: Sequence[RunGate], source: str) -> str:
-    """``N runs: a pass, b fail, c unusable; policy: …``."""
-    states = [g.status for g in gates]
-    return _one(
-        f"{len(gates)} runs: {states.count(PASS)} pass, {states.count(FAIL)} fail, "
-        f"{states.count('unusable')} unusable; policy: {source}"
+    unresolved = len(gate.inconclusive)
+    return f"{passed} passed, {len(gate.failed)} failed, {skipped} skipped" + (
+        f"; {unresolved} inconclusive" if unresolved else ""
     )
 
 
+def summary_line(gates: Sequence[RunGate], source: str) -> str:
+    """``N runs: a pass, b fail, c unusable; policy: …`` (with the runs that have an
+    INCONCLUSIVE rule, when some have)."""
+    states = [g.status for g in gates]
+    unresolved = sum(bool(g.inconclusive) for g in gates)
+    return _one(
+        f"{len(gates)} runs: {states.count(PASS)} pass, {states.count(FAIL)} fail, "
+        f"{states.count('unusable')} unusable"
+        + (f", {unresolved} with an inconclusive rule" if unresolved else "")
+        + f"; policy: {source}"
+    )
+
+
+def _failures(gate: RunGate, kinds: Sequence[str]) -> list[str]:
+    return [f for o in gate.failed if rule_kind(o.rule) in kinds for f in o.failures]
+
+
+def _warnings(gate: RunGate) -> list[str]:
+    return [w for o in gate.outcomes for w in o.warnings]
+
+
 def text_lines(gates: Sequence[RunGate], source: str) -> list[str]:
-    """One line per failure (run, series, rule, measured, limit), one per run that passed or
-    is unusable, then the summary."""
+    """One line per failure (run, series, rule, measured, limit): a run's own and its
+    infrastructure failures (errors, unavailable tasks) first, its measured regressions
+    after; one ``WARN`` line per INCONCLUSIVE series the policy warns of; one line per run
+    that passed or is unusable; then the summary."""
     lines = []
     for gate in gates:
         if gate.problem is not None:
             lines.append(_one(f"unusable: {gate.problem}"))
             continue
-        for outcome in gate.failed:
-            lines.extend(_one(f"FAIL {failure}") for failure in outcome.failures)
+        for kinds in (("run", "infrastructure"), ("measured",)):
+            lines.extend(_one(f"FAIL {failure}") for failure in _failures(gate, kinds))
+        lines.extend(_one(f"WARN {warning}") for warning in _warnings(gate))
         if not gate.failed:
             lines.append(_one(f"pass {gate.run}: {_counts(gate)}"))
     lines.append(summary_line(gates, source))
@@ -62,7 +84,9 @@ def text_lines(gates: Sequence[RunGate], source: str) -> list[str]:
 
 def as_json(gates: Sequence[RunGate], source: str) -> dict[str, Any]:
     """``gate --format json``: the policy's source, the exit code, and per run its status,
-    problem and every rule's outcome."""
+    problem and every rule's outcome: its status (what the exit code counts), its
+    ``verdict`` (pass, fail, inconclusive; null when skipped), its ``kind`` (run,
+    infrastructure, measured) and its ``warnings``."""
     return {
         "policy": source,
         "exit_code": exit_code(gates),
@@ -73,7 +97,8 @@ def as_json(gates: Sequence[RunGate], source: str) -> dict[str, Any]:
                 "problem": g.problem,
                 "rules": [
                     {"rule": o.rule, "status": o.status, "failures": list(o.failures),
-                     "detail": o.detail}
+                     "detail": o.detail, "verdict": o.verdict, "kind": rule_kind(o.rule),
+                     "warnings": list(o.warnings)}
                     for o in g.outcomes
                 ],
             }
@@ -93,9 +118,16 @@ def markdown(gates: Sequence[RunGate], source: str) -> str:
             f"| {markdown_text(_one(gate.run))} | {gate.status} | {markdown_text(_one(rules))} "
             f"| {markdown_text(failed)} |"
         )
-    failures = [f for g in gates for o in g.failed for f in o.failures]
-    if failures:
-        rows += ["", "### Failures", ""] + [f"- {markdown_text(_one(f))}" for f in failures]
+    sections = [
+        ("Failures", [f for g in gates for f in _failures(g, ("run",))]),
+        ("Infrastructure failures (errors, unavailable or invalidated tasks)",
+         [f for g in gates for f in _failures(g, ("infrastructure",))]),
+        ("Measured regressions", [f for g in gates for f in _failures(g, ("measured",))]),
+        ("Inconclusive (warnings)", [w for g in gates for w in _warnings(g)]),
+    ]  # fmt: skip
+    for heading, lines in sections:
+        if lines:
+            rows += ["", f"### {heading}", ""] + [f"- {markdown_text(_one(f))}" for f in lines]
     rows += ["", markdown_text(summary_line(gates, source))]
     return "\n".join(rows) + "\n"
 
@@ -103,7 +135,9 @@ def markdown(gates: Sequence[RunGate], source: str) -> str:
 def junit_xml(gates: Sequence[RunGate], source: str) -> str:
     """JUnit XML: one ``testsuite`` per run, one ``testcase`` per rule (``classname`` the
     run, ``name`` the rule) with a ``failure`` (each failing series one line) or
-    ``skipped``; an unusable run is one testcase ``usable`` with an ``error``."""
+    ``skipped`` (an INCONCLUSIVE rule the policy warns of: skipped, its message the first
+    INCONCLUSIVE line, each one a line of its text); an unusable run is one testcase
+    ``usable`` with an ``error``."""
     suites = ET.Element("testsuites", name="inspector gate")
     totals = dict.fromkeys(("tests", "failures", "errors", "skipped"), 0)
     for gate in gates:
@@ -122,6 +156,10 @@ def junit_xml(gates: Sequence[RunGate], source: str) -> str:
                 )
                 failure.text = "\n".join(_one(f) for f in outcome.failures)
                 counts["failures"] += 1
+            elif outcome.status == SKIP and outcome.warnings:
+                skipped = ET.SubElement(case, "skipped", message=_one(outcome.warnings[0]))
+                skipped.text = "\n".join(_one(w) for w in outcome.warnings)
+                counts["skipped"] += 1
             elif outcome.status == SKIP:
                 ET.SubElement(case, "skipped", message=_one(outcome.detail))
                 counts["skipped"] += 1
@@ -151,7 +189,8 @@ def _command_property(text: str) -> str:
 
 
 def github_annotations(gates: Sequence[RunGate]) -> list[str]:
-    """``::error title=…::…`` for every failure and every unusable run."""
+    """``::error title=…::…`` for every failure and every unusable run, ``::warning
+    title=…::…`` for every INCONCLUSIVE series the policy warns of."""
     lines = []
     for gate in gates:
         if gate.problem is not None:
@@ -161,5 +200,10 @@ def github_annotations(gates: Sequence[RunGate]) -> list[str]:
             title = _command_property(_one(f"inspector gate: {outcome.rule}"))
             lines.extend(
                 f"::error title={title}::{_command_data(_one(f))}" for f in outcome.failures
+            )
+        for outcome in gate.outcomes:
+            title = _command_property(_one(f"inspector gate: {outcome.rule} inconclusive"))
+            lines.extend(
+                f"::warning title={title}::{_command_data(_one(w))}" for w in outcome.warnings
             )
     return lines

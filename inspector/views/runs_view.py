@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from inspector.results.discover import RunSummary
-from inspector.views.gate import RunGate
+from inspector.views.gate import FAIL, RunGate
 from inspector.views.run_check import (
     DIFFERS,
     NO_STORED_REPORT,
@@ -122,21 +122,24 @@ def with_gates(rows: Sequence[RunRow], gates: dict[str, RunGate], gating: bool) 
 
 def gate_words(row: RunRow) -> str:
     """The gate's result in the detail line: pass, the failed rules (each with its first
-    failure), or why the run is unusable."""
+    failure), or why the run is unusable; then the rules that are INCONCLUSIVE (not counted
+    as failures by the policy)."""
     gate = row.gate
     if gate is None:
         return "gate: judging…"
     if gate.problem is not None:
         return f"gate: unusable: {gate.problem}"
+    unresolved = [o.rule for o in gate.inconclusive if o.status != FAIL]
+    inconclusive = f"; inconclusive: {', '.join(unresolved)}" if unresolved else ""
     if not gate.failed:
-        return f"gate: pass ({len(gate.outcomes)} rules)"
+        return f"gate: pass ({len(gate.outcomes)} rules){inconclusive}"
     failed = []
     for outcome in gate.failed:  # each failure is "run: series: rule: measured; limit"
         where, _, what = outcome.failures[0].removeprefix(f"{gate.run}: ").partition(
             f": {outcome.rule}: "
         )
         failed.append(f"{outcome.rule} ({where}: {what})")
-    return "gate: FAIL " + "; ".join(failed)
+    return "gate: FAIL " + "; ".join(failed) + inconclusive
 
 
 def with_interval(check: RunCheck, answer: tuple[float, float, float] | None) -> RunCheck:

@@ -49,10 +49,11 @@ def test_the_gate_measures_what_diff_gives(
     for series_id, entry in diffed.items():
         got = found[series_id]
         paired = entry["paired"]
-        if paired["ci_low"] is None:
-            assert isinstance(got, str), (series_id, got)
-            continue
         assert isinstance(got, Regression), (series_id, got)
+        if paired["ci_low"] is None:  # compared, no interval: the measured rules are INCONCLUSIVE
+            assert (got.low, got.high, got.no_interval) == (None, None, paired["method"])
+            assert got.delta == paired["series_delta"]
+            continue
         assert (got.delta, got.low, got.high) == (
             paired["series_delta"],
             paired["ci_low"],
@@ -65,8 +66,9 @@ def test_the_gate_measures_what_diff_gives(
 def test_gate_against_reports_the_headline_delta_of_diff(
     names: tuple[str, str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """End to end: ``inspector gate B --against A``'s headline figure is diff's, and it fails
-    exactly when that delta is below −limit with the interval below 0."""
+    """End to end: ``inspector gate B --against A``'s headline figure is diff's, and its
+    verdict is PASS when all of diff's interval is at or above −limit, FAIL when all of it is
+    below, else INCONCLUSIVE (exit 0 under the default ``inconclusive = "warn"``)."""
     a, b = (FIXTURE_RUNS / name for name in names)
     diffed = _diff(capsys, a, b)
     figures = [
@@ -75,6 +77,7 @@ def test_gate_against_reports_the_headline_delta_of_diff(
     ]
     assert figures
     policy = tmp_path / "p.toml"
+    seen = set()
     for limit in (0.0, 0.5):
         policy.write_text(f"max_regression = {limit}\n", encoding="utf-8")
         code, data = _json(
@@ -83,9 +86,14 @@ def test_gate_against_reports_the_headline_delta_of_diff(
         (rule,) = data["runs"][0]["rules"]
         said = " ".join([rule["detail"], *rule["failures"]])
         for delta, low, high in figures:
-            assert f"change {delta:+.4g}" in said and f"interval {low:+.4g} to {high:+.4g}" in said
-        failed = any(delta < -limit and high < 0 for delta, _, high in figures)
-        assert (rule["status"], code) == (("fail", 1) if failed else ("pass", 0)), said
+            assert f"change {delta:+.4g} [{low:+.4g}, {high:+.4g}] vs limit {0.0 - limit:+g}" in said
+        verdicts = {"fail" if high < -limit else "pass" if low >= -limit else "inconclusive"
+                    for _, low, high in figures}  # fmt: skip
+        verdict = next(v for v in ("fail", "inconclusive", "pass") if v in verdicts)
+        status = {"fail": "fail", "inconclusive": "skipped", "pass": "pass"}[verdict]
+        assert (rule["verdict"], rule["status"], code) == (verdict, status, int(status == "fail"))
+        seen.add(verdict)
+    assert len(seen) == 2, seen  # each pair shows two verdicts over the two limits
 
 
 def test_the_hierarchy_pair_is_not_the_mean_of_task_differences(

@@ -170,40 +170,35 @@ def drop(delta: float, low: float, high: float, against: str = "correct.avg@3") 
     return {"correct.avg@3": Regression(delta, low, high, 40, against)}
 
 
-def test_max_regression_fails_a_drop_past_the_limit_whose_interval_excludes_zero() -> None:
-    paired = drop(-0.25, -0.4, -0.1)
+def test_max_regression_fails_a_drop_whose_interval_lies_below_minus_the_limit() -> None:
+    paired = drop(-0.25, -0.4, -0.21)
     got = outcome("max_regression = 0.2", facts(), facts(), paired=paired)
     assert got.status == FAIL
     assert got.failures == (
-        "team/run: correct.avg@3: max_regression: change -0.25 "
-        "(95% paired interval -0.4 to -0.1, 40 tasks); limit: 0.2",
+        "team/run: correct.avg@3: max_regression: change -0.25 [-0.4, -0.21] vs limit -0.2: "
+        "fail (95% paired interval, 40 tasks)",
     )
-    # At the limit it passes.
-    assert outcome("max_regression = 0.25", facts(), facts(), paired=paired).status == PASS
-
-
-def test_max_regression_passes_a_drop_whose_interval_includes_zero() -> None:
+    # An interval holding −limit is INCONCLUSIVE (tests/gate/test_verdicts.py), one above passes.
     assert (
-        outcome("max_regression = 0.0", facts(), facts(), paired=drop(-0.3, -0.6, 0.0)).status
-        == PASS
+        outcome("max_regression = 0.25", facts(), facts(), paired=paired).verdict == "inconclusive"
     )
-    assert (
-        outcome("max_regression = 0.0", facts(), facts(), paired=drop(-0.3, -0.6, -1e-9)).status
-        == FAIL
-    )
+    assert outcome("max_regression = 0.4", facts(), facts(), paired=paired).status == PASS
 
 
-def test_max_regression_names_the_counterpart_series_and_skips_without_an_interval() -> None:
+def test_max_regression_names_the_counterpart_and_is_inconclusive_without_an_interval():
     got = outcome(
-        "max_regression = 0.0", facts(), facts(), paired=drop(0.1, -0.1, 0.3, "correct.native@1")
+        "max_regression = 0.1", facts(), facts(), paired=drop(0.1, -0.1, 0.3, "correct.native@1")
     )
     assert (got.status, got.detail) == (
         PASS,
-        "correct.avg@3: change +0.1 vs correct.native@1 (95% paired interval -0.1 to +0.3, 40 tasks)",
+        "correct.avg@3: change +0.1 [-0.1, +0.3] vs limit -0.1: pass "
+        "(95% paired interval, 40 tasks; against correct.native@1)",
     )
     why = "no interval: the series is not an aggregate of task values (corpus formula)"
-    got = outcome("max_regression = 0.0", facts(), facts(), paired={"correct.avg@3": why})
-    assert (got.status, got.detail) == (SKIP, f"skipped correct.avg@3: {why}")
+    no_interval = {"correct.avg@3": Regression(0.1, None, None, 40, "correct.avg@3", why)}
+    got = outcome("max_regression = 0.0", facts(), facts(), paired=no_interval)
+    assert (got.status, got.verdict) == (SKIP, "inconclusive")
+    assert got.detail == f"correct.avg@3: change +0.1 vs limit +0: inconclusive ({why})"
     got = outcome("max_regression = 0.0", facts(), facts(), paired={})
     assert (got.status, got.detail) == (
         SKIP,
@@ -213,9 +208,10 @@ def test_max_regression_names_the_counterpart_series_and_skips_without_an_interv
 
 def test_rules_that_compare_are_skipped_without_against() -> None:
     policy = "max_regression = 0.0\nmax_new_error_fingerprints = 0\nmax_fingerprint_growth = 0.0"
-    gate = judge(facts(), parse_policy(policy, "p"))
+    gate = judge(facts(), parse_policy(policy + "\nmin_improvement = 0.1", "p"))
     assert {(o.rule, o.status, o.detail) for o in gate.outcomes} == {
         ("max_regression", SKIP, "needs --against"),
+        ("min_improvement", SKIP, "needs --against"),
         ("max_new_error_fingerprints", SKIP, "needs --against"),
         ("max_fingerprint_growth", SKIP, "needs --against"),
     }
