@@ -86,8 +86,8 @@ def bounds_text(interval: Interval, digits: int = 3) -> str:
 def compact_bounds_text(interval: Interval) -> str:
     """``.54–.99`` (at most 7 characters): the bounds of an interval inside [0, 1], rounded
     outwards to hundredths (``0`` and ``1`` for the ends), for a narrow column; an interval
-    reaching outside [0, 1] (a symmetric t interval) its half width, ``±0.89``; no interval
-    ``—``."""
+    reaching outside [0, 1] its bounds rounded outwards to two significant digits of the
+    larger, ``1.6–3.5``; no interval ``—``."""
     if interval.ci_low is None or interval.ci_high is None:
         return NO_INTERVAL_TEXT
     return compact_bounds(interval.ci_low, interval.ci_high)
@@ -95,10 +95,16 @@ def compact_bounds_text(interval: Interval) -> str:
 
 def compact_bounds(low: float, high: float) -> str:
     """``.54–.99``: bounds inside [0, 1] rounded outwards to hundredths (the interval
-    shown never claims less than the one computed); bounds outside [0, 1] (a symmetric t
-    interval of an unbounded value) as ``±`` half the width."""
+    shown never claims less than the one computed); bounds outside [0, 1] (a scalar's
+    interval, not symmetric once corrected for skewness) rounded outwards to two
+    significant digits of the larger bound, ``1.6–3.5``, ``-0.8–1.8``, ``1200–5700``."""
     if not 0 <= low <= high <= 1:
-        return f"±{(high - low) / 2:.2g}"
+        largest = max(abs(low), abs(high))
+        exponent = math.floor(math.log10(largest)) - 1 if largest > 0 else 0
+        decimals = max(-exponent, 0)
+        scale = 10.0**exponent
+        down, up = math.floor(low / scale) * scale, math.ceil(high / scale) * scale
+        return f"{down:.{decimals}f}–{up:.{decimals}f}"
 
     def short(x: float) -> str:
         return "0" if x <= 0 else "1" if x >= 1 else f"{x:.2f}".removeprefix("0")
