@@ -228,7 +228,7 @@ def start_forkserver(preload: Sequence[str] = ()) -> None:
     context.set_forkserver_preload(_preload())
     from multiprocessing import forkserver
 
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError), _outliving_the_terminal():
         forkserver.ensure_running()
 
 
@@ -259,8 +259,35 @@ def start_resource_tracker() -> None:
     """
     from multiprocessing import resource_tracker  # when processes start (see start_forkserver)
 
-    with contextlib.suppress(OSError, ValueError):  # no subprocesses here: read in-process
+    # no subprocesses here: read in-process
+    with contextlib.suppress(OSError, ValueError), _outliving_the_terminal():
         resource_tracker.ensure_running()
+
+
+@contextlib.contextmanager
+def _outliving_the_terminal() -> Iterator[None]:
+    """SIGHUP and SIGINT ignored in this process meanwhile, so in the programs it starts
+    (an ignored signal stays ignored across ``exec``): multiprocessing's resource tracker,
+    and the fork server with every reader process it forks.
+
+    A closed terminal (an SSH disconnect, a killed tmux pane) sends SIGHUP to the app's
+    whole process group. The tracker ignores SIGINT and SIGTERM but not SIGHUP: it died
+    with the others and left the reader pool's five named semaphores in /dev/shm. Now it
+    outlives them, sees its pipe close and removes what the app did not. The reader
+    processes leave SIGINT and SIGHUP to the app, which ends them (:func:`end_pools`).
+    Only the main thread may set handlers: elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _TERMINAL_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
+_TERMINAL_SIGNALS = (signal.SIGHUP, signal.SIGINT)
 
 
 def warm_shared_pool(first: Callable[[], object]) -> None:
