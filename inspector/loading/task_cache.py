@@ -89,7 +89,7 @@ DELTA_SHARE = 8
 
 def write_atomically(path: Path, data: Any) -> bool:
     """Write ``data`` (marshal) to ``path`` through a temporary file in the same folder;
-    on any failure (a full disk, a read-only folder) nothing is left behind."""
+    on any failure (a full disk, a read-only folder) or Ctrl-C nothing is left behind."""
     # tempfile (with shutil, random, bz2 and lzma: ~12 M instructions) only when a cache is
     # written: an answer from the cache writes nothing.
     import tempfile
@@ -102,10 +102,12 @@ def write_atomically(path: Path, data: Any) -> bool:
             marshal.dump(data, handle)
         os.replace(tmp, path)
         return True
-    except (OSError, ValueError):
+    except BaseException as exc:
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        if not isinstance(exc, (OSError, ValueError)):
+            raise  # Ctrl-C
         return False
 
 
