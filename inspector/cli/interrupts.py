@@ -24,7 +24,8 @@ EXIT_INTERRUPTED = 130
 def interruptible(command: Callable[[], int], *, restore: bool = True) -> int:
     """``command()``; on the first SIGINT its reader processes end, ``interrupted`` is said
     and 130 returned (later ones are ignored). ``restore``: the SIGINT handler before is
-    put back when ``command`` ends uninterrupted (a caller in-process, a test)."""
+    put back after (a caller in-process, a test), unless it was this one (an outer call:
+    the process is ending)."""
     previous = _take_once()
     try:
         return command()
@@ -36,7 +37,7 @@ def interruptible(command: Callable[[], int], *, restore: bool = True) -> int:
             print("interrupted", file=sys.stderr, flush=True)
         return EXIT_INTERRUPTED
     finally:
-        if restore and previous is not None and signal.getsignal(signal.SIGINT) is _interrupted:
+        if restore and previous is not None and previous is not _interrupted:
             signal.signal(signal.SIGINT, previous)
 
 
