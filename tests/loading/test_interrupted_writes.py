@@ -3,6 +3,7 @@ item 8): the KeyboardInterrupt goes on, the half-written ``.tmp`` goes."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,14 +16,10 @@ def _interrupt(*args: Any, **kwargs: Any) -> None:
     raise KeyboardInterrupt
 
 
-class _Marshal:
-    dump = staticmethod(_interrupt)
-
-
 def test_a_cache_file_interrupted_while_written_leaves_no_temporary_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(task_cache, "marshal", _Marshal)
+    monkeypatch.setattr(os, "replace", _interrupt)  # written whole, not yet in place
     with pytest.raises(KeyboardInterrupt):
         task_cache.write_atomically(tmp_path / "cache" / "entry", {"a": 1})
     assert list((tmp_path / "cache").iterdir()) == []
@@ -35,7 +32,7 @@ def test_a_remote_mirror_interrupted_while_written_leaves_no_temporary_file(
     if step == "write":
         monkeypatch.setattr(remote.json, "dump", _interrupt)
     else:
-        monkeypatch.setattr(remote.os, "replace", _interrupt)
+        monkeypatch.setattr(os, "replace", _interrupt)
     with pytest.raises(KeyboardInterrupt):
         remote._write_index(tmp_path / "index.json", "s3://bucket/root", {})
     if step == "replace":
