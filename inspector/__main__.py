@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from inspector.cli.main import main
+from inspector.cli.entry import main
 
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -174,6 +174,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
 LONG_FIRST = (
     "tests/robustness/test_rendered_output.py",
+    "tests/robustness/test_interrupts.py",
     "tests/robustness/test_fuzz_runs.py",
     "tests/app/test_large_tasks.py",
     "tests/remote/",

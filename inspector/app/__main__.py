@@ -6,11 +6,12 @@ import sys
 from pathlib import Path
 
 from inspector.app.app import InspectorApp
+from inspector.app.settings import Settings
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
-    InspectorApp([Path(a) for a in args]).run()
+    InspectorApp([Path(a) for a in args], settings=Settings(ends_on_signals=True)).run()
     return 0
 
 

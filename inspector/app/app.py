@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
+import signal
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
@@ -24,6 +26,9 @@ from inspector.views.visible import visible
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.app.screens.runs import RunsScreen
+
+ENDING_SIGNALS = (signal.SIGHUP, signal.SIGTERM, signal.SIGINT)
+"""What ends the app when :attr:`Settings.ends_on_signals` (:meth:`InspectorApp._signalled`)."""
 
 
 class InspectorApp(Navigator):
@@ -91,6 +96,9 @@ class InspectorApp(Navigator):
         self.paths = [Path(p) for p in paths or []]
 
     def on_mount(self) -> None:
+        if self.settings.ends_on_signals:
+            for signum in ENDING_SIGNALS:
+                asyncio.get_running_loop().add_signal_handler(signum, self._signalled, signum)
         self.push_screen(self.first_screen())
         self._warm_readers()
         if self.settings.watch and not self.watching:
@@ -101,6 +109,14 @@ class InspectorApp(Navigator):
         """Start the shared reader processes now, so that opening another run, a reload or
         a report-cache check does not wait for them."""
         loading.warm_app()
+
+    def _signalled(self, signum: int) -> None:
+        """SIGHUP (the terminal closed: an SSH disconnect, a killed tmux pane), SIGTERM or
+        SIGINT: the reader processes end now, as ``serve`` ends a session (SIGTERM, SIGKILL a
+        second later), then the app exits as ``q`` does, with status 128 + the signal; the
+        reader pool's semaphores leave /dev/shm with it."""
+        loading.end_app()
+        self.exit(return_code=128 + signum)
 
     def on_unmount(self) -> None:
         """Stop what opening runs started (reader processes, an unused early read)."""

@@ -30,6 +30,8 @@ class Settings:
         watch_seconds: Reload interval of watch mode (``a``), for a run that is still going.
         watch: Start in watch mode.
         early: The run opened before the app started (:func:`inspector.loading.prepare_app`).
+        ends_on_signals: SIGHUP (a closed terminal), SIGTERM and SIGINT end the app and its
+            reader processes (``inspector PATH``, a ``serve`` session; not a test's app).
     """
 
     overrides: Overrides | None = None
@@ -38,3 +40,4 @@ class Settings:
     watch_seconds: float = 5.0
     watch: bool = False
     early: EarlyOpen | None = None
+    ends_on_signals: bool = False

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from inspector import __version__, loading
 from inspector.answers import Unusable, say_on_stderr
 from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE, local_path, localize
+from inspector.cli.interrupts import interruptible
 from inspector.cli.output import command_stdout, write_exact
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.results.problems import RunReadError
@@ -78,7 +79,7 @@ def cmd_app(options: argparse.Namespace) -> int:
             "the app needs a terminal (stdin, stdout and stderr); for output to a pipe or a "
             "file use `inspector report PATH` (or check, tasks, diff)"
         )
-    app = _build_app(options)
+    app = _build_app(options, ends_on_signals=True)
     app.run()
     return int(app.return_code or 0)
 
@@ -88,7 +89,7 @@ def build_app(argv: list[str]) -> InspectorApp:
     return _build_app(app_parser().parse_args(argv))
 
 
-def _build_app(options: argparse.Namespace) -> InspectorApp:
+def _build_app(options: argparse.Namespace, *, ends_on_signals: bool = False) -> InspectorApp:
     try:
         paths = [Path(local_path(p)) for p in options.paths]
     except RunReadError as exc:
@@ -101,7 +102,10 @@ def _build_app(options: argparse.Namespace) -> InspectorApp:
     from inspector.app.settings import Settings  # resolve and the engine: only for the app
 
     settings = Settings(
-        watch=options.watch is not None, watch_seconds=options.watch or 5.0, early=early
+        watch=options.watch is not None,
+        watch_seconds=options.watch or 5.0,
+        early=early,
+        ends_on_signals=ends_on_signals,
     )
     return InspectorApp(paths, settings=settings)
 
@@ -225,6 +229,12 @@ def print_completion(shell: str) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """The ``inspector`` command; Ctrl-C ends it at once, saying ``interrupted``, exit 130
+    (:mod:`inspector.cli.interrupts`)."""
+    return interruptible(lambda: _main(argv))
+
+
+def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and (argv[0] in COMMANDS or argv[0].startswith("--print-completion")
                  or argv[0] in ("-h", "--help")):  # fmt: skip

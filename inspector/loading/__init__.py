@@ -27,6 +27,7 @@ from inspector.loading.door import (
     open_run,
 )
 from inspector.loading.processes import (
+    end_pools,
     shutdown_shared_pool,
     start_forkserver,
     start_resource_tracker,
@@ -49,6 +50,7 @@ __all__ = [
     "Progress",
     "Request",
     "RunUnreadable",
+    "end_app",
     "open",
     "open_session",
     "prepare_app",
@@ -123,3 +125,9 @@ def stop_app(early: EarlyOpen | None = None) -> None:
     if early is not None:
         early.cancel()
     shutdown_shared_pool()
+
+
+def end_app() -> None:
+    """The app is ending on a signal: its reader processes end now (SIGTERM, then SIGKILL
+    after a second), the early read's and the shared ones, and no new ones start."""
+    end_pools()

@@ -217,10 +217,12 @@ def write_atomically(path: Path, data: Any) -> bool:
             handle.write(hashing.digest.digest())
         os.replace(tmp, path)
         return True
-    except (OSError, ValueError):
+    except BaseException as exc:  # Ctrl-C too: no temporary file is left behind
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
+        if not isinstance(exc, OSError | ValueError):
+            raise
         return False
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from inspector.loading.ending import pool_in_use
 from inspector.loading.processes import (
     drop_shared_pool,
     own_context,
@@ -43,7 +44,7 @@ def map_in_processes(
 
         task_cache.enabled()  # a cache folder not the user's is named here, not by each worker
         try:
-            with reader_pool(processes, own_context()) as pool:
+            with pool_in_use(reader_pool(processes, own_context())) as pool:
                 answers = []
                 for answer in pool.map(function, *zip(*calls, strict=True), chunksize=1):
                     answers.append(answer)

@@ -12,8 +12,11 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
+
+from inspector.loading.ending import end_pool
 
 
 def halves_in_fork(
@@ -27,29 +30,27 @@ def halves_in_fork(
         return None
     read_end, write_end = os.pipe()
     parent = os.getpid()
+    pid = 0
     try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_end)
-        os.close(write_end)
-        return None
-    if pid == 0:  # pragma: no cover - the child's coverage is not collected
-        code = 1
-        try:
-            die_with_parent(parent)
-            os.close(read_end)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(marshal.dumps(function(*second)))
-            code = 0
-        finally:
-            os._exit(code)
-    os.close(write_end)
-    try:
+        with _interrupts_held():  # the child takes no Ctrl-C before it ignores them
+            pid = os.fork()
+            if pid == 0:  # pragma: no cover - the child's coverage is not collected
+                _half_in_child(parent, read_end, write_end, function, second)
+            os.close(write_end)
         mine = function(*first)
-    finally:
-        with os.fdopen(read_end, "rb") as stream:
-            data = stream.read()
-        _, status = os.waitpid(pid, 0)
+    except BaseException as exc:  # Ctrl-C (the child ignores it), a failure, or no fork
+        os.close(read_end)
+        if not pid:  # no fork
+            os.close(write_end)
+            if isinstance(exc, OSError):
+                return None
+        else:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        raise
+    with os.fdopen(read_end, "rb") as stream:
+        data = stream.read()
+    _, status = os.waitpid(pid, 0)
     if os.waitstatus_to_exitcode(status) != 0:
         return None
     try:
@@ -58,7 +59,32 @@ def halves_in_fork(
         return None
 
 
+def _half_in_child(
+    parent: int, read_end: int, write_end: int, function: Callable[..., Any], args: tuple[Any, ...]
+) -> None:  # pragma: no cover - the child's coverage is not collected
+    """The child of :func:`halves_in_fork`: its answer down the pipe, then ``_exit``."""
+    code = 1
+    try:
+        reader_started(parent)
+        os.close(read_end)
+        with os.fdopen(write_end, "wb") as out:
+            out.write(marshal.dumps(function(*args)))
+        code = 0
+    finally:
+        os._exit(code)
+
+
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def reader_started(parent: int | None = None) -> None:
+    """What every reader process does first: ignore SIGINT, which a terminal's Ctrl-C sends
+    to the whole process group (the process that made the pool decides, and ends its
+    readers: :func:`~inspector.loading.ending.end_pool`), then :func:`die_with_parent`. A ``fork`` pool's processes
+    start with SIGINT blocked (:func:`reader_pool`), so that none is taken before this."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    die_with_parent(parent)
 
 
 def die_with_parent(parent: int | None = None) -> None:
@@ -106,17 +132,53 @@ def _end_after(parent: int) -> None:
     os._exit(1)
 
 
+_pools: weakref.WeakSet[Any] = weakref.WeakSet()
+"""Every reader pool this process made and has not ended (:func:`end_pools`)."""
+
+
 def reader_pool(max_workers: int, context: Any) -> Any:
-    """A pool of reader processes that end with this process (:func:`die_with_parent`),
-    forked by ``context`` (``fork``: this process; ``forkserver``: the fork server)."""
+    """A pool of reader processes that ignore SIGINT and end with this process
+    (:func:`reader_started`), forked by ``context`` (``fork``: this process, all of them
+    now, with SIGINT held meanwhile; ``forkserver``: the fork server, as they are needed)."""
     from concurrent.futures import ProcessPoolExecutor  # see start_forkserver
 
-    return ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=max_workers,
         mp_context=context,
-        initializer=die_with_parent,
+        initializer=reader_started,
         initargs=(os.getpid(),),
     )
+    _pools.add(pool)
+    if context.get_start_method() == "fork":
+        try:
+            with _interrupts_held():
+                pool.submit(int)  # a fork pool forks every process on its first call
+        except BaseException:  # the Ctrl-C held meanwhile, or no processes here
+            end_pool(pool)
+            raise
+    return pool
+
+
+@contextlib.contextmanager
+def _interrupts_held() -> Iterator[None]:
+    """SIGINT held (blocked) in this thread meanwhile, and so in the processes and threads
+    it starts (the pool's), until they choose; one that came meanwhile is taken after."""
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+
+
+def end_pools() -> None:
+    """End every reader pool this process made (:func:`end_pool`): the command line on
+    Ctrl-C, the app on SIGHUP, SIGTERM or SIGINT."""
+    global _ended
+    with _shared_lock:
+        _ended = True  # no new shared pool: the process is ending
+    for pool in list(_pools):
+        _pools.discard(pool)
+        end_pool(pool)
 
 
 def workers(spare: int = 0) -> int:
@@ -166,7 +228,7 @@ def start_forkserver(preload: Sequence[str] = ()) -> None:
     context.set_forkserver_preload(_preload())
     from multiprocessing import forkserver
 
-    with contextlib.suppress(OSError, ValueError):
+    with contextlib.suppress(OSError, ValueError), _outliving_the_terminal():
         forkserver.ensure_running()
 
 
@@ -197,8 +259,35 @@ def start_resource_tracker() -> None:
     """
     from multiprocessing import resource_tracker  # when processes start (see start_forkserver)
 
-    with contextlib.suppress(OSError, ValueError):  # no subprocesses here: read in-process
+    # no subprocesses here: read in-process
+    with contextlib.suppress(OSError, ValueError), _outliving_the_terminal():
         resource_tracker.ensure_running()
+
+
+@contextlib.contextmanager
+def _outliving_the_terminal() -> Iterator[None]:
+    """SIGHUP and SIGINT ignored in this process meanwhile, so in the programs it starts
+    (an ignored signal stays ignored across ``exec``): multiprocessing's resource tracker,
+    and the fork server with every reader process it forks.
+
+    A closed terminal (an SSH disconnect, a killed tmux pane) sends SIGHUP to the app's
+    whole process group. The tracker ignores SIGINT and SIGTERM but not SIGHUP: it died
+    with the others and left the reader pool's five named semaphores in /dev/shm. Now it
+    outlives them, sees its pipe close and removes what the app did not. The reader
+    processes leave SIGINT and SIGHUP to the app, which ends them (:func:`end_pools`).
+    Only the main thread may set handlers: elsewhere nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _TERMINAL_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, signal.SIG_DFL if handler is None else handler)
+
+
+_TERMINAL_SIGNALS = (signal.SIGHUP, signal.SIGINT)
 
 
 def warm_shared_pool(first: Callable[[], object]) -> None:
@@ -212,13 +301,17 @@ def warm_shared_pool(first: Callable[[], object]) -> None:
 
 _shared: Any = None
 _shared_lock = threading.Lock()
+_ended = False
 
 
 def shared_pool() -> Any:
     """The reader processes of a threaded process (the app), started once and kept: a
-    reload, another run or a cache check then costs no process start-up."""
+    reload, another run or a cache check then costs no process start-up. RuntimeError
+    once :func:`end_pools` has run (the callers then work in-process)."""
     global _shared
     with _shared_lock:
+        if _ended:
+            raise RuntimeError("the reader processes have been ended")
         if _shared is None:
             _shared = reader_pool(workers(), _forkserver())
             atexit.register(shutdown_shared_pool)  # before the interpreter tears modules down

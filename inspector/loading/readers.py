@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import entry_data, task_cache
+from inspector.loading.ending import end_pool
 from inspector.loading.processes import (
     drop_shared_pool,
     halves_in_fork,
@@ -150,11 +151,7 @@ class EntryLoad:
             if enabled:
                 gc.enable()
         self.items = [
-            (
-                candidates[p][0],
-                candidates[p][1],
-                first_location[candidates[p][0].rpartition("/")[2]],
-            )
+            (*candidates[p], first_location[candidates[p][0].rpartition("/")[2]])
             for p in self.missing
         ]
         # About sixteen chunks per reader process (no fewer than CHUNK folders each): fewer
@@ -328,6 +325,10 @@ class EntryLoad:
                 done += len(chunk)
                 if progress is not None:
                     progress(done, total)
+        except BaseException:  # Ctrl-C: the readers ignore it and are ended here, at once
+            if self.pool is not None and self.owned:
+                end_pool(self.pool)
+            raise
         finally:
             for future in self.futures:
                 if future is not None:

@@ -33,7 +33,7 @@ import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -209,18 +209,32 @@ def _read_index(path: Path) -> dict[str, tuple[str | None, int]]:
 
 def _write_index(path: Path, url: str, objects: dict[str, tuple[str | None, int]]) -> None:
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".index.", suffix=".tmp")
-    with open(fd, "w", encoding="utf-8") as f:
-        json.dump({"format": INDEX_FORMAT, "url": url, "objects": objects}, f)
-    os.replace(tmp, path)
+    with _removed_unless_replaced(tmp):
+        with open(fd, "w", encoding="utf-8") as f:
+            json.dump({"format": INDEX_FORMAT, "url": url, "objects": objects}, f)
+        os.replace(tmp, path)
 
 
 def _store(tree: Path, key: str, data: bytes) -> None:
     target = tree / key
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".fetch.", suffix=".tmp")
-    with open(fd, "wb") as f:
-        f.write(data)
-    os.replace(tmp, target)
+    with _removed_unless_replaced(tmp):
+        with open(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, target)
+
+
+@contextlib.contextmanager
+def _removed_unless_replaced(tmp: str) -> Iterator[None]:
+    """A temporary file being written and moved in place: removed when that fails (a full
+    disk, Ctrl-C)."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def _batches(keys: list[str], sizes: dict[str, int], budget: int) -> Iterable[list[str]]:

@@ -1,0 +1,43 @@
+"""The command line's Ctrl-C, in-process (issue 48, item 8): the first SIGINT ends the
+command with the one line ``interrupted`` and 130, a second one meanwhile is ignored, and a
+caller in-process (a test) gets its own SIGINT handler back."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+import pytest
+
+from inspector.cli.interrupts import EXIT_INTERRUPTED, interruptible
+
+
+def _interrupted_twice() -> int:
+    os.kill(os.getpid(), signal.SIGINT)
+    try:
+        time.sleep(5)
+    finally:  # the ending: a second Ctrl-C here is ignored
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+    return 0
+
+
+def test_the_first_sigint_ends_the_command_with_one_line_and_130(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert threading.current_thread() is threading.main_thread()
+    before = signal.getsignal(signal.SIGINT)
+    started = time.monotonic()
+    assert interruptible(_interrupted_twice) == EXIT_INTERRUPTED == 130
+    assert time.monotonic() - started < 2
+    assert capsys.readouterr() == ("", "interrupted\n")
+    assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_an_uninterrupted_command_returns_its_status_and_the_handler() -> None:
+    before = signal.getsignal(signal.SIGINT)
+    assert interruptible(lambda: 7) == 7
+    assert signal.getsignal(signal.SIGINT) is before
