@@ -30,6 +30,7 @@ COMMANDS = [
     "items",
     "errors",
     "gate",
+    "sql",
 ]
 RUN = FIXTURE_RUNS / "k1_micro"
 

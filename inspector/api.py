@@ -1,0 +1,376 @@
+"""The inspector from Python: a run or a results root, recomputed, as plain objects and
+DataFrames.
+
+    from inspector.api import open_root
+
+    root = open_root("results/")
+    frame = root.tasks.to_frame()                 # pandas (the ``frames`` extra)
+    frame = root.series.to_frame(kind="polars")   # or polars
+
+:func:`open_run` and :func:`open_root` read runs through the same door as the command line
+(:func:`inspector.answers.load_session`: the same cache, the same refusals, the same plan),
+and hand out the five tables of :mod:`inspector.export.run_tables` — ``runs``, ``series``
+(values, the five counts and the intervals of every series, category and hierarchy node),
+``tasks``, ``attempts`` and ``issues`` — each a :class:`Table` of frozen row objects whose
+fields are the table's columns: the rows ``inspector export --format parquet`` writes and
+``inspector sql`` queries, never a second aggregation. ``Run.report`` is the recomputed
+``metrics.json`` (what ``inspector report --json`` prints), parsed.
+
+A run that cannot be used raises :class:`InspectorError`, whose ``str()`` is the command
+line's one-line message naming the file. Under a root, such a run is left out and its line
+kept in :attr:`Root.problems` (as ``inspector check ROOT`` reports it); warnings are kept
+in ``warnings`` (the lines the command line prints on stderr), never printed. pandas, polars and pyarrow are imported by
+:meth:`Table.to_frame` only (``pip install 'agentcompass-inspector[frames]'``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, fields
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Generic, Literal, TypeVar, overload
+
+from inspector.answers import Unusable, load_session
+from inspector.export.run_tables import TABLES, run_tables
+from inspector.loading.urls import is_url
+from inspector.results.problems import RunReadError
+from inspector.results.root_walk import walk_root
+
+__all__ = [
+    "AttemptRow", "InspectorError", "IssueRow", "Root", "Run", "RunRow", "SeriesRow",
+    "Table", "TaskRow", "open_root", "open_run",
+]  # fmt: skip
+
+FRAMES_EXTRA = "pip install 'agentcompass-inspector[frames]'"
+
+
+class InspectorError(Exception):
+    """A run or root the inspector cannot use; ``str()`` is the one-line message naming the
+    file (the command line's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunRow:
+    """A row of ``runs``: one run and the plan it was scored with."""
+
+    run_id: str
+    k: int
+    strategy: str
+    aggregation: str
+    derived: str | None
+    evaluation_failed: bool
+    tasks: int
+    headline_series_id: str | None
+    headline_value: float | None
+    headline_reference_value: float | None
+    path: str
+    benchmark: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesRow:
+    """A row of ``series``: a series (``scope == "series"``), one of its categories or one
+    of its hierarchy nodes (``key``), with its value, counts and interval."""
+
+    run_id: str
+    series_id: str
+    scope: str
+    key: str | None
+    metric_id: str
+    kind: str
+    reducer: str
+    role: str
+    aggregation: str
+    k: int
+    value: float | None
+    reference_value: float | None
+    total: int
+    evaluated: int
+    error: int
+    unavailable: int
+    invalidated: int
+    estimate: float | None
+    n: int
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float
+    df: float | None
+    interval_method: str
+    path: str
+    benchmark: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class TaskRow:
+    """A row of ``tasks``: one task's reduction in one series (``inspector tasks``)."""
+
+    run_id: str
+    series_id: str
+    task_id: str
+    category: str
+    state: str
+    has_error: bool
+    value: float | None
+    requested: int
+    observed: int
+    valid: int
+    error_attempts: int
+    missing_attempts: int
+    invalidated: bool
+    early_stopped: bool
+    reason_codes: tuple[str, ...]
+    reasons: str
+    path: str
+    benchmark: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class AttemptRow:
+    """A row of ``attempts``: one terminal attempt of a task."""
+
+    run_id: str
+    task_id: str
+    category: str | None
+    attempt: int
+    status: str
+    primary_metric: str
+    primary_value: float | None
+    metrics_json: str
+    issue_severities: tuple[str, ...]
+    issue_phases: tuple[str, ...]
+    issue_codes: tuple[str, ...]
+    has_fatal: bool
+    has_error_issue: bool
+    retry_count: int
+    path: str
+    benchmark: str
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class IssueRow:
+    """A row of ``issues``: one issue of a terminal attempt, its message as written."""
+
+    run_id: str
+    task_id: str
+    attempt: int
+    severity: str
+    phase: str
+    code: str
+    message: str
+    path: str
+    benchmark: str
+    model: str
+
+
+ROW_TYPES: dict[str, type[Any]] = {
+    "runs": RunRow, "series": SeriesRow, "tasks": TaskRow, "attempts": AttemptRow,
+    "issues": IssueRow,
+}  # fmt: skip
+R = TypeVar("R")
+
+
+class Table(Sequence[R], Generic[R]):
+    """The rows of one table (a sequence of frozen row objects) and :meth:`to_frame`."""
+
+    __slots__ = ("name", "rows")
+
+    def __init__(self, name: str, rows: Sequence[R]) -> None:
+        self.name = name
+        self.rows: tuple[R, ...] = tuple(rows)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(ROW_TYPES[self.name]))
+
+    def __len__(self) -> int:
+        return len(self.rows)
+
+    @overload
+    def __getitem__(self, index: int) -> R: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[R]: ...
+    def __getitem__(self, index: int | slice) -> R | Sequence[R]:
+        return self.rows[index]
+
+    def __iter__(self) -> Iterator[R]:
+        return iter(self.rows)
+
+    def __repr__(self) -> str:
+        return f"<Table {self.name}: {len(self.rows)} rows>"
+
+    def to_arrow(self) -> Any:
+        """The rows as a pyarrow Table with the Parquet export's schema (pyarrow: the
+        ``frames``, ``sql`` or ``parquet`` extra)."""
+        import pyarrow as pa
+
+        from inspector.export.run_tables import schemas
+
+        arrays = {name: [_plain(getattr(row, name)) for row in self.rows] for name in self.columns}
+        return pa.Table.from_pydict(arrays, schema=schemas()[self.name])
+
+    def to_frame(self, kind: Literal["pandas", "polars"] = "pandas") -> Any:
+        """A pandas (default) or polars DataFrame of the rows, with the Parquet export's
+        column types (through pyarrow); needs the ``frames`` extra.
+
+        Raises:
+            InspectorError: pandas, polars or pyarrow is not installed (the line says how).
+        """
+        if kind not in ("pandas", "polars"):
+            raise ValueError(f"kind must be 'pandas' or 'polars', not {kind!r}")
+        try:
+            table = self.to_arrow()
+            if kind == "polars":
+                import polars
+
+                return polars.from_arrow(table)
+            import pandas  # noqa: F401  (to_pandas needs it: said plainly when missing)
+        except ImportError as exc:
+            raise InspectorError(f"to_frame needs {exc.name}: {FRAMES_EXTRA}") from None
+        return table.to_pandas()
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _table(name: str, rows: list[dict[str, Any]]) -> Table[Any]:
+    make = ROW_TYPES[name]
+    return Table(name, [make(**{k: _frozen(v) for k, v in row.items()}) for row in rows])
+
+
+def _frozen(value: Any) -> Any:
+    return tuple(value) if isinstance(value, list) else value
+
+
+@dataclass(frozen=True)
+class Run:
+    """One recomputed run: its ``report`` (metrics.json as ``report --json`` prints it,
+    parsed) and its five tables."""
+
+    path: str
+    report: Mapping[str, Any]
+    run: RunRow
+    series: Table[SeriesRow]
+    tasks: Table[TaskRow]
+    attempts: Table[AttemptRow]
+    issues: Table[IssueRow]
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def runs(self) -> Table[RunRow]:
+        """The ``runs`` table of this run: its one row."""
+        return Table("runs", [self.run])
+
+
+@dataclass(frozen=True)
+class Root:
+    """The runs under a results root, recomputed, and their tables concatenated (by the
+    runs' paths under the root)."""
+
+    path: str
+    opened: tuple[Run, ...]
+    problems: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+    def _concat(self, name: str) -> Table[Any]:
+        return Table(name, [row for run in self.opened for row in getattr(run, name)])
+
+    @cached_property
+    def runs(self) -> Table[RunRow]:
+        return Table("runs", [run.run for run in self.opened])
+
+    @cached_property
+    def series(self) -> Table[SeriesRow]:
+        return self._concat("series")
+
+    @cached_property
+    def tasks(self) -> Table[TaskRow]:
+        return self._concat("tasks")
+
+    @cached_property
+    def attempts(self) -> Table[AttemptRow]:
+        return self._concat("attempts")
+
+    @cached_property
+    def issues(self) -> Table[IssueRow]:
+        return self._concat("issues")
+
+
+def open_run(path: str | Path) -> Run:
+    """Read, recompute and tabulate the run at ``path`` (a folder, or an ``s3://``, ``gs://``,
+    ``az://`` or ``https://`` URL as the command line takes).
+
+    Raises:
+        InspectorError: the run cannot be read or recomputed (the one-line message).
+    """
+    said: list[str] = []
+    local = _local(str(path), said)
+    return _open(local, ".", said)
+
+
+def open_root(path: str | Path) -> Root:
+    """Every run at or under ``path``, recomputed, in the order of their paths under the
+    root. Runs that cannot be used are left out and named in :attr:`Root.problems`.
+
+    Raises:
+        InspectorError: ``path`` is not a readable folder, or holds no run.
+    """
+    text = str(path)
+    try:
+        walk = walk_root(text)
+    except RunReadError as exc:
+        raise InspectorError(str(exc)) from None
+    if not walk.runs and not walk.unreadable:
+        raise InspectorError(f"{text}: no runs here (a run has run_info.json or a details/ folder)")
+    warnings = [f"inspector: {line}" for line in walk.link_lines(text)]
+    problems: list[str] = []
+    runs: list[Run] = []
+    for run_path, relative in walk.runs:
+        said: list[str] = []
+        try:
+            runs.append(_open(str(run_path), relative, said))
+        except InspectorError as exc:
+            problems.append(_under_root(str(exc), str(run_path), relative))
+        warnings.extend(_under_root(line, str(run_path), relative) for line in said)
+    problems.extend(walk.unreadable_lines())
+    return Root(text, tuple(runs), tuple(problems), tuple(warnings))
+
+
+def _open(path: str, relative: str, said: list[str]) -> Run:
+    try:
+        session = load_session(path, say=said.append)
+        tables = run_tables(session, relative)
+        report = json.loads(session.metrics_json())
+    except Unusable as exc:
+        raise InspectorError(str(exc)) from None
+    except Exception as exc:  # as the command line: a one-line message, never a traceback
+        raise InspectorError(f"{path}: {type(exc).__name__}: {exc}") from exc
+    made = {name: _table(name, tables[name]) for name in TABLES}
+    return Run(
+        path=path, report=report, run=made["runs"][0], series=made["series"],
+        tasks=made["tasks"], attempts=made["attempts"], issues=made["issues"],
+        warnings=tuple(said),
+    )  # fmt: skip
+
+
+def _local(path: str, said: list[str]) -> str:
+    if not is_url(path):
+        return path
+    from inspector.loading.remote import mirror  # fsspec: only for a URL
+
+    try:
+        return str(mirror(path, say=said.append).local)
+    except RunReadError as exc:
+        raise InspectorError(str(exc)) from None
+
+
+def _under_root(text: str, path: str, relative: str) -> str:
+    """A message naming the run's files under the root (as ``check ROOT`` names them)."""
+    return relative + text[len(path) :] if text.startswith(path) else text
