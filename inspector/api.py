@@ -9,9 +9,9 @@ DataFrames.
 
 :func:`open_run` and :func:`open_root` read runs through the same door as the command line
 (:func:`inspector.answers.load_session`: the same cache, the same refusals, the same plan),
-and hand out the five tables of :mod:`inspector.export.run_tables` — ``runs``, ``series``
+and hand out the tables of :mod:`inspector.export.run_tables` — ``runs``, ``series``
 (values, the five counts and the intervals of every series, category and hierarchy node),
-``tasks``, ``attempts`` and ``issues`` — each a :class:`Table` of frozen row objects whose
+``tasks``, ``attempts``, ``issues`` and ``pass_curves`` (pass@j and pass^j with intervals) — each a :class:`Table` of frozen row objects whose
 fields are the table's columns: the rows ``inspector export --format parquet`` writes and
 ``inspector sql`` queries, never a second aggregation. ``Run.report`` is the recomputed
 ``metrics.json`` (what ``inspector report --json`` prints), parsed.
@@ -39,7 +39,7 @@ from inspector.results.problems import RunReadError
 from inspector.results.root_walk import walk_root
 
 __all__ = [
-    "AttemptRow", "InspectorError", "IssueRow", "Root", "Run", "RunRow", "SeriesRow",
+    "AttemptRow", "InspectorError", "IssueRow", "PassRow", "Root", "Run", "RunRow", "SeriesRow",
     "Table", "TaskRow", "open_root", "open_run",
 ]  # fmt: skip
 
@@ -169,9 +169,35 @@ class IssueRow:
     model: str
 
 
+@dataclass(frozen=True, slots=True)
+class PassRow:
+    """A row of ``pass_curves``: Chen et al.'s unbiased pass@j (``curve == "pass@"``) or
+    pass^j (``"pass^"``) of a binary metric at ``j`` attempts of ``k``, with its interval
+    (as ``inspector stats`` gives it)."""
+
+    run_id: str
+    metric_id: str
+    curve: str
+    j: int
+    k: int
+    tasks: int
+    excluded: int
+    estimate: float | None
+    n: int
+    se: float | None
+    ci_low: float | None
+    ci_high: float | None
+    confidence: float
+    df: float | None
+    interval_method: str
+    path: str
+    benchmark: str
+    model: str
+
+
 ROW_TYPES: dict[str, type[Any]] = {
     "runs": RunRow, "series": SeriesRow, "tasks": TaskRow, "attempts": AttemptRow,
-    "issues": IssueRow,
+    "issues": IssueRow, "pass_curves": PassRow,
 }  # fmt: skip
 R = TypeVar("R")
 
@@ -252,7 +278,7 @@ def _frozen(value: Any) -> Any:
 @dataclass(frozen=True)
 class Run:
     """One recomputed run: its ``report`` (metrics.json as ``report --json`` prints it,
-    parsed) and its five tables."""
+    parsed) and its tables."""
 
     path: str
     report: Mapping[str, Any]
@@ -261,6 +287,7 @@ class Run:
     tasks: Table[TaskRow]
     attempts: Table[AttemptRow]
     issues: Table[IssueRow]
+    pass_curves: Table[PassRow]
     warnings: tuple[str, ...] = ()
 
     @property
@@ -301,6 +328,10 @@ class Root:
     @cached_property
     def issues(self) -> Table[IssueRow]:
         return self._concat("issues")
+
+    @cached_property
+    def pass_curves(self) -> Table[PassRow]:
+        return self._concat("pass_curves")
 
 
 def open_run(path: str | Path) -> Run:
@@ -356,7 +387,7 @@ def _open(path: str, relative: str, said: list[str]) -> Run:
     return Run(
         path=path, report=report, run=made["runs"][0], series=made["series"],
         tasks=made["tasks"], attempts=made["attempts"], issues=made["issues"],
-        warnings=tuple(said),
+        pass_curves=made["pass_curves"], warnings=tuple(said),
     )  # fmt: skip
 
 

@@ -1,5 +1,5 @@
-"""The five tables of one recomputed run: ``runs``, ``series``, ``tasks``, ``attempts``,
-``issues``. ``inspector export --format parquet`` writes them, ``inspector sql`` queries them
+"""The tables of one recomputed run: ``runs``, ``series``, ``tasks``, ``attempts``,
+``issues`` and ``pass_curves``. ``inspector export --format parquet`` writes them, ``inspector sql`` queries them
 and :mod:`inspector.api` hands them out as objects and DataFrames: one set of row builders,
 so that the three never disagree. Every number is the engine's (the recomputation), never
 a stored ``metrics.json``'s; the intervals are :mod:`inspector.views.run_stats`'s, as
@@ -43,6 +43,12 @@ hierarchy node), in the report's order:
 ``issues`` — one row per issue of a terminal attempt: ``run_id``, ``task_id``, ``attempt``
 (int64), ``severity``, ``phase``, ``code``, ``message`` (strings, the message as written).
 
+``pass_curves`` — Chen et al.'s unbiased pass@j and pass^j for j = 1..k of each binary
+metric, with the interval ``inspector stats`` gives them (no rows for k = 1 or a plan that
+stops attempts early): ``run_id``, ``metric_id``, ``curve`` (``pass@`` / ``pass^``), ``j``,
+``k``, ``tasks`` (tasks with all k observations), ``excluded``, then ``estimate``, ``n``,
+``se``, ``ci_low``, ``ci_high``, ``confidence``, ``df``, ``interval_method`` as in ``series``.
+
 ``tasks`` and ``attempts``: :mod:`inspector.export.tables`.
 """
 
@@ -53,6 +59,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.engine.recomputation import Recomputation
 from inspector.export.tables import attempt_rows, task_rows
+from inspector.views.attempt_stats import pass_curves
 from inspector.views.audit import task_filter
 from inspector.views.run_stats import ScopeStats, series_stats
 from inspector.views.task_rows import task_json
@@ -60,7 +67,7 @@ from inspector.views.task_rows import task_json
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
 
-TABLES = ("runs", "series", "tasks", "attempts", "issues")
+TABLES = ("runs", "series", "tasks", "attempts", "issues", "pass_curves")
 """The tables, in the order they are written and listed."""
 KEYS = ("benchmark", "model")
 """The last two columns of every table: a root's Parquet dataset is partitioned by them."""
@@ -98,6 +105,7 @@ def run_tables(session: Session, path: str = ".") -> dict[str, list[dict[str, An
         "tasks": task_rows(run_id, (task_json(t) for t in all_task_rows(rec))),
         "attempts": attempt_rows(run_id, rec),
         "issues": list(issue_rows(run_id, rec)),
+        "pass_curves": list(pass_rows(run_id, rec)),
     }
     keys = {"path": path, **keys_of(rec)}
     for rows in tables.values():
@@ -151,9 +159,7 @@ def _scope_row(
         **common, "scope": scope, "key": key, "value": part.value,
         "reference_value": part.reference_value, "total": counts.total,
         "evaluated": counts.evaluated, "error": counts.error, "unavailable": counts.unavailable,
-        "invalidated": counts.invalidated, "estimate": interval.estimate, "n": interval.n,
-        "se": interval.se, "ci_low": interval.ci_low, "ci_high": interval.ci_high,
-        "confidence": interval.confidence, "df": interval.df, "interval_method": interval.method,
+        "invalidated": counts.invalidated, **_interval(interval),
     }  # fmt: skip
 
 
@@ -168,13 +174,37 @@ def issue_rows(run_id: str, rec: Recomputation) -> Iterator[dict[str, Any]]:
                 }  # fmt: skip
 
 
+def pass_rows(run_id: str, rec: Recomputation) -> Iterator[dict[str, Any]]:
+    for c in pass_curves(rec):
+        for curve, points in (("pass@", c.pass_at), ("pass^", c.pass_hat)):
+            for j, point in enumerate(points, 1):
+                yield {
+                    "run_id": run_id, "metric_id": c.metric_id, "curve": curve, "j": j,
+                    "k": c.k, "tasks": c.tasks, "excluded": c.excluded, **_interval(point),
+                }  # fmt: skip
+
+
+def _interval(interval: Any) -> dict[str, Any]:
+    return {
+        "estimate": interval.estimate, "n": interval.n, "se": interval.se,
+        "ci_low": interval.ci_low, "ci_high": interval.ci_high,
+        "confidence": interval.confidence, "df": interval.df,
+        "interval_method": interval.method,
+    }  # fmt: skip
+
+
 def schemas() -> dict[str, Any]:
-    """The pyarrow schema of each table (the optional parquet extra)."""
+    """The pyarrow schema of each table (the optional parquet extra); a schema's column
+    order is its table's."""
     import pyarrow as pa
 
     from inspector.export.tables import table_schemas
 
     text, flag, count, number = pa.string(), pa.bool_(), pa.int64(), pa.float64()
+    interval = [
+        ("estimate", number), ("n", count), ("se", number), ("ci_low", number),
+        ("ci_high", number), ("confidence", number), ("df", number), ("interval_method", text),
+    ]  # fmt: skip
     runs = [
         ("run_id", text), ("k", count), ("strategy", text),
         ("aggregation", text), ("derived", text), ("evaluation_failed", flag), ("tasks", count),
@@ -186,13 +216,15 @@ def schemas() -> dict[str, Any]:
         ("metric_id", text), ("kind", text), ("reducer", text), ("role", text),
         ("aggregation", text), ("k", count), ("value", number), ("reference_value", number),
         ("total", count), ("evaluated", count), ("error", count), ("unavailable", count),
-        ("invalidated", count), ("estimate", number), ("n", count), ("se", number),
-        ("ci_low", number), ("ci_high", number), ("confidence", number), ("df", number),
-        ("interval_method", text),
+        ("invalidated", count), *interval,
     ]  # fmt: skip
     issues = [
         ("run_id", text), ("task_id", text), ("attempt", count), ("severity", text),
         ("phase", text), ("code", text), ("message", text),
+    ]  # fmt: skip
+    curves = [
+        ("run_id", text), ("metric_id", text), ("curve", text), ("j", count), ("k", count),
+        ("tasks", count), ("excluded", count), *interval,
     ]  # fmt: skip
     tasks, attempts = table_schemas()
     keys = [(name, text) for name in ("path", *KEYS)]
@@ -202,6 +234,7 @@ def schemas() -> dict[str, Any]:
         "tasks": pa.schema(tasks + keys),
         "attempts": pa.schema(attempts + keys),
         "issues": pa.schema(issues + keys),
+        "pass_curves": pa.schema(curves + keys),
     }
 
 

@@ -110,10 +110,11 @@ def test_tasks_frames_equal_the_ledger(run: Path, capsys: pytest.CaptureFixture[
 def test_the_api_tables_are_the_parquet_export(
     run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The five tables, as objects, are the rows of the five exported Parquet files."""
+    """The tables, as objects, are the rows of the exported Parquet files (all six)."""
     paths = [Path(line) for line in _cli(
         capsys, "export", str(run), "--format", "parquet", "--out", str(tmp_path)).splitlines()]  # fmt: skip
     opened = open_run(run)
+    assert len(paths) == 6
     for path in paths:
         name = path.name.rsplit(".", 2)[1]
         table = getattr(opened, name)
@@ -187,3 +188,21 @@ def test_rows_are_frozen() -> None:
     row = open_run(RUNS[0]).tasks[0]
     with pytest.raises(AttributeError):
         row.value = 0.0  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("run", RUNS, ids=IDS)
+def test_pass_curves_are_stats_json(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """pass@j and pass^j with their intervals: ``stats --format json``'s points."""
+    stats = json.loads(_cli(capsys, "stats", str(run), "--format", "json"))
+    expected = []
+    for curve, key in (("pass@", "pass_at"), ("pass^", "pass_hat")):
+        for metric_id, item in (stats[key] or {}).items():
+            for point in item["points"]:
+                expected.append((metric_id, curve, point["j"], item["k"], item["tasks"],
+                                 point["estimate"], point["ci_low"], point["ci_high"],
+                                 point["se"], point["n"], point["method"]))  # fmt: skip
+    got = [(p.metric_id, p.curve, p.j, p.k, p.tasks, p.estimate, p.ci_low, p.ci_high, p.se,
+            p.n, p.interval_method) for p in open_run(run).pass_curves]  # fmt: skip
+    assert sorted(got, key=repr) == sorted(expected, key=repr)
+    if run.name == "e2e_k3_avg_category_mean":
+        assert len(got) == 6  # k = 3: pass@1..3 and pass^1..3 of `correct`

@@ -30,7 +30,7 @@ having count(distinct model) = (select count(distinct model) from runs)
 order by task_id
 """
 """A model fails a task when no run of it scores the task above 0 (an error scores nothing)."""
-TABLES = ("runs", "series", "tasks", "attempts", "issues")
+TABLES = ("runs", "series", "tasks", "attempts", "issues", "pass_curves")
 
 
 @pytest.fixture(scope="module")
@@ -161,7 +161,7 @@ def test_the_parquet_dataset_read_back_with_hive_partitioning_is_the_sql_views(
     assert main(["export", str(root), "--format", "parquet", "--dataset", "--out", str(out)]) == 0
     written = [Path(line) for line in capsys.readouterr().out.splitlines()]
     opened = open_root(root)
-    assert len(written) == 5 * len(opened.runs) and not opened.problems
+    assert len(written) == len(TABLES) * len(opened.runs) and not opened.problems
     parts = {p.relative_to(out).parts[:3] for p in written}
     assert ("tasks", "benchmark=special_pattern_check", "model=org%2Fmodel%3D1%20x") in parts
     for table in TABLES:
@@ -190,3 +190,30 @@ def test_the_single_run_layout_is_unchanged(
     assert names == sorted(f"run1.{t}.parquet" for t in TABLES)
     assert main(["export", str(run), "--format", "csv", "--dataset", "--out", str(tmp_path)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_a_query_runs_unchanged_on_the_exported_dataset(
+    planted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The README's recipe: the dataset's tables as views of ``read_parquet(…)`` with Hive
+    partitioning answer the query ``inspector sql`` answers, with the same rows."""
+    out = tmp_path / "dataset"
+    argv = ["export", str(planted), "--format", "parquet", "--dataset", "--out", str(out)]
+    assert main(argv) == 0
+    capsys.readouterr()
+    connection = duckdb.connect()
+    for table in TABLES:
+        connection.sql(
+            f"create view {table} as select * from read_parquet('{out}/{table}/*/*/*.parquet', "
+            "hive_partitioning = true, hive_types_autocast = false)"
+        )
+    from_files = connection.sql(EVERY_MODEL_FAILS).fetchall()
+    code, text, _ = _sql(capsys, str(planted), EVERY_MODEL_FAILS, "--format", "json")
+    assert code == 0
+    assert from_files == [(row["task_id"],) for row in json.loads(text)]
+    everything = "select * exclude (benchmark, model), benchmark, model from attempts order by all"
+    code, text, _ = _sql(capsys, str(planted), everything, "--format", "json")
+    on_disk = connection.sql(everything)
+    assert [dict(zip(on_disk.columns, row, strict=True)) for row in on_disk.fetchall()] == (
+        json.loads(text)
+    )

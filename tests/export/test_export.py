@@ -46,9 +46,9 @@ def _export(run: Path, fmt: str, out: Path, capsys: pytest.CaptureFixture[str]) 
 
 
 def _parquet(paths: list[Path]) -> tuple[Path, Path]:
-    """The tasks and attempts files among the five a Parquet export writes."""
+    """The tasks and attempts files among the six a Parquet export writes."""
     by_table = {path.name.rsplit(".", 2)[1]: path for path in paths}
-    assert sorted(by_table) == ["attempts", "issues", "runs", "series", "tasks"], paths
+    assert sorted(by_table) == ["attempts", "issues", "pass_curves", "runs", "series", "tasks"]
     return by_table["tasks"], by_table["attempts"]
 
 
