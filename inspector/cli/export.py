@@ -33,7 +33,8 @@ def register(subparsers: Any) -> None:
         help="write a run (or every run under a root) as EEE, Parquet, CSV or JSONL files",
         description=(
             "Recompute and write: eee = Every Eval Ever 0.3.0 aggregate JSON + per-attempt "
-            "JSONL (attempt = epoch); parquet = per-task and per-attempt reductions; "
+            "JSONL (attempt = epoch); parquet = the runs, series (with intervals), tasks, "
+            "attempts, issues and pass@j tables (--dataset: one Hive-partitioned dataset); "
             "csv / jsonl = the rows of `inspector tasks --series all`. Never writes into a "
             "result directory."
         ),

@@ -1,7 +1,8 @@
 """``inspector sql ROOT "select …"``: SQL over the recomputed runs of a results root (DuckDB,
 in process; the optional ``sql`` extra).
 
-The views ``runs``, ``series``, ``tasks``, ``attempts`` and ``issues`` are the tables of
+The views ``runs``, ``series``, ``tasks``, ``attempts``, ``issues`` and ``pass_curves`` are
+the tables of
 :mod:`inspector.export.run_tables`, built from the recomputation through
 :func:`inspector.api.open_root` (never from a stored ``metrics.json``): the same rows and
 types as ``inspector export ROOT --format parquet --dataset``, so a query written here runs

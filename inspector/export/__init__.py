@@ -7,7 +7,8 @@ result directory: :func:`check_destination`), each under a name made from the ru
   (aggregate) and ``<uuid>_samples.jsonl`` (per attempt) beside it, see
   :mod:`inspector.export.eee`;
 - ``parquet``: ``<run>.<table>.parquet`` for the tables ``runs``, ``series``, ``tasks``,
-  ``attempts`` and ``issues``, schemas in :mod:`inspector.export.run_tables` and
+  ``attempts``, ``issues`` and ``pass_curves``, schemas in
+  :mod:`inspector.export.run_tables` and
   :mod:`inspector.export.tables`; or, for a results root, one Parquet dataset
   (:func:`write_dataset`): ``<table>/benchmark=<b>/model=<m>/<run>.parquet``, Hive
   partitioning, the key values percent-encoded as Hive and DuckDB read them;

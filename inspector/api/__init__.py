@@ -11,28 +11,40 @@ DataFrames.
 (:func:`inspector.answers.load_session`: the same cache, the same refusals, the same plan),
 and hand out the tables of :mod:`inspector.export.run_tables` — ``runs``, ``series``
 (values, the five counts and the intervals of every series, category and hierarchy node),
-``tasks``, ``attempts``, ``issues`` and ``pass_curves`` (pass@j and pass^j with intervals) — each a :class:`Table` of frozen row objects whose
-fields are the table's columns: the rows ``inspector export --format parquet`` writes and
+``tasks``, ``attempts``, ``issues`` and ``pass_curves`` (pass@j and pass^j with intervals)
+— each a :class:`~inspector.api.table.Table` of frozen row objects
+(:mod:`inspector.api.rows`) whose fields are the table's columns: the rows ``inspector export --format parquet`` writes and
 ``inspector sql`` queries, never a second aggregation. ``Run.report`` is the recomputed
 ``metrics.json`` (what ``inspector report --json`` prints), parsed.
 
 A run that cannot be used raises :class:`InspectorError`, whose ``str()`` is the command
 line's one-line message naming the file. Under a root, such a run is left out and its line
 kept in :attr:`Root.problems` (as ``inspector check ROOT`` reports it); warnings are kept
-in ``warnings`` (the lines the command line prints on stderr), never printed. pandas, polars and pyarrow are imported by
-:meth:`Table.to_frame` only (``pip install 'agentcompass-inspector[frames]'``).
+in ``warnings`` (the lines the command line prints on stderr), never printed. pandas,
+polars and pyarrow are imported by ``Table.to_frame`` only
+(``pip install 'agentcompass-inspector[frames]'``).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from collections.abc import Mapping
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Generic, Literal, TypeVar, overload
+from typing import Any
 
 from inspector.answers import Unusable, load_session
+from inspector.api.rows import (
+    ROW_TYPES,
+    AttemptRow,
+    IssueRow,
+    PassRow,
+    RunRow,
+    SeriesRow,
+    TaskRow,
+)
+from inspector.api.table import InspectorError, Table
 from inspector.export.run_tables import TABLES, run_tables
 from inspector.loading.urls import is_url
 from inspector.results.problems import RunReadError
@@ -42,228 +54,6 @@ __all__ = [
     "AttemptRow", "InspectorError", "IssueRow", "PassRow", "Root", "Run", "RunRow", "SeriesRow",
     "Table", "TaskRow", "open_root", "open_run",
 ]  # fmt: skip
-
-FRAMES_EXTRA = "pip install 'agentcompass-inspector[frames]'"
-
-
-class InspectorError(Exception):
-    """A run or root the inspector cannot use; ``str()`` is the one-line message naming the
-    file (the command line's)."""
-
-
-@dataclass(frozen=True, slots=True)
-class RunRow:
-    """A row of ``runs``: one run and the plan it was scored with."""
-
-    run_id: str
-    k: int
-    strategy: str
-    aggregation: str
-    derived: str | None
-    evaluation_failed: bool
-    tasks: int
-    headline_series_id: str | None
-    headline_value: float | None
-    headline_reference_value: float | None
-    path: str
-    benchmark: str
-    model: str
-
-
-@dataclass(frozen=True, slots=True)
-class SeriesRow:
-    """A row of ``series``: a series (``scope == "series"``), one of its categories or one
-    of its hierarchy nodes (``key``), with its value, counts and interval."""
-
-    run_id: str
-    series_id: str
-    scope: str
-    key: str | None
-    metric_id: str
-    kind: str
-    reducer: str
-    role: str
-    aggregation: str
-    k: int
-    value: float | None
-    reference_value: float | None
-    total: int
-    evaluated: int
-    error: int
-    unavailable: int
-    invalidated: int
-    estimate: float | None
-    n: int
-    se: float | None
-    ci_low: float | None
-    ci_high: float | None
-    confidence: float
-    df: float | None
-    interval_method: str
-    path: str
-    benchmark: str
-    model: str
-
-
-@dataclass(frozen=True, slots=True)
-class TaskRow:
-    """A row of ``tasks``: one task's reduction in one series (``inspector tasks``)."""
-
-    run_id: str
-    series_id: str
-    task_id: str
-    category: str
-    state: str
-    has_error: bool
-    value: float | None
-    requested: int
-    observed: int
-    valid: int
-    error_attempts: int
-    missing_attempts: int
-    invalidated: bool
-    early_stopped: bool
-    reason_codes: tuple[str, ...]
-    reasons: str
-    path: str
-    benchmark: str
-    model: str
-
-
-@dataclass(frozen=True, slots=True)
-class AttemptRow:
-    """A row of ``attempts``: one terminal attempt of a task."""
-
-    run_id: str
-    task_id: str
-    category: str | None
-    attempt: int
-    status: str
-    primary_metric: str
-    primary_value: float | None
-    metrics_json: str
-    issue_severities: tuple[str, ...]
-    issue_phases: tuple[str, ...]
-    issue_codes: tuple[str, ...]
-    has_fatal: bool
-    has_error_issue: bool
-    retry_count: int
-    path: str
-    benchmark: str
-    model: str
-
-
-@dataclass(frozen=True, slots=True)
-class IssueRow:
-    """A row of ``issues``: one issue of a terminal attempt, its message as written."""
-
-    run_id: str
-    task_id: str
-    attempt: int
-    severity: str
-    phase: str
-    code: str
-    message: str
-    path: str
-    benchmark: str
-    model: str
-
-
-@dataclass(frozen=True, slots=True)
-class PassRow:
-    """A row of ``pass_curves``: Chen et al.'s unbiased pass@j (``curve == "pass@"``) or
-    pass^j (``"pass^"``) of a binary metric at ``j`` attempts of ``k``, with its interval
-    (as ``inspector stats`` gives it)."""
-
-    run_id: str
-    metric_id: str
-    curve: str
-    j: int
-    k: int
-    tasks: int
-    excluded: int
-    estimate: float | None
-    n: int
-    se: float | None
-    ci_low: float | None
-    ci_high: float | None
-    confidence: float
-    df: float | None
-    interval_method: str
-    path: str
-    benchmark: str
-    model: str
-
-
-ROW_TYPES: dict[str, type[Any]] = {
-    "runs": RunRow, "series": SeriesRow, "tasks": TaskRow, "attempts": AttemptRow,
-    "issues": IssueRow, "pass_curves": PassRow,
-}  # fmt: skip
-R = TypeVar("R")
-
-
-class Table(Sequence[R], Generic[R]):
-    """The rows of one table (a sequence of frozen row objects) and :meth:`to_frame`."""
-
-    __slots__ = ("name", "rows")
-
-    def __init__(self, name: str, rows: Sequence[R]) -> None:
-        self.name = name
-        self.rows: tuple[R, ...] = tuple(rows)
-
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return tuple(f.name for f in fields(ROW_TYPES[self.name]))
-
-    def __len__(self) -> int:
-        return len(self.rows)
-
-    @overload
-    def __getitem__(self, index: int) -> R: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[R]: ...
-    def __getitem__(self, index: int | slice) -> R | Sequence[R]:
-        return self.rows[index]
-
-    def __iter__(self) -> Iterator[R]:
-        return iter(self.rows)
-
-    def __repr__(self) -> str:
-        return f"<Table {self.name}: {len(self.rows)} rows>"
-
-    def to_arrow(self) -> Any:
-        """The rows as a pyarrow Table with the Parquet export's schema (pyarrow: the
-        ``frames``, ``sql`` or ``parquet`` extra)."""
-        import pyarrow as pa
-
-        from inspector.export.run_tables import schemas
-
-        arrays = {name: [_plain(getattr(row, name)) for row in self.rows] for name in self.columns}
-        return pa.Table.from_pydict(arrays, schema=schemas()[self.name])
-
-    def to_frame(self, kind: Literal["pandas", "polars"] = "pandas") -> Any:
-        """A pandas (default) or polars DataFrame of the rows, with the Parquet export's
-        column types (through pyarrow); needs the ``frames`` extra.
-
-        Raises:
-            InspectorError: pandas, polars or pyarrow is not installed (the line says how).
-        """
-        if kind not in ("pandas", "polars"):
-            raise ValueError(f"kind must be 'pandas' or 'polars', not {kind!r}")
-        try:
-            table = self.to_arrow()
-            if kind == "polars":
-                import polars
-
-                return polars.from_arrow(table)
-            import pandas  # noqa: F401  (to_pandas needs it: said plainly when missing)
-        except ImportError as exc:
-            raise InspectorError(f"to_frame needs {exc.name}: {FRAMES_EXTRA}") from None
-        return table.to_pandas()
-
-
-def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
 
 
 def _table(name: str, rows: list[dict[str, Any]]) -> Table[Any]:
