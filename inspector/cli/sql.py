@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from decimal import Decimal
 from typing import Any
 
 from inspector.answers import Unusable, say_on_stderr
@@ -84,13 +85,20 @@ def write_rows(out: Any, fmt: str, columns: list[str], rows: list[tuple[Any, ...
     text a spreadsheet would run is escaped) or a JSON list of objects."""
     if fmt == "json":
         records = [dict(zip(columns, row, strict=True)) for row in rows]
-        out.write(json.dumps(records, indent=2, ensure_ascii=False, default=str) + "\n")
+        text = json.dumps(records, indent=2, ensure_ascii=False, default=_json_value)
+        out.write(text + "\n")
     elif fmt == "csv":
         writer = csv_writer(out)
         writer.writerow(columns)
         writer.writerows([_csv_cell(v) for v in row] for row in rows)
     else:
         table(out, columns, rows)
+
+
+def _json_value(value: Any) -> Any:
+    """What JSON has no type for: a DECIMAL (``0.5`` in SQL) as a number, the rest (dates,
+    UUIDs, intervals) as their text."""
+    return float(value) if isinstance(value, Decimal) else str(value)
 
 
 def _csv_cell(value: Any) -> Any:

@@ -217,3 +217,11 @@ def test_a_query_runs_unchanged_on_the_exported_dataset(
     assert [dict(zip(on_disk.columns, row, strict=True)) for row in on_disk.fetchall()] == (
         json.loads(text)
     )
+
+
+def test_json_numbers_are_numbers(planted: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A DECIMAL (``0.5`` in SQL) is a JSON number; a date is its text."""
+    query = "select 0.5 as c, avg(value) > 0 as d, date '2026-01-02' as e from tasks"
+    code, out, _ = _sql(capsys, str(planted), query, "--format", "json")
+    assert code == 0
+    assert json.loads(out) == [{"c": 0.5, "d": True, "e": "2026-01-02"}]
