@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -45,6 +45,7 @@ from inspector.api.rows import (
     TaskRow,
 )
 from inspector.api.table import InspectorError, Table
+from inspector.engine.errors import EngineError, HierarchyError
 from inspector.export.run_tables import TABLES, run_tables
 from inspector.loading.urls import is_url
 from inspector.results.problems import RunReadError
@@ -67,8 +68,8 @@ def _frozen(value: Any) -> Any:
 
 @dataclass(frozen=True)
 class Run:
-    """One recomputed run: its ``report`` (metrics.json as ``report --json`` prints it,
-    parsed) and its tables."""
+    """One recomputed run: its ``path`` (as given; under a root, the run's folder), its
+    ``report`` (metrics.json as ``report --json`` prints it, parsed) and its tables."""
 
     path: str
     report: Mapping[str, Any]
@@ -133,7 +134,7 @@ def open_run(path: str | Path) -> Run:
     """
     said: list[str] = []
     local = _local(str(path), said)
-    return _open(local, ".", said)
+    return replace(_open(local, ".", said), path=str(path))
 
 
 def open_root(path: str | Path) -> Root:
@@ -171,6 +172,8 @@ def _open(path: str, relative: str, said: list[str]) -> Run:
         report = json.loads(session.metrics_json())
     except Unusable as exc:
         raise InspectorError(str(exc)) from None
+    except (EngineError, HierarchyError) as exc:  # as the command line words them
+        raise InspectorError(f"{path}: {exc}") from None
     except Exception as exc:  # as the command line: a one-line message, never a traceback
         raise InspectorError(f"{path}: {type(exc).__name__}: {exc}") from exc
     made = {name: _table(name, tables[name]) for name in TABLES}

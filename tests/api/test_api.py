@@ -13,8 +13,11 @@ from typing import Any
 import pyarrow.parquet as pq
 import pytest
 
+import inspector.api as api
+import inspector.cli.tasks as tasks_command
 from inspector.api import InspectorError, open_root, open_run
 from inspector.cli.main import main
+from inspector.engine.errors import HierarchyError
 from tests.conftest import conformance_runs
 
 RUNS = conformance_runs()
@@ -206,3 +209,32 @@ def test_pass_curves_are_stats_json(run: Path, capsys: pytest.CaptureFixture[str
     assert sorted(got, key=repr) == sorted(expected, key=repr)
     if run.name == "e2e_k3_avg_category_mean":
         assert len(got) == 6  # k = 3: pass@1..3 and pass^1..3 of `correct`
+
+
+@pytest.mark.parametrize(
+    ("raised", "line"),
+    [
+        (HierarchyError("node 'x' has no children"), "node 'x' has no children"),
+        (ValueError("boom"), "ValueError: boom"),
+    ],
+)
+def test_unforeseen_failures_are_one_line_as_the_command_line_says_them(
+    raised: Exception,
+    line: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """What the loader does not foresee is worded as the command line's last-resort handler
+    words it (``inspector: PATH: …``), never a traceback."""
+    run = str(RUNS[0])
+
+    def fail(*_: object, **__: object) -> None:
+        raise raised
+
+    monkeypatch.setattr(api, "run_tables", fail)
+    with pytest.raises(InspectorError) as caught:
+        open_run(run)
+    assert str(caught.value) == f"{run}: {line}"
+    monkeypatch.setattr(tasks_command, "task_filter", fail)
+    assert main(["tasks", run]) == 2
+    assert capsys.readouterr().err == f"inspector: {caught.value}\n"
