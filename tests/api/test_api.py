@@ -238,3 +238,16 @@ def test_unforeseen_failures_are_one_line_as_the_command_line_says_them(
     monkeypatch.setattr(tasks_command, "task_filter", fail)
     assert main(["tasks", run]) == 2
     assert capsys.readouterr().err == f"inspector: {caught.value}\n"
+
+
+def test_a_url_is_opened_as_the_command_line_opens_it(tmp_path: Path) -> None:
+    """A URL (here ``file://``) goes through the command line's mirror; the run keeps the
+    URL as its path and its tables are the local copy's."""
+    run = RUNS[0]
+    url = run.resolve().as_uri()
+    opened = open_run(url)
+    assert opened.path == url
+    assert opened.tasks.rows == open_run(run).tasks.rows
+    with pytest.raises(InspectorError) as caught:
+        open_run((tmp_path / "none").as_uri())
+    assert "none" in str(caught.value) and "\n" not in str(caught.value)
