@@ -30,10 +30,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.app.app import InspectorApp
 
 COMMANDS = ("report", "check", "serve", "tasks", "diff", "export", "stats", "leaderboard", "items",
-            "errors", "gate", "bundle")  # fmt: skip
+            "errors", "gate", "bundle", "sql")  # fmt: skip
 """Every subcommand; anything else on the command line is a path for the app."""
 LISTED = ("report", "check", "serve", "leaderboard", "tasks", "diff", "export", "stats", "items",
-          "errors", "gate", "bundle")  # fmt: skip
+          "errors", "gate", "bundle", "sql")  # fmt: skip
 """The subcommands in the order ``inspector --help`` lists them."""
 RUNS_SCREEN_WORK = ("inspector.root_answers",)
 """What the app's reader processes run for the runs screen (the checks of many runs)."""
@@ -183,6 +183,10 @@ def _register(sub: Any, command: str) -> None:
         from inspector.cli import bundle
 
         bundle.register(sub)
+    elif command == "sql":
+        from inspector.cli import sql
+
+        sql.register(sub)
     elif command in ("items", "errors"):
         from inspector.cli import items
 

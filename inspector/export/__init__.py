@@ -6,8 +6,12 @@ each under a name made from the run id:
 - ``eee``: EEE's datastore layout, ``data/<benchmark>/<developer>/<model>/<uuid>.json``
   (aggregate) and ``<uuid>_samples.jsonl`` (per attempt) beside it, see
   :mod:`inspector.export.eee`;
-- ``parquet``: ``<run>.tasks.parquet`` and ``<run>.attempts.parquet``, schema in
-  :mod:`inspector.export.tables`;
+- ``parquet``: ``<run>.<table>.parquet`` for the tables ``runs``, ``series``, ``tasks``,
+  ``attempts``, ``issues`` and ``pass_curves``, schemas in
+  :mod:`inspector.export.run_tables` and
+  :mod:`inspector.export.tables`; or, for a results root, one Parquet dataset
+  (:func:`write_dataset`): ``<table>/benchmark=<b>/model=<m>/<run>.parquet``, Hive
+  partitioning, the key values percent-encoded as Hive and DuckDB read them;
 - ``csv`` / ``jsonl``: ``<run>.tasks.csv`` / ``<run>.tasks.jsonl``, the rows of
   ``inspector tasks RUN --series all --format csv|jsonl``.
 
@@ -22,20 +26,21 @@ from __future__ import annotations
 import hashlib
 import io
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
 
 from inspector import __version__
 from inspector.engine import strict_json
 from inspector.export.eee import aggregate_record, datastore_names, instance_record
-from inspector.export.tables import attempt_rows, task_rows, write_parquet
+from inspector.export.run_tables import KEYS, TABLES, all_task_rows, arrow_tables, run_tables
+from inspector.export.tables import import_pyarrow, write_parquet
 from inspector.output_files import Writer, write_output
 from inspector.results.lazy import read_attempt_payload
 from inspector.results.problems import ResultFileError
-from inspector.views.audit import LedgerTask, task_filter
-from inspector.views.task_rows import task_json, write_task_rows
+from inspector.views.task_rows import write_task_rows
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
@@ -57,14 +62,6 @@ def _write(path: Path, inputs: Sequence[Path], write: Writer, *, binary: bool = 
     write_output(path, inputs, write, binary=binary, new_folders=True)
 
 
-def all_task_rows(session: Session) -> Iterator[LedgerTask]:
-    """Every series' task rows in report order: ``inspector tasks --series all``."""
-    rec = session.recomputation
-    assert rec is not None
-    for series in rec.report.series:
-        yield from task_filter(rec, series.series_id)
-
-
 def write_export(session: Session, fmt: str, out: Path, inputs: Sequence[Path]) -> list[Path]:
     """Write one run in ``fmt`` into ``out``, never inside ``inputs`` (the run and the root
     read); return the files written.
@@ -79,16 +76,40 @@ def write_export(session: Session, fmt: str, out: Path, inputs: Sequence[Path]) 
     stem = file_stem(session.run.run_id)
     if fmt in ("csv", "jsonl"):
         path = out / f"{stem}.tasks.{fmt}"
-        _write(path, inputs, lambda f: write_task_rows(f, fmt, all_task_rows(session)))
+        _write(path, inputs, lambda f: write_task_rows(f, fmt, all_task_rows(rec)))
         return [path]
     if fmt == "parquet":
-        tasks = task_rows(session.run.run_id, (task_json(t) for t in all_task_rows(session)))
-        paths = [out / f"{stem}.tasks.parquet", out / f"{stem}.attempts.parquet"]
-        rows = (tasks, attempt_rows(session.run.run_id, rec))
-        for path, kind, table in zip(paths, ("tasks", "attempts"), rows, strict=True):
-            _write(path, inputs, partial(write_parquet, kind=kind, rows=table), binary=True)
-        return paths
+        import_pyarrow()
+        tables = arrow_tables(run_tables(session))
+        paths = {name: out / f"{stem}.{name}.parquet" for name in TABLES}
+        return _write_tables(tables, paths, inputs)
     return _write_eee(session, out, stem, inputs)
+
+
+def write_dataset(session: Session, out: Path, path: str, inputs: Sequence[Path]) -> list[Path]:
+    """One run of a results root (``path``: its folder under the root) into the root's
+    Parquet dataset in ``out``: ``<table>/benchmark=<b>/model=<m>/<file>.parquet``, the
+    files without the key columns (the folder names hold them), each file named after
+    the run's folder under the root (unique in the root); never inside ``inputs``."""
+    import_pyarrow()
+    rows = run_tables(session, path)
+    keys = rows["runs"][0]
+    folders = "/".join(f"{key}={quote(keys[key], safe='')}" for key in KEYS)
+    digest = hashlib.sha256(path.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+    named = session.run.run_id if path == "." else path.replace("/", "__")
+    name = f"{file_stem(named)}-{digest}.parquet"
+    tables = {table: data.drop_columns(list(KEYS)) for table, data in arrow_tables(rows).items()}
+    paths = {table: out / table / folders / name for table in TABLES}
+    return _write_tables(tables, paths, inputs)
+
+
+def _write_tables(
+    tables: dict[str, Any], paths: dict[str, Path], inputs: Sequence[Path]
+) -> list[Path]:
+    """Each table to its path through the one output writer."""
+    for name in TABLES:
+        _write(paths[name], inputs, partial(write_parquet, table=tables[name]), binary=True)
+    return [paths[name] for name in TABLES]
 
 
 def _write_eee(session: Session, out: Path, stem: str, inputs: Sequence[Path]) -> list[Path]:

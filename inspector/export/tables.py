@@ -1,4 +1,6 @@
-"""Parquet tables of one recomputed run: per-task and per-attempt reductions (pyarrow).
+"""Parquet tables of one recomputed run: per-task and per-attempt reductions (pyarrow); the
+other three tables (``runs``, ``series``, ``issues``), and the ``benchmark`` and ``model``
+columns that end every table, are :mod:`inspector.export.run_tables`'s.
 
 ``<run>.tasks.parquet`` — one row per series and task, the rows of
 ``inspector tasks RUN --series all --format jsonl`` flattened:
@@ -32,7 +34,7 @@
 | has_fatal, has_error_issue | bool | a FATAL issue; a FATAL or ERROR issue |
 | retry_count | int64 | retries recorded for this attempt |
 
-Both files are plain Parquet: ``pyarrow.parquet.read_table``, ``pandas.read_parquet`` and
+All five files are plain Parquet: ``pyarrow.parquet.read_table``, ``pandas.read_parquet`` and
 DuckDB's ``read_parquet`` read them.
 """
 
@@ -93,38 +95,42 @@ def attempt_rows(run_id: str, rec: Recomputation) -> list[dict[str, Any]]:
     return rows
 
 
-def _schemas() -> tuple[Any, Any]:
+def table_schemas() -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
+    """The columns and pyarrow types of ``tasks`` and ``attempts`` (before the keys
+    :data:`inspector.export.run_tables.KEYS`)."""
     import pyarrow as pa  # the optional parquet extra (+129 modules): Parquet only
 
     text, flag, count, number = pa.string(), pa.bool_(), pa.int64(), pa.float64()
     texts = pa.list_(pa.string())
-    tasks = pa.schema([
+    tasks = [
         ("run_id", text), ("series_id", text), ("task_id", text), ("category", text),
         ("state", text), ("has_error", flag), ("value", number), ("requested", count),
         ("observed", count), ("valid", count), ("error_attempts", count),
         ("missing_attempts", count), ("invalidated", flag), ("early_stopped", flag),
         ("reason_codes", texts), ("reasons", text),
-    ])  # fmt: skip
-    attempts = pa.schema([
+    ]  # fmt: skip
+    attempts = [
         ("run_id", text), ("task_id", text), ("category", text), ("attempt", count),
         ("status", text), ("primary_metric", text), ("primary_value", number),
         ("metrics_json", text), ("issue_severities", texts), ("issue_phases", texts),
         ("issue_codes", texts), ("has_fatal", flag), ("has_error_issue", flag),
         ("retry_count", count),
-    ])  # fmt: skip
+    ]  # fmt: skip
     return tasks, attempts
 
 
-def write_parquet(out: IO[bytes], kind: str, rows: list[dict[str, Any]]) -> None:
-    """Write ``rows`` as the Parquet table ``kind`` (``tasks`` or ``attempts``) to ``out``."""
+def import_pyarrow() -> None:
+    """pyarrow, or the one line saying which extra brings it."""
     try:  # the optional parquet extra (+129 modules, ~225 ms): only when Parquet is written
-        import pyarrow as pa
-        import pyarrow.parquet as pq
+        import pyarrow  # noqa: F401
     except ImportError:
         raise ImportError(
             "Parquet export needs pyarrow: pip install 'agentcompass-inspector[parquet]'"
         ) from None
 
-    task_schema, attempt_schema = _schemas()
-    schema = task_schema if kind == "tasks" else attempt_schema
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), out)
+
+def write_parquet(out: IO[bytes], table: Any) -> None:
+    """One pyarrow Table to the open binary file ``out``."""
+    import pyarrow.parquet as pq
+
+    pq.write_table(table, out)

@@ -31,6 +31,7 @@ COMMANDS = [
     "errors",
     "gate",
     "bundle",
+    "sql",
 ]
 RUN = FIXTURE_RUNS / "k1_micro"
 

@@ -29,10 +29,14 @@ COMMANDS = {
     "diff-markdown": ["diff", str(HOSTILE), str(FIXTURE_RUNS / "k1_micro"), "--format", "markdown"],
     "report-json": ["report", str(HOSTILE), "--json"],
     "report-markdown": ["report", str(HOSTILE), "--markdown"],
+    "sql-table": ["sql", str(HOSTILE), "select task_id, reasons from tasks"],
+    "sql-csv": ["sql", str(HOSTILE), "select task_id, reasons from tasks", "--format", "csv"],
+    "sql-json": ["sql", str(HOSTILE), "select task_id, reasons from tasks", "--format", "json"],
 }
 
 # Formats that keep the exact characters (tables and Markdown show stand-ins everywhere).
-EXACT = ("tasks-csv", "tasks-jsonl", "diff-json", "report-json", "report-markdown")
+EXACT = ("tasks-csv", "tasks-jsonl", "diff-json", "report-json", "report-markdown", "sql-csv",
+         "sql-json")  # fmt: skip
 
 
 def unsafe(text: str) -> list[str]:

@@ -45,6 +45,13 @@ def _export(run: Path, fmt: str, out: Path, capsys: pytest.CaptureFixture[str]) 
     return [Path(line) for line in captured.out.splitlines()]
 
 
+def _parquet(paths: list[Path]) -> tuple[Path, Path]:
+    """The tasks and attempts files among the six a Parquet export writes."""
+    by_table = {path.name.rsplit(".", 2)[1]: path for path in paths}
+    assert sorted(by_table) == ["attempts", "issues", "pass_curves", "runs", "series", "tasks"]
+    return by_table["tasks"], by_table["attempts"]
+
+
 def _tasks_output(run: Path, fmt: str, capsys: pytest.CaptureFixture[str]) -> str:
     assert main(["tasks", str(run), "--series", "all", "--format", fmt]) == 0
     return capsys.readouterr().out
@@ -165,7 +172,7 @@ def test_eee_messages_come_from_the_trajectory(
 def test_parquet_reads_back_to_the_tasks_rows(
     run: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    tasks_path, attempts_path = _export(run, "parquet", tmp_path, capsys)
+    tasks_path, attempts_path = _parquet(_export(run, "parquet", tmp_path, capsys))
     expected = [json.loads(line) for line in _tasks_output(run, "jsonl", capsys).splitlines()]
     table = pq.read_table(tasks_path).to_pylist()
     assert len(table) == len(expected)
@@ -194,7 +201,7 @@ def test_duckdb_reads_the_parquet(
 ) -> None:
     import duckdb  # a test dependency (pyproject's [test] extra)
 
-    tasks_path, attempts_path = _export(run, "parquet", tmp_path, capsys)
+    tasks_path, attempts_path = _parquet(_export(run, "parquet", tmp_path, capsys))
     expected = [json.loads(line) for line in _tasks_output(run, "jsonl", capsys).splitlines()]
     got = duckdb.sql(
         f"select series_id, task_id, state, value from read_parquet('{tasks_path}')"

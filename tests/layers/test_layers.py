@@ -39,6 +39,8 @@ PURE_TOP = (
     "inspector.cli.export",
     "inspector.cli.check_root",
     "inspector.cli.leaderboard",
+    "inspector.cli.sql",
+    "inspector.api",
 )
 """Modules above the views that load without one too (the app is only imported to run it)."""
 

@@ -115,3 +115,32 @@ def test_report_json_renders_no_summary(tmp_path: Path) -> None:
     modules = loaded(tmp_path, "report", str(run), "--json")
     assert "inspector.loading.reopen" in modules and "tabulate" not in modules
     assert "tabulate" in loaded(tmp_path, "report", str(run), "--markdown")
+
+
+FRAME_LIBRARIES = {"pandas", "polars", "duckdb"}
+"""The optional extras of issue 52: DataFrames (inspector.api's to_frame) and SQL."""
+
+
+def test_dataframe_and_sql_libraries_load_only_where_asked_for(tmp_path: Path) -> None:
+    """``inspector sql`` loads DuckDB and not polars; the API loads none until ``to_frame``;
+    ``report`` and ``tasks`` load none of them (and not the API). (pyarrow and DuckDB
+    themselves import pandas when it is installed, as they build or are handed Arrow tables:
+    the Parquet export did before issue 52; tests/layers' import contract keeps the
+    inspector's own modules from importing it.)"""
+    modules = loaded(tmp_path, "sql", RUN, "select count(*) from tasks")
+    assert "duckdb" in modules and "inspector.api" in modules
+    assert "polars" not in modules
+    for argv in (("report", RUN, "--json"), ("tasks", RUN, "--format", "jsonl")):
+        modules = loaded(tmp_path, *argv)
+        assert modules & (FRAME_LIBRARIES | {"inspector.api", "inspector.cli.sql"}) == set(), argv
+    probe = (
+        "import sys; from inspector.api import open_run; r = open_run(sys.argv[1]); "
+        "before = sorted(sys.modules); r.tasks.to_frame(kind='polars'); "
+        "print(' '.join(before)); print(' '.join(sorted(sys.modules)))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe, RUN], cwd=ROOT, check=True, capture_output=True, text=True
+    )  # fmt: skip
+    before, after = (set(line.split()) for line in done.stdout.splitlines())
+    assert before & FRAME_LIBRARIES == set()
+    assert "polars" in after and "duckdb" not in after

@@ -96,6 +96,16 @@ def test_the_wheel_holds_the_reference_tables_and_their_notice(wheel: Path) -> N
     assert len(list(data.iterdir())) == 3
 
 
+def test_the_wheel_holds_the_python_api_and_its_type_marker(wheel: Path) -> None:
+    """inspector.api is typed for its users: the package and PEP 561's py.typed ship."""
+    with zipfile.ZipFile(wheel) as archive:
+        names = set(archive.namelist())
+    expected = {"inspector/py.typed", "inspector/api/__init__.py", "inspector/api/rows.py",
+                "inspector/api/table.py", "inspector/cli/sql.py",
+                "inspector/export/run_tables.py"}  # fmt: skip
+    assert expected <= names, expected - names
+
+
 def test_installed_wheel_opens_the_sample_in_an_empty_folder(wheel: Path, tmp_path: Path) -> None:
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
