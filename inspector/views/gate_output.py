@@ -29,7 +29,8 @@ def _one(text: str) -> str:
     return visible(text, one_line=True)
 
 
-def _counts(gate: RunGate) -> str:
+def rule_counts(gate: RunGate) -> str:
+    """``8 passed, 0 failed, 3 skipped``: the run's rules by outcome."""
     passed = sum(o.status == PASS for o in gate.outcomes)
     skipped = sum(o.status == SKIP for o in gate.outcomes)
     return f"{passed} passed, {len(gate.failed)} failed, {skipped} skipped"
@@ -55,7 +56,7 @@ def text_lines(gates: Sequence[RunGate], source: str) -> list[str]:
         for outcome in gate.failed:
             lines.extend(_one(f"FAIL {failure}") for failure in outcome.failures)
         if not gate.failed:
-            lines.append(_one(f"pass {gate.run}: {_counts(gate)}"))
+            lines.append(_one(f"pass {gate.run}: {rule_counts(gate)}"))
     lines.append(summary_line(gates, source))
     return lines
 
@@ -88,7 +89,7 @@ def markdown(gates: Sequence[RunGate], source: str) -> str:
             "| run | result | rules | failed |", "|---|---|---|---|"]  # fmt: skip
     for gate in gates:
         failed = ", ".join(o.rule for o in gate.failed) or "—"
-        rules = gate.problem or _counts(gate)
+        rules = gate.problem or rule_counts(gate)
         rows.append(
             f"| {markdown_text(_one(gate.run))} | {gate.status} | {markdown_text(_one(rules))} "
             f"| {markdown_text(failed)} |"

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from inspector.results.discover import RunSummary
 from inspector.views.gate import RunGate
+from inspector.views.gate_output import rule_counts
 from inspector.views.run_check import (
     DIFFERS,
     NO_STORED_REPORT,
@@ -47,6 +48,8 @@ class RunRow:
     gating: bool = False
     """The publish gate's result is shown (``G``): :attr:`gate`, or pending until it comes."""
     gate: RunGate | None = None
+    gate_policy: str = ""
+    """Where the policy the gate judged under came from (a file, or the defaults)."""
 
     @property
     def check_state(self) -> str:
@@ -112,31 +115,42 @@ def with_checks(rows: Sequence[RunRow], checks: dict[str, RunCheck]) -> list[Run
     return [replace(row, check=checks.get(str(row.summary.path), row.check)) for row in rows]
 
 
-def with_gates(rows: Sequence[RunRow], gates: dict[str, RunGate], gating: bool) -> list[RunRow]:
-    """``rows`` showing the gate's results (keyed by the run's path as text), or not."""
+def with_gates(
+    rows: Sequence[RunRow], gates: dict[str, RunGate], gating: bool, policy: str = ""
+) -> list[RunRow]:
+    """``rows`` showing the gate's results (keyed by the run's path as text) under ``policy``
+    (where it came from), or not."""
     return [
-        replace(row, gating=gating, gate=gates.get(str(row.summary.path)) if gating else None)
+        replace(
+            row,
+            gating=gating,
+            gate=gates.get(str(row.summary.path)) if gating else None,
+            gate_policy=policy if gating else "",
+        )
         for row in rows
     ]
 
 
 def gate_words(row: RunRow) -> str:
-    """The gate's result in the detail line: pass, the failed rules (each with its first
-    failure), or why the run is unusable."""
+    """The gate's result in the detail line, naming the policy: pass and the rules by outcome
+    (as ``inspector gate`` counts them), or FAIL, the counts and every failing series of each
+    failed rule with what it measured, or why the run is unusable."""
     gate = row.gate
+    head = f"gate (policy: {row.gate_policy})" if row.gate_policy else "gate"
     if gate is None:
-        return "gate: judging…"
+        return f"{head}: judging…"
     if gate.problem is not None:
-        return f"gate: unusable: {gate.problem}"
+        return f"{head}: unusable: {gate.problem}"
     if not gate.failed:
-        return f"gate: pass ({len(gate.outcomes)} rules)"
+        return f"{head}: pass: {rule_counts(gate)}"
     failed = []
     for outcome in gate.failed:  # each failure is "run: series: rule: measured; limit"
-        where, _, what = outcome.failures[0].removeprefix(f"{gate.run}: ").partition(
-            f": {outcome.rule}: "
-        )
-        failed.append(f"{outcome.rule} ({where}: {what})")
-    return "gate: FAIL " + "; ".join(failed)
+        series = []
+        for failure in outcome.failures:
+            where, _, what = failure.removeprefix(f"{gate.run}: ").partition(f": {outcome.rule}: ")
+            series.append(f"{where} ({what})")
+        failed.append(f"{outcome.rule}: " + ", ".join(series))
+    return f"{head}: FAIL ({rule_counts(gate)}) " + "; ".join(failed)
 
 
 def with_interval(check: RunCheck, answer: tuple[float, float, float] | None) -> RunCheck:

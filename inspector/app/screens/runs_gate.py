@@ -35,6 +35,8 @@ class RunsGated(Message):
     gates: list[tuple[str, RunGate]]
     policy: str = ""
     error: str | None = None
+    key: tuple[str, int, int, int] | None = None
+    """The policy file's stat the gates were judged under (results under an older one go)."""
 
 
 class GatedRunsScreen(InspectorScreen):
@@ -58,6 +60,10 @@ class GatedRunsScreen(InspectorScreen):
         """The gate's results are shown."""
         self.gates: dict[str, RunGate] | None = None
         """The results that arrived, by the run's path (None: not asked for)."""
+        self.gate_policy = ""
+        """Where the policy of :attr:`gates` came from, as shown."""
+        self.gate_key: tuple[str, int, int, int] | None = None
+        """The policy file's stat when :attr:`gates` were judged (None: the defaults)."""
 
     def apply_filter(self) -> None:  # pragma: no cover - the runs screen's
         raise NotImplementedError
@@ -69,20 +75,36 @@ class GatedRunsScreen(InspectorScreen):
         self.run_table.gating = False
 
     def action_gate(self) -> None:
-        self.gating = not self.gating
-        if self.gating and self.gates is None:
-            self.gates = {}
-            self._judge([row.summary for row in self.rows])
+        """Show the gate's results, judged again when the policy file changed (its stat)
+        since they were; hide them when shown under the policy in force."""
+        from inspector.gate_policy import policy_key
+
+        key = policy_key(str(self.roots[0]))
+        stale = self.gates is None or key != self.gate_key
+        self.gating = stale or not self.gating
+        if self.gating and stale:
+            self.workers.cancel_group(self, "runs-gate")
+            self.gates, self.gate_key, self.gate_policy = {}, key, ""
+            self._judge([row.summary for row in self.rows], key)
         self._show_gates()
 
+    def _shown_policy(self, source: str) -> str:
+        """``source`` from the root's parent when the file is under the root (no absolute
+        paths on screen)."""
+        root = self.roots[0]
+        path = Path(source)
+        if path.is_absolute() and path.is_relative_to(root):
+            return str(path.relative_to(root.parent))
+        return source
+
     def _show_gates(self) -> None:
-        self.rows = with_gates(self.rows, self.gates or {}, self.gating)
+        self.rows = with_gates(self.rows, self.gates or {}, self.gating, self.gate_policy)
         self.run_table.gating = self.gating
         self.apply_filter()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs-gate",
           description="gate runs")  # fmt: skip
-    def _judge(self, runs: list[RunSummary]) -> None:
+    def _judge(self, runs: list[RunSummary], key: tuple[str, int, int, int] | None) -> None:
         # pydantic (the policy's shape) and the rules: only once G is pressed.
         from inspector.gate_answers import gate_runs
         from inspector.gate_policy import PolicyError, read_policy
@@ -91,19 +113,22 @@ class GatedRunsScreen(InspectorScreen):
         try:
             policy = read_policy(None, str(self.roots[0]))
         except PolicyError as exc:
-            self.post_message(RunsGated([], error=str(exc)))
+            self.post_message(RunsGated([], error=str(exc), key=key))
             return
         cancelled = lambda: worker.is_cancelled  # noqa: E731
         for batch in gate_runs(runs, policy, self.overrides, cancelled=cancelled):
             if worker.is_cancelled:
                 return
-            self.post_message(RunsGated(batch, policy.source))
+            self.post_message(RunsGated(batch, policy.source, key=key))
 
     @on(RunsGated)
     def _gated(self, message: RunsGated) -> None:
+        if message.key != self.gate_key:
+            return  # judged under a policy that has changed since
         if message.error is not None:
             self.gating, self.gates = False, None
             self.notify(message.error, severity="error", markup=False)
         elif self.gates is not None:
             self.gates.update(message.gates)
+            self.gate_policy = self._shown_policy(message.policy)
         self._show_gates()
