@@ -43,6 +43,7 @@ from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
 from inspector.views.stats import Interval, bounds_text, compact_bounds_text
 from inspector.views.tasks import natural_key
+from inspector.views.visible import visible
 from widgets._table import ListTable
 from widgets.key_footer import KeyFooter
 from widgets.literal import cut_middle, one_line
@@ -92,8 +93,8 @@ binary with one attempt. Warnings above the numbers say where the sides are not 
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
 **D** lists exactly the tasks that moved (flips, state changes, values that differ at the
 precision AgentCompass reports), grouped by kind with their counts.
-**enter** on a task opens it on side A, **b** on side B; **v** swaps the sides; **w** picks
-another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task id / row.
+**enter** on a task opens it on side A (on B when only B has it), **b** on side B (a task
+only in A is said to be so); **v** swaps the sides; **w** picks another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task id / row.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -318,7 +319,16 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         if not self.shown:
             return
         row = min(table.cursor_row, len(self.shown) - 1)
-        self._choose(self.shown[row], "b")
+        change = self.shown[row]
+        if change.b is None:  # say so rather than open side A in B's place
+            self.notify(
+                f"{visible(change.task_id, one_line=True)} is only in A "
+                f"({visible(self.comparison.label_a, one_line=True)}): B has no such task; "
+                "enter opens it in A",
+                markup=False,
+            )
+            return
+        self._choose(change, "b")
 
     def export_table(self) -> Table:
         """The aligned tasks listed for the series pair (x)."""
