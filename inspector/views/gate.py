@@ -16,6 +16,8 @@ import fnmatch
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from inspector.engine.vocabulary import plural
+
 RUN_RULES = (
     "require_stored_equal",
     "require_finished",
@@ -210,7 +212,7 @@ def _line(run: str, where: str, rule: str, text: str) -> str:
 
 
 def _places(facts: RunFacts) -> str:
-    return f"{facts.differences} place{'' if facts.differences == 1 else 's'}"
+    return plural(facts.differences, "place")
 
 
 def _run_rule(facts: RunFacts, rule: str, limit: Limit, against: RunFacts | None) -> RuleOutcome:
@@ -252,8 +254,7 @@ def _fingerprint_rule(
     if rule == "max_new_error_fingerprints":
         new = sorted(f for f in now if f not in before)
         shown = "; ".join(_short(f) for f in new[:3]) + ("; …" if len(new) > 3 else "")
-        plural = "" if len(new) == 1 else "s"
-        text = f"{len(new)} new error fingerprint{plural}" + (f" ({shown})" if new else "")
+        text = plural(len(new), "new error fingerprint") + (f" ({shown})" if new else "")
         failed = len(new) > limit
         return _outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {limit}")] if failed
                         else [], [text])  # fmt: skip
@@ -344,6 +345,6 @@ def _regression(
     beside = "" if answer.against_series == series.series_id else f" vs {answer.against_series}"
     words = (
         f"change {delta:+.4g}{beside} (95% paired interval {low:+.4g} to {high:+.4g}, "
-        f"{answer.tasks} tasks)"
+        f"{plural(answer.tasks, 'task')})"
     )
     return lambda limit: (words, delta < -limit and high < 0)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspector.engine.render import markdown_text
+from inspector.engine.vocabulary import plural
 from inspector.views.gate import FAIL, PASS, SKIP, RunGate
 from inspector.views.visible import visible
 
@@ -40,7 +41,7 @@ def summary_line(gates: Sequence[RunGate], source: str) -> str:
     """``N runs: a pass, b fail, c unusable; policy: …``."""
     states = [g.status for g in gates]
     return _one(
-        f"{len(gates)} runs: {states.count(PASS)} pass, {states.count(FAIL)} fail, "
+        f"{plural(len(gates), 'run')}: {states.count(PASS)} pass, {states.count(FAIL)} fail, "
         f"{states.count('unusable')} unusable; policy: {source}"
     )
 

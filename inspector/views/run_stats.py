@@ -34,7 +34,7 @@ from inspector.engine.contract import BINARY
 from inspector.engine.hierarchy import HierarchyNode, node_weights
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED, MetricSeries
-from inspector.engine.vocabulary import EVALUATED
+from inspector.engine.vocabulary import EVALUATED, plural
 from inspector.views.attempt_stats import (
     FlakyTask,
     PassCurve,
@@ -196,7 +196,7 @@ def mean_of_values(
     if shape.attempts is None or not values:
         return _unbounded(t)
     return bounded(t, n_tasks=len(values), attempts=_cap(shape),
-                   head=f"mean of {len(values)} task value{'s' if len(values) != 1 else ''}",
+                   head=f"mean of {plural(len(values), 'task value')}",
                    values_text=shape.text)  # fmt: skip
 
 

@@ -12,6 +12,7 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from inspector.engine.vocabulary import plural
 from inspector.results.discover import RunSummary
 from inspector.views.gate import RunGate
 from inspector.views.gate_output import rule_counts
@@ -272,7 +273,7 @@ def describe(row: RunRow) -> list[str]:
             )
         if headline is not None:
             parts.append(
-                f"{headline.count('total')} tasks: error {headline.count('error')}, "
+                f"{plural(headline.count('total'), 'task')}: error {headline.count('error')}, "
                 f"unavailable {headline.count('unavailable')}, "
                 f"invalidated {headline.count('invalidated')}"
             )
