@@ -290,6 +290,7 @@ class RunsScreen(GatedRunsScreen):
         self.run_table.focus()
 
     @on(FilterInput.Cleared, "#runs-filter")
+    @on(FilterInput.Left, "#runs-filter")
     def _filter_cleared(self) -> None:
         self.run_table.focus()
 

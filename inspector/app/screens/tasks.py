@@ -270,6 +270,7 @@ list; opening a count from the overview lands here filtered to exactly its tasks
             self.notify("No task matches the filter.", severity="warning", timeout=3)
 
     @on(FilterInput.Cleared)
+    @on(FilterInput.Left)
     def _text_cleared(self) -> None:
         self.task_table.focus()
 
