@@ -7,14 +7,12 @@ a derived plan's session holds the derived recomputation over the same run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, Header, Static
 
@@ -25,10 +23,15 @@ from inspector.app.screens.compare_text import (
     FILTER_LABELS,
     FILTERS,
     MOVED,
+    SUBTITLE_SIDE_CHARS,
+    ChangesListed,
+    SideIntervals,
+    StatsReady,
     counts_text,
     delta_text,
     kept_by,
     series_cells,
+    short_side,
     side_label,
     sides_text,
     value_cell,
@@ -48,33 +51,7 @@ from widgets._table import ListTable
 from widgets.key_footer import KeyFooter
 from widgets.literal import cut_middle, one_line
 from widgets.record_table import RecordTable, field_columns
-from widgets.virtual_table import Column, VirtualTable
-
-
-@dataclass
-class StatsReady(Message):
-    """Paired statistics for one series pair were computed off the UI thread."""
-
-    label: str
-    stats: PairedStats
-
-
-@dataclass
-class SideIntervals(Message):
-    """Each side's 95% interval: (series row, "a" / "b") → (the side's series, interval)."""
-
-    intervals: dict[tuple[int, str], tuple[MetricSeries, Interval]]
-
-
-@dataclass
-class ChangesListed(Message):
-    """The aligned tasks of a series pair passing a filter (picked in a worker), with the
-    columns they need."""
-
-    pair: SeriesPair
-    task_filter: str
-    changes: tuple[TaskChange, ...]
-    columns: tuple[Column, ...]
+from widgets.virtual_table import VirtualTable
 
 
 class CompareScreen(InspectorScreen):
@@ -131,6 +108,8 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
         self.keep_task: TaskChange | None = None
         """Put the task cursor (and the focus) on this task once the tasks are listed."""
         self._stats: dict[str, PairedStats] = {}
+        self.counts_folded = False
+        """The counts columns did not fit the screen: the statistics lines give them."""
 
     def shown_sessions(self) -> tuple[Session, ...]:
         return self.sessions or ()
@@ -172,10 +151,10 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
         c = self.comparison
         if self.sessions is not None:
             self.title = session_title(self.sessions[0])
-        self.sub_title = place(
+        self.sub_title = place(  # each side's name keeps where it differs from the other's
             "compare plans" if c.kind == PLANS else "compare runs",
-            f"A {c.label_a}",
-            f"B {c.label_b}",
+            f"A {short_side(c.label_a, c.label_b, SUBTITLE_SIDE_CHARS)}",
+            f"B {short_side(c.label_b, c.label_a, SUBTITLE_SIDE_CHARS)}",
         )
         self.header_text.update(sides_text(c, self.app.size.width))
         cells = series_cells(self.app.size.width)
@@ -194,6 +173,18 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
         self.show_tasks()
         self._side_intervals()
         self.series_table.focus()
+        self.call_after_refresh(self._fold_counts)
+
+    def _fold_counts(self) -> None:
+        """No number or header cut (issue 49): where the series table is wider than the
+        screen, its counts columns fold into the statistics lines."""
+        table = self.series_table
+        if self.counts_folded or table.virtual_size.width <= table.scrollable_content_region.width:
+            return
+        table.remove_column("counts_a")
+        table.remove_column("counts_b")
+        self.counts_folded = True
+        self._show_stats()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-intervals",
           description="intervals")  # fmt: skip
@@ -211,14 +202,23 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
         """The value, then its interval: ``[low, high]`` from 120 columns, ``.27–.83`` (the
         bounds rounded outwards) from 100, none below (the series table keeps every column
         without scrolling)."""
-        width = self.app.size.width
+        width, table = self.app.size.width, self.series_table
         if width < 100:
             return
-        shown = bounds_text if width >= 120 else compact_bounds_text
-        for (index, key), (series, interval) in message.intervals.items():
-            cell = value_cell(series)
-            cell.append(f" {shown(interval)}", "dim")
-            self.series_table.update_cell(str(index), key, cell, update_width=True)
+        room = table.scrollable_content_region.width - table.virtual_size.width
+        formats = (bounds_text, compact_bounds_text) if width >= 120 else (compact_bounds_text,)
+        for shown in formats:  # the longest that keeps every column on screen, else none
+            cells = {at: value_cell(s) + Text(f" {shown(i)}", "dim")
+                     for at, (s, i) in message.intervals.items()}  # fmt: skip
+            grow = sum(
+                max(0, max((c.cell_len for (_, k), c in cells.items() if k == key), default=0)
+                    - table.columns[key].content_width)
+                for key in ("a", "b")
+            )  # fmt: skip
+            if grow <= room:
+                for (index, key), cell in cells.items():
+                    table.update_cell(str(index), key, cell, update_width=True)
+                return
 
     def show_tasks(self) -> None:
         """List the aligned tasks of the current series pair that pass the filter (picked in
@@ -262,6 +262,8 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
         else:
             text.append(f" · {plural(len(self.shown), 'task')} · {FILTER_LABELS[self.task_filter]}")
         stats = self._stats.get(self.pair.label)
+        if self.counts_folded:
+            text.append(f"\ncounts A {counts_text(self.pair.a)} · B {counts_text(self.pair.b)}")
         if self.pair.a is None or self.pair.b is None:
             text.append(" · this series exists on one side only")
         elif stats is None:
