@@ -10,10 +10,9 @@ import pytest
 
 from inspector.app.app import InspectorApp
 from inspector.app.screens.compare import CompareScreen
-from inspector.app.screens.runs import RunsScreen
 from tests.conftest import conformance_run
 
-from .helpers import pilot_test, settle, static_text
+from .helpers import compare_marked, pilot_test, settle, static_text
 
 SIZES = [(80, 24), (100, 30), (140, 45)]
 
@@ -59,24 +58,12 @@ async def test_a_what_if_of_an_e2e_run_fits(size) -> None:  # type: ignore[no-un
 @pilot_test
 async def test_sides_named_by_where_they_differ(tmp_path: Path, size) -> None:  # type: ignore[no-untyped-def]
     root = tmp_path / "results"
-    for name in ("experiment_alpha_2026_final_run", "experiment_bravo_2026_final_run"):
+    names = ("experiment_alpha_2026_final_run", "experiment_bravo_2026_final_run")
+    for name in names:
         shutil.copytree(conformance_run("e2e_k1_micro"), root / name)
     app = InspectorApp([root])
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        runs = app.screen
-        assert isinstance(runs, RunsScreen)
-        for row in range(2):
-            runs.run_table.move_cursor(row=row)
-            await pilot.press("m")
-        await pilot.press("c")
-        for _ in range(100):
-            await settle(pilot)
-            if isinstance(app.screen, CompareScreen):
-                break
-            await pilot.pause(0.1)
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
+        screen = await compare_marked(pilot, names)
         c = screen.comparison
         a, b = ("alpha", "bravo") if "alpha" in c.label_a else ("bravo", "alpha")
         headers = {
@@ -98,20 +85,7 @@ async def test_reference_values_fold_a_column_rather_than_cut_one(
         shutil.copytree(run_path("k1_evaluation_failed"), root / name)
     app = InspectorApp([root])
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        runs = app.screen
-        assert isinstance(runs, RunsScreen)
-        for row in range(2):
-            runs.run_table.move_cursor(row=row)
-            await pilot.press("m")
-        await pilot.press("c")
-        for _ in range(100):
-            await settle(pilot)
-            if isinstance(app.screen, CompareScreen):
-                break
-            await pilot.pause(0.1)
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
+        screen = await compare_marked(pilot, ("failed_one", "failed_two"))
         for _ in range(3):
             await settle(pilot)
         _check_fits(screen)

@@ -9,12 +9,10 @@ from pathlib import Path
 import pytest
 
 from inspector.app.app import InspectorApp
-from inspector.app.screens.compare import CompareScreen
-from inspector.app.screens.runs import RunsScreen
 from tests.audit.helpers import drop_task
 from tests.conftest import conformance_run
 
-from .helpers import pilot_test, settle
+from .helpers import compare_marked, pilot_test, settle
 
 
 def _root(tmp_path: Path) -> Path:
@@ -31,21 +29,7 @@ async def test_b_on_a_task_only_in_a_says_so(tmp_path: Path, size) -> None:  # t
     app = InspectorApp([_root(tmp_path)])
     notes: list[str] = []
     async with app.run_test(size=size) as pilot:
-        await settle(pilot)
-        runs = app.screen
-        assert isinstance(runs, RunsScreen)
-        names = [run.path.name for run in runs.shown]
-        for name in ("a", "b"):
-            runs.run_table.move_cursor(row=names.index(name))
-            await pilot.press("m")
-        await pilot.press("c")
-        for _ in range(100):
-            await settle(pilot)
-            if isinstance(app.screen, CompareScreen):
-                break
-            await pilot.pause(0.1)
-        screen = app.screen
-        assert isinstance(screen, CompareScreen)
+        screen = await compare_marked(pilot, ("a", "b"))
         assert (screen.comparison.label_a, screen.comparison.label_b) == ("a", "b")
         await pilot.press("ctrl+f", "ctrl+f", "ctrl+f")  # all tasks
         await settle(pilot)

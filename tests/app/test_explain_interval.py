@@ -33,6 +33,14 @@ def _stats_bounds(path, series: str, scope: str) -> str:  # type: ignore[no-unty
     return found.group(0)
 
 
+async def _summary(pilot) -> str:  # type: ignore[no-untyped-def]
+    """The explain screen's summary, once it is on top, as one line."""
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, ExplainScreen)
+    return " ".join(static_text(screen.summary, width=400).split())
+
+
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (140, 45)])
 @pilot_test
 async def test_h_gives_the_interval_as_stats_prints_it(run_path, size) -> None:  # type: ignore[no-untyped-def]
@@ -46,18 +54,12 @@ async def test_h_gives_the_interval_as_stats_prints_it(run_path, size) -> None: 
         overview = app.screen
         assert isinstance(overview, OverviewScreen)
         await pilot.press("h")
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, ExplainScreen)
-        text = " ".join(static_text(screen.summary, width=400).split())
+        text = await _summary(pilot)
         assert f"95% interval {series_bounds}" in text, text
         assert "(n = 14;" in text
         await pilot.press("escape")
         await settle(pilot)
         overview.open_explain("correct.avg@3", Scope(node=NODE))
-        await settle(pilot)
-        screen = app.screen
-        assert isinstance(screen, ExplainScreen)
-        text = " ".join(static_text(screen.summary, width=400).split())
+        text = await _summary(pilot)
         assert f"95% interval {node_bounds}" in text, text
         assert "the tables show .10–.97: the bounds rounded outwards to hundredths" in text

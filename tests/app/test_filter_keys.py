@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 
 from inspector.app.app import InspectorApp
-from inspector.app.screens.diagnostics import DiagnosticsScreen
 from tests.results_root import checked_screen, make_results_root
 from widgets.key_footer import KeyFooter
 
 from .helpers import pilot_test, settle
-from .test_task_diagnostics import _open_task
+from .test_task_diagnostics import open_raw_result
 
 SIZES = [(80, 24), (100, 30), (140, 45)]
 
@@ -44,14 +43,7 @@ async def test_down_leaves_the_runs_filter_for_the_list(tmp_path: Path, size) ->
 async def test_n_and_N_after_a_search(run_path, size) -> None:  # type: ignore[no-untyped-def]
     app = InspectorApp([run_path("k3_avg_hierarchy")])
     async with app.run_test(size=size) as pilot:
-        await _open_task(pilot, "error")
-        await pilot.press("d")
-        await settle(pilot)
-        diagnostics = app.screen
-        assert isinstance(diagnostics, DiagnosticsScreen)
-        raw = next(i for i, s in enumerate(diagnostics.sources) if s.key == "raw:result.json")
-        diagnostics.source_list.highlighted = raw
-        await settle(pilot)
+        diagnostics = await open_raw_result(pilot)
         document = diagnostics.pager.document
         assert document is not None
         lines = document.lines(0, document.line_count)
