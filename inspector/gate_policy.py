@@ -99,9 +99,7 @@ def parse_policy(text: str, source: str) -> Policy:
             f"[{part + 1}]" if isinstance(part, int) else f".{part}" for part in error["loc"]
         ).lstrip(".")
         if error["type"] == "extra_forbidden":
-            raise PolicyError(
-                f"{source}: unknown key {where!r} (rules: {', '.join(RULES)})"
-            ) from None
+            raise PolicyError(f"{source}: unknown key {where!r} (rules: {', '.join(RULES)})") from None
         raise PolicyError(f"{source}: {where}: {error['msg']}") from None
     scopes = [Scope("*", parsed.series, _limits(parsed))]
     for scope in parsed.scope:
@@ -110,34 +108,15 @@ def parse_policy(text: str, source: str) -> Policy:
     return Policy(source, tuple(scopes))
 
 
-def policy_file(gated: str) -> Path | None:
-    """The policy file found for gating ``gated``: in it (or its folder), else in the current
-    folder; None: the defaults are in force."""
-    folder = Path(gated) if Path(gated).is_dir() else Path(gated).parent
-    return next((p for p in (folder / POLICY_FILE, Path(POLICY_FILE)) if p.is_file()), None)
-
-
-def policy_key(gated: str) -> tuple[str, int, int, int] | None:
-    """What changes when the policy in force for ``gated`` changes: the file found and its
-    stat (path, inode, size, mtime in ns); None for the defaults."""
-    found = policy_file(gated)
-    if found is None:
-        return None
-    try:
-        stat = found.stat()
-    except OSError:
-        return None
-    return (str(found), stat.st_ino, stat.st_size, stat.st_mtime_ns)
-
-
 def policy_text(path: str | None, gated: str) -> tuple[str, str]:
     """``(TOML text, where it came from)``: ``--policy`` ``path``, else the policy file in
     ``gated`` (the folder gated) or the current folder, else the defaults."""
     if path is None:
-        found = policy_file(gated)
-        if found is None:
+        folder = Path(gated) if Path(gated).is_dir() else Path(gated).parent
+        found = [p for p in (folder / POLICY_FILE, Path(POLICY_FILE)) if p.is_file()]
+        if not found:
             return DEFAULT_POLICY, DEFAULTS
-        path = str(found)
+        path = str(found[0])
     try:
         return Path(path).read_text(encoding="utf-8"), path
     except (OSError, UnicodeDecodeError) as exc:

@@ -23,7 +23,11 @@ class FilterInput(Input):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "Clear", tooltip="Clear the filter, back to the list"),
         Binding(
-            "down", "leave", "To the list", show=False, tooltip="Keep the filter, go to the list"
+            "down",
+            "cursor_down",
+            "To the list",
+            show=False,
+            tooltip="Keep the filter, go to the list",
         ),
     ]
 
@@ -37,7 +41,7 @@ class FilterInput(Input):
         def control(self) -> FilterInput:
             return self.filter_input
 
-    def action_leave(self) -> None:
+    def action_cursor_down(self) -> None:
         self.post_message(self.Left(self))
 
     @dataclass

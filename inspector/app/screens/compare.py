@@ -156,7 +156,7 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
             f"A {short_side(c.label_a, c.label_b, SUBTITLE_SIDE_CHARS)}",
             f"B {short_side(c.label_b, c.label_a, SUBTITLE_SIDE_CHARS)}",
         )
-        self.header_text.update(sides_text(c, self.app.size.width))
+        self.header_text.update(sides_text(c, self.app.size.width, self.app.size.height < 30))
         cells = series_cells(self.app.size.width)
         for index, pair in enumerate(c.series):
             label = one_line(pair.label)

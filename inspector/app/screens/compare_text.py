@@ -146,14 +146,19 @@ def side_label(c: Comparison, side: str, width: int) -> Text:
     return Text(f"{side} {short_side(label, other, TINY_SIDE_LABEL_CHARS)}")
 
 
-def sides_text(c: Comparison, width: int) -> Text:
-    """The lines above the tables: each side's full name, its warnings and notes, the
-    tasks on one side only, and what the counts columns hold."""
+def sides_text(c: Comparison, width: int, short: bool = False) -> Text:
+    """The lines above the tables: each side's full name (``short``: below 30 rows, on one
+    line, keeping where it differs from the other's), its warnings and notes, the tasks on
+    one side only, and what the counts columns hold."""
     text = Text()
     line = max(24, width - 5)  # "A: " and the padding
     for side, label, rec in (("A", c.label_a, c.a), ("B", c.label_b, c.b)):
+        other = c.label_b if side == "A" else c.label_a
         text.append("A: " if side == "A" else "\nB: ", "bold")
-        text.append(side_name(label, line))
+        if short:
+            text.append(short_side(literal_plain(label), literal_plain(other), line))
+        else:
+            text.append(side_name(label, line))
         if c.kind == PLANS and not rec.plan.derived:
             text.append(" (the stored plan)", "dim")
         if c.derivation is not None and c.derived_side == side:
