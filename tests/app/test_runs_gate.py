@@ -50,15 +50,15 @@ async def test_g_shows_each_runs_gate_result_and_the_failed_rules(root: Path) ->
         screen.run_table.move_cursor(row=screen.run_table.paths.index(root / TAMPERED))
         await settle(pilot)
         detail = static_text(screen.query_one("#runs-status"), width=400)
+        assert "gate (policy: " in detail
         assert (
-            "gate (policy: results/inspector-gate.toml): FAIL (1 passed, 1 failed, 0 skipped) "
+            "): FAIL (1 passed, 1 failed, 0 skipped) "
             "require_stored_equal: run (stored metrics.json differs from"
         ) in detail
         screen.run_table.move_cursor(row=screen.run_table.paths.index(root / MICRO))
         await settle(pilot)
-        assert (
-            "gate (policy: results/inspector-gate.toml): pass: 2 passed, 0 failed, 0 skipped"
-            in (static_text(screen.query_one("#runs-status"), width=400))
+        assert "inspector-gate.toml): pass: 2 passed, 0 failed, 0 skipped" in (
+            static_text(screen.query_one("#runs-status"), width=400)
         )
         # G again hides it.
         await pilot.press("G")
@@ -113,10 +113,16 @@ async def _detail(pilot, screen, root: Path, run: str) -> str:  # type: ignore[n
 @pytest.mark.parametrize("size", [(80, 24), (100, 30), (140, 45)])
 @pilot_test
 async def test_g_names_the_policy_counts_every_rule_and_reads_a_changed_policy(
-    tmp_path: Path, size: tuple[int, int]
+    tmp_path: Path, size: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Issue 49: the policy (in the folder the app runs in, outside the results) changes
+    while the app is open; G judges again under it."""
     root = make_results_root(tmp_path)
-    (root / "inspector-gate.toml").write_text(WIDE_POLICY, encoding="utf-8")
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    policy = here / "inspector-gate.toml"
+    policy.write_text(WIDE_POLICY, encoding="utf-8")
     rules = _cli_rules(root, CANCELLED)
     statuses = [r["status"] for r in rules]
     counts = (
@@ -132,27 +138,24 @@ async def test_g_names_the_policy_counts_every_rule_and_reads_a_changed_policy(
         await pilot.press("G")
         await gated(pilot, screen)
         detail = await _detail(pilot, screen, root, CANCELLED)
-        assert "gate (policy: results/inspector-gate.toml): FAIL" in detail
+        assert "gate (policy: inspector-gate.toml): FAIL" in detail
         assert counts in detail
         for failure in failures:  # every failing series, as the CLI words it
             series, _rule, what = failure.removeprefix(f"{CANCELLED}: ").split(": ", 2)
             assert f"{series} ({what})" in detail, (series, detail)
         # The policy file changes: G judges again under it (no r needed) and stays shown.
-        (root / "inspector-gate.toml").write_text("max_error_rate = 0.5\n", encoding="utf-8")
+        policy.write_text("max_error_rate = 0.5\n", encoding="utf-8")
         await pilot.press("G")
         await gated(pilot, screen)
         assert "gate" in screen.run_table.column_keys
         detail = await _detail(pilot, screen, root, CANCELLED)
-        assert (
-            "gate (policy: results/inspector-gate.toml): pass: 1 passed, 0 failed, 0 skipped"
-            in detail
-        )
+        assert "gate (policy: inspector-gate.toml): pass: 1 passed, 0 failed, 0 skipped" in detail
         # Unchanged: G hides the column as before.
         await pilot.press("G")
         await settle(pilot)
         assert "gate" not in screen.run_table.column_keys
         # The file goes: the defaults are named.
-        (root / "inspector-gate.toml").unlink()
+        policy.unlink()
         await pilot.press("G")
         await gated(pilot, screen)
         detail = await _detail(pilot, screen, root, CANCELLED)

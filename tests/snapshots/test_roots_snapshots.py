@@ -74,7 +74,7 @@ class TestRunsGate:
         """You should see a Gate column after G (policy: require_stored_equal, error rate at
         most 0.5): FAIL for the tampered …/20261130_000002, ! for scicode/compare_b, pass
         for the others, and with the cursor on the tampered run the line below ending
-        "gate (policy: results/inspector-gate.toml): FAIL (1 passed, 1 failed, 0 skipped)
+        "gate (policy: …inspector-gate.toml): FAIL (1 passed, 1 failed, 0 skipped)
         require_stored_equal: run (…)" before its status and model."""
         app = make_app(tmp_path)
         root = tmp_path / "results"

@@ -27,6 +27,10 @@ if TYPE_CHECKING:  # pragma: no cover
     from widgets.run_table import RunTable
 
 
+PolicyKey = tuple[tuple[str, int, int, int] | None, ...]
+"""What changes when the policy file changes: see :meth:`GatedRunsScreen._policy_key`."""
+
+
 @dataclass
 class RunsGated(Message):
     """Gate results of runs: ``(run path, gate)``; ``policy``: where the policy came from;
@@ -35,7 +39,7 @@ class RunsGated(Message):
     gates: list[tuple[str, RunGate]]
     policy: str = ""
     error: str | None = None
-    key: tuple[str, int, int, int] | None = None
+    key: PolicyKey | None = None
     """The policy file's stat the gates were judged under (results under an older one go)."""
 
 
@@ -62,8 +66,8 @@ class GatedRunsScreen(InspectorScreen):
         """The results that arrived, by the run's path (None: not asked for)."""
         self.gate_policy = ""
         """Where the policy of :attr:`gates` came from, as shown."""
-        self.gate_key: tuple[str, int, int, int] | None = None
-        """The policy file's stat when :attr:`gates` were judged (None: the defaults)."""
+        self.gate_key: PolicyKey | None = None
+        """The policy files' stats when :attr:`gates` were judged (None: not judged yet)."""
 
     def apply_filter(self) -> None:  # pragma: no cover - the runs screen's
         raise NotImplementedError
@@ -77,9 +81,7 @@ class GatedRunsScreen(InspectorScreen):
     def action_gate(self) -> None:
         """Show the gate's results, judged again when the policy file changed (its stat)
         since they were; hide them when shown under the policy in force."""
-        from inspector.gate_policy import policy_key
-
-        key = policy_key(str(self.roots[0]))
+        key = self._policy_key()
         stale = self.gates is None or key != self.gate_key
         self.gating = stale or not self.gating
         if self.gating and stale:
@@ -87,6 +89,22 @@ class GatedRunsScreen(InspectorScreen):
             self.gates, self.gate_key, self.gate_policy = {}, key, ""
             self._judge([row.summary for row in self.rows], key)
         self._show_gates()
+
+    def _policy_key(self) -> PolicyKey:
+        """The stat (path, inode, size, mtime in ns) of each file the policy may be read
+        from, the policy file in the first root and in the current folder: None where there
+        is none. A change to either is a change of the policy in force."""
+        from inspector.gate_policy import POLICY_FILE
+
+        key = []
+        for path in (self.roots[0] / POLICY_FILE, Path(POLICY_FILE)):
+            try:
+                stat = path.stat()
+            except OSError:
+                key.append(None)
+                continue
+            key.append((str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns))
+        return tuple(key)
 
     def _shown_policy(self, source: str) -> str:
         """``source`` from the root's parent when the file is under the root (no absolute
@@ -104,7 +122,7 @@ class GatedRunsScreen(InspectorScreen):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="runs-gate",
           description="gate runs")  # fmt: skip
-    def _judge(self, runs: list[RunSummary], key: tuple[str, int, int, int] | None) -> None:
+    def _judge(self, runs: list[RunSummary], key: PolicyKey) -> None:
         # pydantic (the policy's shape) and the rules: only once G is pressed.
         from inspector.gate_answers import gate_runs
         from inspector.gate_policy import PolicyError, read_policy
