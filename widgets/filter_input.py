@@ -1,9 +1,10 @@
 """FilterInput: the text field that ``/`` focuses on a list screen.
 
 It filters the list as you type (the screen listens to :class:`~textual.widgets.Input.Changed`),
-``enter`` opens the first match (the screen listens to ``Input.Submitted``) and ``escape``
-clears it and gives the list back the focus (:class:`FilterInput.Cleared`), as ``/`` does in
-lazygit and k9s.
+``enter`` opens the first match (the screen listens to ``Input.Submitted``), ``down`` keeps
+the filter and goes down into the list (:class:`FilterInput.Left`) and ``escape`` clears it
+and gives the list back the focus (:class:`FilterInput.Cleared`), as ``/`` does in lazygit
+and k9s.
 """
 
 from __future__ import annotations
@@ -21,7 +22,27 @@ class FilterInput(Input):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape", "clear_filter", "Clear", tooltip="Clear the filter, back to the list"),
+        Binding(
+            "down",
+            "cursor_down",
+            "To the list",
+            show=False,
+            tooltip="Keep the filter, go to the list",
+        ),
     ]
+
+    @dataclass
+    class Left(Message):
+        """``down``: the filter stays; the list should take the focus."""
+
+        filter_input: FilterInput
+
+        @property
+        def control(self) -> FilterInput:
+            return self.filter_input
+
+    def action_cursor_down(self) -> None:
+        self.post_message(self.Left(self))
 
     @dataclass
     class Cleared(Message):

@@ -3,10 +3,12 @@
 Textual's :class:`~textual.widgets.Footer` lays every key in a row and cuts what passes the
 right edge, so at 80 columns ``? Help``, ``q Quit`` and ``esc Back`` (the app's keys, listed
 last) fall off. :class:`KeyFooter` keeps the keys named in ``keep`` (those three) and the
-command palette key, then as many of the others as fit, in the footer's order (the focused
-widget's keys, the screen's, the app's), the greyed-out ones (they do nothing now) after all
-the others: the first key that does not fit and every key after it are left out. The keys
-left out still work, and the help screen and the palette list them all.
+command palette key, then the screen's main keys (the actions its ``FOOTER_KEYS`` names: the
+runs screen's mark / compare / gate, say), then as many of the others as fit, in the
+footer's order (the focused widget's keys, the screen's, the app's), the greyed-out ones
+(they do nothing now) after all the others: the first key that does not fit and every key
+after it are left out. The keys left out still work (they fold behind ``? Help``: the help
+screen and the palette list them all).
 """
 
 from __future__ import annotations
@@ -21,6 +23,9 @@ from textual.widgets._footer import FooterKey
 
 KEPT_ACTIONS = frozenset({"help", "quit", "back"})
 """Actions whose keys the footer shows at every width: help, quit and the way back."""
+MAIN_KEYS = "FOOTER_KEYS"
+"""The screen's class attribute naming its main actions (a frozenset of action names): shown
+after the kept keys and before any other, as long as they fit."""
 
 
 class KeyFooter(Footer):
@@ -98,6 +103,16 @@ class KeyFooter(Footer):
             if key not in widths:  # each key measured once (its label is fixed)
                 widths[key] = _width(key)
         room = self.size.width - sum(widths[key] for key in docked + kept)
+        try:
+            wanted = frozenset(getattr(self.screen, MAIN_KEYS, ()))
+        except NoScreen:
+            wanted = frozenset()
+        main = [key for key in others if key.action in wanted]
+        for key in main:
+            key.display = widths[key] <= room
+            if key.display:
+                room -= widths[key]
+        others = [key for key in others if key not in main]
         fits = True
         for key in others:
             fits = fits and widths[key] <= room

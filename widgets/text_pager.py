@@ -46,8 +46,8 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
     """
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("n", "next_match", "Next match", show=False),
-        Binding("N", "previous_match", "Prev match", show=False),
+        Binding("n", "next_match", "Next match", tooltip="Jump to the next match"),
+        Binding("N", "previous_match", "Prev match", tooltip="Jump to the previous match"),
     ]
 
     @dataclass
@@ -202,8 +202,11 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
 
     def set_match(self, needle: str, line: int | None) -> None:
         """Highlight ``needle`` on ``line`` and bring it into view."""
+        found_first = needle != self.needle
         self.needle = needle
         self.match_line = line
+        if found_first:
+            self.refresh_bindings()
         self._strips.clear()
         self._wrapped.clear()
         if line is not None:
@@ -219,6 +222,12 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
     def _post_moved(self) -> None:
         count = self._document.line_count if self._document else 0
         self.post_message(self.Moved(self, int(self.scroll_y), count, self.match_line))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """n / N are shown once a search has a needle."""
+        if action in ("next_match", "previous_match"):
+            return bool(self.needle)
+        return True
 
     def action_next_match(self) -> None:
         self.post_message(self.SearchRequested(self, backwards=False))

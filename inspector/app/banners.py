@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from rich.text import Text
 
+from inspector.engine.vocabulary import plural
 from inspector.session import Difference, Session
 from widgets.literal import one_line
 
@@ -63,8 +64,8 @@ def difference_lines(differences: list[Difference]) -> list[Text]:
     count = len(differences)
     lines = [
         Text(
-            f"The stored metrics.json disagrees with the recomputation in {count} "
-            f"place{'s' if count != 1 else ''}:",
+            f"The stored metrics.json disagrees with the recomputation in "
+            f"{plural(count, 'place')}:",
             "bold",
         )
     ]

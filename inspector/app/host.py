@@ -97,6 +97,9 @@ class InspectorScreen(Screen[None]):
     """``x`` writes :meth:`export_table` to a file."""
     COPIES: ClassVar[bool] = False
     """``y`` / ``Y`` copy :meth:`copy_text`."""
+    FOOTER_KEYS: ClassVar[frozenset[str]] = frozenset()
+    """The screen's main actions: their keys stay in the footer at every width, the rest
+    fold behind ``? Help`` when the footer is narrow (:class:`~widgets.key_footer.KeyFooter`)."""
     PALETTE: ClassVar[dict[str, str]] = {}
     """Palette titles of some of the screen's key actions (``{"sort": "sort: next field"}``):
     the palette offers them while the key is enabled, with the key's tooltip as help."""

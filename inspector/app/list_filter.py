@@ -74,3 +74,7 @@ class FilteredList(InspectorScreen):
     def _find_cleared(self) -> None:
         self.query_one(".list-find", FilterInput).display = False
         self.list_widget().focus()
+
+    @on(FilterInput.Left, ".list-find")
+    def _find_left(self) -> None:
+        self.list_widget().focus()

@@ -12,6 +12,7 @@ from textual.dom import DOMNode
 
 from inspector.app.host import host_of
 from inspector.engine.recomputation import Recomputation
+from inspector.engine.vocabulary import plural as plural  # the one plural (re-exported)
 from inspector.session import Session
 from widgets.literal import literal_plain
 
@@ -62,8 +63,3 @@ def place(*parts: str | None) -> str:
     """Sub-title parts joined with " · " (empty parts left out); text from result files
     (task ids, series ids) is made literal and long parts are cut in the middle."""
     return " · ".join(middle(literal_plain(part), 48) for part in parts if part)
-
-
-def plural(n: int, word: str) -> str:
-    """``1 task``, ``2 tasks``."""
-    return f"{n} {word}{'' if n == 1 else 's'}"

@@ -15,6 +15,7 @@ from inspector.cli.common import EXIT_DIFFERS, EXIT_OK, add_plan_options, overri
 from inspector.cli.output import write_exact
 from inspector.engine import strict_json
 from inspector.engine.errors import EngineError, HierarchyError
+from inspector.engine.vocabulary import plural
 from inspector.results.discover import is_run
 from inspector.views.differences import SAME_CONTENT, same_content
 from inspector.views.run_check import UNUSABLE, RunCheck, single_run_json
@@ -76,7 +77,9 @@ def cmd_check(args: argparse.Namespace) -> int:
     if as_json:
         _write_json(checked(args.path, differences, outputs, warnings_in(said)))
     elif not differences:
-        print(f"ok: the stored metrics.json equals the recomputation ({outputs.tasks} tasks)")
+        print(
+            f"ok: the stored metrics.json equals the recomputation ({plural(outputs.tasks, 'task')})"
+        )
     else:
         print(f"metrics.json differs from the recomputation in {len(differences)} places:")
         for difference in differences:

@@ -24,6 +24,7 @@ from inspector.engine.errors import EngineError
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
 from inspector.engine.report import MetricSeries, SeriesCounts
+from inspector.engine.vocabulary import plural
 from inspector.loading.scoring import derived_note
 from inspector.loading.urls import shown
 from inspector.views.changes import delta_text, moved_groups, moved_summary
@@ -238,7 +239,9 @@ def write_comparison(out: TextIO, c: Comparison, *, markdown: bool = False) -> N
         out.write("(reference): that side's evaluation failed; the number is a reference value\n")
     for side, ids in (("A", c.only_a), ("B", c.only_b)):
         if ids:
-            out.write(visible(f"\n{len(ids)} tasks only in {side}: {', '.join(ids)}") + "\n")
+            out.write(
+                visible(f"\n{plural(len(ids), 'task')} only in {side}: {', '.join(ids)}") + "\n"
+            )
     for pair in c.series:
         if pair.a is None or pair.b is None:
             continue

@@ -38,3 +38,9 @@ def is_state(word: object) -> TypeGuard[State]:
 def is_count(word: object) -> TypeGuard[Count]:
     """Whether ``word`` names a count."""
     return word in COUNTS
+
+
+def plural(n: int, word: str) -> str:
+    """``1 task``, ``2 tasks``, ``0 runs``: the one place a count gets its noun (every screen,
+    command and flag reason says it through this)."""
+    return f"{n} {word}{'' if n == 1 else 's'}"

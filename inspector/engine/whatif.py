@@ -15,6 +15,7 @@ from inspector.engine.errors import PlanError
 from inspector.engine.model import TaskRecord
 from inspector.engine.reduction import article
 from inspector.engine.strategies import attempt_completed, resolve_attempt_strategy
+from inspector.engine.vocabulary import plural
 
 
 @dataclass(frozen=True)
@@ -101,12 +102,12 @@ def derive(
     if not_run:
         equivalent = False
         notes.append(
-            f"{len(not_run)} tasks stopped early under pass: the attempts after their success "
+            f"{plural(len(not_run), 'task')} stopped early under pass: the attempts after their success "
             "were never run, so avg counts them as missing (error) — not as failures"
         )
     if truncated:
         notes.append(
-            f"{truncated} tasks: attempts after the first completed success are ignored, "
+            f"{plural(truncated, 'task')}: attempts after the first completed success are ignored, "
             "as a pass run would never have started them"
         )
     if k > 1 and strategy == "pass" and source_strategy == "avg":

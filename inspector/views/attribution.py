@@ -120,7 +120,10 @@ REASON_EFFECTS = {
     "missing_attempts": "a required attempt is missing: the task counts as error",
     "retry_only_attempts": "the attempt left only a retry count, no result: it is missing",
     "early_stop_not_credited": "the pass early stop does not forgive the missing attempts",
-    "metric_not_observed": "no attempt recorded the metric: no value (state unavailable)",
+    "metric_not_observed": (
+        "an attempt with no issue recorded no value of the metric: the task has none "
+        "(state unavailable, or error beside a missing attempt)"
+    ),
     "corpus_formula": "the corpus formula's per-task inputs decide the task's state",
 }
 
@@ -130,17 +133,21 @@ def unexplained_rows(rec: Recomputation, series_id: str | None = None) -> tuple[
 
     A task is listed when it is in ``error`` or ``unavailable`` and the engine gives a reason
     that carries no issue (a missing attempt, a metric no attempt observed, ...); ``attempts``
-    are the attempts that reason names (the missing ones, for a missing attempt).
+    are the attempts that reason names (the missing ones, for a missing attempt). A metric not
+    observed on attempts that each carry an ERROR or FATAL issue is that issue's doing: the
+    issue's row holds the task, not this one.
     """
     series = series_of(rec, series_id)
     rows = reductions_of(rec, series.series_id)
     if rows is None:
         return ()
     found: dict[str, dict[str, tuple[TaskReduction, str, tuple[int, ...]]]] = {}
-    for reduction in rows:
+    for task, reduction in zip(rec.tasks, rows, strict=True):
         if not (reduction.has_error or in_count(reduction, "unavailable")):
             continue
         for reason in reduction.reasons:
+            if reason.code == "metric_not_observed" and _issue_explains(task, reason.attempts):
+                continue
             if reason.issue is None and reason.code in REASON_NAMES:
                 by_task = found.setdefault(reason.code, {})
                 by_task.setdefault(reduction.task_id, (reduction, reason.text, reason.attempts))
@@ -166,6 +173,22 @@ def unexplained_rows(rec: Recomputation, series_id: str | None = None) -> tuple[
             )
         )
     return tuple(out)
+
+
+def _issue_explains(task: TaskRecord, attempts: tuple[int, ...]) -> bool:
+    """Whether every one of ``attempts`` is recorded with an ERROR or FATAL issue."""
+    return bool(attempts) and all(
+        index in task.attempts
+        and any(i.severity in ("error", "fatal") for i in task.attempts[index].issues)
+        for index in attempts
+    )
+
+
+def counted_with_no_issue(rows: Sequence[IssueRow]) -> tuple[str, ...]:
+    """The tasks of the rule rows (severity ``none``) that no ERROR or FATAL row carries."""
+    carried = {t for row in rows if row.severity in ("error", "fatal") for t in row.task_ids}
+    ruled = (t for row in rows if row.severity == NO_ISSUE for t in row.task_ids)
+    return tuple(dict.fromkeys(t for t in ruled if t not in carried))
 
 
 # -- retries -----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from inspector.engine.reduction import TaskReduction
+from inspector.engine.vocabulary import plural
 
 DEFAULT_PRECISION = 4
 """AgentCompass's decimals for a value whose series sets no ``display.precision``."""
@@ -163,4 +164,4 @@ def moved_summary(changes: tuple[TaskChange, ...]) -> str:
     if not total:
         return "no task moved"
     parts = ", ".join(f"{len(g)} {kind}" for kind, g in groups)
-    return f"{total} task{'' if total == 1 else 's'} moved: {parts}"
+    return f"{plural(total, 'task')} moved: {parts}"

@@ -259,16 +259,26 @@ def plan_differences(
             changed = [k for k in keys if fa[key].get(k, "∅") != fb[key].get(k, "∅")]
             out.append(f"benchmark params differ in: {listed(changed)}")
         elif key == "metrics":
-            only_a = [m for m in fa[key] if m not in fb[key]]
-            only_b = [m for m in fb[key] if m not in fa[key]]
-            parts = [f"only in {s}: {listed(ms)}" for s, ms in (("A", only_a), ("B", only_b)) if ms]
-            out.append("series differ: " + ("; ".join(parts) or "the same series in another order"))
+            out.append("series differ: " + _series_words(a, b))
         elif key == "hierarchy":
             out.append("hierarchy differs: " + ("; ".join(
                 f"{words(v)} in {s}" for s, v in (("A", fa[key]), ("B", fb[key])))))  # fmt: skip
         else:
             out.append(f"{key} differs: {_short(fa[key])} vs {_short(fb[key])}")
     return out
+
+
+def _series_words(a: Recomputation, b: Recomputation) -> str:
+    """The series as the table pairs them (:func:`pair_series`): the pairs of two ids, then
+    the series with no partner, by side."""
+    pairs = pair_series(a.report.series, b.report.series)
+    renamed = [f"{p.a.series_id} ↔ {p.b.series_id}" for p in pairs
+               if p.a and p.b and p.a.series_id != p.b.series_id]  # fmt: skip
+    only_a = [p.a.series_id for p in pairs if p.a and not p.b]
+    only_b = [p.b.series_id for p in pairs if p.b and not p.a]
+    parts = [f"paired {listed(renamed)}"] if renamed else []
+    parts += [f"only in {s}: {listed(ms)}" for s, ms in (("A", only_a), ("B", only_b)) if ms]
+    return "; ".join(parts) or "the same series in another order"
 
 
 def _short(value: Any) -> str:

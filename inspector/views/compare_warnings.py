@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from inspector.engine.recomputation import Recomputation
+from inspector.engine.vocabulary import plural
 from inspector.results.reader import Run
 
 LISTED = 4
@@ -72,7 +73,7 @@ def _task_sets(a: Recomputation, b: Recomputation) -> list[str]:
     both = len(ids_a & ids_b)
     only_a, only_b = len(ids_a - ids_b), len(ids_b - ids_a)
     return [
-        f"different task sets: {only_a} task{'' if only_a == 1 else 's'} only in A, "
+        f"different task sets: {plural(only_a, 'task')} only in A, "
         f"{only_b} only in B, {both} in both — the values are over different tasks"
     ]
 

@@ -20,6 +20,7 @@ import fnmatch
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from inspector.engine.vocabulary import plural
 # FAIL, PASS, SKIP, Regression and RuleOutcome live in gate_verdict; imported from here too.
 from inspector.views.gate_verdict import FAIL as FAIL
 from inspector.views.gate_verdict import (
@@ -208,7 +209,7 @@ def _line(run: str, where: str, rule: str, text: str) -> str:
 
 
 def _places(facts: RunFacts) -> str:
-    return f"{facts.differences} place{'' if facts.differences == 1 else 's'}"
+    return plural(facts.differences, "place")
 
 
 def _run_rule(facts: RunFacts, rule: str, limit: Limit, against: RunFacts | None) -> RuleOutcome:
@@ -250,8 +251,7 @@ def _fingerprint_rule(
     if rule == "max_new_error_fingerprints":
         new = sorted(f for f in now if f not in before)
         shown = "; ".join(_short(f) for f in new[:3]) + ("; …" if len(new) > 3 else "")
-        plural = "" if len(new) == 1 else "s"
-        text = f"{len(new)} new error fingerprint{plural}" + (f" ({shown})" if new else "")
+        text = plural(len(new), "new error fingerprint") + (f" ({shown})" if new else "")
         failed = len(new) > limit
         return outcome(run, rule, [_line(run, "run", rule, f"{text}; limit: {limit}")] if failed
                         else [], [text])  # fmt: skip
@@ -375,6 +375,6 @@ def _regression(
             why = answer.no_interval or "no interval"
             return f"{words}: inconclusive ({why}{beside})", INCONCLUSIVE
         verdict = measured_verdict(answer.low, answer.high, threshold)
-        return f"{words}: {verdict} (95% paired interval, {answer.tasks} tasks{beside})", verdict
+        return f"{words}: {verdict} (95% paired interval, {plural(answer.tasks, 'task')}{beside})", verdict
 
     return judged

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from inspector.engine.render import markdown_text
+from inspector.engine.vocabulary import plural
 from inspector.views.gate import FAIL, PASS, SKIP, RunGate
 from inspector.views.gate_verdict import rule_kind
 from inspector.views.visible import visible
@@ -33,13 +34,16 @@ def _one(text: str) -> str:
     return visible(text, one_line=True)
 
 
-def _counts(gate: RunGate) -> str:
+def rule_counts(gate: RunGate, *, names: bool = False) -> str:
+    """``8 passed, 0 failed, 3 skipped``: the run's rules by outcome, then how many rules
+    were INCONCLUSIVE (``names``: which, where not already counted as a failure)."""
     passed = sum(o.status == PASS for o in gate.outcomes)
     skipped = sum(o.status == SKIP for o in gate.outcomes)
-    unresolved = len(gate.inconclusive)
-    return f"{passed} passed, {len(gate.failed)} failed, {skipped} skipped" + (
-        f"; {unresolved} inconclusive" if unresolved else ""
-    )
+    counts = f"{passed} passed, {len(gate.failed)} failed, {skipped} skipped"
+    if names:
+        unresolved = [o.rule for o in gate.inconclusive if o.status != FAIL]
+        return counts + (f"; inconclusive: {', '.join(unresolved)}" if unresolved else "")
+    return counts + (f"; {len(gate.inconclusive)} inconclusive" if gate.inconclusive else "")
 
 
 def summary_line(gates: Sequence[RunGate], source: str) -> str:
@@ -48,7 +52,7 @@ def summary_line(gates: Sequence[RunGate], source: str) -> str:
     states = [g.status for g in gates]
     unresolved = sum(bool(g.inconclusive) for g in gates)
     return _one(
-        f"{len(gates)} runs: {states.count(PASS)} pass, {states.count(FAIL)} fail, "
+        f"{plural(len(gates), 'run')}: {states.count(PASS)} pass, {states.count(FAIL)} fail, "
         f"{states.count('unusable')} unusable"
         + (f", {unresolved} with an inconclusive rule" if unresolved else "")
         + f"; policy: {source}"
@@ -77,7 +81,7 @@ def text_lines(gates: Sequence[RunGate], source: str) -> list[str]:
             lines.extend(_one(f"FAIL {failure}") for failure in _failures(gate, kinds))
         lines.extend(_one(f"WARN {warning}") for warning in _warnings(gate))
         if not gate.failed:
-            lines.append(_one(f"pass {gate.run}: {_counts(gate)}"))
+            lines.append(_one(f"pass {gate.run}: {rule_counts(gate)}"))
     lines.append(summary_line(gates, source))
     return lines
 
@@ -113,7 +117,7 @@ def markdown(gates: Sequence[RunGate], source: str) -> str:
             "| run | result | rules | failed |", "|---|---|---|---|"]  # fmt: skip
     for gate in gates:
         failed = ", ".join(o.rule for o in gate.failed) or "—"
-        rules = gate.problem or _counts(gate)
+        rules = gate.problem or rule_counts(gate)
         rows.append(
             f"| {markdown_text(_one(gate.run))} | {gate.status} | {markdown_text(_one(rules))} "
             f"| {markdown_text(failed)} |"

@@ -33,7 +33,7 @@ from inspector.engine.model import TaskRecord
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.reduction import TaskReduction
 from inspector.engine.strategies import HEADLINE
-from inspector.engine.vocabulary import EVALUATED
+from inspector.engine.vocabulary import EVALUATED, plural
 from inspector.views.csv_cells import csv_writer
 from inspector.views.fingerprints import fingerprint
 from inspector.views.text_cells import cell_width, pad, tell_twins_apart
@@ -47,6 +47,9 @@ ONE_MODEL_ONLY = "one_model_only"
 FLAGS = (NEVER_SOLVED, ALWAYS_ERRORS, VERIFIER_SUSPECT, FLIPS_WITHIN_MODEL, ONE_MODEL_ONLY)
 MIN_MODELS = 3
 """``never_solved`` needs the task evaluated by at least this many models (``--min-models``)."""
+MIN_ATTEMPTS = 2
+"""``never_solved`` and ``always_errors`` need at least this many attempts: one attempt that
+failed or errored is an outcome, not a pattern."""
 FINISHED = ("completed", "failed")
 """The ``run_info.json`` statuses of a finished run (failed: it ended with FATAL issues)."""
 VERIFIER_PHASE = "evaluate"
@@ -201,15 +204,14 @@ def _flags(marks: Sequence[Mark], binary: bool, min_models: int) -> tuple[Flag, 
     evaluated_by = {m.model for m in marks if m.outcome.state == EVALUATED}
     solved_by = {m.model for m in marks if m.outcome.solved}
     tried_by = {m.model for m in marks if m.outcome.solved or m.outcome.failed}
+    evidence = f"{plural(attempts, 'attempt')} in {plural(len(marks), 'run')}"
     flags = []
-    if len(evaluated_by) >= min_models and not solved:
-        flags.append(Flag(NEVER_SOLVED, f"evaluated by {len(evaluated_by)} models "
-                          f"({_names(evaluated_by)}); none of its {attempts} attempts succeeded"))  # fmt: skip
-    always_errors = attempts > 0 and errored == attempts
+    if len(evaluated_by) >= min_models and not solved and attempts >= MIN_ATTEMPTS:
+        flags.append(Flag(NEVER_SOLVED, f"evaluated by {plural(len(evaluated_by), 'model')} "
+                          f"({_names(evaluated_by)}); none of its {evidence} succeeded"))  # fmt: skip
+    always_errors = attempts >= MIN_ATTEMPTS and errored == attempts
     if always_errors:
-        flags.append(
-            Flag(ALWAYS_ERRORS, f"all {attempts} attempts in {len(marks)} runs ended in error")
-        )
+        flags.append(Flag(ALWAYS_ERRORS, f"all {evidence} ended in error"))
     suspect = _verifier_suspect(outcomes, binary, always_errors)
     if suspect:
         flags.append(Flag(VERIFIER_SUSPECT, suspect))
@@ -218,7 +220,7 @@ def _flags(marks: Sequence[Mark], binary: bool, min_models: int) -> tuple[Flag, 
         flags.append(Flag(FLIPS_WITHIN_MODEL, flips))
     if len(solved_by) == 1 and len(tried_by) >= 2:
         flags.append(Flag(ONE_MODEL_ONLY, f"solved only by {_names(solved_by)} of the "
-                          f"{len(tried_by)} models with a scored attempt"))  # fmt: skip
+                          f"{plural(len(tried_by), 'model')} with a scored attempt"))  # fmt: skip
     return tuple(flags)
 
 
@@ -226,13 +228,15 @@ def _verifier_suspect(outcomes: Sequence[TaskOutcome], binary: bool, always_erro
     recorded = [v for o in outcomes for v in o.verifier]
     if len(recorded) >= 2 and recorded[0] and all(v == recorded[0] for v in recorded):
         said = recorded[0].split("\n")[0]
-        return f"the same verifier output on all {len(recorded)} recorded attempts: {said}"
+        runs = sum(1 for o in outcomes if any(o.verifier))
+        return (f"the same verifier output on all {plural(len(recorded), 'recorded attempt')} "
+                f"in {plural(runs, 'run')}: {said}")  # fmt: skip
     if binary:
         outside = [o.value for o in outcomes if o.value is not None and not 0 <= o.value <= 1]
         if outside:
             return f"value {outside[0]!r} outside the binary contract's range [0, 1]"
     if outcomes and not always_errors and not any(o.state == EVALUATED for o in outcomes):
-        return f"evaluated by none of its {len(outcomes)} runs"
+        return f"evaluated by none of its {plural(len(outcomes), 'run')}"
     return ""
 
 
@@ -343,7 +347,7 @@ def as_table(rows: Sequence[ItemRow], terminal: bool = False) -> str:
         lines.append("  ".join(pad(c, w) for c, w in zip(line, widths, strict=True)).rstrip())
         lines += [f"    {f.flag}: {shown(f.reason)}" for f in row.flags]
     flagged = sum(1 for r in rows if r.flags)
-    lines.append(f"{len(rows)} tasks, {flagged} flagged")
+    lines.append(f"{plural(len(rows), 'task')}, {flagged} flagged")
     return "\n".join(lines) + "\n"
 
 
@@ -353,13 +357,15 @@ MARKS = {"solved": "✓", "mixed": "◐", "failed": "✗", "errored": "!", "none
 
 
 def mark_of(outcome: TaskOutcome) -> str:
-    """One run's mark for the task: ✓ every scored attempt solved it, ◐ some did, ✗ none did,
-    ! every attempt ended in error, · nothing scored."""
+    """One run's mark for the task: ! an attempt ended in error (whatever the others did),
+    else ✓ every scored attempt solved it, ◐ some did, ✗ none did, · nothing scored."""
+    if outcome.errored:
+        return MARKS["errored"]
     if outcome.solved:
         return MARKS["solved"] if not outcome.failed else MARKS["mixed"]
     if outcome.failed:
         return MARKS["failed"]
-    return MARKS["errored"] if outcome.errored == outcome.attempts > 0 else MARKS["none"]
+    return MARKS["none"]
 
 
 def filter_rows(rows: Sequence[ItemRow], text: str) -> list[ItemRow]:

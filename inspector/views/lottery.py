@@ -16,7 +16,8 @@ from typing import Any
 
 from inspector.engine.aggregation import mean
 from inspector.engine.recomputation import Recomputation, recompute
-from inspector.engine.report import SeriesCounts
+from inspector.engine.render import REFERENCE_MARK
+from inspector.engine.report import MetricSeries, SeriesCounts
 from inspector.engine.whatif import only_attempt
 
 PASS_NOTE = (
@@ -32,6 +33,20 @@ class Draw:
     attempt: int
     value: float | None
     counts: SeriesCounts
+    reference: bool = False  # ``value`` is the series' ``reference_value`` (evaluation failed)
+
+
+@dataclass(frozen=True, slots=True)
+class Beside:
+    """One of the run's own series of the metric, its shown value and whether a reference."""
+
+    series_id: str
+    value: float | None
+    reference: bool = False
+
+
+def _is_reference(series: MetricSeries) -> bool:
+    return series.value is None and series.reference_value is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +56,7 @@ class Lottery:
     series_id: str  # the k=1 series (``correct.native@1``)
     metric_id: str
     draws: tuple[Draw, ...]
-    beside: tuple[tuple[str, float | None], ...]  # the run's series of the metric: id, value
+    beside: tuple[Beside, ...]  # the run's series of the metric
 
     @property
     def values(self) -> list[float]:
@@ -72,9 +87,11 @@ def lottery(rec: Recomputation) -> tuple[Lottery, ...]:
         draws = []
         for j, report in enumerate(reports, start=1):
             series = next(s for s in report.series if s.series_id == first.series_id)
-            draws.append(Draw(j, series.shown_value, series.counts))
+            draws.append(Draw(j, series.shown_value, series.counts, _is_reference(series)))
         beside = tuple(
-            (s.series_id, s.shown_value) for s in rec.report.series if s.metric_id == first.metric_id
+            Beside(s.series_id, s.shown_value, _is_reference(s))
+            for s in rec.report.series
+            if s.metric_id == first.metric_id
         )
         out.append(Lottery(first.series_id, first.metric_id, tuple(draws), beside))
     return tuple(out)
@@ -82,10 +99,16 @@ def lottery(rec: Recomputation) -> tuple[Lottery, ...]:
 
 def lottery_json(lotteries: tuple[Lottery, ...]) -> dict[str, Any]:
     """``single_attempt`` of ``inspector stats --format json``: per k=1 series, a list of
-    ``{attempt, value, counts}``."""
+    ``{attempt, value, reference, counts}``; ``reference`` is true where the value is only the
+    k=1 report's ``reference_value`` (its evaluation failed: an invalidated task)."""
     return {
         lot.series_id: [
-            {"attempt": d.attempt, "value": d.value, "counts": d.counts.to_json()}
+            {
+                "attempt": d.attempt,
+                "value": d.value,
+                "reference": d.reference,
+                "counts": d.counts.to_json(),
+            }
             for d in lot.draws
         ]
         for lot in lotteries
@@ -94,12 +117,21 @@ def lottery_json(lotteries: tuple[Lottery, ...]) -> dict[str, Any]:
 
 def lottery_text(lot: Lottery, strategy: str) -> str:
     """``correct.native@1 on attempt 1 / 2 / 3: 0.6481 / 0.5 / 0.4907 (min … max …, mean …)
-    beside correct.avg@3 0.5469, correct.pass@3 0.8241``."""
-    values = " / ".join("—" if d.value is None else f"{d.value:.4g}" for d in lot.draws)
+    beside correct.avg@3 0.5469, correct.pass@3 0.8241``; a reference value reads
+    ``0.8241 (reference)``."""
+    values = " / ".join(_number(d.value, d.reference) for d in lot.draws)
     attempts = " / ".join(str(d.attempt) for d in lot.draws)
     text = f"{lot.series_id} on attempt {attempts}: {values}"
     if lot.low is not None and lot.high is not None and lot.mean is not None:
-        text += f" (min {lot.low:.4g}, max {lot.high:.4g}, mean {lot.mean:.4g})"
-    beside = ", ".join(f"{sid} {'—' if v is None else f'{v:.4g}'}" for sid, v in lot.beside)
+        refs = sum(d.reference for d in lot.draws)
+        of = f", {refs} of {len(lot.draws)} a reference" if refs else ""
+        text += f" (min {lot.low:.4g}, max {lot.high:.4g}, mean {lot.mean:.4g}{of})"
+    beside = ", ".join(f"{b.series_id} {_number(b.value, b.reference)}" for b in lot.beside)
     text += f" beside {beside}" if beside else ""
     return text + (f"; {PASS_NOTE}" if strategy == "pass" else "")
+
+
+def _number(value: float | None, reference: bool) -> str:
+    if value is None:
+        return "—"
+    return f"{value:.4g}{REFERENCE_MARK if reference else ''}"

@@ -17,6 +17,7 @@ from inspector.engine.benchmarks import timeout_metrics
 from inspector.engine.model import Attempt
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import MetricSeries
+from inspector.engine.vocabulary import plural
 
 TIMEOUT_RULE = "evaluation_timeout_metrics"
 WATCHDOG = "PhaseTimeoutError"
@@ -114,7 +115,7 @@ def benchmark_rules(rec: Recomputation) -> tuple[RuleRow, ...]:
             1 for t in rec.tasks for a in t.attempts.values() if timeout_fallback(benchmark, a)
         )
         if used:
-            value = f"{_assignments(fallback)} in {used} attempt{'' if used == 1 else 's'}"
+            value = f"{_assignments(fallback)} in {plural(used, 'attempt')}"
             source = f"{benchmark}'s {TIMEOUT_RULE}: recorded when the evaluation watchdog fires"
             rows.append(RuleRow("eval timeout", value, source))
     for key, value in rec.report.extra.items():

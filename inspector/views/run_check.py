@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.engine.vocabulary import COUNTS
+from inspector.engine.vocabulary import COUNTS, plural
 from inspector.views.differences import SAME_CONTENT, same_content
 from inspector.views.visible import visible
 
@@ -193,7 +193,7 @@ class RunCheck:
     def line(self) -> str:
         """``run: status`` and the first difference or the problem, for a terminal."""
         if self.status == OK:
-            detail = f" ({self.tasks} tasks)"
+            detail = f" ({'?' if self.tasks is None else plural(self.tasks, 'task')})"
         elif self.status == DIFFERS:
             where, stored, recomputed = self.differences[0]
             more = len(self.differences) - 1
@@ -241,7 +241,7 @@ def summary_line(checks: Sequence[RunCheck]) -> str:
         status: [c.run for c in checks if c.status == status] for status in (OK, DIFFERS, UNUSABLE)
     }
     line = (
-        f"{len(checks)} runs: {len(counts[OK])} ok, {len(counts[DIFFERS])} differs, "
+        f"{plural(len(checks), 'run')}: {len(counts[OK])} ok, {len(counts[DIFFERS])} differs, "
         f"{len(counts[UNUSABLE])} unusable"
     )
     for status, label in ((DIFFERS, "differs"), (UNUSABLE, "unusable")):

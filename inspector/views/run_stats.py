@@ -35,7 +35,7 @@ from inspector.engine.contract import BINARY
 from inspector.engine.hierarchy import HierarchyNode, node_weights
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED, MetricSeries
-from inspector.engine.vocabulary import EVALUATED
+from inspector.engine.vocabulary import EVALUATED, plural
 from inspector.views.attempt_stats import (
     FlakyTask,
     PassCurve,

@@ -12,8 +12,10 @@ import shlex
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from inspector.engine.vocabulary import plural
 from inspector.results.discover import RunSummary
-from inspector.views.gate import FAIL, RunGate
+from inspector.views.gate import RunGate
+from inspector.views.gate_output import rule_counts
 from inspector.views.run_check import (
     DIFFERS,
     NO_STORED_REPORT,
@@ -47,6 +49,8 @@ class RunRow:
     gating: bool = False
     """The publish gate's result is shown (``G``): :attr:`gate`, or pending until it comes."""
     gate: RunGate | None = None
+    gate_policy: str = ""
+    """Where the policy the gate judged under came from (a file, or the defaults)."""
 
     @property
     def check_state(self) -> str:
@@ -112,34 +116,43 @@ def with_checks(rows: Sequence[RunRow], checks: dict[str, RunCheck]) -> list[Run
     return [replace(row, check=checks.get(str(row.summary.path), row.check)) for row in rows]
 
 
-def with_gates(rows: Sequence[RunRow], gates: dict[str, RunGate], gating: bool) -> list[RunRow]:
-    """``rows`` showing the gate's results (keyed by the run's path as text), or not."""
+def with_gates(
+    rows: Sequence[RunRow], gates: dict[str, RunGate], gating: bool, policy: str = ""
+) -> list[RunRow]:
+    """``rows`` showing the gate's results (keyed by the run's path as text) under ``policy``
+    (where it came from), or not."""
     return [
-        replace(row, gating=gating, gate=gates.get(str(row.summary.path)) if gating else None)
+        replace(
+            row,
+            gating=gating,
+            gate=gates.get(str(row.summary.path)) if gating else None,
+            gate_policy=policy if gating else "",
+        )
         for row in rows
     ]
 
 
 def gate_words(row: RunRow) -> str:
-    """The gate's result in the detail line: pass, the failed rules (each with its first
-    failure), or why the run is unusable; then the rules that are INCONCLUSIVE (not counted
-    as failures by the policy)."""
+    """The gate's result in the detail line, naming the policy: pass and the rules by outcome
+    (as ``inspector gate`` counts them), or FAIL, the counts and every failing series of each
+    failed rule with what it measured, or why the run is unusable; the rules INCONCLUSIVE
+    and not counted as failures by the policy named."""
     gate = row.gate
+    head = f"gate (policy: {row.gate_policy})" if row.gate_policy else "gate"
     if gate is None:
-        return "gate: judging…"
+        return f"{head}: judging…"
     if gate.problem is not None:
-        return f"gate: unusable: {gate.problem}"
-    unresolved = [o.rule for o in gate.inconclusive if o.status != FAIL]
-    inconclusive = f"; inconclusive: {', '.join(unresolved)}" if unresolved else ""
+        return f"{head}: unusable: {gate.problem}"
     if not gate.failed:
-        return f"gate: pass ({len(gate.outcomes)} rules){inconclusive}"
+        return f"{head}: pass: {rule_counts(gate, names=True)}"
     failed = []
     for outcome in gate.failed:  # each failure is "run: series: rule: measured; limit"
-        where, _, what = outcome.failures[0].removeprefix(f"{gate.run}: ").partition(
-            f": {outcome.rule}: "
-        )
-        failed.append(f"{outcome.rule} ({where}: {what})")
-    return "gate: FAIL " + "; ".join(failed) + inconclusive
+        series = []
+        for failure in outcome.failures:
+            where, _, what = failure.removeprefix(f"{gate.run}: ").partition(f": {outcome.rule}: ")
+            series.append(f"{where} ({what})")
+        failed.append(f"{outcome.rule}: " + ", ".join(series))
+    return f"{head}: FAIL ({rule_counts(gate, names=True)}) " + "; ".join(failed)
 
 
 def with_interval(check: RunCheck, answer: tuple[float, float, float] | None) -> RunCheck:
@@ -261,7 +274,7 @@ def describe(row: RunRow) -> list[str]:
             )
         if headline is not None:
             parts.append(
-                f"{headline.count('total')} tasks: error {headline.count('error')}, "
+                f"{plural(headline.count('total'), 'task')}: error {headline.count('error')}, "
                 f"unavailable {headline.count('unavailable')}, "
                 f"invalidated {headline.count('invalidated')}"
             )

@@ -67,3 +67,27 @@ def static_text(widget: Any, width: int = 200) -> str:
     console = Console(width=width, color_system=None, record=True, file=io.StringIO())
     console.print(widget.content)
     return console.export_text()
+
+
+async def compare_marked(pilot: Pilot[None], names: tuple[str, str]) -> Any:
+    """On the runs screen, mark the runs whose folders are ``names`` (A, then B), press c and
+    wait for the compare screen; returns it."""
+    from inspector.app.screens.compare import CompareScreen
+    from inspector.app.screens.runs import RunsScreen
+
+    await settle(pilot)
+    runs = pilot.app.screen
+    assert isinstance(runs, RunsScreen)
+    shown = [run.path.name for run in runs.shown]
+    for name in names:
+        runs.run_table.move_cursor(row=shown.index(name))
+        await pilot.press("m")
+    await pilot.press("c")
+    for _ in range(100):
+        await settle(pilot)
+        if isinstance(pilot.app.screen, CompareScreen):
+            break
+        await pilot.pause(0.1)
+    screen = pilot.app.screen
+    assert isinstance(screen, CompareScreen)
+    return screen

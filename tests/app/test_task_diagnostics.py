@@ -54,18 +54,24 @@ async def test_error_task_shows_its_reason_and_attempts(run_path) -> None:  # ty
         assert screen.payloads
 
 
+async def open_raw_result(pilot) -> DiagnosticsScreen:  # type: ignore[no-untyped-def]
+    """The diagnostics of an error task of the open run, on its raw result.json."""
+    await _open_task(pilot, "error")
+    await pilot.press("d")
+    await settle(pilot)
+    diagnostics = pilot.app.screen
+    assert isinstance(diagnostics, DiagnosticsScreen)
+    raw = next(i for i, s in enumerate(diagnostics.sources) if s.key == "raw:result.json")
+    diagnostics.source_list.highlighted = raw
+    await settle(pilot)
+    return diagnostics
+
+
 @pilot_test
 async def test_diagnostics_pages_and_searches(run_path) -> None:  # type: ignore[no-untyped-def]
     app = InspectorApp([run_path("k3_avg_hierarchy")])
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open_task(pilot, "error")
-        await pilot.press("d")
-        await settle(pilot)
-        diagnostics = app.screen
-        assert isinstance(diagnostics, DiagnosticsScreen)
-        raw = next(i for i, s in enumerate(diagnostics.sources) if s.key == "raw:result.json")
-        diagnostics.source_list.highlighted = raw
-        await settle(pilot)
+        diagnostics = await open_raw_result(pilot)
         document = diagnostics.pager.document
         assert document is not None and document.line_count > 0
         await pilot.press("slash")
@@ -82,7 +88,6 @@ async def test_diagnostics_pages_and_searches(run_path) -> None:  # type: ignore
         await settle(pilot)
         assert diagnostics.pager.match_line is not None
         assert diagnostics.pager.match_line != first or document.line_count == 1
-        assert screen is not None
 
 
 @pilot_test

@@ -163,7 +163,7 @@ def test_diff_of_two_runs_finds_exactly_the_built_flips(tmp_path: Path) -> None:
     code, table, _ = run_cli("diff", str(a), str(b))
     assert code == 1
     assert "3 tasks moved: 1 flip 1→0, 1 flip 0→1, 1 evaluated→unavailable" in table
-    assert "1 tasks only in A: _v1_9" in table
+    assert "1 task only in A: _v1_9" in table
     code, markdown, _ = run_cli("diff", str(a), str(b), "--format", "markdown")
     assert code == 1 and "| math_v1_1 | flip 0→1 |" in markdown
 

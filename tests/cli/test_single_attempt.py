@@ -32,3 +32,16 @@ def test_attempt_one_is_the_genuine_k1_run(capsys: pytest.CaptureFixture[str]) -
 def test_a_k1_run_has_no_lottery(capsys: pytest.CaptureFixture[str]) -> None:
     data = _json(capsys, "stats", str(FIXTURE_RUNS / "k1_micro"), "--format", "json")
     assert data["single_attempt"] == {}
+
+
+def test_references_are_marked(capsys: pytest.CaptureFixture[str], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """A k=1 value that is only a reference (its attempt holds a FATAL task) says so."""
+    from tests.app.test_lottery_references import failed_k3_run
+
+    run = failed_k3_run(FIXTURE_RUNS / "k3_pass", tmp_path)
+    data = _json(capsys, "stats", str(run), "--format", "json")
+    draws = data["single_attempt"]["correct.native@1"]
+    assert [d["reference"] for d in draws] == [True, False, False]
+    assert draws[0]["counts"]["invalidated"] == 1
+    plain = _json(capsys, "stats", str(FIXTURE_RUNS / "k3_pass"), "--format", "json")
+    assert all(d["reference"] is False for d in plain["single_attempt"]["correct.native@1"])

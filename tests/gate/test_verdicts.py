@@ -195,9 +195,10 @@ def test_the_runs_screen_detail_line_names_inconclusive_rules() -> None:
     INCONCLUSIVE rule says so; under ``inconclusive = "fail"`` it is a failure like any."""
     answer = paired(-0.06, 0.018, -0.021)
     for setting, words in [
-        ("warn", "gate: pass (2 rules); inconclusive: max_regression"),
-        ("pass", "gate: pass (2 rules); inconclusive: max_regression"),
-        ("fail", "gate: FAIL max_regression (correct.avg@3: change -0.021 [-0.06, +0.018]"),
+        ("warn", "gate: pass: 1 passed, 0 failed, 1 skipped; inconclusive: max_regression"),
+        ("pass", "gate: pass: 2 passed, 0 failed, 0 skipped; inconclusive: max_regression"),
+        ("fail", "gate: FAIL (1 passed, 1 failed, 0 skipped) max_regression: correct.avg@3 "
+                 "(change -0.021 [-0.06, +0.018]"),
     ]:
         policy = parse_policy(
             f'max_regression = 0.05\nmax_error_rate = 1\ninconclusive = "{setting}"', "p"

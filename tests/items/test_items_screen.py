@@ -117,3 +117,29 @@ def test_the_issues_screen_shows_the_fingerprints_of_the_issue_under_the_cursor(
             )
 
     asyncio.run(go())
+
+
+@pytest.mark.parametrize("size", [(80, 24), (100, 30), (140, 45)])
+def test_the_strip_marks_a_run_with_an_errored_attempt(planted: Path, size) -> None:  # type: ignore[no-untyped-def]
+    """Issue 49: ok_03 has one errored attempt in one run (its other attempts solved): that
+    run's mark is ! in the strip and in the row's runs, not ✓."""
+
+    async def run() -> None:
+        app = InspectorApp([planted])
+        async with app.run_test(size=size) as pilot:
+            screen = await opened(pilot)
+            await pilot.press("slash", *"ok_03", "enter")
+            await pilot.pause()
+            [row] = screen.shown
+            assert row.errored == 1
+            errored = [m.run for m in row.marks if m.outcome.errored]
+            assert len(errored) == 1
+            headers, texts = screen.table.texts()
+            strip = texts[0][headers.index("runs (marks)")]
+            assert strip.count("!") == 1 and len(strip) == row.runs
+            await pilot.press("enter")  # to the row's runs
+            headers, texts = screen.marks.texts()
+            marks = {t[headers.index("run")]: t[0] for t in texts}
+            assert marks[errored[0]] == "!"
+
+    asyncio.run(run())

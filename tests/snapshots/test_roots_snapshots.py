@@ -76,7 +76,8 @@ class TestRunsGate:
         """You should see a Gate column after G (policy: require_stored_equal, error rate at
         most 0.5): FAIL for the tampered …/20261130_000002, ! for scicode/compare_b, pass
         for the others, and with the cursor on the tampered run the line below ending
-        "gate: FAIL require_stored_equal (…)" before its status and model."""
+        "gate (policy: …inspector-gate.toml): FAIL (1 passed, 1 failed, 0 skipped)
+        require_stored_equal: run (…)" before its status and model."""
         app = make_app(tmp_path)
         (tmp_path / "here").mkdir()  # the policy: where the app runs, never in the results
         (tmp_path / "here" / "inspector-gate.toml").write_text(

@@ -7,14 +7,12 @@ a derived plan's session holds the derived recomputation over the same run.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import ClassVar
 
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, Header, Static
 
@@ -25,10 +23,15 @@ from inspector.app.screens.compare_text import (
     FILTER_LABELS,
     FILTERS,
     MOVED,
+    SUBTITLE_SIDE_CHARS,
+    ChangesListed,
+    SideIntervals,
+    StatsReady,
     counts_text,
     delta_text,
     kept_by,
     series_cells,
+    short_side,
     side_label,
     sides_text,
     value_cell,
@@ -43,37 +46,12 @@ from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
 from inspector.views.stats import Interval, bounds_text, compact_bounds_text
 from inspector.views.tasks import natural_key
+from inspector.views.visible import visible
 from widgets._table import ListTable
 from widgets.key_footer import KeyFooter
 from widgets.literal import cut_middle, one_line
 from widgets.record_table import RecordTable, field_columns
-from widgets.virtual_table import Column, VirtualTable
-
-
-@dataclass
-class StatsReady(Message):
-    """Paired statistics for one series pair were computed off the UI thread."""
-
-    label: str
-    stats: PairedStats
-
-
-@dataclass
-class SideIntervals(Message):
-    """Each side's 95% interval: (series row, "a" / "b") → (the side's series, interval)."""
-
-    intervals: dict[tuple[int, str], tuple[MetricSeries, Interval]]
-
-
-@dataclass
-class ChangesListed(Message):
-    """The aligned tasks of a series pair passing a filter (picked in a worker), with the
-    columns they need."""
-
-    pair: SeriesPair
-    task_filter: str
-    changes: tuple[TaskChange, ...]
-    columns: tuple[Column, ...]
+from widgets.virtual_table import VirtualTable
 
 
 class CompareScreen(InspectorScreen):
@@ -92,8 +70,8 @@ where both sides are binary with one attempt. Warnings above the numbers say whe
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
 **D** lists exactly the tasks that moved (flips, state changes, values that differ at the
 precision AgentCompass reports), grouped by kind with their counts.
-**enter** on a task opens it on side A, **b** on side B; **v** swaps the sides; **w** picks
-another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task id / row.
+**enter** on a task opens it on side A (on B when only B has it), **b** on side B (a task
+only in A is said to be so); **v** swaps the sides; **w** picks another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task id / row.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -130,6 +108,8 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         self.keep_task: TaskChange | None = None
         """Put the task cursor (and the focus) on this task once the tasks are listed."""
         self._stats: dict[str, PairedStats] = {}
+        self.counts_folded = False
+        """The counts columns did not fit the screen: the statistics lines give them."""
 
     def shown_sessions(self) -> tuple[Session, ...]:
         return self.sessions or ()
@@ -171,12 +151,12 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         c = self.comparison
         if self.sessions is not None:
             self.title = session_title(self.sessions[0])
-        self.sub_title = place(
+        self.sub_title = place(  # each side's name keeps where it differs from the other's
             "compare plans" if c.kind == PLANS else "compare runs",
-            f"A {c.label_a}",
-            f"B {c.label_b}",
+            f"A {short_side(c.label_a, c.label_b, SUBTITLE_SIDE_CHARS)}",
+            f"B {short_side(c.label_b, c.label_a, SUBTITLE_SIDE_CHARS)}",
         )
-        self.header_text.update(sides_text(c, self.app.size.width))
+        self.header_text.update(sides_text(c, self.app.size.width, self.app.size.height < 30))
         cells = series_cells(self.app.size.width)
         for index, pair in enumerate(c.series):
             label = one_line(pair.label)
@@ -193,6 +173,18 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         self.show_tasks()
         self._side_intervals()
         self.series_table.focus()
+        self.call_after_refresh(self._fold_counts)
+
+    def _fold_counts(self) -> None:
+        """No number or header cut (issue 49): where the series table is wider than the
+        screen, its counts columns fold into the statistics lines."""
+        table = self.series_table
+        if self.counts_folded or table.virtual_size.width <= table.scrollable_content_region.width:
+            return
+        table.remove_column("counts_a")
+        table.remove_column("counts_b")
+        self.counts_folded = True
+        self._show_stats()
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-intervals",
           description="intervals")  # fmt: skip
@@ -210,14 +202,23 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         """The value, then its interval: ``[low, high]`` from 120 columns, ``.27–.83`` (the
         bounds rounded outwards) from 100, none below (the series table keeps every column
         without scrolling)."""
-        width = self.app.size.width
+        width, table = self.app.size.width, self.series_table
         if width < 100:
             return
-        shown = bounds_text if width >= 120 else compact_bounds_text
-        for (index, key), (series, interval) in message.intervals.items():
-            cell = value_cell(series)
-            cell.append(f" {shown(interval)}", "dim")
-            self.series_table.update_cell(str(index), key, cell, update_width=True)
+        room = table.scrollable_content_region.width - table.virtual_size.width
+        formats = (bounds_text, compact_bounds_text) if width >= 120 else (compact_bounds_text,)
+        for shown in formats:  # the longest that keeps every column on screen, else none
+            cells = {at: value_cell(s) + Text(f" {shown(i)}", "dim")
+                     for at, (s, i) in message.intervals.items()}  # fmt: skip
+            grow = sum(
+                max(0, max((c.cell_len for (_, k), c in cells.items() if k == key), default=0)
+                    - table.columns[key].content_width)
+                for key in ("a", "b")
+            )  # fmt: skip
+            if grow <= room:
+                for (index, key), cell in cells.items():
+                    table.update_cell(str(index), key, cell, update_width=True)
+                return
 
     def show_tasks(self) -> None:
         """List the aligned tasks of the current series pair that pass the filter (picked in
@@ -261,6 +262,8 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         else:
             text.append(f" · {plural(len(self.shown), 'task')} · {FILTER_LABELS[self.task_filter]}")
         stats = self._stats.get(self.pair.label)
+        if self.counts_folded:
+            text.append(f"\ncounts A {counts_text(self.pair.a)} · B {counts_text(self.pair.b)}")
         if self.pair.a is None or self.pair.b is None:
             text.append(" · this series exists on one side only")
         elif stats is None:
@@ -318,7 +321,16 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         if not self.shown:
             return
         row = min(table.cursor_row, len(self.shown) - 1)
-        self._choose(self.shown[row], "b")
+        change = self.shown[row]
+        if change.b is None:  # say so rather than open side A in B's place
+            self.notify(
+                f"{visible(change.task_id, one_line=True)} is only in A "
+                f"({visible(self.comparison.label_a, one_line=True)}): B has no such task; "
+                "enter opens it in A",
+                markup=False,
+            )
+            return
+        self._choose(change, "b")
 
     def export_table(self) -> Table:
         """The aligned tasks listed for the series pair (x)."""

@@ -1,23 +1,30 @@
 """What the compare screen writes: the sides' names and value headers, the series cells,
 the task filters and the columns of the aligned tasks (:mod:`inspector.app.screens.compare`
-lays them out)."""
+lays them out), and the messages its workers post."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
+from textual.message import Message
 
 from inspector.app.titles import middle, plural
 from inspector.engine.render import REFERENCE_MARK
 from inspector.engine.report import MetricSeries
 from inspector.views.changes import delta_text
-from inspector.views.compare import PLANS, Comparison, TaskChange
+from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
+from inspector.views.stats import Interval
 from widgets.literal import literal, literal_plain
 from widgets.record_table import Field
+from widgets.virtual_table import Column
 
 SIDE_LABEL_CHARS = 28
 """A value column's header keeps this much of its side's label, cut in the middle."""
 NARROW_SIDE_LABEL_CHARS = 12
 """The same below 120 columns (the end of a run folder stays: ``qwen3…000003``)."""
+SUBTITLE_SIDE_CHARS = 46
+"""The sub-title keeps this much of each side's name (its parts are cut at 48)."""
 TINY_SIDE_LABEL_CHARS = 7
 """The same below 100 columns: still which run (``q…00003``, see :func:`short_side`)."""
 SERIES_CELLS = {120: None, 100: 24, 0: 18}
@@ -28,14 +35,27 @@ sideways."""
 
 
 def short_side(label: str, other: str, chars: int) -> str:
-    """``label`` in ``chars`` characters, cut in the middle so that what tells it from
-    ``other`` stays: runs whose folders differ only at the end keep the end (``q…00003``)."""
+    """``label`` in ``chars`` characters, cut so that what tells it from ``other`` stays:
+    runs whose folders differ only at the end keep the end (``q…00003``), names that differ
+    in the middle keep the middle (``…alpha…`` beside ``…bravo…``), others are cut in the
+    middle."""
     if len(label) <= chars:
         return label
     tail = chars - 2
     if label[-tail:] != other[-tail:]:
         return f"{label[:1]}…{label[-tail:]}"
-    return middle(label, chars)
+    cut = middle(label, chars)
+    if cut != middle(other, chars):
+        return cut
+    differ = next((i for i, (x, y) in enumerate(zip(label, other, strict=False)) if x != y), None)
+    if differ is None:
+        return cut
+    start = max(0, min(differ, len(label) - (chars - 1)))
+    inner = chars - (start > 0)
+    end = start + inner
+    if end < len(label):
+        end -= 1
+    return ("…" if start else "") + label[start:end] + ("…" if end < len(label) else "")
 
 
 def side_name(label: str, line: int) -> str:
@@ -118,22 +138,27 @@ def side_label(c: Comparison, side: str, width: int) -> Text:
     label, other = (c.label_a, c.label_b) if side == "A" else (c.label_b, c.label_a)
     label, other = literal_plain(label), literal_plain(other)
     if width >= 120:
-        return Text(f"{side} {middle(label, SIDE_LABEL_CHARS)}")
+        return Text(f"{side} {short_side(label, other, SIDE_LABEL_CHARS)}")
     if width >= 100:
-        return Text(f"{side} {middle(label, NARROW_SIDE_LABEL_CHARS)}")
+        return Text(f"{side} {short_side(label, other, NARROW_SIDE_LABEL_CHARS)}")
     # the line above says "(derived)"; the header keeps the plan: "B k=1"
     label = label.removesuffix(" (derived)")
     return Text(f"{side} {short_side(label, other, TINY_SIDE_LABEL_CHARS)}")
 
 
-def sides_text(c: Comparison, width: int) -> Text:
-    """The lines above the tables: each side's full name, its warnings and notes, the
-    tasks on one side only, and what the counts columns hold."""
+def sides_text(c: Comparison, width: int, short: bool = False) -> Text:
+    """The lines above the tables: each side's full name (``short``: below 30 rows, on one
+    line, keeping where it differs from the other's), its warnings and notes, the tasks on
+    one side only, and what the counts columns hold."""
     text = Text()
     line = max(24, width - 5)  # "A: " and the padding
     for side, label, rec in (("A", c.label_a, c.a), ("B", c.label_b, c.b)):
+        other = c.label_b if side == "A" else c.label_a
         text.append("A: " if side == "A" else "\nB: ", "bold")
-        text.append(side_name(label, line))
+        if short:
+            text.append(short_side(literal_plain(label), literal_plain(other), line))
+        else:
+            text.append(side_name(label, line))
         if c.kind == PLANS and not rec.plan.derived:
             text.append(" (the stored plan)", "dim")
         if c.derivation is not None and c.derived_side == side:
@@ -162,3 +187,28 @@ def _equivalence(c: Comparison, text: Text) -> None:
         "bold" if equivalent else "bold yellow",
     )
 
+
+@dataclass
+class StatsReady(Message):
+    """Paired statistics for one series pair were computed off the UI thread."""
+
+    label: str
+    stats: PairedStats
+
+
+@dataclass
+class SideIntervals(Message):
+    """Each side's 95% interval: (series row, "a" / "b") → (the side's series, interval)."""
+
+    intervals: dict[tuple[int, str], tuple[MetricSeries, Interval]]
+
+
+@dataclass
+class ChangesListed(Message):
+    """The aligned tasks of a series pair passing a filter (picked in a worker), with the
+    columns they need."""
+
+    pair: SeriesPair
+    task_filter: str
+    changes: tuple[TaskChange, ...]
+    columns: tuple[Column, ...]

@@ -61,7 +61,9 @@ retry records and archived executions, artifact files, the trajectory step by st
 raw files. Text is read a page at a time and shown literally.
 **,** / **.** switch to the previous / next attempt of the task (the same section stays
 open when that attempt has it); **enter** reads the section, **escape** goes back to the
-list of sections; **z** wraps long lines; **y** copies the document.
+list of sections; **z** wraps long lines; **y** copies the document. **/** searches:
+**enter** finds the first match and moves to the text, where **n** / **N** jump to the
+next / previous one.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -70,6 +72,7 @@ list of sections; **z** wraps long lines; **y** copies the document.
         Binding("full_stop", "attempt(1)", "Next attempt", tooltip="The next attempt's evidence"),
         Binding("z", "wrap", "Wrap", tooltip="Wrap long lines (again: one line per line)"),
         Binding("n", "next_match", "Next", show=False),
+        Binding("N", "previous_match", "Prev", show=False),
         Binding(
             "right_square_bracket",
             "step(False)",
@@ -305,8 +308,11 @@ list of sections; **z** wraps long lines; **y** copies the document.
 
     @on(Input.Submitted, "#search")
     def _search_submitted(self, message: Input.Submitted) -> None:
+        """``enter``: search, and give the pager the focus so that n / N jump (the box
+        stays open; / goes back to it)."""
         self.needle = message.value
         self._search(backwards=False)
+        self.pager.focus()
 
     @on(TextPager.SearchRequested)
     def _search_again(self, message: TextPager.SearchRequested) -> None:
@@ -314,6 +320,9 @@ list of sections; **z** wraps long lines; **y** copies the document.
 
     def action_next_match(self) -> None:
         self._search(backwards=False)
+
+    def action_previous_match(self) -> None:
+        self._search(backwards=True)
 
     def _search(self, *, backwards: bool) -> None:
         document = self.pager.document

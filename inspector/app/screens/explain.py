@@ -18,6 +18,7 @@ from textual.message import Message
 from textual.widgets import Header, Static
 
 from inspector.app.host import InspectorScreen
+from inspector.app.intervals import interval_words, scope_interval
 from inspector.app.navigation import OpenExplain, OpenLedger, TaskChosen
 from inspector.app.table_export import Table
 from inspector.app.titles import place, title_of
@@ -26,6 +27,8 @@ from inspector.engine.render import REFERENCE_MARK, format_value
 from inspector.session import Session
 from inspector.views.audit import SERIES_SCOPE, AuditError, LedgerTask, Scope, series_of
 from inspector.views.explain import Explanation, Term, explain
+from inspector.views.run_stats import series_stats
+from inspector.views.stats import Interval
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable, field_columns
@@ -40,6 +43,8 @@ class Explained(Message):
     explanation: Explanation
     term_columns: tuple[Column, ...]
     task_columns: tuple[Column, ...]
+    interval: Interval | None = None
+    """The value's interval, as ``inspector stats`` computes it (None: none for this scope)."""
 
 
 @dataclass
@@ -72,8 +77,9 @@ class ExplainScreen(InspectorScreen):
 
     HELP = """\
 # Explain this number
-The formula behind the value, each input with its weight after re-normalisation, and the
-evaluated tasks that fed it. Enter on a category or node explains that part in turn.
+The formula behind the value, its 95% interval with the digits `inspector stats` prints
+(and what the narrow columns make of it), each input with its weight after
+re-normalisation, and the evaluated tasks that fed it. Enter on a category or node explains that part in turn.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -97,6 +103,8 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         self.scope = scope
         self.explanation: Explanation | None = None
         """Worked out in a worker once the screen is up."""
+        self.interval: Interval | None = None
+        """The value's interval, worked out with the explanation."""
 
     @property
     def summary(self) -> Static:
@@ -136,12 +144,14 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
             self.post_message(NotExplained(str(exc)))
             return
         terms, tasks = field_columns(TERM_FIELDS, e.terms), field_columns(TASK_FIELDS, e.tasks)
-        self.post_message(Explained(rec, e, terms, tasks))
+        stats = series_stats(rec, series_of(rec, self.series_id))
+        self.post_message(Explained(rec, e, terms, tasks, scope_interval(stats, self.scope)))
 
     @on(Explained)
     def _explained(self, message: Explained) -> None:
         self.recomputation = message.recomputation
         self.explanation = message.explanation
+        self.interval = message.interval
         self.show(message.term_columns, message.task_columns)
         self.term_table.loading = self.task_table.loading = False
         if self.focused is None:
@@ -171,6 +181,8 @@ evaluated tasks that fed it. Enter on a category or node explains that part in t
         text.append(f" = {value}", "bold")
         if e.is_reference:
             text.append(REFERENCE_MARK, "italic")
+        if self.interval is not None:
+            text.append(f"\n{interval_words(self.interval)}")
         text.append("\n")
         text.append(e.formula)
         for note in e.notes:

@@ -19,7 +19,7 @@ from textual.widgets import Header, Static
 
 from inspector.app.list_filter import FIND, FilteredList, holds
 from inspector.app.navigation import OpenTask
-from inspector.app.titles import session_title
+from inspector.app.titles import plural, session_title
 from inspector.session import Session
 from inspector.views.attempt_stats import (
     FlakyTask,
@@ -90,7 +90,7 @@ def curve_title(curve: PassCurve) -> str:
         f"{sid} = {'—' if v is None else f'{v:.3f}'}" for sid, v in curve.agentcompass.items()
     )
     return (
-        f"{curve.metric_id}: Chen et al. estimates over {curve.tasks} tasks with all {curve.k} "
+        f"{curve.metric_id}: Chen et al. estimates over {plural(curve.tasks, 'task')} with all {curve.k} "
         f"attempts ({curve.excluded} left out) — AgentCompass's own: {theirs}"
     )
 

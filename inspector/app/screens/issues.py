@@ -37,6 +37,7 @@ from inspector.views.attribution import (
     IssueRow,
     RetryRow,
     RetrySummary,
+    counted_with_no_issue,
     issue_table,
     issue_totals,
     load_retry_records,
@@ -196,8 +197,7 @@ text of an error message (escape clears; enter lists the first row's tasks).
             f"{plural(attempts, 'issue-carrying attempt')} of {plural(tasks, 'task')}",
             "bold",
         )
-        if ruled:
-            unruled = len({t for row in ruled for t in row.task_ids})
+        if unruled := len(counted_with_no_issue(self.issues)):
             title.append(
                 f" · {plural(unruled, 'task')} counted with no issue (severity {NO_ISSUE})"
             )

@@ -24,6 +24,7 @@ from textual.worker import get_current_worker
 from inspector import loading
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.navigation import OpenTask
+from inspector.engine.vocabulary import plural
 from inspector.root_items import Skipped, stream_items
 from inspector.session import Session
 from inspector.views.items import (
@@ -91,8 +92,9 @@ mean of the recomputed headline value, and flags — never solved (by at least t
 always errors, verifier suspect (the same verifier output on every attempt, a value outside
 the contract's range, or evaluated by no run), flips (one model solves it in one run and
 fails it in another with the same plan), solved by one model only. Flagged rows first; the
-line below gives each flag's reason. `runs (marks)` is one mark per run: ✓ solved, ◐ some
-attempts solved, ✗ failed, ! errored, · nothing scored.
+line below gives each flag's reason and its evidence (attempts in runs; never solved and
+always errors need 2 attempts). `runs (marks)` is one mark per run: ! an attempt errored,
+else ✓ solved, ◐ some attempts solved, ✗ failed, · nothing scored.
 **/** filters (task id, benchmark, flag name, `flagged`); **enter** moves to the row's runs,
 side by side; **enter** on a run opens its task screen.
 """
@@ -209,7 +211,7 @@ side by side; **enter** on a run opens its task screen.
             self.marks.show([])
             return
         lines = [f"{f.flag}: {f.reason}" for f in row.flags] or [
-            f"{row.task_id}: no flag · {row.runs} runs · {row.attempts} attempts"
+            f"{row.task_id}: no flag · {plural(row.runs, 'run')} · {plural(row.attempts, 'attempt')}"
         ]
         reason.update(literal("\n".join(lines)))
         self.marks.show(_order(row.marks))

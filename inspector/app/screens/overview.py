@@ -99,6 +99,7 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         Binding("p", "focus_problems", "Problems", tooltip="Show the load problems"),
         Binding("x", "export", "Export", tooltip="Write EEE / Parquet / CSV / JSONL to a folder"),
     ]
+    FOOTER_KEYS = frozenset({"what_if", "issues", "flaky", "export", "focus_problems"})
 
     def __init__(self, path: Path, overrides: Overrides | None = None) -> None:
         super().__init__()

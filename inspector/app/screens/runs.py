@@ -67,6 +67,7 @@ class RunsScreen(GatedRunsScreen):
         Binding("c", "compare", "Compare", tooltip="Compare the two marked runs task by task"),
         GatedRunsScreen.GATE_KEY,
     ]
+    FOOTER_KEYS = frozenset({"mark", "compare", "gate"})  # kept in the footer at every width
     PALETTE: ClassVar[dict[str, str]] = {
         "leaderboard": "go: leaderboard",
         "tasks": "go: tasks across runs",
@@ -290,6 +291,7 @@ class RunsScreen(GatedRunsScreen):
         self.run_table.focus()
 
     @on(FilterInput.Cleared, "#runs-filter")
+    @on(FilterInput.Left, "#runs-filter")
     def _filter_cleared(self) -> None:
         self.run_table.focus()
 

@@ -21,7 +21,7 @@ from textual.worker import get_current_worker
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.navigation import OpenTask
 from inspector.app.table_export import Table
-from inspector.app.titles import place, session_title
+from inspector.app.titles import place, plural, session_title
 from inspector.engine.render import format_value
 from inspector.loading import heap
 from inspector.session import Session
@@ -203,9 +203,7 @@ list; opening a count from the overview lands here filtered to exactly its tasks
     def _show_note(self) -> None:
         task_filter = self.task_filter
         note = Text()
-        note.append(
-            f"{len(self.shown)} of {self.total} task{'' if self.total == 1 else 's'}", "bold"
-        )
+        note.append(f"{len(self.shown)} of {plural(self.total, 'task')}", "bold")
         note.append(" · ")
         note.append(task_filter.describe())
         if isinstance(task_filter.state, InCount):
@@ -272,6 +270,7 @@ list; opening a count from the overview lands here filtered to exactly its tasks
             self.notify("No task matches the filter.", severity="warning", timeout=3)
 
     @on(FilterInput.Cleared)
+    @on(FilterInput.Left)
     def _text_cleared(self) -> None:
         self.task_table.focus()
 
