@@ -52,6 +52,22 @@ def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
     if answers is not None:
         with contextlib.suppress(OSError, AttributeError):
             answers._writer.close()
+    # Nothing is left to wake: Python 3.11's exit hook would still write to the pool's wakeup
+    # pipe, racing the pool's thread closing it (EBADF, a traceback after `interrupted`).
+    _forget_wakeup(pool)
+
+
+def _forget_wakeup(pool: Any) -> None:
+    """Drop ``pool``'s thread from the pipes :mod:`concurrent.futures.process` wakes at
+    exit (its ``_python_exit``); the thread itself ends on the closed answers' pipe and is
+    joined as every thread is."""
+    from concurrent.futures import process as pools
+
+    thread = getattr(pool, "_executor_manager_thread", None)
+    wakeups = getattr(pools, "_threads_wakeups", None)
+    if thread is not None and wakeups is not None:
+        with contextlib.suppress(KeyError, TypeError):
+            del wakeups[thread]
 
 
 def _quiet_cancelled_futures_race() -> None:

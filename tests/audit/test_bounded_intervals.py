@@ -127,5 +127,6 @@ def test_the_trees_column_shows_bounds_not_a_symmetric_half_width() -> None:
     assert text(0.025, 1.0) == ".02–1"  # rounded outwards, the ends as 0 and 1
     assert text(0.5366, 0.9887) == ".53–.99" and len(text(0.5366, 0.9887)) <= 7
     assert text(0.0, 0.3085) == "0–.31"
-    assert text(-3.5, 4.9) == "±4.2"  # an unbounded t interval keeps its half width
+    # a scalar's interval (not symmetric once corrected for skewness): its bounds, outwards
+    assert text(-3.5, 4.9) == "-3.5–4.9" and text(1.6955, 3.4788) == "1.6–3.5"
     assert text(None, None) == "—"
