@@ -77,7 +77,9 @@ RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
         "<time>",
     ),
     ("clock", re.compile(r"(?<![\w:.>])\d{1,2}:\d{2}:\d{2}(?:[.,]\d+)?(?![\w:<])"), "<time>"),
-    ("quoted", re.compile(r"(?<![\w>])'[^'\n]*'(?![\w<])|\"[^\"\n]*\"|`[^`\n]*`"), "<str>"),
+    # (a single-quoted value never starts or ends beside another single quote: ``''0''``
+    # made ``'<str>'``, which made ``<str>``)
+    ("quoted", re.compile(r"(?<![\w>'])'[^'\n]*'(?![\w<'])|\"[^\"\n]*\"|`[^`\n]*`"), "<str>"),
     (
         "path",
         re.compile(

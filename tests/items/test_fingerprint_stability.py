@@ -147,6 +147,9 @@ URLISH = st.from_regex(r"[ -~]{0,8}[A-Za-z0-9+._ -]{0,40}://[ -~]{0,12}", fullma
 @given(TEXT | URLISH)
 def test_random_text_keeps_its_fingerprint(message: str) -> None:
     """Anything but a URL scheme longer than 32 characters (which the url rule no longer
-    reads whole) fingerprints as before."""
+    reads whole) and two single quotes side by side (the quoted rule no longer starts or ends
+    a value beside another quote, so that a fingerprint is its own normal form)
+    fingerprints as before."""
     assume(not re.search(r"[A-Za-z0-9+.-]{33}://", message))
+    assume("''" not in message)
     assert fingerprint("run", "x", message) == old_fingerprint("run", "x", message)
