@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from inspector.engine.vocabulary import plural
+
 # FAIL, PASS, SKIP, Regression and RuleOutcome live in gate_verdict; imported from here too.
 from inspector.views.gate_verdict import FAIL as FAIL
 from inspector.views.gate_verdict import (

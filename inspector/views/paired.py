@@ -35,6 +35,7 @@ from typing import Any
 
 import numpy as np
 
+from inspector.engine.vocabulary import plural
 from inspector.views.mover import correlation, mover_bounds, side_interval
 from inspector.views.series_sample import SeriesSample, Side, series_sample
 from inspector.views.stats import DEFAULT_CONFIDENCE, Interval, mcnemar_exact
@@ -127,7 +128,7 @@ def delta_interval(
     why there is none (``"no interval: …"``)."""
     both = paired_tasks(sample)
     if both < MIN_PAIRED:
-        return (f"no interval: {both} task{'' if both == 1 else 's'} evaluated on both sides"
+        return (f"no interval: {plural(both, 'task')} evaluated on both sides"
                 f"; a paired interval needs {MIN_PAIRED}")  # fmt: skip
     at = _mover_at(sample)
     ia, ib, r, (bounds, feasible) = at(confidence)

@@ -193,7 +193,7 @@ def mean_of_values(
     if not _close(mean(values), estimate):
         why = "no interval: the value is not the mean of its task values"
         return no_interval(estimate, len(values), confidence, why)
-    head = f"mean of {len(values)} task value{'s' if len(values) != 1 else ''}"
+    head = f"mean of {plural(len(values), 'task value')}"
     if shape.attempts is None and values and estimate is not None:
         return _unbounded(skewed_mean_interval(
             values, confidence=confidence, estimate=estimate, head=f"{head} ({shape.text})"

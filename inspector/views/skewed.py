@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from inspector.engine.vocabulary import plural
 from inspector.views.stats import TOO_LARGE, Interval, check_confidence, no_interval, t_bounds
 
 MIN_VALUES = 10
@@ -50,7 +51,7 @@ def skewed_mean_interval(
     confidence = check_confidence(confidence)
     n = len(values)
     if n < MIN_VALUES:
-        why = (f"no interval: {n} value{'' if n == 1 else 's'} of an unbounded metric "
+        why = (f"no interval: {plural(n, 'value')} of an unbounded metric "
                f"(needs {MIN_VALUES}: below that a skewed metric's interval under-covers)")  # fmt: skip
         return no_interval(estimate, n, confidence, why)
     try:  # values near the largest float: their sums overflow (issue 48)

@@ -51,7 +51,7 @@ async def test_a_what_if_of_an_e2e_run_fits(size) -> None:  # type: ignore[no-un
     app = InspectorApp([conformance_run("e2e_k3_avg_category_mean")])
     async with app.run_test(size=size) as pilot:
         screen = await _what_if(pilot)
-        assert "paired permutation test, seed 0)" in _check_fits(screen)
+        assert "p inverts the CI)" in _check_fits(screen)
 
 
 @pytest.mark.parametrize("size", SIZES)

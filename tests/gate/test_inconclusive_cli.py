@@ -75,7 +75,7 @@ def test_text_says_inconclusive_and_the_policy_decides_the_exit(
     }[setting]
     assert lines[:-1] == expected
     state = "0 pass, 1 fail" if setting == "fail" else "1 pass, 0 fail"
-    assert lines[-1] == f"1 runs: {state}, 0 unusable, 1 with an inconclusive rule; policy: p.toml"
+    assert lines[-1] == f"1 run: {state}, 0 unusable, 1 with an inconclusive rule; policy: p.toml"
 
 
 def test_no_interval_is_inconclusive_saying_why(here: Path, capsys: Capsys) -> None:

@@ -203,7 +203,7 @@ def test_the_runs_screen_detail_line_names_inconclusive_rules() -> None:
         policy = parse_policy(
             f'max_regression = 0.05\nmax_error_rate = 1\ninconclusive = "{setting}"', "p"
         )
-        row = SimpleNamespace(gate=judge(facts(), policy, facts(), answer))
+        row = SimpleNamespace(gate=judge(facts(), policy, facts(), answer), gate_policy=None)
         said = gate_words(row)  # type: ignore[arg-type]
         assert said.startswith(words), said
         assert said.count("inconclusive: max_regression") == (setting != "fail")
