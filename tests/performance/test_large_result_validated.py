@@ -9,12 +9,14 @@ answer the same file gets when parsed whole, and that answer must be ``json.load
 from __future__ import annotations
 
 import json
+import random
 import shutil
 from pathlib import Path
 
 import pytest
 
 from inspector.results import runinfo
+from inspector.results.file_io import JsonError, parse_json
 from inspector.results.reader import read_run
 from tests.conftest import FIXTURE_RUNS
 
@@ -107,3 +109,63 @@ def test_the_comma_after_the_skipped_trajectory_is_checked(
     monkeypatch.setattr("inspector.results.tasks.MIN_SIZE", 10**12)
     assert big == _answer(run, rel)
     assert any(blocking for _, _, blocking in big)
+
+
+def _trajectory_free(data: bytes) -> tuple[str, object]:
+    """What the careful reader makes of a large file: the trajectory-free parse, else the
+    file parsed whole (as tasks._read_result does)."""
+    try:
+        value = runinfo.parse_result_without_trajectory(data)
+    except ValueError:
+        value = None
+    return ("parsed", value) if value is not None else _whole(data)
+
+
+def _whole(data: bytes) -> tuple[str, object]:
+    """What the careful reader makes of a small file, the trajectory put aside."""
+    try:
+        value = parse_json(data)
+    except JsonError as exc:
+        return ("refused", str(exc))
+    if isinstance(value, dict) and isinstance(value.get("trajectory"), dict):
+        value["trajectory"] = {}
+    return ("parsed", value)
+
+
+def test_random_damage_to_a_large_trajectory_gets_the_whole_parse_answer() -> None:
+    """Bytes inserted, replaced or deleted at seeded random places of a 1.2 MB file's
+    trajectory: the trajectory-free parse answers as the whole parse does, which accepts
+    exactly what json.loads accepts."""
+    steps = [{"step_id": i, "text": "résumé — ok", "v": [1.5, -2, None, True]} for i in range(9000)]
+    payload = {"status": "completed", "metrics": {"score": 1.0}, "trajectory": {"steps": steps}}
+    payload["retry_count"] = 0
+    base = (json.dumps(payload, indent=2, ensure_ascii=False) + "\n").encode()
+    assert len(base) > runinfo.MIN_SIZE
+    low, high = base.index(b'"trajectory"'), base.index(b'\n  "retry_count"')
+    alphabet = [bytes([b]) for b in b'\x00\x01\t\n "\\{}[],:-.0123456789eENaI'] + [
+        b"\xff",
+        b"\xc3",
+        b"\x80",
+        b"\xed\xa0\x80",
+        b"\\u",
+        b"\\ud800",
+        b"NaN",
+        b"true",
+    ]
+    rnd = random.Random(53)
+    seen = {"parsed": 0, "refused": 0}
+    for _ in range(120):
+        at = rnd.randrange(low, high)
+        piece = rnd.choice(alphabet)
+        cut = rnd.choice((0, 0, 1, len(piece)))  # insert, or replace, or delete
+        data = base[:at] + (b"" if cut == 1 and rnd.random() < 0.3 else piece) + base[at + cut :]
+        whole = _whole(data)
+        assert _trajectory_free(data) == whole, data[at - 20 : at + 20]
+        try:
+            json.loads(data.decode("utf-8"))
+            loads_accepts = True
+        except (ValueError, RecursionError):
+            loads_accepts = False
+        assert (whole[0] == "parsed") is loads_accepts, data[at - 20 : at + 20]
+        seen[whole[0]] += 1
+    assert min(seen.values()) > 20, seen
