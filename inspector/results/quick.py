@@ -10,8 +10,10 @@ entry with the same validators as :func:`~inspector.results.tasks.load_published
 result file is decoded by :func:`~inspector.results.lean.lean_result` (its trajectory
 checked, not built), else parsed by orjson, and the usual attempt (known status, no
 issue) is made at once by :func:`~inspector.results.lean.plain_attempt`, which gives what
-``shape_attempt`` would. Anything else — a symbolic link, a
-missing or special file, a file that orjson cannot parse or that needs an exact parse, a
+``shape_attempt`` would. A result file of any size is read so (issue 53: one large
+attempt does not send its whole task to the careful reader), but one of 1 MiB or more
+that the lean parse cannot answer is not parsed whole here. Anything else — a symbolic
+link, a missing or special file, a file that orjson cannot parse or that needs an exact parse, a
 legacy schema, a duplicate folder, any rule broken — makes it decline (None), and the
 folder is read by ``load_published``, which says exactly what is wrong. Where it does not
 decline, its entry equals ``load_published``'s (tests compare them on every fixture).
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import os
 import stat as stat_module
+import sys
 from collections.abc import Collection
 from typing import Any
 
@@ -50,20 +53,22 @@ _S_ISDIR = stat_module.S_ISDIR
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-def _read(name: str, rel: str, stats: dict[str, Stat] | None, dir_fd: int) -> bytes | None:
+def _read(
+    name: str, rel: str, stats: dict[str, Stat] | None, dir_fd: int, limit: int = MIN_SIZE
+) -> bytes | None:
     """The bytes of a regular file ``name`` in the folder open as ``dir_fd`` (not through a
-    final link), smaller than the size from which results are parsed without their
-    trajectory; None otherwise. Its key goes in ``stats`` (when there is one)."""
+    final link), smaller than ``limit`` (by default the size from which a file is no longer
+    cheap to parse whole); None otherwise. Its key goes in ``stats`` (when there is one)."""
     try:
         fd = os.open(name, _FLAGS, dir_fd=dir_fd)
     except OSError:
         return None
     try:
         info = os.fstat(fd)
-        if not _S_ISREG(info.st_mode) or info.st_size >= MIN_SIZE:
+        if not _S_ISREG(info.st_mode) or info.st_size >= limit:
             return None
         data = read_all(fd, info.st_size, None)
-        if data is None or len(data) >= MIN_SIZE:
+        if data is None or len(data) >= limit:
             return None
         if stats is not None:
             stats[rel] = stat_key(info)
@@ -165,7 +170,8 @@ def _read_folder(
         except OSError:
             return None
         rel = f"{folder}/{token}/result.json"
-        data = _read(f"{token}/result.json", rel, stats, dir_fd)
+        # Of any size: the lean parse checks a large trajectory as JSON without building it.
+        data = _read(f"{token}/result.json", rel, stats, dir_fd, sys.maxsize)
         if data is None:
             return None
         result = lean_result(data)  # the trajectory checked, not built
@@ -178,6 +184,8 @@ def _read_folder(
                 continue
         payload = payload_of(result) if result is not None else None
         if payload is None:
+            if len(data) >= MIN_SIZE:
+                return None  # load_published parses it without its trajectory, or whole
             payload = _parsed_object(data)
             if payload is None:
                 return None

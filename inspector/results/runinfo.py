@@ -134,27 +134,33 @@ def plans_span(data: bytes, min_size: int = PLANS_MIN_SIZE) -> tuple[int, int] |
     return member_span(data, PLANS_KEY, min_size)
 
 
-TRAJECTORY_KEY = b'\n  "trajectory": '
+_members = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 
 
 def parse_result_without_trajectory(data: bytes) -> Any:
-    """A large ``result.json`` parsed without its trajectory (replaced by ``{}``).
+    """A large ``result.json`` parsed without its trajectory (replaced by ``{}``), or None
+    (then the caller parses it whole, as a small file is: ``json.loads`` has the last word).
 
     Scoring never reads the trajectory, which is most of a large attempt file; skipping it
-    keeps a 200 MB file from becoming gigabytes of Python objects. Only an object-valued
-    trajectory is skipped (anything else is left for validation to refuse). Raises what
-    orjson raises; returns None when the file does not have the expected layout.
+    keeps a 200 MB file from becoming gigabytes of Python objects. AgentCompass reads the
+    file whole with ``json.loads``, so a trajectory that is not JSON makes it refuse the
+    run: msgspec checks every byte of the file as JSON and builds none of the trajectory
+    (with :func:`~inspector.results.lean.checked_decode`, which looks at the UTF-8 and the
+    integers msgspec does not check in what it skips), and each other member is parsed by
+    orjson. Wherever msgspec refuses (broken JSON, but also NaN, a lone surrogate, nesting
+    near the recursion limit, which ``json.loads`` may accept) the answer is None, as it is
+    for a trajectory that is not an object (left for validation to refuse). Raises what
+    orjson raises.
     """
-    span = member_span(data, TRAJECTORY_KEY)
-    if span is None:
+    members = checked_decode(_members, data)
+    if members is None:
         return None
-    start, end = span
-    if data[start + len(TRAJECTORY_KEY) : start + len(TRAJECTORY_KEY) + 1] != b"{":
+    trajectory = members.get("trajectory")
+    if trajectory is None or bytes(memoryview(trajectory)[:1]) != b"{":
         return None
-    value = orjson.loads(data[:start] + data[end:])
-    if not isinstance(value, dict) or "trajectory" in value:
-        return None
-    value["trajectory"] = {}
+    value: dict[str, Any] = {}
+    for name, member in members.items():
+        value[name] = {} if name == "trajectory" else orjson.loads(memoryview(member))
     return value
 
 
@@ -184,9 +190,6 @@ def parse_plans(data: bytes, span: tuple[int, int]) -> Any:
     start, end = span
     chunk = data[start:end].rstrip().rstrip(b",")
     return orjson.loads(b"{" + chunk + b"}")["resolved_execution_plans"]
-
-
-_members = msgspec.json.Decoder(dict[str, msgspec.Raw]).decode
 
 
 def run_info_without_plans(data: bytes) -> dict[str, Any] | None:

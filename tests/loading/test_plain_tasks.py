@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from inspector.loading import entry_data, task_cache
+from inspector.results import quick as quick_module
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import list_run
 from inspector.results.run_files import RunFiles
@@ -185,3 +186,50 @@ def test_an_entry_names_the_same_files_with_attempt_folders_as_numbers_or_as_a_m
         assert task_cache.entry_files(replace(entry, attempt_dirs=as_mapping)) == names
         seen += 1
     assert seen > 0
+
+
+def _inflate(result: Path, planted: bytes = b'"fine"') -> None:
+    """Give ``result`` a 2 MB trajectory (written as AgentCompass writes it) with
+    ``planted`` as the value of one of its members."""
+    payload = json.loads(result.read_text(encoding="utf-8"))
+    steps = [{"step_id": i, "observation": "x" * 2000} for i in range(1000)]
+    payload["trajectory"] = {"steps": steps, "planted": "PLANTED"}
+    text = json.dumps(payload, indent=2, ensure_ascii=False) + "\n"
+    result.write_bytes(text.encode().replace(b'"PLANTED"', planted))
+    assert result.stat().st_size > 2_000_000
+
+
+def test_one_large_attempt_keeps_its_task_on_the_quick_reader(tmp_path: Path) -> None:
+    """Mixed sizes (issue 53): a 2 MB attempt among small ones is read by the quick reader
+    (its trajectory checked, not built), with the careful reader's answer."""
+    run = copy_run(tmp_path, FIXTURE_RUNS / "k3_pass")
+    task = sorted(run.glob("details/normal/*/attempt-3"))[0].parent
+    _inflate(task / "attempt-2" / "result.json")
+    folder = task.relative_to(run).as_posix()
+    quick, careful = both(run, folder, "normal", folder)
+    assert quick is not None, "the large attempt sent its task to the careful reader"
+    assert quick == careful
+
+
+@pytest.mark.parametrize("planted", [b'"\x01"', b"NaN", b'"\\ud800"'], ids=repr)
+def test_a_large_attempt_the_lean_parse_cannot_answer_is_declined(
+    planted: bytes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Broken JSON in the trajectory, or what json.loads accepts and msgspec does not:
+    the careful reader decides (it parses the file without its trajectory, or whole);
+    the quick one never builds the large file's trajectory to find out."""
+    run = copy_run(tmp_path, FIXTURE_RUNS / "k3_pass")
+    task = sorted(run.glob("details/normal/*/attempt-3"))[0].parent
+    _inflate(task / "attempt-2" / "result.json", planted)
+    folder = task.relative_to(run).as_posix()
+    parsed: list[int] = []
+    whole = quick_module._parsed_object
+
+    def spy(data: bytes) -> object:
+        parsed.append(len(data))
+        return whole(data)
+
+    monkeypatch.setattr(quick_module, "_parsed_object", spy)
+    quick, _ = both(run, folder, "normal", folder)
+    assert quick is None
+    assert parsed and max(parsed) < 1 << 20  # task.json and the small attempts only

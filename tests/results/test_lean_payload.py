@@ -5,11 +5,13 @@ skips of the kind it says, and None for anything it cannot vouch for."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from inspector.results import lean
 from inspector.results.lean import lean_payload, lean_result, payload_of, plain_attempt
 from inspector.results.validate import DetailError, shape_attempt
 from tests.conftest import FIXTURE_RUNS, conformance_runs
@@ -150,6 +152,28 @@ def test_a_long_integer_is_found_wherever_it_lies() -> None:
         data = _with(b'"n": 3', b'"pad": "' + b"x" * pad + b'", "n": ' + b"7" * 4301)
         assert lean_payload(data) is None, pad
         assert lean_payload(data.replace(b"7" * 4301, b"7" * 4300)) is not None, pad
+
+
+def test_utf8_is_checked_across_every_chunk_boundary(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The UTF-8 check decodes a chunk at a time: a character cut by a chunk's end, or a
+    bad byte at any offset, gets the answer ``bytes.decode`` gives (chunks of 7 bytes, so
+    every offset in a character of 1-4 bytes meets a boundary)."""
+    monkeypatch.setattr(lean, "_UTF8_CHUNK", 7)
+    pieces = [b"a", b"\xc3\xa9", b"\xe2\x80\x94", b"\xf0\x9f\x98\x80"]
+    broken = [b"\xff", b"\xc0\xaf", b"\xed\xa0\x80", b"\xe2\x80", b"\xc3", b"\x80"]
+    rnd = random.Random(53)
+    seen = {True: 0, False: 0}
+    for _ in range(20_000):
+        choices = pieces if rnd.random() < 0.6 else pieces + broken
+        data = b"".join(rnd.choice(choices) for _ in range(rnd.randint(0, 14)))
+        try:
+            data.decode("utf-8")
+            valid = True
+        except UnicodeDecodeError:
+            valid = False
+        assert lean.stands_for_json_loads(data) is valid, data
+        seen[valid] += 1
+    assert min(seen.values()) > 1000
 
 
 def _shaped(data: bytes, key: str) -> str:
