@@ -38,11 +38,53 @@ def _mean(values: Iterable[float]) -> float | None:
 
 
 @dataclass(frozen=True, slots=True)
-class _Pair:
+class RatioPair:
+    """One evaluated task of a ratio of sums: its numerator (``value``) and denominator."""
+
     task_id: str
     category: str
     value: float
     weight: float
+
+
+_Pair = RatioPair
+
+
+def ratio_breakdown(items: Sequence[RatioPair], counts: SeriesCounts) -> MetricBreakdown:
+    """One category of a ratio of sums: Σ numerators / Σ denominators (0 over 0 is 0)."""
+    numerator = math.fsum(p.value for p in items)
+    denominator = math.fsum(p.weight for p in items)
+    return MetricBreakdown(
+        value=(numerator / denominator if denominator else 0.0) if items else None,
+        counts=counts,
+        aggregation_weight=denominator,
+    )
+
+
+def ratio_value(
+    pairs: Sequence[RatioPair],
+    categories: Mapping[str, MetricBreakdown],
+    aggregation: str,
+    root: HierarchyNode | None,
+    respect: bool,
+) -> tuple[float | None, dict[str, MetricBreakdown]]:
+    """A ratio-of-sums series' value (and hierarchy) from its pairs and categories, under
+    the report's aggregation when ``respect`` (``respect_report_aggregation``)."""
+    hierarchy: dict[str, MetricBreakdown] = {}
+    if aggregation == CATEGORY_HIERARCHY:
+        if root is not None:
+            hierarchy = hierarchy_breakdowns(root, categories)
+            if respect:
+                return hierarchy[root.path].value, hierarchy
+        elif respect:
+            return None, hierarchy
+    elif aggregation == CATEGORY_MEAN and respect:
+        return _mean(b.value for b in categories.values() if b.value is not None), {}
+    if not pairs:
+        return None, hierarchy
+    numerator = math.fsum(p.value for p in pairs)
+    denominator = math.fsum(p.weight for p in pairs)
+    return (numerator / denominator if denominator else 0.0), hierarchy
 
 
 class AggregationContext:
@@ -340,13 +382,7 @@ class AggregationContext:
         for category in template.categories:
             items = [p for p in pairs if p.category == category]
             cat_states = {t: s for t, s in states.items() if self._categories[t] == category}
-            numerator = math.fsum(p.value for p in items)
-            denominator = math.fsum(p.weight for p in items)
-            out[category] = MetricBreakdown(
-                value=(numerator / denominator if denominator else 0.0) if items else None,
-                counts=self._state_counts(cat_states),
-                aggregation_weight=denominator,
-            )
+            out[category] = ratio_breakdown(items, self._state_counts(cat_states))
         return out
 
     def _state_counts(self, states: Mapping[str, str]) -> SeriesCounts:
@@ -362,21 +398,7 @@ class AggregationContext:
     def _ratio_value(
         self, pairs: Sequence[_Pair], categories: Mapping[str, MetricBreakdown], respect: bool
     ) -> tuple[float | None, dict[str, MetricBreakdown]]:
-        hierarchy: dict[str, MetricBreakdown] = {}
-        if self.report.aggregation == CATEGORY_HIERARCHY:
-            if self.root is not None:
-                hierarchy = hierarchy_breakdowns(self.root, categories)
-                if respect:
-                    return hierarchy[self.root.path].value, hierarchy
-            elif respect:
-                return None, hierarchy
-        elif self.report.aggregation == CATEGORY_MEAN and respect:
-            return _mean(b.value for b in categories.values() if b.value is not None), {}
-        if not pairs:
-            return None, hierarchy
-        numerator = math.fsum(p.value for p in pairs)
-        denominator = math.fsum(p.weight for p in pairs)
-        return (numerator / denominator if denominator else 0.0), hierarchy
+        return ratio_value(pairs, categories, self.report.aggregation, self.root, respect)
 
     def _replace_or_append(self, series: MetricSeries) -> None:
         for index, current in enumerate(self._series):

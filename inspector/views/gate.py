@@ -177,6 +177,9 @@ class Regression:
     """Task ids of either side (the unit of resampling)."""
     against_series: str
     """The ``--against`` run's series paired with this one (``pair_series``)."""
+    explained: str | None = None
+    """Where the delta came from, in one sentence
+    (:func:`inspector.views.decomposition.decomposition_sentence`), when it splits."""
 
 
 Paired = Mapping[str, Regression | str]
@@ -370,4 +373,6 @@ def _regression(
         f"change {delta:+.4g}{beside} (95% paired interval {low:+.4g} to {high:+.4g}, "
         f"{answer.tasks} tasks)"
     )
+    if answer.explained:
+        words += f"; where from: {answer.explained}"
     return lambda limit: (words, delta < -limit and high < 0)

@@ -78,7 +78,10 @@ def derived_reason(rec: Recomputation, stored_metrics: Mapping[str, Any] | None)
 def regressions(comparison: Comparison, series_ids: Sequence[str]) -> dict[str, Regression | str]:
     """Each of side B's series ``series_ids`` → its delta B − A and paired interval exactly
     as ``inspector diff`` gives them (:meth:`Comparison.stats` of the pair the comparison
-    model makes, :func:`inspector.views.compare.pair_series`), or why there is none."""
+    model makes, :func:`inspector.views.compare.pair_series`), or why there is none, with
+    where the delta came from (:func:`~inspector.views.decomposition.decomposition_sentence`)."""
+    from inspector.views.decomposition import decomposition_of, decomposition_sentence
+
     found: dict[str, Regression | str] = {}
     for series_id in series_ids:
         pair = next((p for p in comparison.series if p.b and p.b.series_id == series_id), None)
@@ -90,7 +93,11 @@ def regressions(comparison: Comparison, series_ids: Sequence[str]) -> dict[str, 
             found[series_id] = stats.no_interval or "no paired interval"
             continue
         interval = stats.interval
+        parts = decomposition_of(comparison, pair)
         found[series_id] = Regression(
-            stats.delta, interval.low, interval.high, stats.tasks, pair.a.series_id
-        )
+            stats.delta, interval.low, interval.high, stats.tasks, pair.a.series_id,
+            None  # a delta of nothing (no part moved) needs no explaining
+            if parts is None or not any(p.value for p in parts.parts)
+            else decomposition_sentence(parts, comparison, pair),
+        )  # fmt: skip
     return found
