@@ -20,6 +20,7 @@ __all__ = [
     "decomposition_lines",
     "decomposition_of",
     "decomposition_sentence",
+    "part_count",
     "part_name",
     "signed",
 ]
@@ -88,6 +89,18 @@ def decomposition_json(d: Decomposition | None) -> dict[str, Any] | None:
     }
 
 
+def part_count(part: Part) -> str:
+    """A part's size: ``2 tasks``; a weight change: its moved tasks and reweighted nodes."""
+    n = len(part.task_ids)
+    if part.group != "weights":
+        return _tasks(n)
+    if part.nodes == ("(aggregation)",):
+        return "another aggregation" + (f", {_tasks(n)} in another category" if n else "")
+    said = [f"{_tasks(n)} in another category" if n else "",
+            f"{len(part.nodes)} nodes reweighted" if part.nodes else ""]  # fmt: skip
+    return ", ".join(w for w in said if w)
+
+
 def _tasks(n: int) -> str:
     return f"{n} task" if n == 1 else f"{n} tasks"
 
@@ -96,11 +109,7 @@ def _what(d: Decomposition, part: Part, c: Comparison | None, pair: SeriesPair |
     """What a part is made of, in words (``3 flips down``, ``4 tasks no longer evaluated``)."""
     n = len(part.task_ids)
     if part.group == "weights":
-        if part.nodes == ("(aggregation)",):
-            return "another aggregation"
-        said = [f"{_tasks(n)} in another category" if n else "",
-                f"{len(part.nodes)} hierarchy nodes reweighted" if part.nodes else ""]  # fmt: skip
-        return "weight changes: " + ", ".join(w for w in said if w)
+        return f"weight changes ({part_count(part)})"
     if part.group == "state":
         lost = _no_longer_evaluated(part, c, pair)
         if lost is None:

@@ -39,6 +39,12 @@ from inspector.engine.report import MetricSeries
 from inspector.session import Session
 from inspector.views.changes import moved_groups, moved_summary
 from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
+from inspector.views.decomposition import (
+    Decomposition,
+    decomposition_of,
+    part_count,
+    part_name,
+)
 from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
 from inspector.views.stats import Interval, bounds_text, compact_bounds_text
@@ -48,6 +54,10 @@ from widgets.key_footer import KeyFooter
 from widgets.literal import cut_middle, one_line
 from widgets.record_table import RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
+from widgets.waterfall import Step, Waterfall
+
+PART = "part"
+"""The task filter of a waterfall step: the tasks of one part of the delta."""
 
 
 @dataclass
@@ -63,6 +73,14 @@ class SideIntervals(Message):
     """Each side's 95% interval: (series row, "a" / "b") → (the side's series, interval)."""
 
     intervals: dict[tuple[int, str], tuple[MetricSeries, Interval]]
+
+
+@dataclass
+class PartsReady(Message):
+    """The decomposition of one series pair's delta (None: none), computed off the UI thread."""
+
+    label: str
+    parts: Decomposition | None
 
 
 @dataclass
@@ -92,6 +110,9 @@ where both sides are binary with one attempt. Warnings above the numbers say whe
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
 **D** lists exactly the tasks that moved (flips, state changes, values that differ at the
 precision AgentCompass reports), grouped by kind with their counts.
+**W** shows where B − A came from: a waterfall of its parts (tasks only in A, only in B,
+state changes, values or flips up and down, weight changes), split by Shapley over those
+groups so the parts sum to the delta exactly; **enter** on a part lists its tasks.
 **enter** on a task opens it on side A, **b** on side B; **v** swaps the sides; **w** picks
 another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task id / row.
 """
@@ -105,6 +126,13 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
             "Moved",
             tooltip="List exactly the tasks that moved (pass→fail, fail→pass, state changes), "
             "grouped by kind",
+        ),
+        Binding(
+            "W",
+            "waterfall",
+            "Where from",
+            tooltip="Where B − A came from: its parts "
+            "(Shapley over groups); enter on a part lists its tasks",
         ),
         Binding("b", "open_b", "Task in B", tooltip="Open the highlighted task on side B"),
         Binding("v", "swap", "Swap A/B", tooltip="Exchange the sides (A versus B): B becomes A"),
@@ -130,6 +158,9 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         self.keep_task: TaskChange | None = None
         """Put the task cursor (and the focus) on this task once the tasks are listed."""
         self._stats: dict[str, PairedStats] = {}
+        self._parts: dict[str, Decomposition | None] = {}
+        self.part: tuple[str, frozenset[str]] = ("", frozenset())
+        """The waterfall step whose tasks the PART filter lists: (its name, its task ids)."""
 
     def shown_sessions(self) -> tuple[Session, ...]:
         return self.sessions or ()
@@ -164,6 +195,9 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
             series.add_column(label, key=key)
         yield series
         yield Static(id="compare-stats")
+        waterfall = Waterfall(id="compare-waterfall")
+        waterfall.display = False  # until W
+        yield waterfall
         yield RecordTable(CHANGE_FIELDS, id="compare-tasks")
         yield KeyFooter()
 
@@ -228,7 +262,11 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-tasks",
           description="aligned tasks")  # fmt: skip
     def _list_changes(self, pair: SeriesPair, task_filter: str) -> None:
-        if task_filter == MOVED:
+        if task_filter == PART:
+            ids = self.part[1]
+            kept = (ch for ch in self.comparison.tasks(pair) if ch.task_id in ids)
+            changes = tuple(sorted(kept, key=lambda ch: natural_key(ch.task_id)))
+        elif task_filter == MOVED:
             groups = moved_groups(self.comparison.changes(pair))
             changes = tuple(ch for _, group in groups
                             for ch in sorted(group, key=lambda ch: natural_key(ch.task_id)))  # fmt: skip
@@ -258,6 +296,8 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         text.append_text(one_line(self.pair.label))
         if self.task_filter == MOVED:
             text.append(f" · {moved_summary(self.shown)} (enter: task on side A, b: on side B)")
+        elif self.task_filter == PART:
+            text.append(f" · {plural(len(self.shown), 'task')} · {self.part[0]}")
         else:
             text.append(f" · {plural(len(self.shown), 'task')} · {FILTER_LABELS[self.task_filter]}")
         stats = self._stats.get(self.pair.label)
@@ -270,6 +310,55 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
             for line in paired_lines(stats):
                 text.append("\n" + line)
         self.stats_line.update(text)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-parts",
+          description="where the delta came from")  # fmt: skip
+    def compute_parts(self, pair: SeriesPair) -> None:
+        self.post_message(PartsReady(pair.label, decomposition_of(self.comparison, pair)))
+
+    @on(PartsReady)
+    def _parts_ready(self, message: PartsReady) -> None:
+        self._parts[message.label] = message.parts
+        if message.label == self.pair.label:
+            self._show_waterfall()
+
+    def _show_waterfall(self) -> None:
+        """The current pair's parts as a waterfall (shown after ``W``)."""
+        waterfall = self.query_one(Waterfall)
+        if not waterfall.display:
+            return
+        if self.pair.label not in self._parts:
+            self.compute_parts(self.pair)
+            return
+        d = self._parts[self.pair.label]
+        if d is None:
+            waterfall.clear_options()
+            waterfall.add_option(
+                "no decomposition: this series is on one side only, has no value, or is "
+                "a benchmark's own number"
+            )
+            return
+        steps = [Step(p.group, part_name(d, p), p.value, part_count(p))
+                 for p in d.parts]  # fmt: skip
+        waterfall.show(("A", d.a), steps, ("B", d.b), f"({d.method})")
+
+    def action_waterfall(self) -> None:
+        waterfall = self.query_one(Waterfall)
+        waterfall.display = not waterfall.display
+        if waterfall.display:
+            self._show_waterfall()
+            waterfall.focus()
+
+    @on(Waterfall.StepChosen)
+    def _step_chosen(self, message: Waterfall.StepChosen) -> None:
+        d = self._parts.get(self.pair.label)
+        part = next((p for p in d.parts if p.group == message.key), None) if d else None
+        if d is None or part is None:
+            return
+        self.part = (part_name(d, part), frozenset(part.task_ids))
+        if self.task_filter == PART:
+            self.show_tasks()
+        self.task_filter = PART
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-stats",
           description="paired statistics")  # fmt: skip
@@ -287,7 +376,10 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         pair = self.comparison.series[int(event.row_key.value or 0)]
         if pair is not self.pair:
             self.pair = pair
+            if self.task_filter == PART:
+                self.set_reactive(CompareScreen.task_filter, "changes")
             self.show_tasks()
+            self._show_waterfall()
 
     @on(VirtualTable.Selected, "#compare-tasks")
     def _task_selected(self, event: VirtualTable.Selected) -> None:
