@@ -151,8 +151,8 @@ def decomposition_lines(
     d: Decomposition | None, c: Comparison | None = None, pair: SeriesPair | None = None
 ) -> list[str]:
     """The few lines of ``inspector diff``: one per part, then how it was split."""
-    if d is None:
-        return []
+    if d is None or not d.parts:
+        return []  # nothing moved: nothing to explain
     lines = [f"where B − A = {signed(d.total)} came from ({d.method}; the parts sum to it):"]
     for p in d.parts:
         lines.append(f"  {signed(p.value):>9} from {_what(d, p, c, pair)}")
