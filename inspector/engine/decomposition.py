@@ -40,6 +40,7 @@ from itertools import combinations
 
 from inspector.engine.aggregation import TaskOutcome, aggregate_value
 from inspector.engine.corpus import UNCATEGORIZED, RatioPair, ratio_breakdown, ratio_value
+from inspector.engine.errors import AggregationError
 from inspector.engine.hierarchy import HierarchyNode
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.reduction import TaskReduction
@@ -195,11 +196,14 @@ def decompose(a: Side, b: Side, *, binary: bool = False) -> Decomposition | None
             return 0.0
         return value
 
-    values = {
-        frozenset(s): v(frozenset(s))
-        for n in range(len(groups) + 1)
-        for s in combinations(groups, n)
-    }
+    try:
+        values = {
+            frozenset(s): v(frozenset(s))
+            for n in range(len(groups) + 1)
+            for s in combinations(groups, n)
+        }
+    except AggregationError:  # a mix the hierarchy refuses (a weighted node left weightless)
+        return None
     if not _same(values[frozenset()], a.value) or not _same(values[frozenset(groups)], b.value):
         return None
     count = len(groups)

@@ -150,3 +150,16 @@ def test_the_split_does_not_depend_on_the_order_of_the_groups() -> None:
         assert got == pytest.approx(expected, abs=1e-15)
     assert len(list(combinations(names, 2))) == 6  # four groups: 2⁴ mixes evaluated
     assert d.evaluations == 16
+
+
+def test_a_mix_the_hierarchy_refuses_gives_no_decomposition() -> None:
+    """B weights c at 0: the hybrid with B's hierarchy and A's tasks (only c has a value)
+    has no positive weight left, which the engine refuses — no decomposition, not a crash."""
+    zero = parse_hierarchy({"overall": {"aggregation": "weighted", "children": {
+        "c": {"weight": 0}, "d": {"weight": 1}}}})  # fmt: skip
+    one = parse_hierarchy({"overall": {"aggregation": "weighted", "children": {
+        "c": {"weight": 1}, "d": {"weight": 1}}}})  # fmt: skip
+    a = [TaskRow("t1", "c", "evaluated", 1.0)]
+    b = [TaskRow("t1", "c", "evaluated", 1.0), TaskRow("t2", "d", "evaluated", 0.0)]
+    sa, sb = Structure("category_hierarchy", one), Structure("category_hierarchy", zero)
+    assert decompose(Side(tuple(a), sa, 1.0), Side(tuple(b), sb, 0.0)) is None
