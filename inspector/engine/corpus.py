@@ -10,16 +10,15 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from inspector.engine.contract import SCALAR, MetricDisplay
 from inspector.engine.hierarchy import HierarchyNode, hierarchy_breakdowns
 from inspector.engine.model import TaskRecord
+from inspector.engine.ratio import RatioPair, ratio_breakdown, ratio_value
 from inspector.engine.reduction import TaskReduction
 from inspector.engine.report import (
-    CATEGORY_HIERARCHY,
-    CATEGORY_MEAN,
     MetricBreakdown,
     MetricReport,
     MetricSeries,
@@ -37,54 +36,7 @@ def _mean(values: Iterable[float]) -> float | None:
     return math.fsum(v / len(items) for v in items) if items else None
 
 
-@dataclass(frozen=True, slots=True)
-class RatioPair:
-    """One evaluated task of a ratio of sums: its numerator (``value``) and denominator."""
-
-    task_id: str
-    category: str
-    value: float
-    weight: float
-
-
 _Pair = RatioPair
-
-
-def ratio_breakdown(items: Sequence[RatioPair], counts: SeriesCounts) -> MetricBreakdown:
-    """One category of a ratio of sums: Σ numerators / Σ denominators (0 over 0 is 0)."""
-    numerator = math.fsum(p.value for p in items)
-    denominator = math.fsum(p.weight for p in items)
-    return MetricBreakdown(
-        value=(numerator / denominator if denominator else 0.0) if items else None,
-        counts=counts,
-        aggregation_weight=denominator,
-    )
-
-
-def ratio_value(
-    pairs: Sequence[RatioPair],
-    categories: Mapping[str, MetricBreakdown],
-    aggregation: str,
-    root: HierarchyNode | None,
-    respect: bool,
-) -> tuple[float | None, dict[str, MetricBreakdown]]:
-    """A ratio-of-sums series' value (and hierarchy) from its pairs and categories, under
-    the report's aggregation when ``respect`` (``respect_report_aggregation``)."""
-    hierarchy: dict[str, MetricBreakdown] = {}
-    if aggregation == CATEGORY_HIERARCHY:
-        if root is not None:
-            hierarchy = hierarchy_breakdowns(root, categories)
-            if respect:
-                return hierarchy[root.path].value, hierarchy
-        elif respect:
-            return None, hierarchy
-    elif aggregation == CATEGORY_MEAN and respect:
-        return _mean(b.value for b in categories.values() if b.value is not None), {}
-    if not pairs:
-        return None, hierarchy
-    numerator = math.fsum(p.value for p in pairs)
-    denominator = math.fsum(p.weight for p in pairs)
-    return (numerator / denominator if denominator else 0.0), hierarchy
 
 
 class AggregationContext:

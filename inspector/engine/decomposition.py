@@ -39,9 +39,10 @@ from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 from inspector.engine.aggregation import TaskOutcome, aggregate_value
-from inspector.engine.corpus import UNCATEGORIZED, RatioPair, ratio_breakdown, ratio_value
+from inspector.engine.corpus import UNCATEGORIZED
 from inspector.engine.errors import AggregationError
 from inspector.engine.hierarchy import HierarchyNode
+from inspector.engine.ratio import RatioPair, ratio_breakdown, ratio_value
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.reduction import TaskReduction
 from inspector.engine.report import (

@@ -18,8 +18,8 @@ from textual.message import Message
 from textual.reactive import reactive
 from textual.widgets import DataTable, Header, Static
 
-from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenWhatIf, TaskPairChosen
+from inspector.app.screens.compare_parts import PART, PartsScreen
 from inspector.app.screens.compare_text import (
     CHANGE_FIELDS,
     FILTER_LABELS,
@@ -39,12 +39,6 @@ from inspector.engine.report import MetricSeries
 from inspector.session import Session
 from inspector.views.changes import moved_groups, moved_summary
 from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
-from inspector.views.decomposition import (
-    Decomposition,
-    decomposition_of,
-    part_count,
-    part_name,
-)
 from inspector.views.paired import paired_lines
 from inspector.views.run_stats import series_stats
 from inspector.views.stats import Interval, bounds_text, compact_bounds_text
@@ -54,10 +48,6 @@ from widgets.key_footer import KeyFooter
 from widgets.literal import cut_middle, one_line
 from widgets.record_table import RecordTable, field_columns
 from widgets.virtual_table import Column, VirtualTable
-from widgets.waterfall import Step, Waterfall
-
-PART = "part"
-"""The task filter of a waterfall step: the tasks of one part of the delta."""
 
 
 @dataclass
@@ -76,14 +66,6 @@ class SideIntervals(Message):
 
 
 @dataclass
-class PartsReady(Message):
-    """The decomposition of one series pair's delta (None: none), computed off the UI thread."""
-
-    label: str
-    parts: Decomposition | None
-
-
-@dataclass
 class ChangesListed(Message):
     """The aligned tasks of a series pair passing a filter (picked in a worker), with the
     columns they need."""
@@ -94,7 +76,7 @@ class ChangesListed(Message):
     columns: tuple[Column, ...]
 
 
-class CompareScreen(InspectorScreen):
+class CompareScreen(PartsScreen):
     """Side A and side B: the series side by side, the tasks that flipped or changed state."""
 
     HELP = """\
@@ -158,9 +140,6 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         self.keep_task: TaskChange | None = None
         """Put the task cursor (and the focus) on this task once the tasks are listed."""
         self._stats: dict[str, PairedStats] = {}
-        self._parts: dict[str, Decomposition | None] = {}
-        self.part: tuple[str, frozenset[str]] = ("", frozenset())
-        """The waterfall step whose tasks the PART filter lists: (its name, its task ids)."""
 
     def shown_sessions(self) -> tuple[Session, ...]:
         return self.sessions or ()
@@ -195,9 +174,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
             series.add_column(label, key=key)
         yield series
         yield Static(id="compare-stats")
-        waterfall = Waterfall(id="compare-waterfall")
-        waterfall.display = False  # until W
-        yield waterfall
+        yield self.waterfall()
         yield RecordTable(CHANGE_FIELDS, id="compare-tasks")
         yield KeyFooter()
 
@@ -263,9 +240,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
           description="aligned tasks")  # fmt: skip
     def _list_changes(self, pair: SeriesPair, task_filter: str) -> None:
         if task_filter == PART:
-            ids = self.part[1]
-            kept = (ch for ch in self.comparison.tasks(pair) if ch.task_id in ids)
-            changes = tuple(sorted(kept, key=lambda ch: natural_key(ch.task_id)))
+            changes = self.part_tasks(pair)
         elif task_filter == MOVED:
             groups = moved_groups(self.comparison.changes(pair))
             changes = tuple(ch for _, group in groups
@@ -311,51 +286,8 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
                 text.append("\n" + line)
         self.stats_line.update(text)
 
-    @work(thread=True, exclusive=True, exit_on_error=False, group="compare-parts",
-          description="where the delta came from")  # fmt: skip
-    def compute_parts(self, pair: SeriesPair) -> None:
-        self.post_message(PartsReady(pair.label, decomposition_of(self.comparison, pair)))
-
-    @on(PartsReady)
-    def _parts_ready(self, message: PartsReady) -> None:
-        self._parts[message.label] = message.parts
-        if message.label == self.pair.label:
-            self._show_waterfall()
-
-    def _show_waterfall(self) -> None:
-        """The current pair's parts as a waterfall (shown after ``W``)."""
-        waterfall = self.query_one(Waterfall)
-        if not waterfall.display:
-            return
-        if self.pair.label not in self._parts:
-            self.compute_parts(self.pair)
-            return
-        d = self._parts[self.pair.label]
-        if d is None:
-            waterfall.clear_options()
-            waterfall.add_option(
-                "no decomposition: this series is on one side only, has no value, or is "
-                "a benchmark's own number"
-            )
-            return
-        steps = [Step(p.group, part_name(d, p), p.value, part_count(p))
-                 for p in d.parts]  # fmt: skip
-        waterfall.show(("A", d.a), steps, ("B", d.b), f"({d.method})")
-
-    def action_waterfall(self) -> None:
-        waterfall = self.query_one(Waterfall)
-        waterfall.display = not waterfall.display
-        if waterfall.display:
-            self._show_waterfall()
-            waterfall.focus()
-
-    @on(Waterfall.StepChosen)
-    def _step_chosen(self, message: Waterfall.StepChosen) -> None:
-        d = self._parts.get(self.pair.label)
-        part = next((p for p in d.parts if p.group == message.key), None) if d else None
-        if d is None or part is None:
-            return
-        self.part = (part_name(d, part), frozenset(part.task_ids))
+    def list_part(self) -> None:
+        """List the tasks of the waterfall's chosen part (:attr:`part`)."""
         if self.task_filter == PART:
             self.show_tasks()
         self.task_filter = PART
@@ -379,7 +311,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
             if self.task_filter == PART:
                 self.set_reactive(CompareScreen.task_filter, "changes")
             self.show_tasks()
-            self._show_waterfall()
+            self.show_waterfall()
 
     @on(VirtualTable.Selected, "#compare-tasks")
     def _task_selected(self, event: VirtualTable.Selected) -> None:
