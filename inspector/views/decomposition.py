@@ -111,14 +111,17 @@ def _what(d: Decomposition, part: Part, c: Comparison | None, pair: SeriesPair |
     if part.group == "weights":
         return f"weight changes ({part_count(part)})"
     if part.group == "state":
-        lost = _no_longer_evaluated(part, c, pair)
-        if lost is None:
+        moved = _evaluated_moves(part, c, pair)
+        if moved is None:
             return f"{_tasks(n)} whose state changed"
+        gained, lost = moved
+        if gained == n:
+            return f"{_tasks(n)} now evaluated"
         if lost == n:
             return f"{_tasks(n)} no longer evaluated (error, unavailable or invalidated)"
-        if lost == 0:
-            return f"{_tasks(n)} now evaluated"
-        return f"{_tasks(n)} whose state changed ({lost} no longer evaluated)"
+        said = [f"{gained} now evaluated" if gained else "", f"{lost} no longer" if lost else ""]
+        said = [w for w in said if w] or ["none to or from evaluated"]
+        return f"{_tasks(n)} whose state changed ({', '.join(said)})"
     if part.group in ("up", "down"):
         if d.binary:
             return f"{n} flip{'' if n == 1 else 's'} {part.group}"
@@ -126,14 +129,17 @@ def _what(d: Decomposition, part: Part, c: Comparison | None, pair: SeriesPair |
     return f"{_tasks(n)} only in {'A' if part.group == 'only_a' else 'B'}"
 
 
-def _no_longer_evaluated(part: Part, c: Comparison | None, pair: SeriesPair | None) -> int | None:
+def _evaluated_moves(
+    part: Part, c: Comparison | None, pair: SeriesPair | None
+) -> tuple[int, int] | None:
+    """Of the part's tasks: how many became evaluated, how many stopped being evaluated."""
     if c is None or pair is None:
         return None
     ids = set(part.task_ids)
-    return sum(
-        1 for ch in c.tasks(pair)
-        if ch.task_id in ids and ch.state_a == EVALUATED and ch.state_b != EVALUATED
-    )  # fmt: skip
+    moves = [(ch.state_a, ch.state_b) for ch in c.tasks(pair) if ch.task_id in ids]
+    gained = sum(1 for a, b in moves if a != EVALUATED and b == EVALUATED)
+    lost = sum(1 for a, b in moves if a == EVALUATED and b != EVALUATED)
+    return gained, lost
 
 
 def decomposition_sentence(

@@ -63,6 +63,17 @@ def test_what_if_k1_of_a_category_mean_run_splits_into_values_up_and_down(
     assert "from 2 tasks with values up" in text and "from 4 tasks with values down" in text
 
 
+def test_state_changes_say_which_way_the_tasks_went(capsys: pytest.CaptureFixture[str]) -> None:
+    """passed.avg@3 → k=1 of syn_k3_avg_score_category_mean: 2 tasks error→evaluated and 3
+    error→unavailable (`diff`'s own task table): the part says 2 became evaluated, not 5."""
+    run = conformance_run("syn_k3_avg_score_category_mean")
+    _, text = _run(capsys, "diff", str(run), "--what-if", "k=1")
+    assert "passed.avg@3 ↔ passed.native@1: 7 tasks moved: 1 value down, 1 value up, " \
+        "2 error→evaluated, 3 error→unavailable" in text  # fmt: skip
+    assert "from 5 tasks whose state changed (2 now evaluated)" in text
+    assert "from 5 tasks now evaluated" not in text
+
+
 def test_two_runs_with_different_tasks_name_the_tasks_on_one_side(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
