@@ -9,8 +9,8 @@ The tasks fall into at most six groups of changes:
 - ``state``: tasks on both sides whose state differs (evaluated ↔ error / unavailable /
   invalidated, or between those): the denominator;
 - ``up`` / ``down``: tasks evaluated on both sides whose value rose / fell (for a binary
-  series with one attempt a side, flips 0→1 and 1→0); a ratio of sums compares Σ-free
-  task ratios (numerator/denominator), a changed pair with an equal ratio counts as ``up``;
+  series with one attempt a side, flips 0→1 and 1→0); for a ratio of sums, by the task's
+  own ratio (numerator / denominator; a changed pair with an equal ratio counts as ``up``);
 - ``weights``: the structure itself — the categories of tasks on both sides whose category
   moved, the hierarchy (its nodes' weights and aggregations) and the aggregation.
 
@@ -21,8 +21,12 @@ The tasks fall into at most six groups of changes:
 both sides); its category — and the aggregation, hierarchy and ratio rule — are B's if
 ``weights`` ∈ S, else A's. ``v(S)`` is the hybrid's series value, computed by the engine's
 own aggregation (:func:`~inspector.engine.aggregation.aggregate_value`,
-:func:`~inspector.engine.corpus.ratio_value`): ``v(∅)`` is A's value and ``v(all)`` is B's,
-bit for bit (both are checked; a pair where they are not gets no decomposition).
+:func:`~inspector.engine.ratio.ratio_value`): ``v(∅)`` is A's value and ``v(all)`` is B's
+(both are checked, to 1e-12 relative — on every conformance pair and what-if they are equal
+bit for bit; a pair where they are not, or where a hybrid's hierarchy is refused, gets no
+decomposition). A ratio-of-sums series is rebuilt from the reductions of its numerator and
+denominator metrics, under the report's aggregation or not (``respect``): whichever gives
+the series' own value.
 
 **Shapley over groups**: part_i = Σ over S ⊆ G∖{i} of |S|!(|G|−|S|−1)!/|G|! ·
 (v(S ∪ {i}) − v(S)), over the non-empty groups G (2^|G| ≤ 64 evaluations). The parts sum
