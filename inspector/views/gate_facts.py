@@ -96,7 +96,7 @@ def regressions(comparison: Comparison, series_ids: Sequence[str]) -> dict[str, 
         parts = decomposition_of(comparison, pair)
         found[series_id] = Regression(
             stats.delta, interval.low, interval.high, stats.tasks, pair.a.series_id,
-            None  # a delta of nothing (no part moved) needs no explaining
+            explained=None  # a delta of nothing (no part moved) needs no explaining
             if parts is None or not any(p.value for p in parts.parts)
             else decomposition_sentence(parts, comparison, pair),
         )  # fmt: skip
