@@ -30,6 +30,11 @@ from inspector.loading.urls import shown
 from inspector.views.changes import delta_text, moved_groups, moved_summary
 from inspector.views.compare import Comparison, SeriesPair, TaskChange, compare, compare_plans
 from inspector.views.compare_warnings import run_facts
+from inspector.views.decomposition import (
+    decomposition_json,
+    decomposition_lines,
+    decomposition_of,
+)
 from inspector.views.paired import paired_json, paired_lines
 from inspector.views.visible import visible
 
@@ -197,6 +202,7 @@ def comparison_json(c: Comparison) -> dict[str, Any]:
             "delta": pair.delta,
             "changes": [_change_json(ch) for ch in c.changes(pair) if ch.a and ch.b],
             "moved": {kind: len(group) for kind, group in moved_groups(c.changes(pair))},
+            "decomposition": decomposition_json(decomposition_of(c, pair)),
         })  # fmt: skip
     return {
         "a": c.label_a,
@@ -263,3 +269,5 @@ def write_comparison(out: TextIO, c: Comparison, *, markdown: bool = False) -> N
 def _write_stats(out: TextIO, c: Comparison, pair: SeriesPair) -> None:
     for line in paired_lines(c.stats(pair)):
         out.write(line + "\n")
+    for line in decomposition_lines(decomposition_of(c, pair), c, pair):
+        out.write(visible(line) + "\n")

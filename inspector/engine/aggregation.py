@@ -99,6 +99,36 @@ def category_breakdowns(
     return out
 
 
+def _aggregate(
+    reductions: Sequence[Outcome],
+    categories: dict[str, MetricBreakdown],
+    aggregation: str,
+    root: HierarchyNode | None,
+) -> tuple[float | None, dict[str, MetricBreakdown]]:
+    """The series value (and the hierarchy's nodes) from its tasks and categories."""
+    hierarchy: dict[str, MetricBreakdown] = {}
+    if aggregation == MICRO_WEIGHTED:
+        value = mean(r.value for r in reductions if r.state == EVALUATED and r.value is not None)
+    elif aggregation == CATEGORY_MEAN:
+        value = mean(b.value for b in categories.values() if b.value is not None)
+    elif aggregation == CATEGORY_HIERARCHY and root is not None:
+        hierarchy = hierarchy_breakdowns(root, categories)
+        value = hierarchy[root.path].value
+    else:  # pragma: no cover - guarded by the plan
+        raise ValueError(f"unknown aggregation {aggregation!r}")
+    return value, hierarchy
+
+
+def aggregate_value(
+    reductions: Sequence[Outcome],
+    keys: Sequence[str],
+    aggregation: str,
+    root: HierarchyNode | None,
+) -> float | None:
+    """The value :func:`aggregate_series` gives these tasks (by the same code)."""
+    return _aggregate(reductions, category_breakdowns(reductions, keys), aggregation, root)[0]
+
+
 def aggregate_series(
     plan: SeriesPlan,
     display: Any,
@@ -110,16 +140,7 @@ def aggregate_series(
     """One standard series from its task reductions (before ``select_value_role``)."""
     counts = series_counts(reductions)
     categories = category_breakdowns(reductions, keys)
-    hierarchy: dict[str, MetricBreakdown] = {}
-    if aggregation == MICRO_WEIGHTED:
-        value = mean(r.value for r in reductions if r.state == EVALUATED and r.value is not None)
-    elif aggregation == CATEGORY_MEAN:
-        value = mean(b.value for b in categories.values() if b.value is not None)
-    elif aggregation == CATEGORY_HIERARCHY and root is not None:
-        hierarchy = hierarchy_breakdowns(root, categories)
-        value = hierarchy[root.path].value
-    else:  # pragma: no cover - guarded by the plan
-        raise ValueError(f"unknown aggregation {aggregation!r}")
+    value, hierarchy = _aggregate(reductions, categories, aggregation, root)
     return MetricSeries(
         series_id=plan.series_id,
         metric_id=plan.metric_id,

@@ -10,16 +10,15 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from inspector.engine.contract import SCALAR, MetricDisplay
 from inspector.engine.hierarchy import HierarchyNode, hierarchy_breakdowns
 from inspector.engine.model import TaskRecord
+from inspector.engine.ratio import RatioPair, ratio_breakdown, ratio_value
 from inspector.engine.reduction import TaskReduction
 from inspector.engine.report import (
-    CATEGORY_HIERARCHY,
-    CATEGORY_MEAN,
     MetricBreakdown,
     MetricReport,
     MetricSeries,
@@ -37,12 +36,7 @@ def _mean(values: Iterable[float]) -> float | None:
     return math.fsum(v / len(items) for v in items) if items else None
 
 
-@dataclass(frozen=True, slots=True)
-class _Pair:
-    task_id: str
-    category: str
-    value: float
-    weight: float
+_Pair = RatioPair
 
 
 class AggregationContext:
@@ -340,13 +334,7 @@ class AggregationContext:
         for category in template.categories:
             items = [p for p in pairs if p.category == category]
             cat_states = {t: s for t, s in states.items() if self._categories[t] == category}
-            numerator = math.fsum(p.value for p in items)
-            denominator = math.fsum(p.weight for p in items)
-            out[category] = MetricBreakdown(
-                value=(numerator / denominator if denominator else 0.0) if items else None,
-                counts=self._state_counts(cat_states),
-                aggregation_weight=denominator,
-            )
+            out[category] = ratio_breakdown(items, self._state_counts(cat_states))
         return out
 
     def _state_counts(self, states: Mapping[str, str]) -> SeriesCounts:
@@ -362,21 +350,7 @@ class AggregationContext:
     def _ratio_value(
         self, pairs: Sequence[_Pair], categories: Mapping[str, MetricBreakdown], respect: bool
     ) -> tuple[float | None, dict[str, MetricBreakdown]]:
-        hierarchy: dict[str, MetricBreakdown] = {}
-        if self.report.aggregation == CATEGORY_HIERARCHY:
-            if self.root is not None:
-                hierarchy = hierarchy_breakdowns(self.root, categories)
-                if respect:
-                    return hierarchy[self.root.path].value, hierarchy
-            elif respect:
-                return None, hierarchy
-        elif self.report.aggregation == CATEGORY_MEAN and respect:
-            return _mean(b.value for b in categories.values() if b.value is not None), {}
-        if not pairs:
-            return None, hierarchy
-        numerator = math.fsum(p.value for p in pairs)
-        denominator = math.fsum(p.weight for p in pairs)
-        return (numerator / denominator if denominator else 0.0), hierarchy
+        return ratio_value(pairs, categories, self.report.aggregation, self.root, respect)
 
     def _replace_or_append(self, series: MetricSeries) -> None:
         for index, current in enumerate(self._series):

@@ -372,10 +372,12 @@ def _regression(
     def judged(limit: float) -> tuple[str, str]:
         threshold = sign * limit + 0.0  # + 0.0: limit 0 is "+0", never "-0"
         words = regression_words(answer, threshold)
+        where = f"; where from: {answer.explained}" if answer.explained else ""
         if answer.low is None or answer.high is None:
             why = answer.no_interval or "no interval"
-            return f"{words}: inconclusive ({why}{beside})", INCONCLUSIVE
+            return f"{words}: inconclusive ({why}{beside}){where}", INCONCLUSIVE
         verdict = measured_verdict(answer.low, answer.high, threshold)
-        return f"{words}: {verdict} (95% paired interval, {plural(answer.tasks, 'task')}{beside})", verdict
+        paired = f"95% paired interval, {plural(answer.tasks, 'task')}{beside}"
+        return f"{words}: {verdict} ({paired}){where}", verdict
 
     return judged

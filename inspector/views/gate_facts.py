@@ -79,7 +79,10 @@ def regressions(comparison: Comparison, series_ids: Sequence[str]) -> dict[str, 
     """Each of side B's series ``series_ids`` → its delta B − A and paired interval exactly
     as ``inspector diff`` gives them (:meth:`Comparison.stats` of the pair the comparison
     model makes, :func:`inspector.views.compare.pair_series`; without an interval when the
-    comparison gives none, saying why), or why nothing was compared."""
+    comparison gives none, saying why), or why nothing was compared, with where the delta
+    came from (:func:`~inspector.views.decomposition.decomposition_sentence`)."""
+    from inspector.views.decomposition import decomposition_of, decomposition_sentence
+
     found: dict[str, Regression | str] = {}
     for series_id in series_ids:
         pair = next((p for p in comparison.series if p.b and p.b.series_id == series_id), None)
@@ -88,13 +91,19 @@ def regressions(comparison: Comparison, series_ids: Sequence[str]) -> dict[str, 
             continue
         stats = comparison.stats(pair)
         interval = stats.interval
+        parts = decomposition_of(comparison, pair)
+        explained = (
+            None  # a delta of nothing (no part moved) needs no explaining
+            if parts is None or not any(p.value for p in parts.parts)
+            else decomposition_sentence(parts, comparison, pair)
+        )
         if stats.delta is None or interval is None:  # compared, no interval: INCONCLUSIVE
             why = stats.no_interval or "no paired interval"
-            found[series_id] = Regression(
-                stats.delta, None, None, stats.tasks, pair.a.series_id, no_interval=why
-            )
+            found[series_id] = Regression(stats.delta, None, None, stats.tasks,
+                                          pair.a.series_id, no_interval=why, explained=explained)  # fmt: skip
             continue
         found[series_id] = Regression(
-            stats.delta, interval.low, interval.high, stats.tasks, pair.a.series_id
-        )
+            stats.delta, interval.low, interval.high, stats.tasks, pair.a.series_id,
+            explained=explained,
+        )  # fmt: skip
     return found

@@ -64,6 +64,9 @@ class Regression:
     """The ``--against`` run's series paired with this one (``pair_series``)."""
     no_interval: str = ""
     """Why there is no interval (``low`` and ``high`` None)."""
+    explained: str | None = None
+    """Where the delta came from, in one sentence
+    (:func:`inspector.views.decomposition.decomposition_sentence`), when it splits."""
 
 
 def measured_verdict(low: float, high: float, threshold: float) -> str:

@@ -84,6 +84,7 @@ def test_no_interval_is_inconclusive_saying_why(here: Path, capsys: Capsys) -> N
     assert out.splitlines()[0] == (
         f"WARN {RUN}: correct.native@1: max_regression: change +0.6 vs limit -0.05: inconclusive "
         "(no interval: 1 task evaluated on both sides; a paired interval needs 2)"
+        "; where from: +0.6: +0.6 from 9 tasks only in A (Shapley over groups)"
     )
 
 
@@ -106,9 +107,13 @@ def test_real_runs_give_each_verdict_with_json_verdicts(here: Path, capsys: Caps
         threshold = -limit if rule_name == "max_regression" else limit
         line = (f"{b}: correct.native@1: {rule_name}: change +0.05 [-0.2231, +0.3148] vs limit "
                 f"{threshold:+g}: {verdict} (95% paired interval, 20 tasks)")  # fmt: skip
-        assert line in [f"{b}: {rule['detail']}".replace(": change", f": {rule_name}: change"),
-                        *rule["failures"]]  # fmt: skip
-        assert rule["warnings"] == ([line] if verdict == "inconclusive" else [])
+        where = ("; where from: +0.05: +0.1583 from 3 flips up, −0.1056 from 2 flips down, "
+                 "−0.002778 from 2 tasks now evaluated (Shapley over groups)")  # fmt: skip
+        assert line + where in [
+            f"{b}: {rule['detail']}".replace(": change", f": {rule_name}: change"),
+            *rule["failures"],
+        ]
+        assert rule["warnings"] == ([line + where] if verdict == "inconclusive" else [])
 
 
 def test_junit_carries_inconclusive_as_a_skipped_testcase_with_the_reason(

@@ -333,6 +333,17 @@ class TestCompareScreen:
             run_before=steps(mark_and_compare("compare_a", "compare_b")),
         )
 
+    def test_waterfall_of_k1_beside_avg3(self, snap_compare: Any) -> None:
+        """You should see, under the paired statistics, where B − A came from: A's value, one
+        bar per part (green up, red down, each from the running total before it to the one
+        after) with its amount and its tasks, B's value and "(Shapley over groups)"; the
+        second part is chosen, and the task table lists exactly its tasks."""
+        assert snap_compare(
+            make_app("k3_avg_hierarchy"),
+            terminal_size=LARGE,
+            run_before=steps(press("w", "enter"), press("W"), press("down", "enter")),
+        )
+
 
 class TestFlakyScreen:
     def test_k3_avg_flaky_tasks(self, snap_compare: Any) -> None:

@@ -1,8 +1,7 @@
 """Two plans of one run (k=1 beside avg@3) or two runs, series by series and task by task.
 
-The screen shows one :class:`~inspector.views.compare.Comparison`. ``sessions`` (sides A and B as
-:class:`~inspector.session.Session` objects) let the app open an aligned task on either side;
-a derived plan's session holds the derived recomputation over the same run.
+One :class:`~inspector.views.compare.Comparison`; ``sessions`` (sides A and B) let the app
+open an aligned task on either side (a derived plan's holds the derived recomputation).
 """
 
 from __future__ import annotations
@@ -16,8 +15,8 @@ from textual.binding import Binding, BindingType
 from textual.reactive import reactive
 from textual.widgets import DataTable, Header, Static
 
-from inspector.app.host import InspectorScreen
 from inspector.app.navigation import OpenWhatIf, TaskPairChosen
+from inspector.app.screens.compare_parts import PART, PartsScreen
 from inspector.app.screens.compare_text import (
     CHANGE_FIELDS,
     FILTER_LABELS,
@@ -54,7 +53,7 @@ from widgets.record_table import RecordTable, field_columns
 from widgets.virtual_table import VirtualTable
 
 
-class CompareScreen(InspectorScreen):
+class CompareScreen(PartsScreen):
     """Side A and side B: the series side by side, the tasks that flipped or changed state."""
 
     HELP = """\
@@ -62,16 +61,18 @@ class CompareScreen(InspectorScreen):
 The series of both sides side by side (counts are total/evaluated/error/unavailable/
 invalidated), and for the highlighted series the tasks that flipped (0→1, 1→0) or changed
 state (e.g. error→evaluated). `ctrl+f` cycles the task filter. Each value has its 95% interval.
-The paired analysis is of the series delta B − A itself: its interval combines each side's
-own interval of its series value on the tasks compared (MOVER, with the correlation of the
-two sides), its p-value inverts that interval (the two never disagree); neither where
-fewer than two tasks are on both sides or a side has no interval; McNemar's exact test
-where both sides are binary with one attempt. Warnings above the numbers say where the sides are not alike.
+The paired analysis is of the series delta B − A: its interval combines each side's own
+interval on the tasks compared (MOVER, with the sides' correlation), its p-value inverts it
+(never disagreeing); neither with fewer than two tasks on both sides or a side without an
+interval; McNemar's exact test where both sides are binary with one attempt. Warnings above
+the numbers say where the sides are not alike.
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
-**D** lists exactly the tasks that moved (flips, state changes, values that differ at the
-precision AgentCompass reports), grouped by kind with their counts.
-**enter** on a task opens it on side A (on B when only B has it), **b** on side B (a task
-only in A is said to be so); **v** swaps the sides; **w** picks another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task id / row.
+**D** lists the tasks that moved (flips, state changes, values that differ at the precision
+AgentCompass reports), by kind. **W**: where B − A came from, a waterfall of parts summing to
+it exactly (Shapley over: only in A, only in B, states, values up / down, weights); **enter**
+on a part lists its tasks. **enter** on a task opens it on side A (on B when only B has it),
+**b** on side B (a task only in A is said to be so); **v** swaps the sides; **w** picks
+another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task id / row.
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -84,11 +85,16 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
             tooltip="List exactly the tasks that moved (pass→fail, fail→pass, state changes), "
             "grouped by kind",
         ),
+        Binding(
+            "W",
+            "waterfall",
+            "Where from",
+            tooltip="Where B − A came from: its parts "
+            "(Shapley over groups); enter on a part lists its tasks",
+        ),
         Binding("b", "open_b", "Task in B", tooltip="Open the highlighted task on side B"),
         Binding("v", "swap", "Swap A/B", tooltip="Exchange the sides (A versus B): B becomes A"),
-        Binding(
-            "w", "what_if", "What-if", tooltip="Compare the stored plan with another derived plan"
-        ),
+        Binding("w", "what_if", "What-if", tooltip="Compare the stored plan with a derived one"),
     ]
 
     EXPORTS = COPIES = True
@@ -144,6 +150,7 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
             series.add_column(label, key=key)
         yield series
         yield Static(id="compare-stats")
+        yield self.waterfall()
         yield RecordTable(CHANGE_FIELDS, id="compare-tasks")
         yield KeyFooter()
 
@@ -229,7 +236,9 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-tasks",
           description="aligned tasks")  # fmt: skip
     def _list_changes(self, pair: SeriesPair, task_filter: str) -> None:
-        if task_filter == MOVED:
+        if task_filter == PART:
+            changes = self.part_tasks(pair)
+        elif task_filter == MOVED:
             groups = moved_groups(self.comparison.changes(pair))
             changes = tuple(ch for _, group in groups
                             for ch in sorted(group, key=lambda ch: natural_key(ch.task_id)))  # fmt: skip
@@ -259,6 +268,8 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
         text.append_text(one_line(self.pair.label))
         if self.task_filter == MOVED:
             text.append(f" · {moved_summary(self.shown)} (enter: task on side A, b: on side B)")
+        elif self.task_filter == PART:
+            text.append(f" · {plural(len(self.shown), 'task')} · {self.part[0]}")
         else:
             text.append(f" · {plural(len(self.shown), 'task')} · {FILTER_LABELS[self.task_filter]}")
         stats = self._stats.get(self.pair.label)
@@ -273,6 +284,12 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
             for line in paired_lines(stats):
                 text.append("\n" + line)
         self.stats_line.update(text)
+
+    def list_part(self) -> None:
+        """List the tasks of the waterfall's chosen part (:attr:`part`)."""
+        if self.task_filter == PART:
+            self.show_tasks()
+        self.task_filter = PART
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-stats",
           description="paired statistics")  # fmt: skip
@@ -290,7 +307,10 @@ only in A is said to be so); **v** swaps the sides; **w** picks another what-if 
         pair = self.comparison.series[int(event.row_key.value or 0)]
         if pair is not self.pair:
             self.pair = pair
+            if self.task_filter == PART:
+                self.set_reactive(CompareScreen.task_filter, "changes")
             self.show_tasks()
+            self.show_waterfall()
 
     @on(VirtualTable.Selected, "#compare-tasks")
     def _task_selected(self, event: VirtualTable.Selected) -> None:
