@@ -220,7 +220,7 @@ def board_of_root(root: str, overrides: Any, say: Callable[[str], None] = say_ro
     return with_ties(board, overrides)
 
 
-def with_ties(board: Leaderboard, overrides: Overrides) -> Leaderboard:
+def with_ties(board: Leaderboard, overrides: Overrides | None) -> Leaderboard:
     """``board`` with the ties of each benchmark column (:mod:`inspector.views.ties`): the
     run each cell shows read again (one column's runs at a time) for its headline's task
     values. A run that cannot be scored now leaves the comparisons of its column."""
@@ -229,6 +229,9 @@ def with_ties(board: Leaderboard, overrides: Overrides) -> Leaderboard:
     found = {}
     for benchmark in board.benchmarks:
         runs = {}
+        valued = [board.cell(m, benchmark) for m in board.models]
+        if sum(c is not None and c.value is not None for c in valued) < 2:
+            continue  # nothing to compare: no run is read
         for model in board.models:
             cell = board.cell(model, benchmark)
             headline = cell.run.recomputed if cell is not None else None

@@ -17,6 +17,8 @@ from inspector.cli.main import main
 from inspector.views.ties import column_ties, holm
 from tests.conftest import ROOT
 
+from .helpers import pilot_test
+
 
 def test_holm_adjusts_step_down() -> None:
     # by hand: sorted 0.01·3 = 0.03, 0.03·2 = 0.06, 0.04·1 = 0.04 → max(0.06, 0.04)
@@ -97,3 +99,35 @@ def test_a_column_with_one_model_has_no_ranks(
     assert main(["leaderboard", str(root), "--format", "json"]) == 0
     (record,) = json.loads(capsys.readouterr().out)
     assert record["rank"] is None and record["pairs"] is None
+
+
+@pilot_test
+async def test_the_leaderboard_screen_has_a_rank_column(tmp_path: Path) -> None:
+    """Once every run is recomputed, the last column gives each model's rank interval and
+    group letters, as the command does."""
+    from inspector.app.app import InspectorApp
+
+    from .helpers import settle
+    from .test_leaderboard import open_leaderboard
+
+    root = _tied_root(tmp_path / "tied")
+    app = InspectorApp([root])
+    async with app.run_test(size=(140, 45)) as pilot:
+        board = await open_leaderboard(pilot)
+        for _ in range(100):
+            await app.workers.wait_for_complete()
+            await settle(pilot)
+            if board.board.ties:
+                break
+            await pilot.pause(0.1)
+        table = board.table
+        assert str(table.columns[table.ordered_columns[-1].key].label) == "Rank"
+        ranks = {
+            model: str(table.get_row_at(row)[-1]) for row, model in enumerate(board.board.models)
+        }
+        assert ranks == {
+            "model-a": "#1–2 (a)",
+            "model-b": "#1–2 (a)",
+            "model-c": "#3 (b)",
+            "model-d": "#4 (c)",
+        }
