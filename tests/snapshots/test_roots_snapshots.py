@@ -36,6 +36,16 @@ async def all_checked(pilot: Pilot[None]) -> None:
     await checked_screen(pilot, settle)
 
 
+async def open_board(pilot: Pilot[None]) -> LeaderboardScreen:
+    """Every run checked, then the leaderboard (``g``)."""
+    await all_checked(pilot)
+    await pilot.press("g")
+    await settle(pilot)
+    board = pilot.app.screen
+    assert isinstance(board, LeaderboardScreen)
+    return board
+
+
 class TestRunsRecomputed:
     @pytest.mark.parametrize("size", SIZES, ids=SIZES)
     def test_runs_checked(self, snap_compare: Any, tmp_path: Path, size: str) -> None:
@@ -112,11 +122,7 @@ class TestLeaderboard:
         cell under the cursor (the scicode cell of gpt-5-mini: run 1 of 3)."""
 
         async def run_before(pilot: Pilot[None]) -> None:
-            await all_checked(pilot)
-            await pilot.press("g")
-            await settle(pilot)
-            board = pilot.app.screen
-            assert isinstance(board, LeaderboardScreen)
+            board = await open_board(pilot)
             row = board.board.models.index(SCICODE_MODEL)
             board.table.move_cursor(row=row, column=board.board.benchmarks.index("scicode") + 1)
             await settle(pilot)
@@ -136,11 +142,7 @@ class TestLeaderboardTies:
         app.animation_level = "none"
 
         async def run_before(pilot: Pilot[None]) -> None:
-            await all_checked(pilot)
-            await pilot.press("g")
-            await settle(pilot)
-            board = pilot.app.screen
-            assert isinstance(board, LeaderboardScreen)
+            board = await open_board(pilot)
             for _ in range(100):
                 await pilot.app.workers.wait_for_complete()
                 await settle(pilot)
