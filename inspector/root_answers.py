@@ -216,7 +216,39 @@ def board_of_root(root: str, overrides: Any, say: Callable[[str], None] = say_ro
     runs = find_runs(root)
     for name in sorted(checks.keys() - {run.relative for run in runs}):
         say(checks[name].problem or name)
-    return build([RunRow(run, checks.get(run.relative)) for run in runs])
+    board = build([RunRow(run, checks.get(run.relative)) for run in runs])
+    return with_ties(board, overrides)
+
+
+def with_ties(board: Leaderboard, overrides: Overrides | None) -> Leaderboard:
+    """``board`` with the ties of each benchmark column (:mod:`inspector.views.ties`): the
+    run each cell shows read again (one column's runs at a time) for its headline's task
+    values. A run that cannot be scored now leaves the comparisons of its column."""
+    from inspector.views.ties import ties_of_runs
+
+    found = {}
+    for benchmark in board.benchmarks:
+        runs = {}
+        valued = [board.cell(m, benchmark) for m in board.models]
+        if sum(c is not None and c.value is not None for c in valued) < 2:
+            continue  # nothing to compare: no run is read
+        for model in board.models:
+            cell = board.cell(model, benchmark)
+            headline = cell.run.recomputed if cell is not None else None
+            if cell is None or headline is None or headline.value is None:
+                continue
+            result = loading.open(str(cell.run.summary.path), loading.Request(overrides=overrides))
+            if not isinstance(result, loading.Loaded) or result.refusal is not None:
+                continue
+            rec = result.session.recomputation
+            series = next((s for s in rec.report.series if s.series_id == headline.series_id),
+                          None) if rec is not None else None  # fmt: skip
+            if rec is not None and series is not None:
+                runs[model] = (rec, series)
+        ties = ties_of_runs(benchmark, runs)
+        if ties is not None:
+            found[benchmark] = ties
+    return board.with_ties(found)
 
 
 def interval_call(

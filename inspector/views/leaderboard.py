@@ -10,14 +10,15 @@ no rich.
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from inspector.engine import strict_json
 from inspector.views.csv_cells import csv_writer
 from inspector.views.run_check import DIFFERS, UNSTORED, UNUSABLE
 from inspector.views.runs_view import PENDING, RunRow
+from inspector.views.ties import ColumnTies, Standing
 from inspector.views.visible import visible
 
 FINISHED = "completed"
@@ -74,14 +75,31 @@ class Leaderboard:
     models: tuple[str, ...]
     benchmarks: tuple[str, ...]
     cells: dict[tuple[str, str], Cell]
+    ties: Mapping[str, ColumnTies] = field(default_factory=dict)
+    """The ties of each benchmark column (:mod:`inspector.views.ties`), for the runs the
+    cells show; a column is absent until they are computed (or with fewer than 2 models)."""
 
     def cell(self, model: str, benchmark: str) -> Cell | None:
         return self.cells.get((model, benchmark))
 
+    def standing(self, model: str, benchmark: str) -> Standing | None:
+        """The model's rank interval and groups in the column (None: not computed)."""
+        ties = self.ties.get(benchmark)
+        return ties.standings.get(model) if ties is not None else None
+
     def with_cell(self, cell: Cell) -> Leaderboard:
+        """The board with ``cell`` shown instead; its column's ties, computed for the
+        runs shown before, are dropped when the cell shows another run."""
         cells = dict(self.cells)
         cells[(cell.model, cell.benchmark)] = cell
-        return Leaderboard(self.models, self.benchmarks, cells)
+        ties = dict(self.ties)
+        old = self.cells.get((cell.model, cell.benchmark))
+        if old is None or old.run is not cell.run:
+            ties.pop(cell.benchmark, None)
+        return Leaderboard(self.models, self.benchmarks, cells, ties)
+
+    def with_ties(self, ties: Mapping[str, ColumnTies]) -> Leaderboard:
+        return Leaderboard(self.models, self.benchmarks, self.cells, dict(ties))
 
 
 def build(rows: Sequence[RunRow]) -> Leaderboard:
@@ -126,9 +144,31 @@ def records(board: Leaderboard) -> list[dict[str, Any]]:
                     "counts": cell.counts(),
                     "runs": len(cell.runs),
                     "failing_runs": [r.summary.relative for r in cell.failing],
+                    **tie_record(board.ties.get(benchmark), model),
                 }
             )
     return out
+
+
+def tie_record(ties: ColumnTies | None, model: str) -> dict[str, Any]:
+    """``rank_low`` / ``rank_high`` / ``rank`` (``#1–3``) / ``group`` (letters: models
+    sharing one are not separated) / ``tied_with`` / ``pairs`` (this model's comparisons
+    in its column) / ``ties_method``; null where the column has no ties."""
+    standing = ties.standings.get(model) if ties is not None else None
+    if ties is None or standing is None:
+        return {"rank_low": None, "rank_high": None, "rank": None, "group": None,
+                "tied_with": None, "pairs": None, "ties_method": None}  # fmt: skip
+    pairs = [
+        {"other": p.worse if p.better == model else p.better,
+         "delta": p.delta if p.better == model else -p.delta,
+         "p_value": p.p_value, "p_holm": p.p_holm, "separated": p.separated}
+        for p in ties.pairs if model in (p.better, p.worse)
+    ]  # fmt: skip
+    return {
+        "rank_low": standing.rank_low, "rank_high": standing.rank_high,
+        "rank": standing.rank_text, "group": standing.groups,
+        "tied_with": list(standing.tied_with), "pairs": pairs, "ties_method": ties.method,
+    }  # fmt: skip
 
 
 def export(board: Leaderboard, fmt: str) -> str:
@@ -141,7 +181,7 @@ def export(board: Leaderboard, fmt: str) -> str:
         writer = csv_writer(buffer)
         columns = ["model", "benchmark", "run", "status", "series_id", "value", "is_reference",
                    "stored_value", "check", "error", "unavailable", "invalidated", "runs",
-                   "failing_runs"]  # fmt: skip
+                   "failing_runs", "rank_low", "rank_high", "group"]  # fmt: skip
         writer.writerow(columns)
         for record in records(board):
             counts = record["counts"] or {}
@@ -151,6 +191,7 @@ def export(board: Leaderboard, fmt: str) -> str:
                     *(_csv(counts.get(n)) for n in ("error", "unavailable", "invalidated")),
                     record["runs"],
                     " ".join(record["failing_runs"]),
+                    *(_csv(record[c]) for c in ("rank_low", "rank_high", "group")),
                 ]
             )
         return buffer.getvalue()
@@ -211,6 +252,16 @@ def markdown(board: Leaderboard) -> str:
         "|---|" + "---|" * len(board.benchmarks),
     ]
     for model in board.models:
-        cells = [escape(cell_text(board.cell(model, b))) for b in board.benchmarks]
+        cells = [escape(_ranked(board, model, b)) for b in board.benchmarks]
         lines.append(f"| {escape(model)} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
+
+
+def _ranked(board: Leaderboard, model: str, benchmark: str) -> str:
+    """The cell's text, then its rank interval and group letters where the column has
+    ties: ``0.5000 ✓ e0 u0 i0 #1–3 (ab)``."""
+    text = cell_text(board.cell(model, benchmark))
+    standing = board.standing(model, benchmark)
+    if standing is None or not text:
+        return text
+    return f"{text} {standing.rank_text} ({standing.groups})"

@@ -37,6 +37,7 @@ import numpy as np
 
 from inspector.engine.vocabulary import plural
 from inspector.views.mover import correlation, mover_bounds, side_interval
+from inspector.views.resolution import Resolution, resolution, resolution_text
 from inspector.views.series_sample import SeriesSample, Side, series_sample
 from inspector.views.stats import DEFAULT_CONFIDENCE, Interval, mcnemar_exact
 
@@ -90,6 +91,8 @@ class PairedStats:
     zero_to_one: int
     mcnemar_p: float | None
     mcnemar_note: str | None = None
+    # the minimum detectable effect and what would resolve the delta (None: no interval)
+    resolution: Resolution | None = None
 
 
 def _mover_at(sample: SeriesSample) -> Callable[[float], tuple[Interval, Interval, float, Any]]:
@@ -149,6 +152,20 @@ def delta_interval(
     return DeltaInterval(low, high, p, confidence, method)
 
 
+def reach_at(confidence: float) -> Callable[[SeriesSample], float | None]:
+    """``reach(sample)``: how far the delta interval reaches from the estimate towards 0
+    (the lower end's distance for a rise), None where there is no interval."""
+
+    def reach(sample: SeriesSample) -> float | None:
+        found = delta_interval(sample, confidence=confidence, test=False)
+        if isinstance(found, str):
+            return None
+        d = sample.b.value - sample.a.value
+        return d - found.low if d >= 0 else found.high - d
+
+    return reach
+
+
 def inverted_p(
     excluded: Callable[[float], bool], excluded_at_level: bool, alpha: float, no_change: bool
 ) -> float:
@@ -200,6 +217,10 @@ def paired_stats(
     else:
         found = delta_interval(sample, confidence=confidence)
         interval, why = (found, None) if isinstance(found, DeltaInterval) else (None, found)
+    resolved = None
+    if interval is not None and sample is not None and delta is not None:
+        resolved = resolution(sample, (interval.low, interval.high), paired_tasks(sample),
+                              delta, confidence, reach_at(confidence))  # fmt: skip
     note = None
     if not one_outcome:
         note = "McNemar needs binary series with one attempt on both sides"
@@ -210,6 +231,7 @@ def paired_stats(
         paired=len(pairs), interval=interval, no_interval=why,
         binary_pairs=len(binary), one_to_zero=down, zero_to_one=up,
         mcnemar_p=mcnemar_exact(down, up) if note is None else None, mcnemar_note=note,
+        resolution=resolved,
     )  # fmt: skip
 
 
@@ -234,6 +256,7 @@ def paired_json(stats: PairedStats) -> dict[str, Any]:
         "p_value": None if ci is None else ci.p_value,
         "confidence": None if ci is None else ci.confidence,
         "method": stats.no_interval if ci is None else ci.method,
+        **resolution_json(stats),
     }  # fmt: skip
     return {
         "paired": paired,
@@ -249,6 +272,32 @@ def paired_json(stats: PairedStats) -> dict[str, Any]:
             "method": "McNemar exact (two-sided binomial test of the discordant pairs); "
             "b: 1 under A and 0 under B, c: 0 under A and 1 under B",
         },
+    }  # fmt: skip
+
+
+MDE_METHOD = (
+    "minimum detectable effect at {power:.0%} power of this procedure (the paired interval "
+    "excludes 0) in this design: h + t_(power, n−1)·se, h the distance from the estimate "
+    "to the end of the paired interval on the side of 0, se the paired standard error of the delta (tasks as clusters); "
+    "tasks_to_resolve: about n·(mde/|delta|)² tasks; attempts_to_resolve: attempts per "
+    "task from the within-task variance (fractions of k > 1 attempts only)"
+)
+
+
+def resolution_json(stats: PairedStats) -> dict[str, Any]:
+    """``mde``, ``tasks_to_resolve``, ``attempts_to_resolve``, ``resolution`` (the
+    sentence, or why there are none) and ``mde_method`` of ``paired``."""
+    found = stats.resolution
+    if found is None or stats.delta is None:
+        why = stats.no_interval or "no interval"
+        return {"mde": None, "mde_power": None, "tasks_to_resolve": None,
+                "attempts_to_resolve": None, "resolution": f"no MDE: {why}",
+                "mde_method": None}  # fmt: skip
+    return {
+        "mde": found.mde, "mde_power": found.power, "tasks_to_resolve": found.tasks_to_resolve,
+        "attempts_to_resolve": found.attempts_to_resolve,
+        "resolution": resolution_text(found, stats.delta, stats.paired),
+        "mde_method": MDE_METHOD.format(power=found.power),
     }  # fmt: skip
 
 
@@ -275,6 +324,8 @@ def paired_lines(stats: PairedStats) -> list[str]:
             f"{p_text(ci.p_value)} ({ci.kind}, {stats.paired} of {stats.tasks} tasks paired; "
             "p inverts the CI)"
         ]
+        if stats.resolution is not None:
+            lines.append(resolution_text(stats.resolution, stats.delta, stats.paired))
     if stats.mcnemar_p is not None:
         lines.append(
             f"McNemar exact (two-sided): {stats.one_to_zero} 1→0 vs {stats.zero_to_one} 0→1 "

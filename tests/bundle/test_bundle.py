@@ -219,7 +219,7 @@ def test_written_whole_through_a_temporary_file(
     monkeypatch.setattr(os, "replace", lambda a, b: (replaced.append((a, b)), real(a, b)))
     code, _, _ = run_cli(capsys, "bundle", str(FIXTURE_RUNS / "k1_micro"), "-o", str(page))
     assert code == 0
-    ((temporary, target),) = [(a, b) for a, b in replaced if os.fspath(b) == str(page.resolve())]
+    ((temporary, _target),) = [(a, b) for a, b in replaced if os.fspath(b) == str(page.resolve())]
     assert Path(temporary).parent == page.parent.resolve()
     assert os.listdir(page.parent) == ["page.html"]
     assert embedded(page)["runs"][0]["run"] == "k1_micro"

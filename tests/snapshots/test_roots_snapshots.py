@@ -36,6 +36,16 @@ async def all_checked(pilot: Pilot[None]) -> None:
     await checked_screen(pilot, settle)
 
 
+async def open_board(pilot: Pilot[None]) -> LeaderboardScreen:
+    """Every run checked, then the leaderboard (``g``)."""
+    await all_checked(pilot)
+    await pilot.press("g")
+    await settle(pilot)
+    board = pilot.app.screen
+    assert isinstance(board, LeaderboardScreen)
+    return board
+
+
 class TestRunsRecomputed:
     @pytest.mark.parametrize("size", SIZES, ids=SIZES)
     def test_runs_checked(self, snap_compare: Any, tmp_path: Path, size: str) -> None:
@@ -113,16 +123,36 @@ class TestLeaderboard:
         cell under the cursor (the scicode cell of gpt-5-mini: run 1 of 3)."""
 
         async def run_before(pilot: Pilot[None]) -> None:
-            await all_checked(pilot)
-            await pilot.press("g")
-            await settle(pilot)
-            board = pilot.app.screen
-            assert isinstance(board, LeaderboardScreen)
+            board = await open_board(pilot)
             row = board.board.models.index(SCICODE_MODEL)
             board.table.move_cursor(row=row, column=board.board.benchmarks.index("scicode") + 1)
             await settle(pilot)
 
         assert snap_compare(make_app(tmp_path), terminal_size=SIZES[size], run_before=run_before)
+
+
+class TestLeaderboardTies:
+    @pytest.mark.parametrize("size", SIZES, ids=SIZES)
+    def test_leaderboard_ties(self, snap_compare: Any, tmp_path: Path, size: str) -> None:
+        """You should see four models on hle (fixtures/make_tied_root.py) and a last
+        column "Rank": model-a and model-b "#1–2 (a)" (one task apart: not separated),
+        model-c "#3 (b)", model-d "#4 (c)"."""
+        from tests.app.test_leaderboard_ties import _tied_root
+
+        app = InspectorApp([_tied_root(tmp_path / "tied")])
+        app.animation_level = "none"
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            board = await open_board(pilot)
+            for _ in range(100):
+                await pilot.app.workers.wait_for_complete()
+                await settle(pilot)
+                if board.board.ties:
+                    break
+                await asyncio.sleep(0.1)
+            assert board.board.ties
+
+        assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
 
 
 class TestRunsCached:

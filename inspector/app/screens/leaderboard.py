@@ -8,24 +8,28 @@ is asked for with navigation messages.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
-from textual.screen import ModalScreen
-from textual.widgets import DataTable, Footer, Header, Input, Label, Static
+from textual.message import Message
+from textual.widgets import DataTable, Header, Static
 
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.navigation import CompareRuns, OpenItems, OpenRun
+from inspector.app.screens.leaderboard_export import ExportDialog
 from inspector.app.titles import plural
 from inspector.output_files import OutputError, write_output
+from inspector.overrides import Overrides
+from inspector.root_answers import with_ties
 from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
 from inspector.views.run_check import DIFFERS, UNUSABLE
 from inspector.views.runs_view import RunRow, describe
+from inspector.views.ties import ColumnTies
 from widgets._table import ListTable
 from widgets.key_footer import KeyFooter
 from widgets.literal import cut_apart, literal
@@ -42,6 +46,16 @@ MODEL_WIDTH = 28
 MODEL_MIN = 10
 """The model column at its narrowest, when the benchmark columns need the room."""
 CELL_MAX = 32
+RANKS = "Rank"
+"""The last column's header: each column's rank interval and group letters, once known."""
+
+
+@dataclass
+class TiesFound(Message):
+    """The ties of the board's columns, for the runs its cells showed then."""
+
+    shown: dict[tuple[str, str], Path]
+    ties: dict[str, ColumnTies]
 
 
 class LeaderboardScreen(InspectorScreen):
@@ -59,6 +73,10 @@ tells the whole cell. **n** shows the next run behind the cell; **enter** opens 
 shown; **m** marks a cell (two at most) and **c** compares the two marked cells' runs
 task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file name);
 **t** lists every task over the runs, flagged (never solved, always errors, …).
+Once every run is recomputed, the **Rank** column gives each model's rank interval in
+each benchmark column with two models or more (`#1–3`: Holm-adjusted pairwise paired
+comparisons of the runs shown, family-wise α 0.05) and its group letters (models sharing a
+letter are not statistically separated).
 """
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -117,6 +135,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         self.sub_title = "leaderboard · " + ", ".join(r.name or "." for r in self.roots)
         self._draw()
         self.table.focus()
+        self._want_ties()
 
     def runs_updated(self, rows: list[RunRow]) -> None:
         """Checks arrived on the runs screen: rebuild, keeping the runs chosen per cell."""
@@ -128,6 +147,30 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
                 board = board.with_cell(cell.showing(paths.index(chosen[key])))
         self.board = board
         self._draw()
+        self._want_ties()
+
+    def _shown(self) -> dict[tuple[str, str], Path]:
+        return {key: cell.run.summary.path for key, cell in self.board.cells.items()}
+
+    def _want_ties(self) -> None:
+        """Compare the models of each column once every run shown is recomputed."""
+        cells = self.board.cells.values()
+        if self.board.ties or not cells or any(c.run.check is None for c in cells):
+            return
+        host = host_of(self)
+        self._find_ties(self.board, host.settings.overrides if host is not None else None)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="leaderboard-ties",
+          description="pairwise comparisons of each benchmark column")  # fmt: skip
+    def _find_ties(self, board: Leaderboard, overrides: Overrides | None) -> None:
+        shown = {key: cell.run.summary.path for key, cell in board.cells.items()}
+        self.post_message(TiesFound(shown, dict(with_ties(board, overrides).ties)))
+
+    @on(TiesFound)
+    def _ties_found(self, message: TiesFound) -> None:
+        if message.ties and message.shown == self._shown():
+            self.board = self.board.with_ties(message.ties)
+            self._draw()
 
     def _draw(self) -> None:
         table = self.table
@@ -141,13 +184,16 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         headers = cut_apart(self.board.benchmarks, cell_width)
         for benchmark, header, w in zip(self.board.benchmarks, headers, widths, strict=True):
             table.add_column(header if w == cell_width else benchmark, key=benchmark, width=w)
+        ranks = {m: self._ranks(m) for m in self.board.models}
+        if self.board.ties:
+            table.add_column(RANKS, key=RANKS)
         names = cut_apart(self.board.models, model_width)
         for model, name in zip(self.board.models, names, strict=True):
             cells = [
                 self._cell(model, b, w, how)
                 for b, w in zip(self.board.benchmarks, widths, strict=True)
             ]
-            table.add_row(name, *cells)
+            table.add_row(name, *cells, *([ranks[model]] if self.board.ties else []))
         if self.board.models:
             table.move_cursor(row=cursor.row, column=max(1, cursor.column), animate=False)
         self._drawn_for = self.size.width
@@ -191,6 +237,16 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
         if longest + 2 + sum(w + 2 for w in whole) <= width and cell_width < max(whole, default=0):
             return max(model_width, longest), whole
         return model_width, [cell_width] * len(benchmarks)
+
+    def _ranks(self, model: str) -> Text:
+        """``#1–2 (a)`` (the benchmark named first when more than one column has ties)."""
+        parts = []
+        for benchmark in self.board.ties:
+            standing = self.board.standing(model, benchmark)
+            if standing is not None:
+                head = f"{benchmark} " if len(self.board.ties) > 1 else ""
+                parts.append(f"{head}{standing.rank_text} ({standing.groups})")
+        return literal(" · ".join(parts))
 
     def on_resize(self) -> None:
         if self.is_mounted and self.size.width != self._drawn_for:
@@ -275,6 +331,7 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
             return
         self.board = self.board.with_cell(cell.showing(cell.chosen + 1))
         self._draw()
+        self._want_ties()
 
     def action_mark(self) -> None:
         cell = self.current
@@ -325,43 +382,3 @@ task by task; **x** exports the table (CSV, Markdown or JSON, chosen by the file
             self.notify(f"Not written: {exc}", severity="error", markup=False)
             return
         self.notify(f"Wrote the leaderboard ({len(self.board.cells)} cells) to {path}.")
-
-
-class ExportDialog(ModalScreen[str | None]):
-    """Ask for the file to export to; the full path it names is shown before writing."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "cancel", "Cancel", tooltip="Close without writing")
-    ]
-
-    def __init__(self, folder: Path) -> None:
-        super().__init__()
-        self.folder = folder
-
-    def compose(self) -> ComposeResult:
-        with Vertical(id="export-dialog"):
-            yield Label("Export the leaderboard to (.csv, .md or .json):")
-            yield Input(value="leaderboard.md", id="export-path")
-            yield Static(id="export-target")
-        yield Footer(show_command_palette=False)
-
-    def on_mount(self) -> None:
-        self._show_target(self.query_one(Input).value)
-
-    @on(Input.Changed)
-    def _changed(self, event: Input.Changed) -> None:
-        self._show_target(event.value)
-
-    def _show_target(self, value: str) -> None:
-        target = Path(os.path.abspath(self.folder / Path(value.strip() or ".").expanduser()))
-        text = Text("writes ", "dim")
-        text.append_text(literal(str(target)))
-        text.append("\nenter: write · escape: cancel", "dim")
-        self.query_one("#export-target", Static).update(text)
-
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)
