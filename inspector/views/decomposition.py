@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from inspector.engine.decomposition import Decomposition, Part, decompose_series
-from inspector.engine.vocabulary import EVALUATED
+from inspector.engine.vocabulary import EVALUATED, plural
 from inspector.views.compare import Comparison, SeriesPair
 
 __all__ = [
@@ -102,7 +102,7 @@ def part_count(part: Part) -> str:
 
 
 def _tasks(n: int) -> str:
-    return f"{n} task" if n == 1 else f"{n} tasks"
+    return plural(n, "task")
 
 
 def _what(d: Decomposition, part: Part, c: Comparison | None, pair: SeriesPair | None) -> str:
@@ -124,7 +124,7 @@ def _what(d: Decomposition, part: Part, c: Comparison | None, pair: SeriesPair |
         return f"{_tasks(n)} whose state changed ({', '.join(said)})"
     if part.group in ("up", "down"):
         if d.binary:
-            return f"{n} flip{'' if n == 1 else 's'} {part.group}"
+            return f"{plural(n, 'flip')} {part.group}"
         return f"{_tasks(n)} with values {part.group}"
     return f"{_tasks(n)} only in {'A' if part.group == 'only_a' else 'B'}"
 

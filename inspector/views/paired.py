@@ -310,8 +310,9 @@ def p_text(p: float) -> str:
     return f"p ≤ {P_FLOOR:g}" if p <= P_FLOOR else f"p = {p:.3g}"
 
 
-def paired_lines(stats: PairedStats) -> list[str]:
-    """The paired analysis as lines of text (``diff`` table and markdown, compare screen)."""
+def paired_lines(stats: PairedStats, *, resolution: bool = True) -> list[str]:
+    """The paired analysis as lines of text (``diff`` table and markdown, compare screen;
+    ``resolution`` False: without the minimum detectable effect's line)."""
     if stats.delta is None:
         return [stats.no_interval or "no delta"]
     ci = stats.interval
@@ -324,7 +325,7 @@ def paired_lines(stats: PairedStats) -> list[str]:
             f"{p_text(ci.p_value)} ({ci.kind}, {stats.paired} of {stats.tasks} tasks paired; "
             "p inverts the CI)"
         ]
-        if stats.resolution is not None:
+        if stats.resolution is not None and resolution:
             lines.append(resolution_text(stats.resolution, stats.delta, stats.paired))
     if stats.mcnemar_p is not None:
         lines.append(

@@ -183,7 +183,7 @@ def test_a_link_to_the_file_system_root_costs_nothing_and_is_named_once(
     )  # fmt: skip
     assert time.monotonic() - started < 30
     assert done.returncode == 0, done.stdout + done.stderr
-    assert done.stdout.splitlines()[-1] == "1 runs: 1 ok, 0 differs, 0 unusable"
+    assert done.stdout.splitlines()[-1] == "1 run: 1 ok, 0 differs, 0 unusable"
     said = [line for line in done.stderr.splitlines() if "everything" in line]
     assert said == [
         f"inspector: {root}/runs/everything: a link out of the root (to /); not followed"

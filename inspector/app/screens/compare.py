@@ -64,7 +64,8 @@ state (e.g. error→evaluated). `ctrl+f` cycles the task filter. Each value has 
 The paired analysis is of the series delta B − A: its interval combines each side's own
 interval on the tasks compared (MOVER, with the sides' correlation), its p-value inverts it
 (never disagreeing); neither with fewer than two tasks on both sides or a side without an
-interval; McNemar's exact test where both sides are binary with one attempt. Warnings above
+interval; McNemar's exact test where both sides are binary with one attempt. Under 30 rows
+the minimum detectable effect's line is left out (`inspector diff` prints it). Warnings above
 the numbers say where the sides are not alike.
 A derived plan is labelled *derived*, with whether it is equivalent to having run it.
 **D** lists the tasks that moved (flips, state changes, values that differ at the precision
@@ -281,7 +282,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
             text.append(" · computing paired statistics…", "dim")
             self.compute_stats(self.pair)
         else:
-            for line in paired_lines(stats):
+            for line in paired_lines(stats, resolution=not self.has_class("-short")):
                 text.append("\n" + line)
         self.stats_line.update(text)
 
