@@ -127,6 +127,11 @@ def test_any_text_survives_every_output(
                 ["export", str(run), "--format", kind, "--out", str(root / kind)]
                 for kind in ("eee", "parquet", "csv", "jsonl")
             ),
+            ["bundle", str(run), "-o", str(root / "page.html")],
+            *(
+                ["sql", str(run), "select category from tasks", "--format", kind]
+                for kind in ("table", "csv", "json")
+            ),
         ):
             code, out, err = _run(capsys, *argv)
             assert code == 0, (argv, err)
