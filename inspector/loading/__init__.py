@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from inspector.loading import heap
-from inspector.loading.cache_files import code_signature
 from inspector.loading.door import (
     CachedReport,
     Event,
@@ -33,6 +32,7 @@ from inspector.loading.processes import (
     start_resource_tracker,
     warm_shared_pool,
 )
+from inspector.loading.store import code_signature
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -20,7 +20,6 @@ ever written under a run. ``INSPECTOR_CACHE=0`` disables it with the other cache
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -28,15 +27,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from inspector.loading import task_cache
-from inspector.loading.cache_files import code_signature
-from inspector.loading.report_cache import own_plan_key
+from inspector.loading import store
+from inspector.loading.records import Recalled
+from inspector.loading.reports import own_plan_key
 from inspector.overrides import Overrides
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES
 from inspector.views.run_check import RunCheck
 
-FORMAT = 1
 ANCHORED = (*RUN_FILES, "details", *(f"details/{state}" for state in TASK_STATES))
 """What an anchor holds the keys of, under the run."""
 
@@ -49,8 +47,8 @@ def anchor(run: str) -> Anchor | None:
     fence = time.time_ns()
     keys: list[int] = []
     for rel in ANCHORED:
-        key = task_cache.stat_or_absent(f"{run}/{rel}")
-        if key is None or task_cache.is_racy(key, fence):
+        key = store.stat_or_absent(f"{run}/{rel}")
+        if key is None or store.is_racy(key, fence):
             return None
         keys += key
     return tuple(keys)
@@ -66,7 +64,7 @@ def recall(
     found: dict[str, RunCheck] = {}
     for run, now in anchors.items():
         entry = entries.get(os.path.realpath(run))
-        if type(entry) is tuple and len(entry) == 2 and entry[0] == now:
+        if entry is not None and entry[0] == now:
             check = _check(entry[1])
             if check is not None:
                 found[run] = check
@@ -89,12 +87,10 @@ def keep(
         for run, check in checks.items()
         if run in anchors
     }
-    task_cache.write_atomically(file, (FORMAT, code_signature(), entries))
+    store.write_atomically(file, Recalled(entries))
 
 
-def _check(text: Any) -> RunCheck | None:
-    if type(text) is not str:
-        return None
+def _check(text: str) -> RunCheck | None:
     try:
         return RunCheck.from_json(json.loads(text))
     except ValueError:
@@ -103,20 +99,13 @@ def _check(text: Any) -> RunCheck | None:
 
 def _file(roots: Sequence[Path], overrides: Overrides | None) -> Path | None:
     plan = own_plan_key(overrides)
-    if plan is None or not task_cache.enabled():
-        return None
-    folder = task_cache.cache_dir()
-    if folder is None:
+    if plan is None or not store.enabled():
         return None
     names = [os.path.realpath(root) for root in roots] + [plan]
-    key = hashlib.sha256("\0".join(names).encode("utf-8", "surrogateescape")).hexdigest()
-    return folder / f"{key[:32]}.checks.marshal"
+    return store.run_folder(names[0]).with_name(store.name_of(*names) + ".checks")
 
 
 def _load(roots: Sequence[Path], overrides: Overrides | None) -> dict[str, Any]:
     file = _file(roots, overrides)
-    data = task_cache.load_marshal(file) if file is not None else None
-    if type(data) is not tuple or len(data) != 3 or data[:2] != (FORMAT, code_signature()):
-        return {}
-    entries = data[2]
-    return entries if type(entries) is dict else {}
+    found = store.load(file, Recalled) if file is not None else None
+    return found.runs if found is not None else {}

@@ -20,14 +20,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from inspector.loading import heap, report_cache
-from inspector.loading.report_cache import Outputs
+from inspector.loading import heap, reports
+from inspector.loading.records import Outputs
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.loading.early import EarlyOpen
-    from inspector.loading.snapshot import Checked
+    from inspector.loading.index import Checked
     from inspector.session import Session
 
 
@@ -87,7 +87,7 @@ class CachedReport(NamedTuple):
     """The run's report from the report cache: the run is unchanged since it was last
     read, or (``read_again`` > 0, the command line) only that many of its ``folders`` task
     folders changed, were read again, and the report was made from them and the others'
-    kept outcomes (:mod:`inspector.loading.score_table`).
+    kept outcomes (:func:`inspector.loading.reports.table_of`).
 
     ``checked`` False (the app's first preview): taken from the cache without checking the
     run's files; a :class:`CachedReport` checked or :class:`Outdated` follows."""
@@ -151,16 +151,16 @@ def open_run(
     )
     pending = early.pending if early is not None else None
     if request.derive_plan:
-        key = report_cache.key_for(request.overrides, "outputs")
+        key = reports.key_for(request.overrides, "outputs")
     else:
-        key = report_cache.own_plan_key(request.overrides)
+        key = reports.own_plan_key(request.overrides)
     checked = None  # what the report cache's check found changed, for the task cache
     if request.in_app and request.preview and request.reuse_cache:
         if pending is None:
             _preview_in_app(Path(path), key, early, emit)
     elif request.reuse_cache and (request.preview or request.answer_from_cache):
-        found, checked = report_cache.lookup_checked(Path(path), key)
-        cached = Outputs.from_data(found)
+        found, checked = reports.lookup_checked(Path(path), key)
+        cached = found if isinstance(found, Outputs) else None
         if cached is None and checked is not None and key is not None:
             warm = _warm(path, key, request, checked)
             if warm is not None:
@@ -188,11 +188,12 @@ def _preview_in_app(
     the check (in a shared reader process) and what it found: the answer, checked, or
     :class:`Outdated`. The run is read after this either way, and its numbers replace
     the preview's."""
-    shown = early.preview if early is not None else Outputs.from_data(report_cache.peek(path, key))
+    shown = early.preview if early is not None else reports.peek(path, key)
     if shown is not None:
         emit(CachedReport(shown, checked=False))
         time.sleep(0.05)  # the interface thread paints the numbers
-    found = Outputs.from_data(report_cache.lookup(path, key, shared=True))
+    found = reports.lookup(path, key, shared=True)
+    found = found if isinstance(found, Outputs) else None
     if found is not None:
         emit(CachedReport(found))
         if shown is None:
@@ -261,7 +262,7 @@ def _read(
     derived = derive(session, request.overrides if request.derive_plan else None, path)
     outputs = None
     if request.outputs and derived.refusal is None:
-        outputs = report_cache.outputs_of(derived.session, derived.notes)
+        outputs = reports.outputs_of(derived.session, derived.notes)
     loaded = Loaded(
         derived.session,
         session.run.cache_hits,
@@ -282,13 +283,13 @@ def _read(
         if kept_whole:
             pending.save_cache()
         if derived.refusal is None and key is not None:
-            stored = outputs or report_cache.outputs_of(derived.session, derived.notes)
+            stored = outputs or reports.outputs_of(derived.session, derived.notes)
             table = None
             if derived.session is session and kept_whole:  # no derived plan
-                from inspector.loading.score_table import table_of
+                from inspector.loading.reports import table_of
 
                 table = table_of(session)
-            report_cache.store(session.run, key, stored.as_data(), table, extra)
+            reports.store(session.run, key, stored, table, extra)
     return loaded
 
 

@@ -14,9 +14,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from inspector.loading import report_cache
+from inspector.loading import reports
 from inspector.loading.pending import PendingRead, begin_read
-from inspector.loading.report_cache import Outputs
+from inspector.loading.records import Outputs
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
@@ -45,7 +45,7 @@ def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
     early = EarlyOpen(path)
     # Not checked against the files here: the app shows it as not yet checked while a
     # reader process checks them (:func:`inspector.loading.door.open_run`).
-    early.preview = Outputs.from_data(report_cache.peek(path, report_cache.own_plan_key(overrides)))
+    early.preview = reports.peek(path, reports.own_plan_key(overrides))
     if early.preview is None:
         try:
             early.pending = begin_read(path)

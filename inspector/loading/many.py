@@ -40,9 +40,9 @@ def map_in_processes(
 
     if processes > 1 and len(calls) > 1:
         _load_reader()
-        from inspector.loading import task_cache  # loaded with the reader just above
+        from inspector.loading import store
 
-        task_cache.enabled()  # a cache folder not the user's is named here, not by each worker
+        store.enabled()  # a cache folder not the user's is named here, not by each worker
         try:
             with pool_in_use(reader_pool(processes, own_context())) as pool:
                 answers = []

@@ -9,10 +9,11 @@ from pathlib import Path
 
 from inspector.engine.model import TaskRecord
 from inspector.engine.reduction_stream import ReductionStream
-from inspector.loading import task_cache
+from inspector.loading.index import Checked
 from inspector.loading.readers import EntryLoad
-from inspector.loading.reduction_cache import ReductionCache
-from inspector.loading.snapshot import Checked
+from inspector.loading.store import enabled as store_enabled
+from inspector.loading.store import stat_or_absent
+from inspector.loading.tasks import ReductionCache
 from inspector.results.listing import RUN_FILES, listing_key, running_files
 from inspector.results.reader import (
     ListedRun,
@@ -74,7 +75,7 @@ class PendingRead:
         for done, folder in enumerate(running, start=candidates + 1):
             if run.seen is not None:
                 for rel in running_files(folder):
-                    run.seen[rel] = task_cache.stat_or_absent(files.full_path(rel))
+                    run.seen[rel] = stat_or_absent(files.full_path(rel))
             run.entries.append(load_running(files, folder))
             if progress is not None:
                 progress(done, total)
@@ -127,9 +128,9 @@ def begin_read(
     listed = list_run(path)
     run, files = listed.run, listed.files
     run.read_started_ns = started
-    if task_cache.enabled() and store:
+    if store_enabled() and store:
         # Before reading: a file changed while we read it then differs next time.
-        run.seen = {rel: task_cache.stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
+        run.seen = {rel: stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
     run.listing = listing_key(listed.candidates, listed.running, listed.problems)
     # The task folders first: their reader processes start while the run-level files
     # (run_info.json can be hundreds of megabytes) are read here.

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from inspector.engine.report import MetricReport
 from inspector.engine.serialize import report_from_json
-from inspector.loading.report_cache import Outputs
+from inspector.loading.records import Outputs
 from inspector.results.file_io import parse_json
 from inspector.views.differences import Difference, metrics_differences
 

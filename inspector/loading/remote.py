@@ -2,7 +2,7 @@
 
 A URL names a run or a results root. :func:`mirror` lists the objects under it (fsspec),
 fetches the new and changed ones in parallel with bounded concurrency into a content mirror
-in the user's cache directory (``remote/<hash of the URL>`` in the cache folder, :func:`~inspector.loading.task_cache.cache_root`),
+in the user's cache directory (``remote/<hash of the URL>`` in the cache folder, :func:`~inspector.loading.store.cache_root`),
 and returns that folder; the ordinary local reader and the one engine then read it, so the
 numbers are those of a local copy. Each mirrored object is keyed by its ETag (S3, Azure),
 generation (GCS) or modification time, and its size: a reopen lists the prefix and transfers
@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.cache_files import cache_root, make_folder, trusted
+from inspector.loading.store import cache_root, make_folder, trusted
 from inspector.loading.urls import MIRRORED
 from inspector.results.problems import RunReadError
 
@@ -62,9 +62,9 @@ def _limit(name: str, default_mb: int) -> int:
 
 def mirrors_dir(url: str) -> Path:
     """Where mirrors are kept: ``remote`` in the one cache folder of every cache
-    (:func:`~inspector.loading.task_cache.cache_root`). Raises :class:`RunReadError` naming
+    (:func:`~inspector.loading.store.cache_root`). Raises :class:`RunReadError` naming
     ``url`` when there is none (no absolute home or ``XDG_CACHE_HOME``), or when someone
-    else can write it (:func:`~inspector.loading.cache_files.trusted`: its files would be
+    else can write it (:func:`~inspector.loading.store.trusted`: its files would be
     read as the run's)."""
     root = cache_root()
     if root is None:

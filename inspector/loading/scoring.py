@@ -11,7 +11,7 @@ from pathlib import Path
 
 from inspector.engine.errors import EngineError
 from inspector.loading.pending import PendingRead
-from inspector.loading.report_cache import NOTE_PREFIX, WARNING_PREFIX
+from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX
 from inspector.overrides import Overrides
 from inspector.resolve import contract_guessed
 from inspector.session import DERIVED_KEY, Session, reduction_stream, score_run

@@ -14,7 +14,7 @@ import pytest
 from inspector.app.app import InspectorApp
 from inspector.app.screens import runs as runs_module
 from inspector.app.screens.runs import RunsScreen
-from inspector.loading import snapshot
+from inspector.loading import index as snapshot
 from inspector.overrides import Overrides
 from inspector.root_answers import audit_call, audit_runs
 from tests.loading.helpers import first_result, flipped_same_size, settle_time_stamps

@@ -240,7 +240,7 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
 
     from inspector import loading
     from inspector import root_answers as module
-    from inspector.loading import report_cache, task_cache
+    from inspector.loading import reports, store
 
     run = tmp_path / "ns" / "k3_pass"
     shutil.copytree(FIXTURE_RUNS / "k3_pass", run)
@@ -251,9 +251,9 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
         loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a)
     )
     written: list[Path] = []
-    real_write = task_cache.write_atomically
+    real_write = store.write_atomically
     monkeypatch.setattr(
-        task_cache,
+        store,
         "write_atomically",
         lambda path, data: written.append(path) or real_write(path, data),
     )
@@ -261,7 +261,7 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
     assert check.status == "ok" and check.headline is not None
     assert check.headline.series_id == "correct.pass@3" and check.headline.interval is not None
     assert opened == [str(run)]  # one read, for the check and its interval
-    assert written == [report_cache.cache_file(run)]  # one write, for both
+    assert written == [reports.store_file(run)]  # one write, for both
     kept = module.interval_call(str(run), Overrides(), "correct.pass@3")
     assert kept == (check.headline.value, *check.headline.interval)
     assert opened == [str(run)]  # the kept answer
@@ -297,11 +297,10 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
     """The runs screen's audit of a small run keeps its report (which answers the next
     look without a read) but not its task folders; a run of PARALLEL_MIN folders or more
     keeps both. `report` keeps both for any run."""
-    import marshal
     import time
 
     from inspector.answers import load_outputs
-    from inspector.loading import entry_data, pending, readers, report_cache, task_cache
+    from inspector.loading import pending, readers, reports, tasks
     from inspector.root_answers import audit_call
 
     small, large, reported = (tmp_path / "ns" / name for name in ("small", "large", "reported"))
@@ -313,12 +312,12 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
         raise AssertionError("an entry encoded for a task cache that is not kept")
 
     with monkeypatch.context() as patched:
-        patched.setattr(entry_data, "encode_entry", no_encoding)
+        patched.setattr(tasks, "entry_record", no_encoding)
         first = audit_call(str(small), "ns/small", Overrides())
     assert first.status == "ok"
-    assert report_cache.cache_file(small).exists()
-    assert not task_cache.cache_file(small).exists()
-    assert marshal.loads(report_cache._load(small)[2]) == {}  # nor a score table
+    assert reports.store_file(small).exists()
+    assert not tasks.store_file(small).exists()
+    assert reports._load(small).tables == {}  # nor a score table
 
     def no_read(*args: object, **kwargs: object) -> None:
         raise AssertionError("read again")
@@ -327,11 +326,11 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
         patched.setattr(pending, "begin_read", no_read)
         assert audit_call(str(small), "ns/small", Overrides()) == first
     load_outputs(str(reported), Overrides(), say=lambda line: None)
-    assert task_cache.cache_file(reported).exists()
+    assert tasks.store_file(reported).exists()
     monkeypatch.setattr(readers, "PARALLEL_MIN", 14)  # k3_pass has 14 task folders
     assert audit_call(str(large), "ns/large", Overrides()).status == "ok"
-    assert task_cache.cache_file(large).exists() and report_cache.cache_file(large).exists()
-    assert len(marshal.loads(report_cache._load(large)[2])) == 1
+    assert tasks.store_file(large).exists() and reports.store_file(large).exists()
+    assert len(reports._load(large).tables) == 1
 
 
 def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference() -> None:
@@ -339,7 +338,7 @@ def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference() 
     even with a NaN (unequal to itself when parsed) in both; a repeated key the parsed
     comparison would hide (the last wins) is a difference, named with every value."""
     from inspector.checking import stored_differences
-    from inspector.loading.report_cache import Outputs
+    from inspector.loading.records import Outputs
     from inspector.views.differences import compare_reports
 
     def differences(stored: str, recomputed: str) -> list[tuple[str, object, object]]:
@@ -358,7 +357,11 @@ def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference() 
     repeated = text.replace(field, f'\n      "value": 0.99,{field}', 1)
     assert json.loads(repeated) == json.loads(text)  # parsed, the last wins: equal
     assert differences(repeated, text) == [
-        (f"{headline['series_id']} value (key repeated)", [0.99, headline["value"]], headline["value"])
+        (
+            f"{headline['series_id']} value (key repeated)",
+            [0.99, headline["value"]],
+            headline["value"],
+        )
     ]
     spaced = text.replace('"k": ', '"k":  ', 1)
     line = next(n for n, row in enumerate(text.split("\n"), 1) if '"k": ' in row)
@@ -382,7 +385,7 @@ def test_check_root_keeps_nothing_in_the_caches(
     assert _files_under(cache) == []
     assert main(["check", str(root), "--cached"]) == 2
     assert capsys.readouterr().out == first
-    assert any(name.endswith(".marshal") for name in _files_under(cache))
+    assert any(name.endswith("/report") for name in _files_under(cache))
 
 
 def test_check_root_sees_a_same_size_rewrite_with_the_old_mtime(

@@ -53,7 +53,7 @@ def loaded(tmp_path: Path, *args: str) -> set[str]:
 def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: Path) -> None:
     loaded(tmp_path, "report", RUN, "--json")  # the report cache now holds the answer
     modules = loaded(tmp_path, "report", RUN, "--json")
-    assert "inspector.cli.report" in modules and "inspector.loading.report_cache" in modules
+    assert "inspector.cli.report" in modules and "inspector.loading.reports" in modules
     assert modules & (ROOT_WORK | OTHER_FAMILIES) == set()
     assert "inspector.checking" not in modules and "inspector.views.differences" not in modules
     # the answer from the cache: no reader, no engine (not even its data model), no worker
@@ -61,7 +61,7 @@ def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: P
     # uuid, datetime and platform). (tempfile is loaded: platformdirs, which finds the cache
     # folder, imports it.)
     never = {"inspector.session", "inspector.loading.pending", "inspector.engine.reduction",
-             "inspector.engine.model", "inspector.loading.entry_data",
+             "inspector.engine.model", "inspector.loading.tasks",
              "inspector.loading.remote", "multiprocessing", "concurrent.futures", "scipy",
              "numpy", "orjson"}  # fmt: skip
     assert modules & never == set()

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import remote, task_cache
+from inspector.loading import remote, store
+from inspector.loading.records import Recalled
 
 
 def _interrupt(*args: Any, **kwargs: Any) -> None:
@@ -21,7 +22,7 @@ def test_a_cache_file_interrupted_while_written_leaves_no_temporary_file(
 ) -> None:
     monkeypatch.setattr(os, "replace", _interrupt)  # written whole, not yet in place
     with pytest.raises(KeyboardInterrupt):
-        task_cache.write_atomically(tmp_path / "cache" / "entry", {"a": 1})
+        store.write_atomically(tmp_path / "cache" / "entry", Recalled({}))
     assert list((tmp_path / "cache").iterdir()) == []
 
 

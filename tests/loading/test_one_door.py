@@ -50,7 +50,7 @@ def test_no_module_names_another_by_a_string() -> None:
 def test_caches_and_processes_live_only_in_loading() -> None:
     used = re.compile(
         r"^\s*(from|import) +(multiprocessing|concurrent|marshal|inspector\.loading\."
-        r"(readers|processes|pending|task_cache|snapshot))|gc\.freeze\(|ProcessPoolExecutor",
+        r"(readers|processes|pending|tasks|index|store))|gc\.freeze\(|ProcessPoolExecutor",
         re.MULTILINE,
     )
     found = {
