@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.answers import load_session
+from inspector.answers.run import load_session
 from inspector.engine.report import dumps_metrics_json
 from inspector.resolve import Overrides
 from inspector.views.compare import compare, compare_plans, derived, pair_series
