@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import Unusable, load_outputs, say_on_stderr, warnings_in
-from inspector.checking import checked, stored_differences
+from inspector.answers.check import checked, stored_differences
+from inspector.answers.run import Unusable, load_outputs, say_on_stderr, warnings_in
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.output import write_exact
 from inspector.engine import strict_json

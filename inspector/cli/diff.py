@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TextIO
 
-from inspector.answers import Unusable, load_session, say_on_stderr
+from inspector.answers.run import Unusable, load_session, say_on_stderr
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK
 from inspector.cli.tables import number_text, table
 from inspector.engine import strict_json

@@ -29,7 +29,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from inspector.answers import Unusable
+from inspector.answers.run import Unusable
 from inspector.cli.common import EXIT_OK, add_plan_options, local_path, overrides_from, warn
 from inspector.cli.output import workflow_command, write_exact
 from inspector.engine import strict_json
@@ -86,7 +86,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     for line in unused:
         warn(line)
     policy = replace(policy, source=shown(policy.source))
-    from inspector.gate_answers import gate  # the checks of a root: only when gating
+    from inspector.answers.gate import gate  # the checks of a root: only when gating
 
     try:
         against = local_path(args.against) if args.against else None

@@ -29,7 +29,7 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from inspector.answers import Unusable, load_session
+from inspector.answers.run import Unusable, load_session
 from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.tables import number_text, table
 from inspector.engine import strict_json

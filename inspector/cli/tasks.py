@@ -12,7 +12,7 @@ import argparse
 import sys
 from typing import Any
 
-from inspector.answers import Unusable, load_session
+from inspector.answers.run import Unusable, load_session
 from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.tables import number_text, table
 from inspector.engine.recomputation import Recomputation

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import load_session
+from inspector.answers.run import load_session
 from inspector.cli import main as cli
 from inspector.engine.contract import MetricContract, make_metric_contract
 from inspector.engine.model import Attempt, Issue, TaskRecord

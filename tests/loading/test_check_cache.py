@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers.root import check_root
 from inspector.loading import cache_files, check_cache
 from inspector.overrides import Overrides
-from inspector.root_answers import check_root
 from inspector.views.run_check import RunCheck
 from tests.loading.helpers import first_result, flipped_same_size, settle_time_stamps
 from tests.results_root import MICRO, PASS, make_results_root

@@ -17,6 +17,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
+from inspector.answers.root import audit_intervals, audit_runs
 from inspector.app.host import host_of
 from inspector.app.messages import (
     CompareProgress,
@@ -32,7 +33,6 @@ from inspector.app.screens.runs_parts import RUNS_HELP, compare_two, list_runs, 
 from inspector.loading import check_cache
 from inspector.resolve import Overrides
 from inspector.results.discover import RunSummary
-from inspector.root_answers import audit_intervals, audit_runs
 from inspector.views.run_check import RunCheck
 from inspector.views.runs_view import (
     SORTS,

@@ -124,7 +124,7 @@ class GatedRunsScreen(InspectorScreen):
           description="gate runs")  # fmt: skip
     def _judge(self, runs: list[RunSummary], key: PolicyKey) -> None:
         # pydantic (the policy's shape) and the rules: only once G is pressed.
-        from inspector.gate_answers import gate_runs
+        from inspector.answers.gate import gate_runs
         from inspector.gate_policy import PolicyError, read_policy
 
         worker = get_current_worker()
