@@ -28,7 +28,7 @@ from inspector.results.problems import RunReadError
 
 MAX_MB = 64.0
 """The default size limit: a 10,000-task run at k=3 with 1,000 characters of trajectory
-per attempt fits uncut (41 MiB, measured in the README)."""
+per attempt fits uncut (41 MiB, measured in docs/commands.md)."""
 TRAJECTORY_CHARS = 1000
 VERIFIER_CHARS = 1000
 MIB = 1024**2
