@@ -24,7 +24,7 @@ import math
 import re
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -340,8 +340,3 @@ def instance_record(
             }
         ),
     }
-
-
-def attempts_in_order(task: TaskRecord) -> Iterator[Attempt]:
-    for index in sorted(task.attempts):
-        yield task.attempts[index]

@@ -46,12 +46,6 @@ from typing import IO, Any
 from inspector.engine import strict_json
 from inspector.engine.recomputation import Recomputation
 
-TASK_COLUMNS = (
-    "run_id", "series_id", "task_id", "category", "state", "has_error", "value",
-    "requested", "observed", "valid", "error_attempts", "missing_attempts",
-    "invalidated", "early_stopped", "reason_codes", "reasons",
-)  # fmt: skip
-
 
 def task_rows(run_id: str, tasks: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Flatten ``tasks --format jsonl`` objects into Parquet rows."""

@@ -1,7 +1,7 @@
 """An attempt's ``result.json`` parsed for scoring only (issue 11).
 
 Nearly all of a result file is its trajectory, which scoring never reads. orjson builds
-every object of it and then frees them; :func:`lean_payload` parses the file with msgspec
+every object of it and then frees them; :func:`lean_result` parses the file with msgspec
 against the shape of a plain attempt instead: the fields scoring keeps (``retry_count``,
 ``status``, ``metrics``, ``issues``) become Python values, the rest is checked as JSON and
 as the kind of value shape_attempt wants (an object), and not built: 6.6 µs against
@@ -67,18 +67,6 @@ _BIG = float(2**63)
 _MAX_DIGITS = sys.get_int_max_str_digits() or sys.maxsize
 
 
-def lean_payload(data: bytes) -> dict[str, Any] | None:
-    """The payload scoring reads from a result file's bytes, or None (parse it whole).
-
-    The payload has the file's ``retry_count``, and, unless the file holds nothing else,
-    its ``status``, ``metrics`` and ``issues``; ``final_answer``, ``trajectory``,
-    ``artifacts`` (none of them scoring artifacts), ``analysis_result`` and ``meta``'s two
-    namespaces are there as empty values of the kind they are, which is all that
-    ``shape_attempt`` checks of them."""
-    result = lean_result(data)
-    return None if result is None else payload_of(result)
-
-
 def lean_result(data: bytes) -> Any:
     """A result file's bytes decoded against the shape of a plain attempt (what
     :func:`payload_of` and :func:`plain_attempt` take), or None (parse it whole)."""
@@ -87,7 +75,14 @@ def lean_result(data: bytes) -> Any:
 
 
 def payload_of(result: Any) -> dict[str, Any] | None:
-    """:func:`lean_payload` of a file :func:`lean_result` decoded."""
+    """The payload scoring reads from a file :func:`lean_result` decoded, or None (parse it
+    whole).
+
+    The payload has the file's ``retry_count``, and, unless the file holds nothing else,
+    its ``status``, ``metrics`` and ``issues``; ``final_answer``, ``trajectory``,
+    ``artifacts`` (none of them scoring artifacts), ``analysis_result`` and ``meta``'s two
+    namespaces are there as empty values of the kind they are, which is all that
+    ``shape_attempt`` checks of them."""
     count = result.retry_count
     artifacts = result.artifacts
     others = (result.status, result.metrics, result.final_answer, result.trajectory,

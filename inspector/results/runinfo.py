@@ -185,13 +185,6 @@ def parse_without_plans(
     return orjson.loads(data), None
 
 
-def parse_plans(data: bytes, span: tuple[int, int]) -> Any:
-    """Parse only the ``resolved_execution_plans`` section cut out by :func:`plans_span`."""
-    start, end = span
-    chunk = data[start:end].rstrip().rstrip(b",")
-    return orjson.loads(b"{" + chunk + b"}")["resolved_execution_plans"]
-
-
 def run_info_without_plans(data: bytes) -> dict[str, Any] | None:
     """``run_info.json``'s members except ``resolved_execution_plans``, each as orjson
     parses it, or None (parse the file as before, :func:`parse_without_plans`).

@@ -1,9 +1,8 @@
-"""Statistics on task values: intervals, weighted combinations, paired tests, pass@j.
+"""Statistics on task values: intervals, weighted combinations, McNemar's exact test.
 
-Pure (no I/O, no textual, no rich). Student's t quantiles and tails come from
-scipy.special (``stdtrit`` and ``stdtr``: what scipy.stats' ``t.ppf`` and ``t.sf`` compute,
-at half the memory of loading scipy.stats), the exact binomial test from scipy.stats;
-variances from numpy.
+Pure (no I/O, no textual, no rich). Student's t quantiles come from scipy.special
+(``stdtrit``: what scipy.stats' ``t.ppf`` computes, at half the memory of loading
+scipy.stats), the exact binomial test from scipy.stats; variances from numpy.
 
 The unit of every estimate is the *task*: the engine's per-task reduction already averages
 a task's attempts (avg@k), so a task value is the cluster mean of E. Miller's "Adding Error
@@ -23,21 +22,14 @@ standard error.
   Student's t with Welch–Satterthwaite degrees of freedom
   ``(Σ v_g)² / Σ (v_g² / d_g)``, ``v_g = a_g² s_g² / n_g``, ``d_g`` = ``n_g − 1`` (or the
   pooled degrees of freedom for a borrowed variance).
-- :func:`paired_t`: per-task differences ``d_i = b_i − a_i``; ``se = s_d / √n``, t with
-  ``n − 1`` degrees of freedom, two-sided p-value for a zero mean difference.
 - :func:`mcnemar_exact`: the exact binomial test of the discordant pairs.
-- :func:`paired_bootstrap_ci`: a seeded percentile bootstrap that resamples tasks.
-- :func:`pass_at_j` / :func:`pass_hat_j`: Chen et al. (2021)'s unbiased estimators for one
-  task with ``n`` attempts of which ``c`` succeeded.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 DEFAULT_CONFIDENCE = 0.95
 
@@ -49,13 +41,6 @@ def _t_quantile(p: float, df: float) -> float:
     from scipy.special import stdtrit
 
     return float(stdtrit(df, p))
-
-
-def _t_tail(x: float, df: float) -> float:
-    """Student's t upper tail: scipy.stats' ``t.sf(x, df)``, bit for bit."""
-    from scipy.special import stdtr  # when first computed, as in _t_quantile
-
-    return float(stdtr(df, -x))
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,50 +241,6 @@ def combination_interval(
     return Interval(estimate, n, se, low, high, confidence, df, method)
 
 
-@dataclass(frozen=True, slots=True)
-class PairedT:
-    """The mean per-task difference B − A with a paired t interval and p-value."""
-
-    n: int
-    mean_diff: float | None
-    se: float | None
-    ci_low: float | None
-    ci_high: float | None
-    p_value: float | None
-    confidence: float
-    method: str
-
-
-def paired_t(
-    a: Sequence[float], b: Sequence[float], *, confidence: float = DEFAULT_CONFIDENCE
-) -> PairedT:
-    """Paired t on ``d_i = b_i − a_i`` (two-sided, H0: mean difference 0)."""
-    confidence = check_confidence(confidence)
-    if len(a) != len(b):
-        raise ValueError("paired samples must have the same length")
-    diffs = [float(y) - float(x) for x, y in zip(a, b, strict=True)]
-    n = len(diffs)
-    if n < 2:
-        mean_diff = _mean(diffs) if diffs else None
-        return PairedT(n, mean_diff, None, None, None, None, confidence,
-                       f"no paired t: {n} tasks evaluated on both sides (needs 2)")  # fmt: skip
-    mean_diff = _mean(diffs) if _finite(*diffs) else math.nan
-    se = math.sqrt(_variance(diffs) / n) if _finite(mean_diff) else math.nan
-    low, high = t_bounds(mean_diff, se, n - 1, confidence) if _finite(se) else (se, se)
-    if not _finite(mean_diff, se, low, high):
-        return PairedT(n, mean_diff if _finite(mean_diff) else None, None, None, None, None,
-                       confidence, f"no paired t: {TOO_LARGE.removeprefix('no interval: ')}")  # fmt: skip
-    if se == 0:  # a point is not an interval, and no test without a spread
-        return PairedT(n, mean_diff, se, None, None, None, confidence,
-                       f"no paired t: all {n} differences are equal (no spread to estimate)")  # fmt: skip
-    p = 2 * _t_tail(abs(mean_diff) / se, n - 1)
-    method = (
-        f"paired t on {n} per-task differences B − A; se = sd/√n; "
-        f"{confidence:.0%} Student t, {n - 1} df; two-sided p"
-    )
-    return PairedT(n, mean_diff, se, low, high, p, confidence, method)
-
-
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs.
 
@@ -319,68 +260,3 @@ def mcnemar_exact(b: int, c: int) -> float:
     from scipy.stats import binomtest
 
     return float(min(1.0, binomtest(b, b + c, 0.5).pvalue))
-
-
-@dataclass(frozen=True, slots=True)
-class BootstrapCI:
-    """The observed difference of means (B − A) and its percentile interval."""
-
-    difference: float
-    low: float
-    high: float
-    confidence: float
-    resamples: int
-    seed: int
-
-
-def paired_bootstrap_ci(
-    a: Sequence[float],
-    b: Sequence[float],
-    *,
-    confidence: float = DEFAULT_CONFIDENCE,
-    resamples: int = 10_000,
-    seed: int = 0,
-) -> BootstrapCI:
-    """Percentile bootstrap CI for mean(B) − mean(A), resampling the task *pairs*.
-
-    Each resample draws ``n`` pairs with replacement (``random.Random(seed).choices``), so a
-    task's attempts stay together in its task value; the statistic is the mean of the
-    paired differences ``b_i − a_i``. The bounds are the nearest-rank quantiles
-    ``(1 − confidence) / 2`` and ``(1 + confidence) / 2`` of the sorted resampled
-    statistics. The same inputs and seed always give the same interval.
-    """
-    if len(a) != len(b):
-        raise ValueError("paired samples must have the same length")
-    if not a:
-        raise ValueError("no paired values")
-    check_confidence(confidence)
-    if resamples < 1:
-        raise ValueError("resamples must be at least 1")
-    diffs = [float(y) - float(x) for x, y in zip(a, b, strict=True)]
-    n = len(diffs)
-    rng = random.Random(seed)
-    stats = sorted(math.fsum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
-    alpha = (1 - confidence) / 2
-
-    def rank(q: float) -> float:
-        # nearest rank: the smallest statistic with at least q of the mass at or below it
-        return stats[max(0, math.ceil(q * resamples - 1e-9) - 1)]
-
-    return BootstrapCI(_mean(diffs), rank(alpha), rank(1 - alpha), confidence, resamples, seed)
-
-
-def _check_counts(n: int, c: int, j: int) -> None:
-    if not 0 <= c <= n or not 1 <= j <= n:
-        raise ValueError(f"need 0 <= c <= n and 1 <= j <= n, got n={n} c={c} j={j}")
-
-
-def pass_at_j(n: int, c: int, j: int) -> float:
-    """Chen et al.'s unbiased pass@j: ``1 − C(n − c, j) / C(n, j)`` (exact, then float)."""
-    _check_counts(n, c, j)
-    return float(1 - Fraction(math.comb(n - c, j), math.comb(n, j)))
-
-
-def pass_hat_j(n: int, c: int, j: int) -> float:
-    """pass^j, the chance that j attempts drawn without replacement all pass: ``C(c, j) / C(n, j)``."""
-    _check_counts(n, c, j)
-    return float(Fraction(math.comb(c, j), math.comb(n, j)))
