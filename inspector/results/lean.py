@@ -1,11 +1,11 @@
-"""An attempt's ``result.json`` parsed for scoring only (issue 11).
+"""An attempt's ``result.json`` parsed for scoring only.
 
 Nearly all of a result file is its trajectory, which scoring never reads. orjson builds
 every object of it and then frees them; :func:`lean_result` parses the file with msgspec
 against the shape of a plain attempt instead: the fields scoring keeps (``retry_count``,
 ``status``, ``metrics``, ``issues``) become Python values, the rest is checked as JSON and
-as the kind of value shape_attempt wants (an object), and not built: 6.6 µs against
-orjson's 9.2 µs for a file with an 8 KB trajectory.
+as the kind of value shape_attempt wants (an object), and not built (faster than orjson:
+docs/decisions/reading-results.md).
 
 It answers only where the answer is the one ``json.loads`` gives (AgentCompass's reader):
 - msgspec checks the JSON it skips except for two things, checked here first: that the
@@ -149,9 +149,8 @@ _utf8_decode = codecs.utf_8_decode
 
 def _is_utf8(data: bytes) -> bool:
     """True when ``data`` is UTF-8 (as ``data.decode()`` would say), decoded 64 KiB at a
-    time: the text of a 5 MB file with some non-ASCII in it is built in the CPU's cache,
-    not in a new 10-20 MB string (measured 1.8 ms against 4.3-9.9 ms for the whole file,
-    benchmarks/bench_validate.py)."""
+    time: the text of a large file is built in the CPU's cache, not in a new string several
+    times the file's size (docs/decisions/reading-results.md)."""
     view = memoryview(data)
     start, end = 0, len(data)
     try:

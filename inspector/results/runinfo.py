@@ -24,8 +24,8 @@ from inspector.results.lean import checked_decode
 PLANS_KEY = b'\n  "resolved_execution_plans": '
 MIN_SIZE = 1 << 20  # below 1 MiB parsing everything is cheap enough
 # Not lower: AgentCompass reads run_info.json whole, so JSON broken inside the plans makes the
-# run unreadable; below this size the inspector parses them too and says so (a cut from 64 KiB
-# saved 7 ms of a 90 ms check but scored such runs).
+# run unreadable; below this size the inspector parses them too and says so (a lower cut
+# scored such runs: docs/decisions/reading-results.md).
 PLANS_MIN_SIZE = MIN_SIZE
 
 
@@ -60,7 +60,7 @@ def member_span(
 
 _LINE = b'\n  "'  # a top-level key starts a line so
 # Searched for by a compiled pattern: bytes.find takes twice as long over the plans, whose
-# every line starts with the newline and two spaces (38 MB at 10,000 tasks: 50 ms, 23 ms).
+# every line starts with the newline and two spaces.
 _NEXT_LINE = re.compile(re.escape(_LINE)).search
 _CHUNK = 1 << 20
 

@@ -1,8 +1,9 @@
 """Statistics on task values: intervals, weighted combinations, McNemar's exact test.
 
 Pure (no I/O, no textual, no rich). Student's t quantiles come from scipy.special
-(``stdtrit``: what scipy.stats' ``t.ppf`` computes, at half the memory of loading
-scipy.stats), the exact binomial test from scipy.stats; variances from numpy.
+(``stdtrit``: what scipy.stats' ``t.ppf`` computes, without loading scipy.stats), the exact
+binomial test from scipy.stats; variances from numpy. Each is imported where first used
+(docs/decisions/startup-imports.md).
 
 The unit of every estimate is the *task*: the engine's per-task reduction already averages
 a task's attempts (avg@k), so a task value is the cluster mean of E. Miller's "Adding Error
@@ -36,8 +37,8 @@ DEFAULT_CONFIDENCE = 0.95
 
 def _t_quantile(p: float, df: float) -> float:
     """Student's t quantile: scipy.stats' ``t.ppf(p, df)``, bit for bit."""
-    # When first computed: scipy.special is ~50 MB and ~0.3 s, and the app and the commands
-    # import this module for its Interval and its texts before, or without, computing one.
+    # When first computed: scipy.special is heavy, and the app and the commands import this
+    # module for its Interval and its texts before, or without, computing one.
     from scipy.special import stdtrit
 
     return float(stdtrit(df, p))
@@ -114,7 +115,7 @@ def t_bounds(center: float, se: float, df: float, confidence: float) -> tuple[fl
 def _variance(values: Sequence[float]) -> float:
     """The sample variance (``inf`` or ``nan`` where the values are too large for a float
     sum: the callers then give no interval, :data:`TOO_LARGE`, and numpy says nothing)."""
-    import numpy as np  # +98 modules, ~150 ms: only when a variance is computed
+    import numpy as np  # only when a variance is computed
 
     with np.errstate(over="ignore", invalid="ignore"):
         return float(np.var(np.asarray(values, dtype=float), ddof=1))
@@ -256,7 +257,7 @@ def mcnemar_exact(b: int, c: int) -> float:
         raise ValueError("discordant counts must be non-negative")
     if b + c == 0:
         return 1.0
-    # scipy.stats (+~50 MB over scipy.special) only where McNemar's test is asked for.
+    # scipy.stats (heavier than scipy.special) only where McNemar's test is asked for.
     from scipy.stats import binomtest
 
     return float(min(1.0, binomtest(b, b + c, 0.5).pvalue))
