@@ -1,5 +1,5 @@
 """``inspector bundle PATH -o report.html``: one self-contained HTML file for a run or a
-results root, opened from disk with no server and no network (issue 52).
+results root, opened from disk with no server and no network.
 
 The page holds the answers the other commands print (:mod:`inspector.cli.bundle_data`) as
 JSON inside ``<script type="application/json">`` (``<``, ``>``, ``&`` escaped, and every

@@ -67,7 +67,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.cached and not as_json:
             print(f"--cached: from the cache: {source or 'nothing (every file was read)'}")
         differences = stored_differences(args.path, outputs)
-    except Exception as exc:  # the object is printed whatever went wrong (issue 39)
+    except Exception as exc:  # the object is printed whatever went wrong
         if as_json:
             problem = str(exc) if isinstance(exc, Unusable) else f"{args.path}: {exc}"
             if not isinstance(exc, Unusable | EngineError | HierarchyError):

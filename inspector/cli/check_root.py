@@ -1,4 +1,4 @@
-"""``inspector check ROOT``: every run under a results root, checked in parallel (issue 16).
+"""``inspector check ROOT``: every run under a results root, checked in parallel.
 
 Each run goes through the single-run check (:func:`inspector.answers.root.check_one`, with its
 rules and caches), in a pool of worker processes bounded by the cores. The result of a run is

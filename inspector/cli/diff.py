@@ -12,9 +12,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from inspector.answers.run import Unusable, load_session, say_on_stderr
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK
@@ -37,9 +36,6 @@ from inspector.views.decomposition import (
 )
 from inspector.views.paired import paired_json, paired_lines
 from inspector.views.visible import visible
-
-if TYPE_CHECKING:  # pragma: no cover
-    from inspector.session import Session
 
 PAIRED_KEYS = ("paired", "bootstrap", "mcnemar")
 
@@ -71,17 +67,6 @@ def register(subparsers: Any) -> None:
     diff.add_argument("--resamples", type=int, default=0,
                       help="no effect (deprecated): nothing is resampled")  # fmt: skip
     diff.set_defaults(func=cmd_diff)
-
-
-def harness_of(session: Session) -> str | None:
-    """The run's harness id (``run_info.request.harness.id``, else ``params.json``)."""
-    for source in (session.run.request, session.run.params or {}):
-        value = source.get("harness") if isinstance(source, Mapping) else None
-        if isinstance(value, Mapping):
-            value = value.get("id")
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
 
 
 def shown_value(series: MetricSeries | None) -> str:

@@ -1,12 +1,12 @@
-"""``inspector gate RUN|ROOT|URL``: the publish gate (issue 42). Every run is checked as
+"""``inspector gate RUN|ROOT|URL``: the publish gate. Every run is checked as
 ``check ROOT`` checks it and judged by a policy from the person running the gate, never from
-the results (issue 48): ``--policy FILE``, else ``inspector-gate.toml`` in the current folder
+the results: ``--policy FILE``, else ``inspector-gate.toml`` in the current folder
 (unless that lies inside the results gated), else the defaults that ``--show-policy`` prints.
 Exit 0: every run passes; 1: a rule failed (one line per failure: run, series, rule,
 measured, limit; a series rule whose glob matches none of a run's series fails as "matched
 nothing"); 2: unusable input (a run, the policy, a path, an output refused). With
 ``--against``, ``max_regression`` and ``min_improvement`` say PASS, FAIL or INCONCLUSIVE (the
-paired interval of B − A holds the threshold, or there is none, issue 51); the policy's
+paired interval of B − A holds the threshold, or there is none); the policy's
 ``inconclusive`` makes INCONCLUSIVE a warning (the default: a ``WARN`` line, exit 0), a failure
 or a pass.
 

@@ -1,5 +1,5 @@
 """``inspector items ROOT`` (tasks across every run under a root, flagged) and ``inspector
-errors RUN|ROOT [--against RUN|ROOT]`` (error fingerprints), issue 41. The rows and the
+errors RUN|ROOT [--against RUN|ROOT]`` (error fingerprints). The rows and the
 fingerprints are made by :mod:`inspector.views.items` and :mod:`inspector.views.fingerprints`
 from the runs :mod:`inspector.answers.items` reads."""
 

@@ -181,7 +181,7 @@ def stats_json(rec: Recomputation, result: RunStats) -> dict[str, Any]:
         if applicable
         else None,
         "pass_note": result.pass_note,
-        # issue 37: the k=1 value on each attempt (views/lottery.py); {} for a k=1 run
+        # the k=1 value on each attempt (views/lottery.py); {} for a k=1 run
         "single_attempt": lottery_json(lottery(rec)),
     }
 

@@ -1,4 +1,4 @@
-"""Tasks across runs (issue 41): every task id over the finished runs of the runs screen (or
+"""Tasks across runs: every task id over the finished runs of the runs screen (or
 of the leaderboard), flagged, with the task's runs side by side.
 
 Reached with **t** from the runs screen and the leaderboard. The runs are read in the

@@ -179,9 +179,8 @@ class RunsScreen(GatedRunsScreen):
         worker = get_current_worker()
         overrides = self.overrides
         # The first batch within 0.1 s, then each within twice the time, up to 1 s: each
-        # redraws the table (~30-40 ms of this process's CPU at 100x30), and on 2 cores
-        # that CPU is taken from the reader processes (300 runs, from the rows listed to
-        # every value shown: 3.7 s of it with a batch every 0.05 s, 1.3 s every 0.3 s).
+        # batch redraws the table, and that CPU is taken from the reader processes
+        # (docs/decisions/app-responsiveness.md).
         for batch in audit_runs(
             runs, overrides, cancelled=lambda: worker.is_cancelled, every=1.0, first=0.1
         ):

@@ -1,4 +1,4 @@
-"""The runs screen's publish gate (``G``, issue 42): each run judged as ``inspector gate``
+"""The runs screen's publish gate (``G``): each run judged as ``inspector gate``
 judges it, under the policy of the current folder (``inspector-gate.toml`` there, unless
 it lies inside a root open, else the defaults: never one the results carry), shown in a ``Gate`` column and, with the failed
 rules, in the detail line. The runs screen (:mod:`inspector.app.screens.runs`) is built on
