@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from inspector.answers.run import Unusable, load_session, say_on_stderr
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK
-from inspector.cli.tables import number_text, table
+from inspector.cli.tables import table
 from inspector.engine import strict_json
 from inspector.engine.errors import EngineError
 from inspector.engine.recomputation import Recomputation
@@ -35,6 +35,7 @@ from inspector.views.decomposition import (
     decomposition_of,
 )
 from inspector.views.paired import paired_json, paired_lines
+from inspector.views.text_cells import number_text
 from inspector.views.visible import visible
 
 PAIRED_KEYS = ("paired", "bootstrap", "mcnemar")

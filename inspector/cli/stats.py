@@ -31,7 +31,7 @@ from typing import Any, TextIO
 
 from inspector.answers.run import Unusable, load_session
 from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, overrides_from
-from inspector.cli.tables import number_text, table
+from inspector.cli.tables import table
 from inspector.engine import strict_json
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
@@ -40,6 +40,7 @@ from inspector.views.attempt_stats import FlakyTask, PassCurve, outcomes_text
 from inspector.views.lottery import lottery, lottery_json
 from inspector.views.run_stats import RunStats, ScopeStats, SeriesStats, run_stats
 from inspector.views.stats import Interval, bounds_text
+from inspector.views.text_cells import number_text
 from inspector.views.visible import visible
 
 
