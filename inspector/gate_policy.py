@@ -1,4 +1,4 @@
-"""The gate's policy file (issue 42): TOML read by ``tomllib``, its shape checked by pydantic
+"""The gate's policy file: TOML read by ``tomllib``, its shape checked by pydantic
 (as :mod:`inspector.user_files` checks the other files a user hands in); each problem one
 line naming the file and the key.
 
@@ -62,8 +62,7 @@ max_regression = 0.0          # with --against: the drop allowed (B − A at or 
 # or there is none (fewer than 2 tasks evaluated on both sides, a corpus formula). At
 # limit 0 an unchanged run is INCONCLUSIVE: PASS needs an interval above 0, so set the drop
 # you accept. What INCONCLUSIVE does: "warn" (exit 0, a warning line, a ::warning
-# annotation, a skipped JUnit testcase), "fail" (fails every run the rule failed before
-# issue 51, and the inconclusive ones), "pass".
+# annotation, a skipped JUnit testcase), "fail" (the inconclusive runs fail too), "pass".
 inconclusive = "warn"
 # min_improvement = 0.02      # with --against: B − A must be at least this
 

@@ -1,4 +1,4 @@
-"""Every file the inspector writes for the user (issue 48): ``export`` in every format, the
+"""Every file the inspector writes for the user: ``export`` in every format, the
 gate's ``--junit`` and GitHub step summary, the app's table and leaderboard exports and its
 run export. :func:`write_output` writes each of them; :func:`output_target` is its check,
 called on its own where a refusal should come before the work (the gate checks its outputs

@@ -1,6 +1,5 @@
 """What the user asks to change about a run's plan (light: the command line imports it first;
-a named tuple, not a dataclass, for that: a slotted frozen dataclass costs ~5 M instructions
-to define, a named tuple ~1 M)."""
+a named tuple, not a dataclass, for that: docs/decisions/startup-imports.md)."""
 
 from __future__ import annotations
 

@@ -105,7 +105,7 @@ AUXILIARIES_UNLISTED = "which lists no auxiliary metric (pass@k), and no attempt
 def contract_guessed(source: str, lists_auxiliaries: bool = False) -> bool:
     """Whether a contract with this ``source`` was (partly) guessed from observations;
     ``lists_auxiliaries``: for a plan that lists every metric (k=1, avg), where the
-    auxiliaries a stored pass@k report hides are missing too (issue 39)."""
+    auxiliaries a stored pass@k report hides are missing too."""
     return GUESSED in source or (lists_auxiliaries and AUXILIARIES_UNLISTED in source)
 
 

@@ -102,7 +102,7 @@ class Session:
 
     def summary_markdown(self) -> str:
         """summary.md; a derived plan gets a ``## Derived plan`` heading under the title."""
-        # Only here: tabulate and importlib.metadata (~60 ms) for summary.md alone.
+        # Only here: tabulate and importlib.metadata, for summary.md alone.
         from inspector.engine.render import markdown_text, render_summary_markdown
 
         assert self.recomputation is not None
@@ -183,6 +183,6 @@ def score_run(
         return Session(run, refusal=refusal, refusal_path=exc.source or "details")
     except (EngineError, KeyError, TypeError, ValueError) as exc:
         return Session(run, refusal=str(exc) or type(exc).__name__, refusal_path="run_info.json")
-    except RecursionError:  # a plan too deeply nested for the engine (issue 39)
+    except RecursionError:  # a plan too deeply nested for the engine
         return Session(run, refusal="nested too deeply to score", refusal_path="run_info.json")
     return Session(run, recomputation, own_plan=own_plan)

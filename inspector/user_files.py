@@ -97,7 +97,7 @@ _PLAIN = {"extra_forbidden": "unknown key", "missing": "missing key"}
 
 
 def read_user_file(path: str | Path, what: str, max_bytes: int = RUN_FILE_MAX_BYTES) -> bytes:
-    """The bytes of a file the user gave, read by the rules of a run's own files (issue 39):
+    """The bytes of a file the user gave, read by the rules of a run's own files:
     only a regular file (a FIFO or a device is refused by its type, never opened for
     reading), at most ``max_bytes`` (refused by its size before a byte is read);
     :class:`UserFileError` naming the file when it cannot be read."""

@@ -126,7 +126,7 @@ def run_cell(relative: str, width: int) -> Text:
         return ends + Text(slash) + name
     if room == 2 and literal(namespace[0]).cell_len == 1:  # "g…/20261130_000001"
         return literal(namespace[0]) + Text("…", "dim italic") + Text(slash) + name
-    if room >= 1:  # the folder whole, before the namespace (issue 14)
+    if room >= 1:  # the folder whole, before the namespace
         return Text("…", "dim italic") + Text(slash) + name
     return one_line_middle(relative, width)  # the namespace's start stays
 

@@ -8,7 +8,7 @@ DataFrames.
     frame = root.series.to_frame(kind="polars")   # or polars
 
 :func:`open_run` and :func:`open_root` read runs through the same door as the command line
-(:func:`inspector.answers.load_session`: the same cache, the same refusals, the same plan),
+(:func:`inspector.answers.run.load_session`: the same cache, the same refusals, the same plan),
 and hand out the tables of :mod:`inspector.export.run_tables` — ``runs``, ``series``
 (values, the five counts and the intervals of every series, category and hierarchy node),
 ``tasks``, ``attempts``, ``issues`` and ``pass_curves`` (pass@j and pass^j with intervals)
@@ -34,7 +34,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import Unusable, load_session
+from inspector.answers.run import Unusable, load_session
 from inspector.api.rows import (
     ROW_TYPES,
     AttemptRow,

@@ -159,8 +159,8 @@ class InspectorApp(Navigator):
     def first_screen(self) -> OverviewScreen | RunsScreen:
         if len(self.paths) == 1 and (is_run(self.paths[0]) or not self.paths[0].is_dir()):
             return OverviewScreen(self.paths[0], self.settings.overrides)
-        # A root's screen: the checks of its runs, the runs list and the leaderboard (~20
-        # modules, ~15 ms) are not imported when the app opens one run.
+        # A root's screen: the checks of its runs, the runs list and the leaderboard are not
+        # imported when the app opens one run (docs/decisions/startup-imports.md).
         from inspector.app.screens.runs import RunsScreen
 
         if self.paths:
@@ -210,7 +210,7 @@ class InspectorApp(Navigator):
 
     def copy_to_clipboard(self, text: str) -> None:
         """Copy ``text``, a lone surrogate (a file name that is not UTF-8) as U+FFFD: the
-        terminal's clipboard sequence is UTF-8, which cannot hold one (issue 39)."""
+        terminal's clipboard sequence is UTF-8, which cannot hold one."""
         super().copy_to_clipboard(lossy(text))
 
     def action_copy(self, row: bool = False) -> None:
@@ -251,7 +251,7 @@ class InspectorApp(Navigator):
             runs.reload()
 
     def action_help(self) -> None:
-        # On first use: its Markdown widget imports markdown_it and pygments (~60 ms).
+        # On first use: its Markdown widget imports markdown_it and pygments.
         from inspector.app.screens.help import HelpScreen, help_markdown
 
         if isinstance(self.screen, HelpScreen):

@@ -43,8 +43,8 @@ class _Finder(Provider):
         return iter(())
 
     async def startup(self) -> None:
-        """The commands, made once per opening of the palette, not per key typed (50,000
-        task titles take ~0.3 s to make)."""
+        """The commands, made once per opening of the palette, not per key typed (the titles
+        of a large run's tasks are slow to make: docs/decisions/app-responsiveness.md)."""
         self._commands = list(self.commands())
 
     async def discover(self) -> Hits:

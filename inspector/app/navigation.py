@@ -151,7 +151,7 @@ class OpenLeaderboard(Message):
 
 @dataclass
 class OpenItems(Message):
-    """Every task id over the runs ``runs`` (``(path, shown as)``), flagged (issue 41)."""
+    """Every task id over the runs ``runs`` (``(path, shown as)``), flagged."""
 
     runs: list[tuple[str, str]]
     title: str

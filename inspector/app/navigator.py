@@ -7,9 +7,8 @@ speaks of the open run).
 
 Only the overview, the screen of one run, is imported at the top; every other screen module
 (the runs screen of a root too: see :attr:`Navigator.runs_screen`) is imported by the code
-that first makes that screen. Importing all of them at the start cost the app ~65 ms CPU and
-24 modules more on every start (fresh processes, medians), for screens most sessions never
-open.
+that first makes that screen, so that every start does not pay for screens most sessions
+never open (docs/decisions/startup-imports.md).
 """
 
 from __future__ import annotations
@@ -289,7 +288,7 @@ class Navigator(Host):
     @work(thread=True, exclusive=True, exit_on_error=False, group="what-if",
           description="derived plan")  # fmt: skip
     def _derive(self, session: Session, k: int, strategy: str) -> None:
-        # What-if comparisons only (views.compare, views.paired: ~10 ms before the first frame).
+        # What-if comparisons only: views.compare and views.paired stay out of the first frame.
         from inspector.views.compare import compare_plans
 
         rec = session.recomputation

@@ -1,5 +1,5 @@
 """``inspector bundle PATH -o report.html``: one self-contained HTML file for a run or a
-results root, opened from disk with no server and no network (issue 52).
+results root, opened from disk with no server and no network.
 
 The page holds the answers the other commands print (:mod:`inspector.cli.bundle_data`) as
 JSON inside ``<script type="application/json">`` (``<``, ``>``, ``&`` escaped, and every
@@ -20,7 +20,7 @@ import os
 from importlib import resources
 from typing import Any
 
-from inspector.answers import Unusable
+from inspector.answers.run import Unusable
 from inspector.cli.bundle_data import Cuts, evidence_cut, run_data, runs_under
 from inspector.cli.common import EXIT_OK, add_plan_options, overrides_from
 from inspector.output_files import OutputError, output_target, write_output
@@ -28,7 +28,7 @@ from inspector.results.problems import RunReadError
 
 MAX_MB = 64.0
 """The default size limit: a 10,000-task run at k=3 with 1,000 characters of trajectory
-per attempt fits uncut (41 MiB, measured in the README)."""
+per attempt fits uncut (41 MiB, measured in docs/commands.md)."""
 TRAJECTORY_CHARS = 1000
 VERIFIER_CHARS = 1000
 MIB = 1024**2
@@ -103,7 +103,7 @@ def cmd_bundle(args: Any) -> int:
 def _leaderboard(root: str, overrides: Any, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """``leaderboard --format json``'s records, each with its cell's text and the interval
     of the run it shows (from that run's embedded statistics)."""
-    from inspector.root_answers import board_of_root
+    from inspector.answers.root import board_of_root
     from inspector.views.leaderboard import cell_text, records
 
     board = board_of_root(root, overrides, say=lambda line: None)
@@ -121,7 +121,7 @@ def _leaderboard(root: str, overrides: Any, runs: list[dict[str, Any]]) -> list[
 
 
 def _gate(args: Any, overrides: Any) -> dict[str, Any]:
-    from inspector.gate_answers import gate
+    from inspector.answers.gate import gate
     from inspector.gate_policy import PolicyError, read_policy
     from inspector.views.gate_output import as_json
 
@@ -133,8 +133,8 @@ def _gate(args: Any, overrides: Any) -> dict[str, Any]:
 
 
 def _items(path: str) -> dict[str, Any]:
+    from inspector.answers.items import root_items
     from inspector.overrides import Overrides
-    from inspector.root_items import root_items
     from inspector.views.items import as_json, item_rows
 
     runs, skipped = root_items(path, Overrides(), None)

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import Unusable, load_session
+from inspector.answers.run import Unusable, load_session
 from inspector.app.diagnostics import trajectory_text
 from inspector.app.payloads import read_payload
 from inspector.cli.stats import plan_json, stats_json

@@ -9,8 +9,8 @@ import os
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import Unusable, load_outputs, say_on_stderr, warnings_in
-from inspector.checking import checked, stored_differences
+from inspector.answers.check import checked, stored_differences
+from inspector.answers.run import Unusable, load_outputs, say_on_stderr, warnings_in
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.output import write_exact
 from inspector.engine import strict_json
@@ -67,7 +67,7 @@ def cmd_check(args: argparse.Namespace) -> int:
         if args.cached and not as_json:
             print(f"--cached: from the cache: {source or 'nothing (every file was read)'}")
         differences = stored_differences(args.path, outputs)
-    except Exception as exc:  # the object is printed whatever went wrong (issue 39)
+    except Exception as exc:  # the object is printed whatever went wrong
         if as_json:
             problem = str(exc) if isinstance(exc, Unusable) else f"{args.path}: {exc}"
             if not isinstance(exc, Unusable | EngineError | HierarchyError):

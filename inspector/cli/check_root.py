@@ -1,6 +1,6 @@
-"""``inspector check ROOT``: every run under a results root, checked in parallel (issue 16).
+"""``inspector check ROOT``: every run under a results root, checked in parallel.
 
-Each run goes through the single-run check (:func:`inspector.root_answers.check_one`, with its
+Each run goes through the single-run check (:func:`inspector.answers.root.check_one`, with its
 rules and caches), in a pool of worker processes bounded by the cores. The result of a run is
 a :class:`~inspector.views.run_check.RunCheck`: ``ok``, ``differs`` (with every difference) or
 ``unusable`` (with the file and the reason). Exit code: 2 when any run is unusable, else 1
@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from inspector.answers import Unusable
+from inspector.answers.root import check_root
+from inspector.answers.run import Unusable
 from inspector.engine import strict_json
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
-from inspector.root_answers import check_root
 from inspector.views.run_check import exit_code, summary_line
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from inspector.answers import Unusable, say_on_stderr
+from inspector.answers.run import Unusable, say_on_stderr
 from inspector.loading.report_cache import WARNING_PREFIX
 from inspector.loading.urls import is_url
 from inspector.overrides import Overrides

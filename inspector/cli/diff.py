@@ -12,13 +12,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Mapping
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
-from inspector.answers import Unusable, load_session, say_on_stderr
+from inspector.answers.run import Unusable, load_session, say_on_stderr
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK
-from inspector.cli.tables import number_text, table
+from inspector.cli.tables import table
 from inspector.engine import strict_json
 from inspector.engine.errors import EngineError
 from inspector.engine.recomputation import Recomputation
@@ -36,10 +35,8 @@ from inspector.views.decomposition import (
     decomposition_of,
 )
 from inspector.views.paired import paired_json, paired_lines
+from inspector.views.text_cells import number_text
 from inspector.views.visible import visible
-
-if TYPE_CHECKING:  # pragma: no cover
-    from inspector.session import Session
 
 PAIRED_KEYS = ("paired", "bootstrap", "mcnemar")
 
@@ -71,17 +68,6 @@ def register(subparsers: Any) -> None:
     diff.add_argument("--resamples", type=int, default=0,
                       help="no effect (deprecated): nothing is resampled")  # fmt: skip
     diff.set_defaults(func=cmd_diff)
-
-
-def harness_of(session: Session) -> str | None:
-    """The run's harness id (``run_info.request.harness.id``, else ``params.json``)."""
-    for source in (session.run.request, session.run.params or {}):
-        value = source.get("harness") if isinstance(source, Mapping) else None
-        if isinstance(value, Mapping):
-            value = value.get("id")
-        if isinstance(value, str) and value.strip():
-            return value.strip()
-    return None
 
 
 def shown_value(series: MetricSeries | None) -> str:

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import Unusable, load_session, say_on_stderr
+from inspector.answers.run import Unusable, load_session, say_on_stderr
 from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE
 from inspector.export import FORMATS, ExportError, write_dataset, write_export
 from inspector.output_files import OutputError, output_target

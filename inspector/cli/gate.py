@@ -1,12 +1,12 @@
-"""``inspector gate RUN|ROOT|URL``: the publish gate (issue 42). Every run is checked as
+"""``inspector gate RUN|ROOT|URL``: the publish gate. Every run is checked as
 ``check ROOT`` checks it and judged by a policy from the person running the gate, never from
-the results (issue 48): ``--policy FILE``, else ``inspector-gate.toml`` in the current folder
+the results: ``--policy FILE``, else ``inspector-gate.toml`` in the current folder
 (unless that lies inside the results gated), else the defaults that ``--show-policy`` prints.
 Exit 0: every run passes; 1: a rule failed (one line per failure: run, series, rule,
 measured, limit; a series rule whose glob matches none of a run's series fails as "matched
 nothing"); 2: unusable input (a run, the policy, a path, an output refused). With
 ``--against``, ``max_regression`` and ``min_improvement`` say PASS, FAIL or INCONCLUSIVE (the
-paired interval of B − A holds the threshold, or there is none, issue 51); the policy's
+paired interval of B − A holds the threshold, or there is none); the policy's
 ``inconclusive`` makes INCONCLUSIVE a warning (the default: a ``WARN`` line, exit 0), a failure
 or a pass.
 
@@ -29,7 +29,7 @@ import sys
 from dataclasses import replace
 from typing import Any
 
-from inspector.answers import Unusable
+from inspector.answers.run import Unusable
 from inspector.cli.common import EXIT_OK, add_plan_options, local_path, overrides_from, warn
 from inspector.cli.output import workflow_command, write_exact
 from inspector.engine import strict_json
@@ -86,7 +86,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
     for line in unused:
         warn(line)
     policy = replace(policy, source=shown(policy.source))
-    from inspector.gate_answers import gate  # the checks of a root: only when gating
+    from inspector.answers.gate import gate  # the checks of a root: only when gating
 
     try:
         against = local_path(args.against) if args.against else None

@@ -1,4 +1,4 @@
-"""Ctrl-C for every command (issue 48).
+"""Ctrl-C for every command.
 
 SIGINT (a terminal's Ctrl-C, sent to the whole process group) ends any command at once: the
 reader processes ignore it and are ended by the command (SIGTERM, SIGKILL a second later),

@@ -1,7 +1,7 @@
 """``inspector items ROOT`` (tasks across every run under a root, flagged) and ``inspector
-errors RUN|ROOT [--against RUN|ROOT]`` (error fingerprints), issue 41. The rows and the
+errors RUN|ROOT [--against RUN|ROOT]`` (error fingerprints). The rows and the
 fingerprints are made by :mod:`inspector.views.items` and :mod:`inspector.views.fingerprints`
-from the runs :mod:`inspector.root_items` reads."""
+from the runs :mod:`inspector.answers.items` reads."""
 
 from __future__ import annotations
 
@@ -9,12 +9,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from inspector.answers import Unusable, say_on_stderr
+from inspector.answers.items import Progress, Skipped, root_fingerprints, root_items, runs_at
+from inspector.answers.run import Unusable, say_on_stderr
 from inspector.cli.output import write_exact
 from inspector.engine import strict_json
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
-from inspector.root_items import Progress, Skipped, root_fingerprints, root_items, runs_at
 from inspector.views.csv_cells import csv_writer
 from inspector.views.fingerprints import (
     CUT,

@@ -6,11 +6,11 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-from inspector.answers import Unusable
+from inspector.answers.root import board_of_root
+from inspector.answers.run import Unusable
 from inspector.cli.common import add_plan_options, overrides_from
 from inspector.cli.output import write_exact
 from inspector.results.problems import RunReadError
-from inspector.root_answers import board_of_root
 from inspector.views.leaderboard import FORMATS, export
 from inspector.views.visible import visible
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector import __version__, loading
-from inspector.answers import Unusable, say_on_stderr
+from inspector.answers.run import Unusable, say_on_stderr
 from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE, local_path, localize
 from inspector.cli.interrupts import interruptible
 from inspector.cli.output import command_stdout, write_exact
@@ -35,13 +35,13 @@ COMMANDS = ("report", "check", "serve", "tasks", "diff", "export", "stats", "lea
 LISTED = ("report", "check", "serve", "leaderboard", "tasks", "diff", "export", "stats", "items",
           "errors", "gate", "bundle", "sql")  # fmt: skip
 """The subcommands in the order ``inspector --help`` lists them."""
-RUNS_SCREEN_WORK = ("inspector.root_answers",)
+RUNS_SCREEN_WORK = ("inspector.answers.root",)
 """What the app's reader processes run for the runs screen (the checks of many runs)."""
 ROOT_WORK = ("scipy.special",)
 """What they need besides when the app opens on the runs screen: every run's headline
-interval is computed there (Student's t from scipy.special, ~0.2 s of CPU to import),
-imported once in the fork server while the interface starts, not in each reader process
-while the runs are checked."""
+interval is computed there (Student's t from scipy.special, slow to import), imported once in
+the fork server while the interface starts, not in each reader process while the runs are
+checked (docs/decisions/startup-imports.md)."""
 USAGE = (
     "inspector [-h] [-V] [--watch SECONDS] [PATH ...]\n"
     f"       inspector {{{','.join(COMMANDS)}}} ..."
@@ -95,7 +95,7 @@ def _build_app(options: argparse.Namespace, *, ends_on_signals: bool = False) ->
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
     # Before textual is imported (and starts threads): the run's cached report, or its
-    # reader processes already at work; the runs screen's checks (inspector.answers) are
+    # reader processes already at work; the runs screen's checks (inspector.answers.root) are
     # loaded once in the fork server the reader processes come from.
     early = loading.prepare_app(paths, preload=RUNS_SCREEN_WORK, root_preload=ROOT_WORK)
     from inspector.app.app import InspectorApp  # textual: only now
@@ -111,7 +111,7 @@ def _build_app(options: argparse.Namespace, *, ends_on_signals: bool = False) ->
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    from inspector.app.web import serve  # textual-serve, aiohttp (+274 modules): serve only
+    from inspector.app.web import serve  # textual-serve, aiohttp: serve only
 
     return serve(Path(args.path), host=args.host, port=args.port, max_sessions=args.max_sessions)
 
@@ -216,7 +216,7 @@ def _register_serve(sub: Any) -> None:
 def print_completion(shell: str) -> int:
     """A completion script for ``shell`` (shtab, from the parser itself): commands, options,
     choices, and folder / file names where a run directory or a FILE is asked for."""
-    import shtab  # +43 modules, ~40 ms: only when a completion script is asked for
+    import shtab  # only when a completion script is asked for
 
     parser = build_parser()
     parsers = [parser]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from inspector.answers import load_outputs
+from inspector.answers.run import load_outputs
 from inspector.cli.common import EXIT_OK, add_plan_options, overrides_from
 from inspector.cli.output import write_exact
 

@@ -20,7 +20,7 @@ import sys
 from decimal import Decimal
 from typing import Any
 
-from inspector.answers import Unusable, say_on_stderr
+from inspector.answers.run import Unusable, say_on_stderr
 from inspector.cli.common import EXIT_OK, EXIT_UNUSABLE
 from inspector.cli.tables import table
 from inspector.engine import strict_json

@@ -29,9 +29,9 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
-from inspector.answers import Unusable, load_session
+from inspector.answers.run import Unusable, load_session
 from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, overrides_from
-from inspector.cli.tables import number_text, table
+from inspector.cli.tables import table
 from inspector.engine import strict_json
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
@@ -40,6 +40,7 @@ from inspector.views.attempt_stats import FlakyTask, PassCurve, outcomes_text
 from inspector.views.lottery import lottery, lottery_json
 from inspector.views.run_stats import RunStats, ScopeStats, SeriesStats, run_stats
 from inspector.views.stats import Interval, bounds_text
+from inspector.views.text_cells import number_text
 from inspector.views.visible import visible
 
 
@@ -181,7 +182,7 @@ def stats_json(rec: Recomputation, result: RunStats) -> dict[str, Any]:
         if applicable
         else None,
         "pass_note": result.pass_note,
-        # issue 37: the k=1 value on each attempt (views/lottery.py); {} for a k=1 run
+        # the k=1 value on each attempt (views/lottery.py); {} for a k=1 run
         "single_attempt": lottery_json(lottery(rec)),
     }
 

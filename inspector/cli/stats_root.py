@@ -1,6 +1,6 @@
 """``inspector stats ROOT``: the statistics of every run under a results root, in one process.
 
-Each run is read through the loading door (:func:`inspector.answers.load_session`, as
+Each run is read through the loading door (:func:`inspector.answers.run.load_session`, as
 ``inspector stats RUN`` reads it) one after the other, so that the intervals of many runs can
 be audited at once. JSON shape: a list, by path, of ``{"run": <path under the root>,
 "series": [... as ``stats RUN --format json`` ...]}``, or ``{"run", "problem"}`` for a run
@@ -17,7 +17,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from inspector.answers import Unusable, load_session, say_on_stderr, say_root
+from inspector.answers.run import Unusable, load_session, say_on_stderr, say_root
 from inspector.cli.common import ALL_SERIES, EXIT_OK, EXIT_UNUSABLE, overrides_from
 from inspector.engine import strict_json
 from inspector.engine.errors import EngineError, HierarchyError

@@ -12,10 +12,6 @@ from inspector.views.text_cells import cell_width, pad, tell_twins_apart
 from inspector.views.visible import visible
 
 
-def number_text(value: float | None) -> str:
-    return "—" if value is None else f"{value:.6g}"
-
-
 def _cell(value: Any, markdown: bool) -> str:
     text = visible(str(value if value is not None else "—")).replace("\n", "␊")
     return text.replace("|", "\\|") if markdown else text

@@ -12,9 +12,9 @@ import argparse
 import sys
 from typing import Any
 
-from inspector.answers import Unusable, load_session
+from inspector.answers.run import Unusable, load_session
 from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, overrides_from
-from inspector.cli.tables import number_text, table
+from inspector.cli.tables import table
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import MetricSeries
 from inspector.engine.vocabulary import COUNTS
@@ -28,6 +28,7 @@ from inspector.views.audit import (
     tasks_behind,
 )
 from inspector.views.task_rows import write_task_rows
+from inspector.views.text_cells import number_text
 from inspector.views.visible import visible
 
 

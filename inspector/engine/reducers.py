@@ -115,9 +115,5 @@ def resolve_metric_reducer(reducer_id: object) -> MetricReducer:
     return METRIC_REDUCERS.resolve(reducer_id)
 
 
-def metric_reducer_ids() -> list[str]:
-    return METRIC_REDUCERS.ids()
-
-
 for _cls in (NativeReducer, AverageReducer, PassReducer):
     register_metric_reducer(_cls)

@@ -7,7 +7,7 @@ the task an error or invalidated it, which attempts lack the metric.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from inspector.engine.contract import MetricContract
@@ -15,7 +15,7 @@ from inspector.engine.model import Attempt, Issue, TaskRecord
 from inspector.engine.observations import validate_task
 from inspector.engine.reducers import MetricReducer, ReducerContext, resolve_metric_reducer
 from inspector.engine.strategies import SeriesPlan, attempt_completed, resolve_attempt_strategy
-from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, STATES, UNAVAILABLE
+from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,16 +161,6 @@ def _missing_reasons(task: TaskRecord, facts: _TaskFacts, k: int) -> list[Reason
     return reasons
 
 
-def reduce_task(
-    task: TaskRecord,
-    series: Sequence[SeriesPlan],
-    contract: MetricContract,
-    k: int,
-) -> list[TaskReduction]:
-    """Reduce one task for every series of a plan, in the order given."""
-    return reduce_resolved(task, resolve_series(series), contract, k, {})
-
-
 _Resolved = tuple[SeriesPlan, MetricReducer, str]
 """A series, its reducer and its id, resolved once per run (not once per task)."""
 
@@ -274,11 +264,3 @@ def reduce_tasks(
         for reduction in reduce_resolved(task, resolved, contract, k, coverages):
             by_series[reduction.series_id].append(reduction)
     return by_series
-
-
-def state_counts(reductions: Sequence[TaskReduction]) -> Mapping[str, int]:
-    """How many reductions are in each state (for views; counts use :mod:`aggregation`)."""
-    counts: dict[str, int] = dict.fromkeys(STATES, 0)
-    for r in reductions:
-        counts[r.state] += 1
-    return counts

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 # How AgentCompass names the tables' files inside its own package. Its report writes the
 # absolute path of its installation; the inspector keeps a stored report's paths and writes
-# these when there is none (README, "frontier_engineering").
+# these when there is none (docs/commands.md, "frontier_engineering").
 PODIUM_CSV = "agentcompass/benchmarks/frontier_engineering/data/medal_podium.csv"
 BASELINE_CSV = "agentcompass/benchmarks/frontier_engineering/data/rank_baseline.csv"
 

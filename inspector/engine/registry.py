@@ -32,8 +32,5 @@ class Registry(Generic[T]):
             known = ", ".join(sorted(self._items))
             raise KeyError(f"unknown {self._what} {identifier!r} (known: {known})") from None
 
-    def ids(self) -> list[str]:
-        return sorted(self._items)
-
     def __contains__(self, identifier: object) -> bool:
         return isinstance(identifier, str) and identifier.lower() in self._items

@@ -177,10 +177,6 @@ def resolve_attempt_strategy(strategy_id: object) -> AttemptStrategy:
         raise PlanError(str(exc.args[0])) from None
 
 
-def attempt_strategy_ids() -> list[str]:
-    return ATTEMPT_STRATEGIES.ids()
-
-
 def attempt_completed(status: str) -> bool:
     return status not in NOT_COMPLETED_STATUSES
 

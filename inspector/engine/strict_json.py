@@ -1,4 +1,4 @@
-"""JSON as every JSON parser reads it: the one way the inspector writes JSON (issue 48).
+"""JSON as every JSON parser reads it: the one way the inspector writes JSON.
 
 Python's :mod:`json` writes a float that is not finite as ``NaN`` or ``Infinity``, which
 standard parsers (``JSON.parse``, jq, ``json.loads(..., parse_constant=...)`` refusing them)

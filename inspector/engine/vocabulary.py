@@ -30,11 +30,6 @@ COUNTS: Final[tuple[Count, ...]] = (TOTAL, EVALUATED, ERROR, UNAVAILABLE, INVALI
 """The five counts, in ``metrics.json``'s order."""
 
 
-def is_state(word: object) -> TypeGuard[State]:
-    """Whether ``word`` names a state."""
-    return word in STATES
-
-
 def is_count(word: object) -> TypeGuard[Count]:
     """Whether ``word`` names a count."""
     return word in COUNTS

@@ -13,6 +13,7 @@ from dataclasses import dataclass, replace
 
 from inspector.engine.errors import PlanError
 from inspector.engine.model import TaskRecord
+from inspector.engine.recomputation import Recomputation, recompute
 from inspector.engine.reduction import article
 from inspector.engine.strategies import attempt_completed, resolve_attempt_strategy
 from inspector.engine.vocabulary import plural
@@ -117,6 +118,33 @@ def derive(
     return Derivation(
         tuple(out), k, strategy, description, equivalent, tuple(notes), not_run, tuple(no_attempt)
     )
+
+
+def derived(
+    rec: Recomputation,
+    *,
+    k: int,
+    strategy: str | None = None,
+) -> tuple[Recomputation, Derivation]:
+    """The same run under a what-if plan: k=1 on attempt 1, avg@j / pass@j on attempts 1..j.
+
+    The tasks are rewritten by :func:`derive`, which says when the derived plan is not
+    equivalent to having run it (``Derivation.equivalent`` / ``notes``).
+    """
+    plan = rec.plan
+    derivation = derive(
+        rec.tasks,
+        source_k=plan.k,
+        source_strategy=plan.strategy,
+        k=k,
+        strategy=strategy or plan.strategy,
+        primary_id=plan.contract.primary_id,
+        primary_kind=plan.contract.primary.kind,
+    )
+    new_plan = replace(
+        plan, k=derivation.k, strategy=derivation.strategy, derived=derivation.description
+    )
+    return recompute(derivation.tasks, new_plan), derivation
 
 
 def no_attempt_warning(derivation: Derivation, shown: int = 10) -> str | None:

@@ -6,7 +6,7 @@ Two files, as EEE's own converters write them (``every_eval_ever/converters/insp
   the recomputed report — the engine's value (a failed evaluation's *reference* value, marked
   ``value_is_reference`` in ``score_details.details``), the five counts, and ``uncertainty``
   (standard error, confidence interval, standard deviation and ``num_samples`` from the
-  statistics of issue 15, see :func:`series_uncertainty`);
+  run's statistics, see :func:`series_uncertainty`);
 - the instance records (``instance_level_eval.schema.json``), one JSON line per task and
   attempt: the attempt number is the *epoch* in ``metadata`` (``{"epoch": "2"}``), as the
   Inspect converter writes ``sample.epoch``; the trajectory's steps become ``messages``
@@ -24,7 +24,7 @@ import math
 import re
 import time
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
@@ -94,11 +94,11 @@ def datastore_names(record: Mapping[str, Any], identity: str) -> tuple[str, str]
 
 
 def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, Any]:
-    """``score_details.uncertainty`` of one series, from the statistics of issue 15.
+    """``score_details.uncertainty`` of one series, from the run's statistics.
 
     The interval is :func:`inspector.views.run_stats.series_stats`'s: the unit is the task (a
     task value already averages its attempts: the clustered standard error), at 95 % (for
-    a binary metric an exact interval at an effective n, issue 38; a scalar Student t), the
+    a binary metric an exact interval at an effective n; a scalar Student t), the
     same numbers ``inspector stats`` shows. With an interval,
     ``num_samples`` is the number of task values it was computed from, ``standard_error``
     and ``confidence_interval`` carry its ``method``; a ``micro_weighted`` series (a plain
@@ -122,7 +122,7 @@ def series_uncertainty(rec: Recomputation, series: MetricSeries) -> dict[str, An
         }
     if series.aggregation == MICRO_WEIGHTED:
         sd = interval.se * math.sqrt(interval.n)
-        if math.isfinite(sd):  # se finite, sd past the largest float: none (issue 48)
+        if math.isfinite(sd):  # se finite, sd past the largest float: none
             out["standard_deviation"] = sd
     return out
 
@@ -340,8 +340,3 @@ def instance_record(
             }
         ),
     }
-
-
-def attempts_in_order(task: TaskRecord) -> Iterator[Attempt]:
-    for index in sorted(task.attempts):
-        yield task.attempts[index]

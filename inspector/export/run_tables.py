@@ -74,18 +74,6 @@ KEYS = ("benchmark", "model")
 UNNAMED = "-"
 """A benchmark or model a run does not name (as the leaderboard shows it)."""
 
-RUN_COLUMNS = (
-    "run_id", "k", "strategy", "aggregation", "derived", "evaluation_failed", "tasks",
-    "headline_series_id", "headline_value", "headline_reference_value",
-)  # fmt: skip
-SERIES_COLUMNS = (
-    "run_id", "series_id", "scope", "key", "metric_id", "kind", "reducer", "role",
-    "aggregation", "k", "value", "reference_value", "total", "evaluated", "error",
-    "unavailable", "invalidated", "estimate", "n", "se", "ci_low", "ci_high", "confidence",
-    "df", "interval_method",
-)  # fmt: skip
-ISSUE_COLUMNS = ("run_id", "task_id", "attempt", "severity", "phase", "code", "message")
-
 
 def keys_of(rec: Recomputation) -> dict[str, str]:
     """The partition keys of a run: its plan's benchmark and model ids."""

@@ -46,12 +46,6 @@ from typing import IO, Any
 from inspector.engine import strict_json
 from inspector.engine.recomputation import Recomputation
 
-TASK_COLUMNS = (
-    "run_id", "series_id", "task_id", "category", "state", "has_error", "value",
-    "requested", "observed", "valid", "error_attempts", "missing_attempts",
-    "invalidated", "early_stopped", "reason_codes", "reasons",
-)  # fmt: skip
-
 
 def task_rows(run_id: str, tasks: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """Flatten ``tasks --format jsonl`` objects into Parquet rows."""
@@ -98,7 +92,7 @@ def attempt_rows(run_id: str, rec: Recomputation) -> list[dict[str, Any]]:
 def table_schemas() -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
     """The columns and pyarrow types of ``tasks`` and ``attempts`` (before the keys
     :data:`inspector.export.run_tables.KEYS`)."""
-    import pyarrow as pa  # the optional parquet extra (+129 modules): Parquet only
+    import pyarrow as pa  # the optional parquet extra: Parquet only
 
     text, flag, count, number = pa.string(), pa.bool_(), pa.int64(), pa.float64()
     texts = pa.list_(pa.string())
@@ -121,7 +115,7 @@ def table_schemas() -> tuple[list[tuple[str, Any]], list[tuple[str, Any]]]:
 
 def import_pyarrow() -> None:
     """pyarrow, or the one line saying which extra brings it."""
-    try:  # the optional parquet extra (+129 modules, ~225 ms): only when Parquet is written
+    try:  # the optional parquet extra: only when Parquet is written
         import pyarrow  # noqa: F401
     except ImportError:
         raise ImportError(

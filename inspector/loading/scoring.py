@@ -87,9 +87,7 @@ def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> 
     strategy = (overrides.strategy or plan.strategy).lower()
     if (k, strategy) == (plan.k, plan.strategy):
         return Derived(session)
-    # views.compare (paired statistics, the bootstrap): only for a derived plan.
-    from inspector.engine.whatif import no_attempt_warning
-    from inspector.views.compare import derived
+    from inspector.engine.whatif import derived, no_attempt_warning
 
     try:
         recomputation, derivation = derived(session.recomputation, k=k, strategy=strategy)

@@ -31,8 +31,8 @@ key is unchanged has not been written since (racy files aside: see
 stat_key: Callable[[os.stat_result], Stat] = operator.attrgetter(
     "st_dev", "st_ino", "st_mode", "st_size", "st_mtime_ns", "st_ctime_ns"
 )
-"""The :data:`Stat` of a ``stat`` result (an ``attrgetter``: the snapshot check takes it
-of every file of a run, and a Python function call per file costs ~5% of that check)."""
+"""The :data:`Stat` of a ``stat`` result (an ``attrgetter``, not a Python function: the
+snapshot check takes it of every file of a run)."""
 
 
 def file_kind(mode: int) -> str:
@@ -77,7 +77,7 @@ def parse_json(data: bytes, *, exact: bool = False) -> Any:
     does. ``exact``: the standard library only (orjson makes integers beyond 64 bits floats)."""
     if not exact:
         # Here, not at the top: a reopen answered from the report cache parses no JSON,
-        # and orjson loads uuid, datetime and platform (~4-9 ms of the reopen's imports).
+        # and orjson loads uuid, datetime and platform.
         import orjson
 
         try:

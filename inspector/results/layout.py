@@ -32,7 +32,6 @@ TASK_STATES = (RUNNING, *FINAL_STATES)
 SHARED_TASK_KEYS = ("category", "ground_truth", "attempt_plan")
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._=-]+")
-TASK_DIR_SUFFIX = re.compile(r"--[0-9a-f]{64}$")
 
 
 def task_directory_name(task_id: str) -> str:

@@ -1,11 +1,11 @@
-"""An attempt's ``result.json`` parsed for scoring only (issue 11).
+"""An attempt's ``result.json`` parsed for scoring only.
 
 Nearly all of a result file is its trajectory, which scoring never reads. orjson builds
-every object of it and then frees them; :func:`lean_payload` parses the file with msgspec
+every object of it and then frees them; :func:`lean_result` parses the file with msgspec
 against the shape of a plain attempt instead: the fields scoring keeps (``retry_count``,
 ``status``, ``metrics``, ``issues``) become Python values, the rest is checked as JSON and
-as the kind of value shape_attempt wants (an object), and not built: 6.6 µs against
-orjson's 9.2 µs for a file with an 8 KB trajectory.
+as the kind of value shape_attempt wants (an object), and not built (faster than orjson:
+docs/decisions/reading-results.md).
 
 It answers only where the answer is the one ``json.loads`` gives (AgentCompass's reader):
 - msgspec checks the JSON it skips except for two things, checked here first: that the
@@ -67,18 +67,6 @@ _BIG = float(2**63)
 _MAX_DIGITS = sys.get_int_max_str_digits() or sys.maxsize
 
 
-def lean_payload(data: bytes) -> dict[str, Any] | None:
-    """The payload scoring reads from a result file's bytes, or None (parse it whole).
-
-    The payload has the file's ``retry_count``, and, unless the file holds nothing else,
-    its ``status``, ``metrics`` and ``issues``; ``final_answer``, ``trajectory``,
-    ``artifacts`` (none of them scoring artifacts), ``analysis_result`` and ``meta``'s two
-    namespaces are there as empty values of the kind they are, which is all that
-    ``shape_attempt`` checks of them."""
-    result = lean_result(data)
-    return None if result is None else payload_of(result)
-
-
 def lean_result(data: bytes) -> Any:
     """A result file's bytes decoded against the shape of a plain attempt (what
     :func:`payload_of` and :func:`plain_attempt` take), or None (parse it whole)."""
@@ -87,7 +75,14 @@ def lean_result(data: bytes) -> Any:
 
 
 def payload_of(result: Any) -> dict[str, Any] | None:
-    """:func:`lean_payload` of a file :func:`lean_result` decoded."""
+    """The payload scoring reads from a file :func:`lean_result` decoded, or None (parse it
+    whole).
+
+    The payload has the file's ``retry_count``, and, unless the file holds nothing else,
+    its ``status``, ``metrics`` and ``issues``; ``final_answer``, ``trajectory``,
+    ``artifacts`` (none of them scoring artifacts), ``analysis_result`` and ``meta``'s two
+    namespaces are there as empty values of the kind they are, which is all that
+    ``shape_attempt`` checks of them."""
     count = result.retry_count
     artifacts = result.artifacts
     others = (result.status, result.metrics, result.final_answer, result.trajectory,
@@ -154,9 +149,8 @@ _utf8_decode = codecs.utf_8_decode
 
 def _is_utf8(data: bytes) -> bool:
     """True when ``data`` is UTF-8 (as ``data.decode()`` would say), decoded 64 KiB at a
-    time: the text of a 5 MB file with some non-ASCII in it is built in the CPU's cache,
-    not in a new 10-20 MB string (measured 1.8 ms against 4.3-9.9 ms for the whole file,
-    benchmarks/bench_validate.py)."""
+    time: the text of a large file is built in the CPU's cache, not in a new string several
+    times the file's size (docs/decisions/reading-results.md)."""
     view = memoryview(data)
     start, end = 0, len(data)
     try:

@@ -1,4 +1,4 @@
-"""The usual task folder, read in one pass (issue 11).
+"""The usual task folder, read in one pass.
 
 Nearly every task folder of a large run is the plain case: a folder of the final state it
 is first found in, a regular ``task.json`` (schema v3, published, named after its task) and
@@ -10,7 +10,7 @@ entry with the same validators as :func:`~inspector.results.tasks.load_published
 result file is decoded by :func:`~inspector.results.lean.lean_result` (its trajectory
 checked, not built), else parsed by orjson, and the usual attempt (known status, no
 issue) is made at once by :func:`~inspector.results.lean.plain_attempt`, which gives what
-``shape_attempt`` would. A result file of any size is read so (issue 53: one large
+``shape_attempt`` would. A result file of any size is read so (one large
 attempt does not send its whole task to the careful reader), but one of 1 MiB or more
 that the lean parse cannot answer is not parsed whole here. Anything else — a symbolic
 link, a missing or special file, a file that orjson cannot parse or that needs an exact parse, a

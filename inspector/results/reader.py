@@ -38,7 +38,6 @@ from inspector.results.problems import (
 )
 from inspector.results.run_files import RunFiles
 from inspector.results.runinfo import (
-    parse_plans,
     parse_without_plans,
     read_without_plans,
     run_info_without_plans,
@@ -222,7 +221,7 @@ def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | 
     """``run_info.json``, checked as ``RunStore._require_current_run_info`` does.
 
     Its ``resolved_execution_plans`` section is left unparsed on large files
-    (:mod:`inspector.results.runinfo`); :func:`read_resolved_plans` reads it on demand.
+    (:mod:`inspector.results.runinfo`).
     """
     rel = "run_info.json"
     data, problem = files.read_bytes(
@@ -329,21 +328,3 @@ def first_locations(folders: list[str]) -> dict[str, str]:
 
 def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
-
-
-def read_resolved_plans(run: Run) -> dict[str, Any] | None:
-    """``run_info.json``'s ``resolved_execution_plans`` (read on demand; None when absent)."""
-    files = RunFiles(run.path)
-    data, problem = files.read_bytes(
-        "run_info.json", strict=False, blocking=False, max_bytes=RUN_INFO_MAX_BYTES
-    )
-    if data is None or problem is not None:
-        return None
-    try:
-        value, span = parse_without_plans(data)
-        plans = (
-            parse_plans(data, span) if span is not None else value.get("resolved_execution_plans")
-        )
-    except (ValueError, AttributeError, KeyError):
-        return None
-    return plans if isinstance(plans, dict) else None

@@ -1,5 +1,4 @@
-"""``walk_root``: the run folders under a results root, and what the search could not see
-(issue 48).
+"""``walk_root``: the run folders under a results root, and what the search could not see.
 
 A folder with ``run_info.json`` or a ``details/`` folder is a run; the search never
 descends into a run and reads nothing. What it cannot see is said, never passed over:

@@ -45,7 +45,7 @@ class RunFiles:
         self._root_text = str(root)
         self._real_root_text = str(self.real_root)
         self._checked: dict[tuple[str, bool], tuple[str, str] | None] = {}
-        # Fast path for one task folder at a time (issue 6): what one directory scan and
+        # Fast path for one task folder at a time: what one directory scan and
         # the files opened so far told us, so the usual case costs no extra stat calls.
         # Reset by prime_folder.
         self._local_clean: set[str] = set()  # not symbolic links, parents checked

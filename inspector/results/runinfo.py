@@ -24,8 +24,8 @@ from inspector.results.lean import checked_decode
 PLANS_KEY = b'\n  "resolved_execution_plans": '
 MIN_SIZE = 1 << 20  # below 1 MiB parsing everything is cheap enough
 # Not lower: AgentCompass reads run_info.json whole, so JSON broken inside the plans makes the
-# run unreadable; below this size the inspector parses them too and says so (a cut from 64 KiB
-# saved 7 ms of a 90 ms check but scored such runs).
+# run unreadable; below this size the inspector parses them too and says so (a lower cut
+# scored such runs: docs/decisions/reading-results.md).
 PLANS_MIN_SIZE = MIN_SIZE
 
 
@@ -60,7 +60,7 @@ def member_span(
 
 _LINE = b'\n  "'  # a top-level key starts a line so
 # Searched for by a compiled pattern: bytes.find takes twice as long over the plans, whose
-# every line starts with the newline and two spaces (38 MB at 10,000 tasks: 50 ms, 23 ms).
+# every line starts with the newline and two spaces.
 _NEXT_LINE = re.compile(re.escape(_LINE)).search
 _CHUNK = 1 << 20
 
@@ -183,13 +183,6 @@ def parse_without_plans(
         if isinstance(value, dict) and "resolved_execution_plans" not in value:
             return value, span
     return orjson.loads(data), None
-
-
-def parse_plans(data: bytes, span: tuple[int, int]) -> Any:
-    """Parse only the ``resolved_execution_plans`` section cut out by :func:`plans_span`."""
-    start, end = span
-    chunk = data[start:end].rstrip().rstrip(b",")
-    return orjson.loads(b"{" + chunk + b"}")["resolved_execution_plans"]
 
 
 def run_info_without_plans(data: bytes) -> dict[str, Any] | None:

@@ -34,7 +34,7 @@ ATTEMPT_FIELDS = frozenset(
 ISSUE_FIELDS = ("severity", "phase", "code", "message")
 META_NAMESPACES = frozenset({"benchmark", "harness"})
 PLAN_FIELDS = frozenset({"k", "strategy"})
-# Each status as one string object: a large run's attempts then share it (issue 11).
+# Each status as one string object: a large run's attempts then share it.
 STATUS_OBJECTS = {status: status for status in STATUSES}
 """Each known status as one string object (an attempt's status is looked up in it)."""
 # Benchmark values some corpus formulas read from artifacts (gdpval_ac's delivery rate).

@@ -19,7 +19,7 @@ The five counts and the overlaps between them (spec §6.4):
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal
 
@@ -309,28 +309,6 @@ def tasks_behind(
     return CountLedger(series.series_id, count, scope, reported, tasks, count_note(count, tasks))
 
 
-def scopes(rec: Recomputation, series: MetricSeries) -> Iterator[Scope]:
-    """The series itself, each of its categories, and each hierarchy node it reports."""
-    yield SERIES_SCOPE
-    for key in series.categories:
-        yield Scope(category=key)
-    for path in series.hierarchy:
-        yield Scope(node=path)
-
-
-def ledger(rec: Recomputation) -> Iterator[CountLedger]:
-    """Every count of every series, category and hierarchy node, with its tasks."""
-    for series in rec.report.series:
-        for scope in scopes(rec, series):
-            for count in COUNTS:
-                yield tasks_behind(rec, series.series_id, count, scope)
-
-
-def ledger_disagreements(rec: Recomputation) -> list[CountLedger]:
-    """Ledgers whose task list does not match the report's count (should be none)."""
-    return [entry for entry in ledger(rec) if not entry.agrees]
-
-
 def task_filter(
     rec: Recomputation,
     series_id: str | None,
@@ -347,12 +325,3 @@ def task_filter(
     if state is not None:
         tasks = tuple(t for t in tasks if in_state(t.reduction, state))
     return tasks
-
-
-def reason_counts(tasks: Sequence[LedgerTask]) -> Mapping[str, int]:
-    """How many of ``tasks`` carry each reason code (a task counts once per code)."""
-    out: dict[str, int] = {}
-    for task in tasks:
-        for code in dict.fromkeys(reason.code for reason in task.reasons):
-            out[code] = out.get(code, 0) + 1
-    return dict(sorted(out.items()))

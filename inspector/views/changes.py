@@ -118,11 +118,6 @@ class TaskChange:
         return self.state_changed or self.value_changed or self.error_changed
 
     @property
-    def one_sided(self) -> bool:
-        """The task, or the pair's series, exists on one side only."""
-        return not self.on_both
-
-    @property
     def kind(self) -> str:
         """A short word for the change: ``flip 0→1``, ``error→evaluated``, ``value up``, ..."""
         if not (self.in_a and self.in_b):

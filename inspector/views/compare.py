@@ -3,7 +3,8 @@
 Pure (no textual, no rich, no I/O). Both sides are :class:`~inspector.engine.Recomputation`
 objects; every value and count shown comes from one of them. Typical uses:
 
-- plan vs plan: the stored avg@3 against k=1 on attempt 1 (:func:`derived` builds it);
+- plan vs plan: the stored avg@3 against k=1 on attempt 1 (built by
+  :func:`inspector.engine.whatif.derived`);
 - run vs run: two runs of the same benchmark, with a warning when their plans, models or
   benchmark params differ.
 """
@@ -16,11 +17,11 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from inspector.engine.contract import BINARY
-from inspector.engine.recomputation import Recomputation, recompute
+from inspector.engine.recomputation import Recomputation
 from inspector.engine.reduction import TaskReduction
 from inspector.engine.report import MetricSeries, dumps_metrics_json
 from inspector.engine.vocabulary import EVALUATED
-from inspector.engine.whatif import Derivation, derive
+from inspector.engine.whatif import Derivation, derived
 from inspector.views.audit import reductions_of
 from inspector.views.changes import TaskChange, difference, precision_of
 from inspector.views.compare_warnings import inconsistencies, listed, words
@@ -337,33 +338,6 @@ def compare(
         config_differences=tuple(differences),
         facts=facts,
     )
-
-
-def derived(
-    rec: Recomputation,
-    *,
-    k: int,
-    strategy: str | None = None,
-) -> tuple[Recomputation, Derivation]:
-    """The same run under a what-if plan: k=1 on attempt 1, avg@j / pass@j on attempts 1..j.
-
-    The tasks are rewritten by :func:`inspector.engine.whatif.derive`, which says when the
-    derived plan is not equivalent to having run it (``Derivation.equivalent`` / ``notes``).
-    """
-    plan = rec.plan
-    derivation = derive(
-        rec.tasks,
-        source_k=plan.k,
-        source_strategy=plan.strategy,
-        k=k,
-        strategy=strategy or plan.strategy,
-        primary_id=plan.contract.primary_id,
-        primary_kind=plan.contract.primary.kind,
-    )
-    new_plan = replace(
-        plan, k=derivation.k, strategy=derivation.strategy, derived=derivation.description
-    )
-    return recompute(derivation.tasks, new_plan), derivation
 
 
 def compare_plans(rec: Recomputation, *, k: int, strategy: str | None = None) -> Comparison:

@@ -76,7 +76,7 @@ def metrics_differences(
     stored_text: str, stored: Any, recomputed_text: str, recomputed: Mapping[str, Any]
 ) -> list[Difference]:
     """Where a stored metrics.json (``stored_text``, parsed: ``stored``) differs from the
-    recomputation, bytes first (issue 39): identical text has none; otherwise the parsed
+    recomputation, bytes first: identical text has none; otherwise the parsed
     differences, then every key an object repeats (where the last wins when parsed, and a
     first-wins reader, or a person, sees another value), and, when nothing else differs,
     the first line that does (spacing, key order, escapes)."""

@@ -9,7 +9,6 @@ then reads only the lines asked for. Very long lines are cut into chunks of at m
 from __future__ import annotations
 
 import json
-import os
 from array import array
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -246,10 +245,3 @@ def _json_lines(value: Any, indent: int, out: list[str], key: str | None, depth:
         out.append(f'{prefix}"{value}"')
         return
     out.append(prefix + json.dumps(value, ensure_ascii=False))
-
-
-def file_size(path: Path) -> int:
-    try:
-        return os.lstat(path).st_size
-    except OSError:
-        return 0

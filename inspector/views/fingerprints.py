@@ -1,6 +1,6 @@
 """Error fingerprints: every issue of every attempt (and of every retry record) reduced to its
 phase, its code and its message with the volatile parts replaced, grouped with the attempts,
-tasks and runs that carry it, and one example message kept literally (issue 41).
+tasks and runs that carry it, and one example message kept literally.
 
 The normaliser is a table of rules (:data:`RULES`), applied in order; each replaces one kind
 of volatile text (a UUID, a URL, a timestamp, a path, a quoted value, a duration, a port, a
@@ -8,7 +8,7 @@ hex string, a number) by a placeholder, so that "timed out after 301.2s on port 
 "timed out after 299.9s on port 8080" are one error. The standard library's ``re`` does the
 job: the rules are plain regular expressions, and a table of them is easy to read and test.
 
-Hostile messages cost little (issue 48): every rule runs in time linear in the text (the
+Hostile messages cost little: every rule runs in time linear in the text (the
 comment over :data:`RULES` says why, rule by rule), and a fingerprint reads only the first
 :data:`PREFIX` characters of a message; a longer message's fingerprint ends in
 :data:`CUT`, and its example is that prefix. Grouping (:class:`Fingerprints`) keeps per
@@ -36,9 +36,8 @@ from inspector.engine.model import Issue, TaskRecord
 PREFIX = 4096
 """Characters of a message a fingerprint reads. Real messages are one line to a few hundred
 characters (the longest in the fixtures is 117); 4096 holds a long one with a short
-traceback, and caps the rules' work at about a millisecond a message (the worst hostile
-text measured: 1.2 ms; an ordinary message: 17 µs), so a 10 MB message costs no more than
-a long one."""
+traceback, and caps the rules' work at about a millisecond a message, so a 10 MB message
+costs no more than a long one (docs/decisions/app-responsiveness.md)."""
 CUT = "<cut>"
 """Ends the fingerprint of a message longer than :data:`PREFIX` (the rest was not read)."""
 

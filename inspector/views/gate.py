@@ -1,4 +1,4 @@
-"""The publish gate (issue 42): a policy's rules judged on what the check of each run found.
+"""The publish gate: a policy's rules judged on what the check of each run found.
 
 Pure (no I/O, no textual, no rich). :class:`Policy` is what a policy file says
 (:mod:`inspector.gate_policy` reads it); :class:`RunFacts` what a run's check and its

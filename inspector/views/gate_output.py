@@ -1,6 +1,6 @@
-"""What ``inspector gate`` writes (issue 42): text lines, JSON, Markdown, JUnit XML, and
+"""What ``inspector gate`` writes: text lines, JSON, Markdown, JUnit XML, and
 GitHub Actions' ``::error`` / ``::warning`` workflow commands. An INCONCLUSIVE rule the policy
-counts as a warning (issue 51) is a ``WARN`` line, a ``::warning`` annotation and a skipped
+counts as a warning is a ``WARN`` line, a ``::warning`` annotation and a skipped
 JUnit testcase with the reason; failures of the infrastructure rules (errors, unavailable or
 invalidated tasks, error fingerprints) are kept apart from measured regressions. Pure (no I/O, no textual, no rich): each
 function returns the text; text from result files (run names, series ids, messages) is

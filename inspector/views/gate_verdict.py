@@ -1,4 +1,4 @@
-"""The verdicts of the gate's rules that measure a change (issue 51): PASS, FAIL or
+"""The verdicts of the gate's rules that measure a change: PASS, FAIL or
 INCONCLUSIVE. Pure (no I/O, no textual, no rich); :mod:`inspector.views.gate` judges with it.
 
 The rules that measure a change (:data:`MEASURED_RULES`) judge the paired 95 %
@@ -12,10 +12,8 @@ saying why. The policy's ``inconclusive`` says what an INCONCLUSIVE verdict does
 :class:`~inspector.views.gate.RuleOutcome` keeps its ``status`` (pass / fail / skipped: what the exit code counts)
 and its ``verdict`` (pass / fail / inconclusive; None when skipped).
 
-Before issue 51 ``max_regression`` failed when the delta was below −L and its interval below
-0. At L = 0 the runs that fail are the same (high < 0); at L > 0 a drop past −L whose interval
-reaches −L (high ≥ −L, yet below 0) is now INCONCLUSIVE: ``inconclusive = "fail"`` fails
-every run the old rule failed (and the inconclusive ones besides).
+``inconclusive = "fail"`` makes every verdict but PASS fail (docs/decisions/gate-verdicts.md
+compares the verdicts with the earlier rule).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tasks across runs (issue 41): per benchmark under a results root, one row per task id over
+"""Tasks across runs: per benchmark under a results root, one row per task id over
 every finished run of it — the runs, models and attempts behind it, how its attempts ended,
 its mean value — and flags, each with a one-line reason.
 

@@ -1,4 +1,4 @@
-"""The leaderboard: models × benchmarks from the recomputed runs of a results root (issue 16).
+"""The leaderboard: models × benchmarks from the recomputed runs of a results root.
 
 One cell per (model, benchmark): the recomputed headline of the newest finished run
 (status ``completed``; when none finished, the newest run, marked with its status), its

@@ -15,22 +15,12 @@ from inspector.engine.reduction import TaskReduction
 from inspector.engine.report import MetricSeries
 from inspector.engine.vocabulary import EVALUATED
 
-PASSED = "✓"
-FAILED = "✗"
-PARTIAL = "◐"
-NOT_RUN = "·"
-ERROR = "!"
-NO_VALUE = "?"
-
-MARK_MEANINGS = (
-    (PASSED, "passed (the metric is 1 / true)"),
-    (FAILED, "failed (0 / false)"),
-    (PARTIAL, "a partial score between 0 and 1"),
-    (NOT_RUN, "not run: missing, or never started after a pass early stop"),
-    (ERROR, "an ERROR or FATAL issue"),
-    (NO_VALUE, "no observation of the metric"),
-)
-"""Each mark and what it stands for (the help and the legend)."""
+PASSED = "✓"  # the metric is 1 / true
+FAILED = "✗"  # 0 / false
+PARTIAL = "◐"  # a partial score between 0 and 1
+NOT_RUN = "·"  # missing, or never started after a pass early stop
+ERROR = "!"  # an ERROR or FATAL issue
+NO_VALUE = "?"  # no observation of the metric
 
 REDUCER_WORDS = {"avg": "mean", "pass": "any"}
 """How the words name a reducer; ``native`` (k=1) shows the single observation."""
@@ -54,7 +44,7 @@ def attempt_mark(task: TaskRecord, index: int, metric_id: str) -> str:
 
 
 def attempt_marks(task: TaskRecord, k: int, metric_id: str) -> str:
-    """One mark per attempt 1..k: ``✓✗·`` (see :data:`MARK_MEANINGS`)."""
+    """One mark per attempt 1..k: ``✓✗·`` (the marks above)."""
     return "".join(attempt_mark(task, index, metric_id) for index in range(1, k + 1))
 
 

@@ -90,7 +90,6 @@ class PairedStats:
     one_to_zero: int
     zero_to_one: int
     mcnemar_p: float | None
-    mcnemar_note: str | None = None
     # the minimum detectable effect and what would resolve the delta (None: no interval)
     resolution: Resolution | None = None
 
@@ -221,16 +220,13 @@ def paired_stats(
     if interval is not None and sample is not None and delta is not None:
         resolved = resolution(sample, (interval.low, interval.high), paired_tasks(sample),
                               delta, confidence, reach_at(confidence))  # fmt: skip
-    note = None
-    if not one_outcome:
-        note = "McNemar needs binary series with one attempt on both sides"
-    elif len(binary) < MIN_PAIRED:
-        note = f"McNemar needs {MIN_PAIRED} binary pairs, found {len(binary)}"
+    # McNemar needs binary series with one attempt on both sides, and MIN_PAIRED such pairs.
+    mcnemar = one_outcome and len(binary) >= MIN_PAIRED
     return PairedStats(
         series=label, delta=delta, tasks=len(sample.task_ids) if sample else 0,
         paired=len(pairs), interval=interval, no_interval=why,
         binary_pairs=len(binary), one_to_zero=down, zero_to_one=up,
-        mcnemar_p=mcnemar_exact(down, up) if note is None else None, mcnemar_note=note,
+        mcnemar_p=mcnemar_exact(down, up) if mcnemar else None,
         resolution=resolved,
     )  # fmt: skip
 

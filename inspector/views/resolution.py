@@ -1,5 +1,5 @@
 """Is a paired delta resolved? The minimum detectable effect of the comparison and what
-would resolve the observed delta (issue 51 item 2).
+would resolve the observed delta.
 
 Pure (no textual, no rich, no I/O). Used by :func:`inspector.views.paired.paired_stats`.
 

@@ -1,4 +1,4 @@
-"""Benchmark rules named where their values are shown (issue 37 item 7).
+"""Benchmark rules named where their values are shown.
 
 Pure (no textual, no rich). A value a benchmark's own rule made — an evaluation-timeout
 fallback observation (``evaluation_timeout_metrics``, spec §5), a corpus formula (ratio of

@@ -1,5 +1,5 @@
 """What ``inspector check`` found for one run: :class:`RunCheck` and its recomputed
-:class:`Headline` (issue 16). Plain data, shared by the command line, the runs screen and
+:class:`Headline`. Plain data, shared by the command line, the runs screen and
 the leaderboard. Pure: no textual, no rich, no I/O.
 """
 
@@ -17,7 +17,7 @@ OK, DIFFERS, UNUSABLE = "ok", "differs", "unusable"
 UNSTORED = "unstored"
 """Not a status ``check`` prints (the run is ``unusable`` there: nothing to check against)
 but a state the runs screen and the leaderboard show: recomputed, with no readable stored
-metrics.json (issue 41)."""
+metrics.json."""
 NO_STORED_REPORT = "no stored report"
 EXIT_OK, EXIT_DIFFERS, EXIT_UNUSABLE = 0, 1, 2
 
@@ -33,7 +33,7 @@ class Headline:
     counts: tuple[int, ...]
     """In the order of :data:`COUNTS`."""
     interval: tuple[float, float] | None = None
-    """The headline's interval, once the statistics exist (issue 15); None until then."""
+    """The headline's interval, once the statistics exist; None until then."""
 
     def count(self, name: str) -> int:
         return self.counts[COUNTS.index(name)]
@@ -206,10 +206,11 @@ class RunCheck:
 
 
 SINGLE_RUN_KEYS = ("path", "status", "tasks", "differences", "problem")
-"""``check RUN --format json``'s keys before ``check ROOT`` (issue 13), in their order."""
+"""``check RUN --format json``'s keys, in their order (scripts read them: kept as they were
+before ``check ROOT`` existed)."""
 SINGLE_RUN_EQUAL = "equal"
-"""``check RUN --format json``'s status for a match, as issue 13 fixed it (scripts match on
-it); a run's line and object in ``check ROOT`` say ``ok``. differs / unusable are the same."""
+"""``check RUN --format json``'s status for a match (scripts match on it, so it stays); a
+run's line and object in ``check ROOT`` say ``ok``. differs / unusable are the same."""
 
 
 def single_run_json(check: RunCheck) -> dict[str, Any]:

@@ -15,7 +15,7 @@ interval around it comes from the engine's per-task reductions through :mod:`ins
 The last two use :func:`inspector.views.stats.combination_interval` for their se. For a
 binary metric (its task values lie in [0, 1] by construction: :func:`value_shape`, decided
 by the metric, never by the values seen) the bounds are
-:mod:`inspector.views.bounded`'s exact interval at an effective n (issue 38: in [0, 1], never
+:mod:`inspector.views.bounded`'s exact interval at an effective n (in [0, 1], never
 zero width, coverage measured by ``benchmarks/bench_coverage.py --grid``); for a scalar
 Student t, and no interval where every value is equal or there is one task. A series whose value is a
 corpus formula (a ratio of sums, a benchmark's own formula) gets no

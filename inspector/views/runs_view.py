@@ -1,5 +1,5 @@
 """The runs screen's rows: what each run stores, what its recomputation says, and the sorts
-and filters over them (issue 16). Pure: no textual, no rich.
+and filters over them. Pure: no textual, no rich.
 
 A :class:`RunRow` starts with the run's :class:`~inspector.results.RunSummary` (the stored
 headline, read without the tasks) and gains a :class:`~inspector.cli.check_root.RunCheck` once

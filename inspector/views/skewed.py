@@ -54,7 +54,7 @@ def skewed_mean_interval(
         why = (f"no interval: {plural(n, 'value')} of an unbounded metric "
                f"(needs {MIN_VALUES}: below that a skewed metric's interval under-covers)")  # fmt: skip
         return no_interval(estimate, n, confidence, why)
-    try:  # values near the largest float: their sums overflow (issue 48)
+    try:  # values near the largest float: their sums overflow
         mean = math.fsum(values) / n
         deviations = [v - mean for v in values]
         s2 = math.fsum(d * d for d in deviations) / (n - 1)

@@ -1,9 +1,9 @@
-"""Statistics on task values: intervals, weighted combinations, paired tests, pass@j.
+"""Statistics on task values: intervals, weighted combinations, McNemar's exact test.
 
-Pure (no I/O, no textual, no rich). Student's t quantiles and tails come from
-scipy.special (``stdtrit`` and ``stdtr``: what scipy.stats' ``t.ppf`` and ``t.sf`` compute,
-at half the memory of loading scipy.stats), the exact binomial test from scipy.stats;
-variances from numpy.
+Pure (no I/O, no textual, no rich). Student's t quantiles come from scipy.special
+(``stdtrit``: what scipy.stats' ``t.ppf`` computes, without loading scipy.stats), the exact
+binomial test from scipy.stats; variances from numpy. Each is imported where first used
+(docs/decisions/startup-imports.md).
 
 The unit of every estimate is the *task*: the engine's per-task reduction already averages
 a task's attempts (avg@k), so a task value is the cluster mean of E. Miller's "Adding Error
@@ -23,39 +23,25 @@ standard error.
   Student's t with Welch–Satterthwaite degrees of freedom
   ``(Σ v_g)² / Σ (v_g² / d_g)``, ``v_g = a_g² s_g² / n_g``, ``d_g`` = ``n_g − 1`` (or the
   pooled degrees of freedom for a borrowed variance).
-- :func:`paired_t`: per-task differences ``d_i = b_i − a_i``; ``se = s_d / √n``, t with
-  ``n − 1`` degrees of freedom, two-sided p-value for a zero mean difference.
 - :func:`mcnemar_exact`: the exact binomial test of the discordant pairs.
-- :func:`paired_bootstrap_ci`: a seeded percentile bootstrap that resamples tasks.
-- :func:`pass_at_j` / :func:`pass_hat_j`: Chen et al. (2021)'s unbiased estimators for one
-  task with ``n`` attempts of which ``c`` succeeded.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from fractions import Fraction
 
 DEFAULT_CONFIDENCE = 0.95
 
 
 def _t_quantile(p: float, df: float) -> float:
     """Student's t quantile: scipy.stats' ``t.ppf(p, df)``, bit for bit."""
-    # When first computed: scipy.special is ~50 MB and ~0.3 s, and the app and the commands
-    # import this module for its Interval and its texts before, or without, computing one.
+    # When first computed: scipy.special is heavy, and the app and the commands import this
+    # module for its Interval and its texts before, or without, computing one.
     from scipy.special import stdtrit
 
     return float(stdtrit(df, p))
-
-
-def _t_tail(x: float, df: float) -> float:
-    """Student's t upper tail: scipy.stats' ``t.sf(x, df)``, bit for bit."""
-    from scipy.special import stdtr  # when first computed, as in _t_quantile
-
-    return float(stdtr(df, -x))
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +115,7 @@ def t_bounds(center: float, se: float, df: float, confidence: float) -> tuple[fl
 def _variance(values: Sequence[float]) -> float:
     """The sample variance (``inf`` or ``nan`` where the values are too large for a float
     sum: the callers then give no interval, :data:`TOO_LARGE`, and numpy says nothing)."""
-    import numpy as np  # +98 modules, ~150 ms: only when a variance is computed
+    import numpy as np  # only when a variance is computed
 
     with np.errstate(over="ignore", invalid="ignore"):
         return float(np.var(np.asarray(values, dtype=float), ddof=1))
@@ -256,50 +242,6 @@ def combination_interval(
     return Interval(estimate, n, se, low, high, confidence, df, method)
 
 
-@dataclass(frozen=True, slots=True)
-class PairedT:
-    """The mean per-task difference B − A with a paired t interval and p-value."""
-
-    n: int
-    mean_diff: float | None
-    se: float | None
-    ci_low: float | None
-    ci_high: float | None
-    p_value: float | None
-    confidence: float
-    method: str
-
-
-def paired_t(
-    a: Sequence[float], b: Sequence[float], *, confidence: float = DEFAULT_CONFIDENCE
-) -> PairedT:
-    """Paired t on ``d_i = b_i − a_i`` (two-sided, H0: mean difference 0)."""
-    confidence = check_confidence(confidence)
-    if len(a) != len(b):
-        raise ValueError("paired samples must have the same length")
-    diffs = [float(y) - float(x) for x, y in zip(a, b, strict=True)]
-    n = len(diffs)
-    if n < 2:
-        mean_diff = _mean(diffs) if diffs else None
-        return PairedT(n, mean_diff, None, None, None, None, confidence,
-                       f"no paired t: {n} tasks evaluated on both sides (needs 2)")  # fmt: skip
-    mean_diff = _mean(diffs) if _finite(*diffs) else math.nan
-    se = math.sqrt(_variance(diffs) / n) if _finite(mean_diff) else math.nan
-    low, high = t_bounds(mean_diff, se, n - 1, confidence) if _finite(se) else (se, se)
-    if not _finite(mean_diff, se, low, high):
-        return PairedT(n, mean_diff if _finite(mean_diff) else None, None, None, None, None,
-                       confidence, f"no paired t: {TOO_LARGE.removeprefix('no interval: ')}")  # fmt: skip
-    if se == 0:  # a point is not an interval, and no test without a spread
-        return PairedT(n, mean_diff, se, None, None, None, confidence,
-                       f"no paired t: all {n} differences are equal (no spread to estimate)")  # fmt: skip
-    p = 2 * _t_tail(abs(mean_diff) / se, n - 1)
-    method = (
-        f"paired t on {n} per-task differences B − A; se = sd/√n; "
-        f"{confidence:.0%} Student t, {n - 1} df; two-sided p"
-    )
-    return PairedT(n, mean_diff, se, low, high, p, confidence, method)
-
-
 def mcnemar_exact(b: int, c: int) -> float:
     """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs.
 
@@ -315,72 +257,7 @@ def mcnemar_exact(b: int, c: int) -> float:
         raise ValueError("discordant counts must be non-negative")
     if b + c == 0:
         return 1.0
-    # scipy.stats (+~50 MB over scipy.special) only where McNemar's test is asked for.
+    # scipy.stats (heavier than scipy.special) only where McNemar's test is asked for.
     from scipy.stats import binomtest
 
     return float(min(1.0, binomtest(b, b + c, 0.5).pvalue))
-
-
-@dataclass(frozen=True, slots=True)
-class BootstrapCI:
-    """The observed difference of means (B − A) and its percentile interval."""
-
-    difference: float
-    low: float
-    high: float
-    confidence: float
-    resamples: int
-    seed: int
-
-
-def paired_bootstrap_ci(
-    a: Sequence[float],
-    b: Sequence[float],
-    *,
-    confidence: float = DEFAULT_CONFIDENCE,
-    resamples: int = 10_000,
-    seed: int = 0,
-) -> BootstrapCI:
-    """Percentile bootstrap CI for mean(B) − mean(A), resampling the task *pairs*.
-
-    Each resample draws ``n`` pairs with replacement (``random.Random(seed).choices``), so a
-    task's attempts stay together in its task value; the statistic is the mean of the
-    paired differences ``b_i − a_i``. The bounds are the nearest-rank quantiles
-    ``(1 − confidence) / 2`` and ``(1 + confidence) / 2`` of the sorted resampled
-    statistics. The same inputs and seed always give the same interval.
-    """
-    if len(a) != len(b):
-        raise ValueError("paired samples must have the same length")
-    if not a:
-        raise ValueError("no paired values")
-    check_confidence(confidence)
-    if resamples < 1:
-        raise ValueError("resamples must be at least 1")
-    diffs = [float(y) - float(x) for x, y in zip(a, b, strict=True)]
-    n = len(diffs)
-    rng = random.Random(seed)
-    stats = sorted(math.fsum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
-    alpha = (1 - confidence) / 2
-
-    def rank(q: float) -> float:
-        # nearest rank: the smallest statistic with at least q of the mass at or below it
-        return stats[max(0, math.ceil(q * resamples - 1e-9) - 1)]
-
-    return BootstrapCI(_mean(diffs), rank(alpha), rank(1 - alpha), confidence, resamples, seed)
-
-
-def _check_counts(n: int, c: int, j: int) -> None:
-    if not 0 <= c <= n or not 1 <= j <= n:
-        raise ValueError(f"need 0 <= c <= n and 1 <= j <= n, got n={n} c={c} j={j}")
-
-
-def pass_at_j(n: int, c: int, j: int) -> float:
-    """Chen et al.'s unbiased pass@j: ``1 − C(n − c, j) / C(n, j)`` (exact, then float)."""
-    _check_counts(n, c, j)
-    return float(1 - Fraction(math.comb(n - c, j), math.comb(n, j)))
-
-
-def pass_hat_j(n: int, c: int, j: int) -> float:
-    """pass^j, the chance that j attempts drawn without replacement all pass: ``C(c, j) / C(n, j)``."""
-    _check_counts(n, c, j)
-    return float(Fraction(math.comb(c, j), math.comb(n, j)))

@@ -16,6 +16,11 @@ from collections.abc import Iterable
 _ZERO_WIDTH = {"Mn", "Me", "Cf"}
 
 
+def number_text(value: float | None) -> str:
+    """A number as every text table shows it: six significant digits, "—" for none."""
+    return "—" if value is None else f"{value:.6g}"
+
+
 def cell_width(text: str) -> int:
     """How many terminal cells ``text`` takes (text already made visible: no controls)."""
     if text.isascii():

@@ -1,7 +1,7 @@
 """Ties on the leaderboard: which models of a benchmark column are statistically separated,
-groups of models that are not, and a simultaneous rank interval for each (issue 51 item 3).
+groups of models that are not, and a simultaneous rank interval for each.
 
-Pure (no textual, no rich, no I/O). The loading is :func:`inspector.root_answers.board_of_root`'s.
+Pure (no textual, no rich, no I/O). The loading is :func:`inspector.answers.root.board_of_root`'s.
 
 For each benchmark column with two or more models whose headline series has a value:
 

@@ -64,9 +64,9 @@ def test_one_cell_per_model_and_benchmark_with_the_newest_finished_run(
 
 
 def test_newest_finished_run_is_chosen_over_a_newer_failed_one(tmp_path: Path) -> None:
+    from inspector.answers.root import check_root
     from inspector.overrides import Overrides
     from inspector.results.discover import find_runs
-    from inspector.root_answers import check_root
 
     for name, status, started in (
         ("old_ok", "completed", "2026-01-01T00:00:00+00:00"),

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers.root import audit_call, audit_runs
 from inspector.app.app import InspectorApp
 from inspector.app.screens import runs as runs_module
 from inspector.app.screens.runs import RunsScreen
 from inspector.loading import index as snapshot
 from inspector.overrides import Overrides
-from inspector.root_answers import audit_call, audit_runs
 from tests.loading.helpers import first_result, flipped_same_size, settle_time_stamps
 from tests.results_root import CUT_OFF, MICRO, PASS, make_results_root
 
@@ -97,7 +97,7 @@ async def test_cached_checks_are_shown_marked_until_each_run_is_checked_again(
 def test_a_cached_check_and_its_interval_come_from_one_look_at_the_files(
     root: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inspector.root_answers import interval_call
+    from inspector.answers.root import interval_call
 
     path = str(root / PASS)
     check = audit_call(path, PASS, Overrides())  # read and scored: with its interval

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers.root import audit_runs
 from inspector.app.app import InspectorApp
 from inspector.app.screens import runs as runs_module
 from inspector.app.screens.runs import RunsScreen
-from inspector.root_answers import audit_runs
 from tests.loading.helpers import settle_time_stamps
 from tests.results_root import (
     CANCELLED,
@@ -317,7 +317,7 @@ async def test_the_intervals_wait_for_every_value(
     """Runs whose checks the report cache answers without their statistics (each run was
     reported first, as `inspector report` does): the statistics are asked for only once
     every run shows its recomputed value."""
-    from inspector.answers import load_outputs
+    from inspector.answers.run import load_outputs
     from inspector.loading.processes import in_shared_pool
     from inspector.overrides import Overrides
 

@@ -13,13 +13,15 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from inspector.answers import load_session
+from inspector.answers.run import load_session
 from inspector.cli import main as cli
 from inspector.engine.contract import MetricContract, make_metric_contract
 from inspector.engine.model import Attempt, Issue, TaskRecord
 from inspector.engine.plan import Plan
 from inspector.engine.recomputation import Recomputation, recompute
+from inspector.engine.report import MetricSeries
 from inspector.session import Session
+from inspector.views.audit import Scope
 from tests.conftest import CONFORMANCE as CONFORMANCE
 from tests.conftest import FIXTURE_RUNS as FIXTURE_RUNS
 from tests.conftest import ROOT as ROOT
@@ -29,6 +31,15 @@ RUNS = conformance_runs()
 
 BINARY = make_metric_contract("correct", binary=["correct"])
 SCORE = make_metric_contract("score", scalar=["score"])
+
+
+def scopes(series: MetricSeries) -> Iterator[Scope]:
+    """Every scope a series reports: itself, each of its categories, each hierarchy node."""
+    yield Scope()
+    for key in series.categories:
+        yield Scope(category=key)
+    for path in series.hierarchy:
+        yield Scope(node=path)
 
 
 def issue(severity: str, phase: str = "run", code: str = "", message: str = "") -> Issue:

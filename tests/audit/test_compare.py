@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from inspector.answers import load_session
+from inspector.answers.run import load_session
 from inspector.engine.report import dumps_metrics_json
+from inspector.engine.whatif import derived
 from inspector.resolve import Overrides
-from inspector.views.compare import compare, compare_plans, derived, pair_series
+from inspector.views.compare import compare, compare_plans, pair_series
 from inspector.views.compare_warnings import run_facts
 
 from .helpers import (

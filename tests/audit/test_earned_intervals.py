@@ -21,7 +21,7 @@ from inspector.engine.report import MICRO_WEIGHTED
 from inspector.views.compare import compare, compare_plans
 from inspector.views.paired import SeriesSample, Side, delta_interval, paired_lines
 from inspector.views.run_stats import Shape, series_stats
-from inspector.views.stats import Group, combination_interval, mean_interval, paired_t
+from inspector.views.stats import Group, combination_interval, mean_interval
 
 from .helpers import FIXTURE_RUNS, SCORE, attempt, rescore, run_cli, task
 from .test_compare_properties import SETTINGS, _run, ids_st, task_st
@@ -174,14 +174,11 @@ def test_the_method_depends_on_the_metric_only(values, scalar, data) -> None:
 
 @given(values=st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=0, max_size=6))
 def test_no_point_from_the_interval_builders(values) -> None:
-    """mean, weighted combination and paired t: an interval with width, or none."""
+    """mean and weighted combination: an interval with width, or none."""
     for interval in (mean_interval(values), combination_interval(
             [Group("g", 1.0, tuple(values))], estimate=sum(values) / len(values) if values
             else None)):  # fmt: skip
         assert interval.ci_low is None or interval.ci_low < interval.ci_high
-    t = paired_t(values, values[::-1])
-    assert t.ci_low is None or t.ci_low < t.ci_high
-    assert t.p_value is None or t.n >= 2
 
 
 def test_the_bootstrap_key_is_a_marked_alias_of_paired() -> None:

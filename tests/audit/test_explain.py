@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from inspector.views.audit import Scope, scopes
+from inspector.views.audit import Scope
 from inspector.views.explain import explain
 
-from .helpers import RUNS, SCORE, attempt, issue, load, rescore, session, task
+from .helpers import RUNS, SCORE, attempt, issue, load, rescore, scopes, session, task
 
 
 @pytest.mark.parametrize("run", RUNS, ids=lambda p: p.name)
@@ -21,7 +21,7 @@ def test_every_value_recombines_from_its_inputs(run: Path) -> None:
     rec = session(run).recomputation
     stored = {s["series_id"]: s for s in load(run / "metrics.json")["series"]}
     for series in rec.report.series:
-        for scope in scopes(rec, series):
+        for scope in scopes(series):
             e = explain(rec, series.series_id, scope)
             assert e.agrees, (series.series_id, scope, e.value, e.check)
             if scope == Scope():

@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 import statistics
+from fractions import Fraction
 
 import pytest
 from scipy import stats as scipy_stats
 
 from inspector.views.attempt_stats import flaky_tasks, pass_curves
 from inspector.views.run_stats import own_interval, run_stats, series_stats
-from inspector.views.stats import pass_at_j
 
 from .helpers import FIXTURE_RUNS, RUNS, attempt, issue, rescore, session, task
 
 T, F = {"correct": True}, {"correct": False}
+
+
+def _enumerate(n: int, c: int, j: int) -> tuple[Fraction, Fraction]:
+    """Over every j-subset of n attempts (c of them passing): share with ≥1 pass, all pass."""
+    outcomes = [True] * c + [False] * (n - c)
+    subsets = list(itertools.combinations(range(n), j))
+    some = sum(any(outcomes[i] for i in s) for s in subsets)
+    every = sum(all(outcomes[i] for i in s) for s in subsets)
+    return Fraction(some, len(subsets)), Fraction(every, len(subsets))
 
 
 def _k3(task_id: str, outcomes: str, category: str = "a") -> object:
@@ -69,7 +79,21 @@ def test_pass_curves_leave_out_incomplete_and_invalidated_tasks() -> None:
     rec = rescore(tasks, k=3)
     (curve,) = pass_curves(rec)
     assert (curve.tasks, curve.excluded) == (2, 2)
-    assert curve.pass_at[1].estimate == pytest.approx((pass_at_j(3, 2, 2) + 1.0) / 2)
+    assert curve.pass_at[1].estimate == pytest.approx((float(_enumerate(3, 2, 2)[0]) + 1.0) / 2)
+
+
+@pytest.mark.parametrize("k", range(2, 7))
+def test_pass_curves_are_chens_estimators(k: int) -> None:
+    """One task with c passes of k: pass@j and pass^j are the shares of j-subsets of its
+    attempts with at least one pass and with all passing (Chen et al. 2021), for every c, j."""
+    for c in range(k + 1):
+        outcomes = [T] * c + [F] * (k - c)
+        one = task("t", [attempt(i, o) for i, o in enumerate(outcomes, 1)], "a", k=k)
+        (curve,) = pass_curves(rescore([one], k=k))
+        for j in range(1, k + 1):
+            some, every = _enumerate(k, c, j)
+            assert curve.pass_at[j - 1].estimate == pytest.approx(float(some), abs=1e-12), (c, j)
+            assert curve.pass_hat[j - 1].estimate == pytest.approx(float(every), abs=1e-12), (c, j)
 
 
 def test_pass_curves_need_an_avg_run_with_k_above_one() -> None:
@@ -95,7 +119,7 @@ def test_fixture_pass_at_1_per_task_equals_the_avg_task_value() -> None:
     assert complete
     for t in complete:
         c = sum(a.metrics["correct"] is True for a in t.attempts.values())
-        assert pass_at_j(3, c, 1) == pytest.approx(rows[t.task_id].value)
+        assert float(_enumerate(3, c, 1)[0]) == pytest.approx(rows[t.task_id].value)
     (curve,) = pass_curves(rec)
     assert curve.tasks == len(complete)
     assert curve.pass_at[0].estimate == pytest.approx(

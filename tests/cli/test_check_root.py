@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers.root import check_root
 from inspector.cli.main import main
 from inspector.overrides import Overrides
-from inspector.root_answers import check_root
 from tests.conftest import FIXTURE_RUNS, conformance_run
 from tests.loading.helpers import (
     first_result,
@@ -205,7 +205,7 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
     import time
 
     from inspector import loading
-    from inspector import root_answers as module
+    from inspector.answers import root as module
 
     run = tmp_path / "ns" / "k1_micro"
     shutil.copytree(FIXTURE_RUNS / "k1_micro", run)
@@ -239,7 +239,7 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
     import time
 
     from inspector import loading
-    from inspector import root_answers as module
+    from inspector.answers import root as module
     from inspector.loading import reports, store
 
     run = tmp_path / "ns" / "k3_pass"
@@ -276,7 +276,7 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
 def test_an_audit_whose_statistics_fail_keeps_its_check(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from inspector import root_answers as module
+    from inspector.answers import root as module
     from inspector.views import run_stats
 
     run = tmp_path / "ns" / "k3_pass"
@@ -299,9 +299,9 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
     keeps both. `report` keeps both for any run."""
     import time
 
-    from inspector.answers import load_outputs
+    from inspector.answers.root import audit_call
+    from inspector.answers.run import load_outputs
     from inspector.loading import pending, readers, reports, tasks
-    from inspector.root_answers import audit_call
 
     small, large, reported = (tmp_path / "ns" / name for name in ("small", "large", "reported"))
     for run in (small, large, reported):
@@ -337,7 +337,7 @@ def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference() 
     """Bytes first (issue 39): the text written as the engine writes it has no difference,
     even with a NaN (unequal to itself when parsed) in both; a repeated key the parsed
     comparison would hide (the last wins) is a difference, named with every value."""
-    from inspector.checking import stored_differences
+    from inspector.answers.check import stored_differences
     from inspector.loading.records import Outputs
     from inspector.views.differences import compare_reports
 
@@ -412,7 +412,7 @@ def test_a_root_is_checked_by_one_process_more_than_there_are_cores(
 ) -> None:
     # A run's check waits for its files, then computes: the spare process keeps the cores
     # busy meanwhile. INSPECTOR_WORKERS, when set, is the number of processes.
-    import inspector.root_answers as root_answers  # the function the test replaces
+    import inspector.answers.root as root_answers  # the function the test replaces
 
     asked: list[int] = []
 

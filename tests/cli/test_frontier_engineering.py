@@ -22,7 +22,7 @@ from tests.conftest import CONFORMANCE, ROOT
 K1 = CONFORMANCE / "syn_frontier_engineering_k1"
 K3 = CONFORMANCE / "syn_frontier_engineering_k3_avg"
 AT_K1 = ROOT / "fixtures" / "frontier_engineering"
-# What the inspector writes for the tables' paths when there is no stored metrics.json (README).
+# What the inspector writes for the tables' paths when there is no stored metrics.json (docs/commands.md).
 DEFAULT_PATHS = {
     "podium_csv": "agentcompass/benchmarks/frontier_engineering/data/medal_podium.csv",
     "baseline_csv": "agentcompass/benchmarks/frontier_engineering/data/rank_baseline.csv",

@@ -195,7 +195,7 @@ def test_the_single_run_layout_is_unchanged(
 def test_a_query_runs_unchanged_on_the_exported_dataset(
     planted: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The README's recipe: the dataset's tables as views of ``read_parquet(…)`` with Hive
+    """docs/commands.md's recipe: the dataset's tables as views of ``read_parquet(…)`` with Hive
     partitioning answer the query ``inspector sql`` answers, with the same rows."""
     out = tmp_path / "dataset"
     argv = ["export", str(planted), "--format", "parquet", "--dataset", "--out", str(out)]

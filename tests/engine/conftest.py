@@ -14,7 +14,7 @@ from inspector.engine.contract import MetricContract, make_metric_contract
 from inspector.engine.model import Attempt, Issue, TaskRecord
 from inspector.engine.plan import Plan
 from inspector.engine.recomputation import Recomputation, recompute
-from inspector.engine.reduction import TaskReduction, reduce_task
+from inspector.engine.reduction import TaskReduction, reduce_tasks
 from inspector.engine.report import MetricReport
 from inspector.engine.strategies import resolve_attempt_strategy
 
@@ -128,7 +128,8 @@ def reduce_one(
     """Every series reduction of one task under its own plan, keyed by series id."""
     k = record.plan_k if k is None else k
     plan = resolve_attempt_strategy(record.plan_strategy).resolve(contract, k)
-    return {r.series_id: r for r in reduce_task(record, plan.series, contract, k)}
+    by_series = reduce_tasks([record], plan.series, contract, k)
+    return {series_id: r for series_id, (r,) in by_series.items()}
 
 
 def codes(reduction: TaskReduction) -> set[str]:

@@ -10,7 +10,7 @@ import pytest
 from inspector.engine.contract import MetricContract
 from inspector.engine.errors import ObservationError
 from inspector.engine.model import TaskRecord
-from inspector.engine.reduction import TaskReduction, reduce_task
+from inspector.engine.reduction import TaskReduction, reduce_tasks
 from inspector.engine.reduction_stream import ReductionStream
 from inspector.engine.strategies import resolve_attempt_strategy
 from inspector.engine.vocabulary import EVALUATED, INVALIDATED
@@ -255,13 +255,11 @@ def test_item_07_pass_early_stop_needs_contiguity(
 
 
 def test_item_08_early_stop_reads_the_tasks_own_strategy() -> None:
-    from inspector.engine.reduction import reduce_task
-
     pass_series = resolve_attempt_strategy("pass").resolve(BINARY_ONLY, 3).series
     as_avg = task("t", {"correct": T}, k=3, strategy="avg")
     as_pass = task("t", {"correct": T}, k=3, strategy="pass")
-    (r_avg,) = reduce_task(as_avg, pass_series, BINARY_ONLY, 3)
-    (r_pass,) = reduce_task(as_pass, pass_series, BINARY_ONLY, 3)
+    ((r_avg,),) = reduce_tasks([as_avg], pass_series, BINARY_ONLY, 3).values()
+    ((r_pass,),) = reduce_tasks([as_pass], pass_series, BINARY_ONLY, 3).values()
     assert (r_avg.missing_attempts, r_avg.has_error) == (2, True)
     assert (r_pass.missing_attempts, r_pass.has_error) == (0, False)
 
@@ -478,7 +476,8 @@ def test_no_reasons_for_a_clean_evaluated_task() -> None:
 
 def _alone(record: TaskRecord, contract: MetricContract, k: int, strategy: str) -> list[tuple]:
     plan = resolve_attempt_strategy(strategy).resolve(contract, k)
-    return [_fields(r) for r in reduce_task(record, plan.series, contract, k)]
+    by_series = reduce_tasks([record], plan.series, contract, k)
+    return [_fields(r) for (r,) in by_series.values()]
 
 
 def _fields(r: TaskReduction) -> tuple:

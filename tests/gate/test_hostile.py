@@ -20,7 +20,7 @@ from tests.conftest import conformance_run
 
 RUN = "e2e_k1_micro"
 MAX_SCOPES = 1000
-"""The most ``[[scope]]`` tables a policy may have (README, the gate's policy)."""
+"""The most ``[[scope]]`` tables a policy may have (docs/commands.md, the gate's policy)."""
 
 
 def tree_hashes(folder: Path) -> dict[str, str]:

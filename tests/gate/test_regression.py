@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
+from inspector.answers.gate import paired_facts
 from inspector.cli.main import main
-from inspector.gate_answers import paired_facts
 from inspector.overrides import Overrides
 from inspector.views.gate import Regression
 from tests.conftest import FIXTURE_RUNS

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers.gate import paired_facts
 from inspector.cli.main import main
-from inspector.gate_answers import paired_facts
 from inspector.overrides import Overrides
 from inspector.views.decomposition import signed
 from inspector.views.gate import FAIL, Regression

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers.items import root_errors
 from inspector.cli.main import main
 from inspector.loading import open_session
 from inspector.overrides import Overrides
-from inspector.root_items import root_errors
 from inspector.views.attribution import issue_table
 from inspector.views.fingerprints import PREFIX, group
 from tests.conftest import FIXTURE_RUNS

@@ -102,7 +102,7 @@ def _fixture_messages() -> set[str]:
     return found
 
 
-# Messages as model APIs, sandboxes and verifiers write them (README, issue 41's examples).
+# Messages as model APIs, sandboxes and verifiers write them (issue 41's examples).
 WRITTEN = [
     "openai.APIConnectionError: Connection error. (https://api.openai.com/v1/chat/completions)",
     "GET https://api.example.com:443/v1/chat?x=1 failed",

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers.items import root_items
 from inspector.cli.main import main
 from inspector.engine.model import Attempt, Issue, TaskRecord
 from inspector.engine.reduction import Coverage, TaskReduction
 from inspector.overrides import Overrides
-from inspector.root_items import root_items
 from inspector.views.items import FLAGS, RunTasks, item_rows, task_outcome
 from tests.items.planted import generator, make
 

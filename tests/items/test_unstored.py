@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers.root import check_root
 from inspector.cli.main import main
 from inspector.overrides import Overrides
 from inspector.results.discover import summarize_run
-from inspector.root_answers import check_root
 from inspector.views.run_check import UNSTORED, UNUSABLE
 from inspector.views.runs_view import RunRow, describe
 from tests.conftest import FIXTURE_RUNS

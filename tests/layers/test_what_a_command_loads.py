@@ -28,7 +28,7 @@ with open(os.environ["PROBE_OUT"], "w") as out:
 """
 
 ROOT_WORK = {
-    "inspector.root_answers", "inspector.cli.check_root", "inspector.loading.many",
+    "inspector.answers.root", "inspector.cli.check_root", "inspector.loading.many",
     "inspector.loading.summary_cache", "inspector.views.leaderboard", "inspector.views.runs_view",
 }  # fmt: skip
 """The checks of every run under a root, the runs list and the leaderboard."""
@@ -55,7 +55,7 @@ def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: P
     modules = loaded(tmp_path, "report", RUN, "--json")
     assert "inspector.cli.report" in modules and "inspector.loading.reports" in modules
     assert modules & (ROOT_WORK | OTHER_FAMILIES) == set()
-    assert "inspector.checking" not in modules and "inspector.views.differences" not in modules
+    assert "inspector.answers.check" not in modules and "inspector.views.differences" not in modules
     # the answer from the cache: no reader, no engine (not even its data model), no worker
     # processes, no statistics, nothing that mirrors a URL, no JSON parser (orjson loads
     # uuid, datetime and platform). (tempfile is loaded: platformdirs, which finds the cache
@@ -69,7 +69,7 @@ def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: P
 
 def test_check_of_one_run_loads_no_root_work(tmp_path: Path) -> None:
     modules = loaded(tmp_path, "check", RUN)
-    assert "inspector.cli.check" in modules and "inspector.checking" in modules
+    assert "inspector.cli.check" in modules and "inspector.answers.check" in modules
     assert modules & ROOT_WORK == set()
     assert modules & (OTHER_FAMILIES - {"inspector.cli.check"}) == set()
 

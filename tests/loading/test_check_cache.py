@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from inspector.answers.root import check_root
 from inspector.loading import check_cache, store
 from inspector.overrides import Overrides
-from inspector.root_answers import check_root
 from inspector.views.run_check import RunCheck
 from tests.loading.helpers import (
     first_result,

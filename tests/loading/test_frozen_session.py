@@ -13,9 +13,9 @@ import pytest
 
 import inspector.session as session_module
 from inspector.engine.recomputation import recompute
+from inspector.engine.whatif import derived
 from inspector.results.reader import read_run
 from inspector.session import PlannedStream, reduction_stream, score_run
-from inspector.views.compare import derived
 from tests.conftest import FIXTURE_RUNS
 
 

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from inspector.results import lean
-from inspector.results.lean import lean_payload, lean_result, payload_of, plain_attempt
+from inspector.results.lean import lean_result, payload_of, plain_attempt
 from inspector.results.validate import DetailError, shape_attempt
 from tests.conftest import FIXTURE_RUNS, conformance_runs
 from tests.results.helpers import mutated
@@ -20,6 +20,13 @@ from tests.results.helpers import mutated
 KEPT = ("retry_count", "status", "metrics", "issues")
 OBJECTS = ("trajectory", "analysis_result", "meta")
 FIELDS = {*KEPT, *OBJECTS, "final_answer", "artifacts"}
+
+
+def lean_payload(data: bytes) -> dict[str, Any] | None:
+    """What the quick reader takes from a result file (``results/quick.py``): the payload of
+    the file :func:`lean_result` decodes, or None (the file is parsed whole)."""
+    result = lean_result(data)
+    return None if result is None else payload_of(result)
 
 
 def _result_files() -> list[Path]:

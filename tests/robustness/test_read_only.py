@@ -1,4 +1,4 @@
-"""The inspector never writes into a result directory (DEVELOPERS.md, design rule 3).
+"""The inspector never writes into a result directory (docs/cache-and-trust.md).
 
 Every file of every fixture and conformance run is hashed (with its mode and mtime) before
 and after reading, recomputing, checking, listing and exporting it, and four sample runs

@@ -184,7 +184,7 @@ another what-if plan; **x** exports the tasks listed, **y** / **Y** copy a task 
         self.call_after_refresh(self._fold_counts)
 
     def _fold_counts(self) -> None:
-        """No number or header cut (issue 49): where the series table is wider than the
+        """No number or header cut: where the series table is wider than the
         screen, its counts columns fold into the statistics lines."""
         table = self.series_table
         if self.counts_folded or table.virtual_size.width <= table.scrollable_content_region.width:

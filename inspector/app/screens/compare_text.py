@@ -15,6 +15,7 @@ from inspector.engine.report import MetricSeries
 from inspector.views.changes import delta_text
 from inspector.views.compare import PLANS, Comparison, PairedStats, SeriesPair, TaskChange
 from inspector.views.stats import Interval
+from inspector.views.text_cells import number_text
 from widgets.literal import literal, literal_plain
 from widgets.record_table import Field
 from widgets.virtual_table import Column
@@ -85,10 +86,6 @@ FILTER_LABELS = {
     "states": "state changes",
     "all": "all tasks",
 }
-
-
-def number_text(value: float | None) -> str:
-    return "—" if value is None else f"{value:.6g}"
 
 
 __all__ = ["delta_text"]

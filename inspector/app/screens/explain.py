@@ -29,6 +29,7 @@ from inspector.views.audit import SERIES_SCOPE, AuditError, LedgerTask, Scope, s
 from inspector.views.explain import Explanation, Term, explain
 from inspector.views.run_stats import series_stats
 from inspector.views.stats import Interval
+from inspector.views.text_cells import number_text
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal, one_line
 from widgets.record_table import Field, RecordTable, field_columns
@@ -54,21 +55,17 @@ class NotExplained(Message):
     error: str
 
 
-def _number(value: float | None) -> str:
-    return "—" if value is None else f"{value:.6g}"
-
-
 TERM_FIELDS: tuple[Field[Term], ...] = (
     Field("input", "input", lambda term: term.label),
-    Field("value", "value", lambda term: _number(term.value)),
-    Field("weight", "weight", lambda term: _number(term.weight)),
+    Field("value", "value", lambda term: number_text(term.value)),
+    Field("weight", "weight", lambda term: number_text(term.weight)),
     Field("detail", "detail", lambda term: term.detail),
 )
 
 TASK_FIELDS: tuple[Field[LedgerTask], ...] = (
     Field("task", "task", lambda task: task.task_id, shrink=18, cut="middle"),
     Field("category", "category", lambda task: task.category, shrink=14, cut="middle"),
-    Field("value", "value", lambda task: _number(task.value)),
+    Field("value", "value", lambda task: number_text(task.value)),
 )
 
 
@@ -189,7 +186,9 @@ re-normalisation, and the evaluated tasks that fed it. Enter on a category or no
             text.append("\n• ")
             text.append_text(literal(note, multiline=True))
         if not e.agrees:
-            text.append(f"\nthe inputs re-combine to {_number(e.check)}, not the value", "bold red")
+            text.append(
+                f"\nthe inputs re-combine to {number_text(e.check)}, not the value", "bold red"
+            )
         self.summary.update(text)
         self.term_table.show(e.terms, columns=term_columns)
         self.task_table.show(e.tasks, columns=task_columns)

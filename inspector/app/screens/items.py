@@ -1,8 +1,8 @@
-"""Tasks across runs (issue 41): every task id over the finished runs of the runs screen (or
+"""Tasks across runs: every task id over the finished runs of the runs screen (or
 of the leaderboard), flagged, with the task's runs side by side.
 
 Reached with **t** from the runs screen and the leaderboard. The runs are read in the
-app's reader processes (:func:`inspector.root_items.stream_items`) and the rows made by
+app's reader processes (:func:`inspector.answers.items.stream_items`) and the rows made by
 :mod:`inspector.views.items`; the screen only arranges them. **/** filters; **enter** on a
 row moves to its runs (one line per run: its mark, value and attempts), **enter** there
 opens that run's task screen.
@@ -22,10 +22,10 @@ from textual.widgets import Header, Input, Static
 from textual.worker import get_current_worker
 
 from inspector import loading
+from inspector.answers.items import Skipped, stream_items
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.navigation import OpenTask
 from inspector.engine.vocabulary import plural
-from inspector.root_items import Skipped, stream_items
 from inspector.session import Session
 from inspector.views.items import (
     ItemRow,

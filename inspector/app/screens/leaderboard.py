@@ -19,13 +19,13 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable, Header, Static
 
+from inspector.answers.root import with_ties
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.navigation import CompareRuns, OpenItems, OpenRun
 from inspector.app.screens.leaderboard_export import ExportDialog
 from inspector.app.titles import plural
 from inspector.output_files import OutputError, write_output
 from inspector.overrides import Overrides
-from inspector.root_answers import with_ties
 from inspector.views.leaderboard import FINISHED, Cell, Leaderboard, build, cell_text, export
 from inspector.views.run_check import DIFFERS, UNUSABLE
 from inspector.views.runs_view import RunRow, describe

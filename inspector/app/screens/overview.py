@@ -288,7 +288,7 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         self.progress_bar.update(total=max(message.total, 1), progress=message.done)
 
     @on(LoadFailed)
-    def _failed(self, message: LoadFailed) -> None:  # its numbers go too (issue 39)
+    def _failed(self, message: LoadFailed) -> None:  # its numbers go too
         self._withdraw_preview()
         self.remove_class("-loading").add_class("-refused")
         self.banner("differences").show([])

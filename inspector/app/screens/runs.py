@@ -17,6 +17,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
+from inspector.answers.root import audit_intervals, audit_runs
 from inspector.app.host import host_of
 from inspector.app.messages import (
     CompareProgress,
@@ -32,7 +33,6 @@ from inspector.app.screens.runs_parts import RUNS_HELP, compare_two, list_runs, 
 from inspector.loading import check_cache
 from inspector.resolve import Overrides
 from inspector.results.discover import RunSummary
-from inspector.root_answers import audit_intervals, audit_runs
 from inspector.views.run_check import RunCheck
 from inspector.views.runs_view import (
     SORTS,
@@ -179,9 +179,8 @@ class RunsScreen(GatedRunsScreen):
         worker = get_current_worker()
         overrides = self.overrides
         # The first batch within 0.1 s, then each within twice the time, up to 1 s: each
-        # redraws the table (~30-40 ms of this process's CPU at 100x30), and on 2 cores
-        # that CPU is taken from the reader processes (300 runs, from the rows listed to
-        # every value shown: 3.7 s of it with a batch every 0.05 s, 1.3 s every 0.3 s).
+        # batch redraws the table, and that CPU is taken from the reader processes
+        # (docs/decisions/app-responsiveness.md).
         for batch in audit_runs(
             runs, overrides, cancelled=lambda: worker.is_cancelled, every=1.0, first=0.1
         ):

@@ -1,4 +1,4 @@
-"""The runs screen's publish gate (``G``, issue 42): each run judged as ``inspector gate``
+"""The runs screen's publish gate (``G``): each run judged as ``inspector gate``
 judges it, under the policy of the current folder (``inspector-gate.toml`` there, unless
 it lies inside a root open, else the defaults: never one the results carry), shown in a ``Gate`` column and, with the failed
 rules, in the detail line. The runs screen (:mod:`inspector.app.screens.runs`) is built on
@@ -124,7 +124,7 @@ class GatedRunsScreen(InspectorScreen):
           description="gate runs")  # fmt: skip
     def _judge(self, runs: list[RunSummary], key: PolicyKey) -> None:
         # pydantic (the policy's shape) and the rules: only once G is pressed.
-        from inspector.gate_answers import gate_runs
+        from inspector.answers.gate import gate_runs
         from inspector.gate_policy import PolicyError, read_policy
 
         worker = get_current_worker()

@@ -44,8 +44,8 @@ from widgets.virtual_table import Column, VirtualTable
 
 MARK_WORDS = {"✓": "passed", "✗": "failed", "◐": "partial", "·": "not run",
               "!": "ERROR/FATAL issue", "?": "no observation"}  # fmt: skip
-"""The legend of the attempt marks on screen (:data:`inspector.views.outcomes.MARK_MEANINGS`
-in full on the help screen)."""
+"""The legend of the attempt marks on screen (:mod:`inspector.views.outcomes` says each
+mark's meaning in full)."""
 
 
 class TasksScreen(InspectorScreen):

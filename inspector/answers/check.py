@@ -1,6 +1,6 @@
 """A run checked against its stored ``metrics.json``: where they differ, and the
 :class:`~inspector.views.run_check.RunCheck` that says so (``check RUN``, and each run of
-``check ROOT`` through :mod:`inspector.root_answers`). ``report`` does without it.
+``check ROOT`` through :mod:`inspector.answers.root`). ``report`` does without it.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.answers import Say, Unusable, load_outputs, say_on_stderr
+from inspector.answers.run import Say, Unusable, load_outputs, say_on_stderr
 from inspector.loading.report_cache import Outputs
 from inspector.overrides import Overrides
 from inspector.results.file_io import parse_json
@@ -35,7 +35,7 @@ def check_run(
     """Where a run's stored metrics.json differs from its recomputation, the outputs, and
     what came from the cache (``cached=False``, as ``check``: every file is read;
     ``store=False``: nothing read is kept in the caches; ``extra_answers``,
-    ``small_task_caches``: as :func:`~inspector.answers.load_outputs`).
+    ``small_task_caches``: as :func:`~inspector.answers.run.load_outputs`).
 
     Raises:
         Unusable: the run cannot be read or scored, or has no readable metrics.json.

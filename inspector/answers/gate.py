@@ -1,5 +1,5 @@
 """The publish gate's answers (issue 42): every run under a path checked as ``check ROOT``
-checks it (:func:`inspector.root_answers.check_one`, every file read, nothing kept in the
+checks it (:func:`inspector.answers.root.check_one`, every file read, nothing kept in the
 caches), with what the rules need of its recomputation, then judged by a policy
 (:mod:`inspector.views.gate`). ``inspector gate`` and the runs screen's ``G`` ask the same.
 """
@@ -11,13 +11,13 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from inspector.answers import say_root
+from inspector.answers.root import check_one
+from inspector.answers.run import say_root
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.loading.summary_cache import find_runs
 from inspector.overrides import Overrides
 from inspector.results.discover import RunSummary
 from inspector.results.root_walk import walk_root
-from inspector.root_answers import check_one
 from inspector.views.gate import AGAINST_RULES, Policy, Regression, RunFacts, RunGate, judge
 from inspector.views.gate_verdict import MEASURED_RULES
 from inspector.views.run_check import DIFFERS, OK

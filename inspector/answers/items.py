@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from inspector import loading
-from inspector.answers import say_root
+from inspector.answers.run import say_root
 from inspector.engine.model import Issue
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.overrides import Overrides

@@ -1,5 +1,5 @@
 """Every run under a results root, answered and checked as one run is
-(:mod:`inspector.answers`, :mod:`inspector.checking`):
+(:mod:`inspector.answers.run`, :mod:`inspector.answers.check`):
 ``check ROOT`` in worker processes, the runs screen's checks and headline intervals in the
 app's reader processes, and the leaderboard of a root.
 
@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector import loading
-from inspector.answers import Unusable, say_root, warnings_in
-from inspector.checking import NoStoredReport, check_run, checked, unstored
+from inspector.answers.check import NoStoredReport, check_run, checked, unstored
+from inspector.answers.run import Unusable, say_root, warnings_in
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.loading import report_cache
 from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
@@ -47,7 +47,7 @@ def check_one(
     ``path`` is how the run is reached, ``shown_as`` how it is named; file names in
     messages are given under the root (``path``'s prefix replaced by ``shown_as``).
     ``store=False``: nothing read is kept in the caches. ``extra_answers``,
-    ``small_task_caches``: as :func:`~inspector.answers.load_outputs`.
+    ``small_task_caches``: as :func:`~inspector.answers.run.load_outputs`.
     """
     said: list[str] = []
 

@@ -3,8 +3,8 @@ prints.
 
 The command line and the app's runs and leaderboard screens both ask these questions, so
 they live here, below both, above the one door (:mod:`inspector.loading`); the run's check
-against its stored ``metrics.json`` is :mod:`inspector.checking`, the same questions for
-every run under a root :mod:`inspector.root_answers`. Nothing here
+against its stored ``metrics.json`` is :mod:`inspector.answers.check`, the same questions for
+every run under a root :mod:`inspector.answers.root`. Nothing here
 prints except :func:`say_on_stderr`, the default for warnings; bad input is an
 :class:`Unusable` (one line naming the file), never a traceback.
 """
