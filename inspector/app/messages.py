@@ -10,7 +10,7 @@ from textual.message import Message
 if TYPE_CHECKING:  # pragma: no cover
     # Named in annotations only: the modules of retries, comparisons and a root's checks
     # are not imported before a run's first frame for them.
-    from inspector.loading.report_cache import Outputs
+    from inspector.loading import Outputs
     from inspector.results.discover import RunSummary
     from inspector.session import Session
     from inspector.views.attribution import RetrySummary

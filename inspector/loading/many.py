@@ -1,9 +1,5 @@
 """Many runs at once: a function over many calls in worker processes (``check ROOT``, the
-runs screen), with the work done here when no worker process can be had.
-
-The callers name the function and its calls; which processes do the work, and how, is this
-module's business, so that nothing outside ``inspector.loading`` knows of processes.
-"""
+runs screen), with the work done here when no worker process can be had."""
 
 from __future__ import annotations
 
@@ -20,7 +16,6 @@ from inspector.loading.processes import (
 )
 
 __all__ = ["map_in_processes", "stream_in_shared_pool", "workers"]
-
 
 def map_in_processes(
     function: Callable[..., Any],

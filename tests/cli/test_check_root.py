@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector import loading
 from inspector.answers.root import check_root
 from inspector.cli.main import main
 from inspector.overrides import Overrides
@@ -129,10 +130,11 @@ def test_a_failed_evaluation_has_its_reference_value_as_headline(
     assert headline["counts"]["invalidated"] == stored["counts"]["invalidated"] == 1
 
 
-def test_in_parallel_and_in_process_agree(root: Path) -> None:
-    assert check_root(str(root), Overrides(), processes=2) == check_root(
-        str(root), Overrides(), processes=1
-    )
+def test_in_parallel_and_in_process_agree(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INSPECTOR_WORKERS", "2")
+    in_parallel = check_root(str(root), Overrides())
+    monkeypatch.setenv("INSPECTOR_WORKERS", "1")
+    assert in_parallel == check_root(str(root), Overrides())
 
 
 def test_load_warnings_are_kept_per_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -204,8 +206,8 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
 ) -> None:
     import time
 
-    from inspector import loading
     from inspector.answers import root as module
+    from inspector.loading import door
 
     run = tmp_path / "ns" / "k1_micro"
     shutil.copytree(FIXTURE_RUNS / "k1_micro", run)
@@ -214,9 +216,9 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
     first = module.interval_call(str(run), Overrides(), series_id)
     assert first is not None and first[1] < first[0] < first[2]
     opened: list[str] = []
-    real_open = loading.open
+    real_open = door.open_run
     monkeypatch.setattr(
-        loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a)
+        door, "open_run", lambda path, *a, **k: opened.append(path) or real_open(path, *a, **k)
     )
     assert module.interval_call(str(run), Overrides(), series_id) == first
     assert opened == []  # the kept answer: the run's files are unchanged
@@ -240,15 +242,15 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
 
     from inspector import loading
     from inspector.answers import root as module
-    from inspector.loading import reports, store
+    from inspector.loading import door, reports, store
 
     run = tmp_path / "ns" / "k3_pass"
     shutil.copytree(FIXTURE_RUNS / "k3_pass", run)
     time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
     opened: list[str] = []
-    real_open = loading.open
+    real_open = door.open_run
     monkeypatch.setattr(
-        loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a)
+        door, "open_run", lambda path, *a, **k: opened.append(path) or real_open(path, *a, **k)
     )
     written: list[Path] = []
     real_write = store.write_atomically
@@ -257,7 +259,7 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
         "write_atomically",
         lambda path, data: written.append(path) or real_write(path, data),
     )
-    check = module.audit_call(str(run), "ns/k3_pass", Overrides())
+    check = loading.audit(module.audit_call, [(str(run), "ns/k3_pass", Overrides())])[0]
     assert check.status == "ok" and check.headline is not None
     assert check.headline.series_id == "correct.pass@3" and check.headline.interval is not None
     assert opened == [str(run)]  # one read, for the check and its interval
@@ -265,7 +267,7 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
     kept = module.interval_call(str(run), Overrides(), "correct.pass@3")
     assert kept == (check.headline.value, *check.headline.interval)
     assert opened == [str(run)]  # the kept answer
-    monkeypatch.setattr(loading, "open", real_open)
+    monkeypatch.setattr(door, "open_run", real_open)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["stats", str(run), "--format", "json", "--series", "correct.pass@3"]) == 0
@@ -286,7 +288,7 @@ def test_an_audit_whose_statistics_fail_keeps_its_check(
         raise ValueError("no statistics today")
 
     monkeypatch.setattr(run_stats, "own_interval", broken)
-    check = module.audit_call(str(run), "ns/k3_pass", Overrides())
+    check = loading.audit(module.audit_call, [(str(run), "ns/k3_pass", Overrides())])[0]
     assert check.status == "ok" and check.problem is None
     assert check.headline is not None and check.headline.interval is None
 
@@ -299,9 +301,12 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
     keeps both. `report` keeps both for any run."""
     import time
 
-    from inspector.answers.root import audit_call
+    from inspector.answers.root import audit_call as call
     from inspector.answers.run import load_outputs
-    from inspector.loading import pending, readers, reports, tasks
+    from inspector.loading import audit, pending, readers, reports, tasks
+
+    def audit_call(*args: object) -> object:  # one run's call in the runs screen's audit
+        return audit(call, [args])[0]  # type: ignore[no-any-return]
 
     small, large, reported = (tmp_path / "ns" / name for name in ("small", "large", "reported"))
     for run in (small, large, reported):
@@ -412,15 +417,15 @@ def test_a_root_is_checked_by_one_process_more_than_there_are_cores(
 ) -> None:
     # A run's check waits for its files, then computes: the spare process keeps the cores
     # busy meanwhile. INSPECTOR_WORKERS, when set, is the number of processes.
-    import inspector.answers.root as root_answers  # the function the test replaces
+    from inspector.loading import many  # the function the test replaces
 
     asked: list[int] = []
 
-    def counted(function, calls, processes):  # type: ignore[no-untyped-def]
+    def counted(function, calls, processes, progress=None):  # type: ignore[no-untyped-def]
         asked.append(processes)
         return [function(*call) for call in calls]
 
-    monkeypatch.setattr(root_answers, "map_in_processes", counted)
+    monkeypatch.setattr(many, "map_in_processes", counted)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.delenv("INSPECTOR_WORKERS", raising=False)
     runs = len(check_root(str(root), Overrides()))

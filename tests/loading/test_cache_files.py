@@ -134,19 +134,19 @@ def test_a_malformed_report_cache_gives_the_app_no_preview(
 
     run = copy_run(tmp_path)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    app = loading.Request(preview=True, in_app=True, derive_plan=False)
-    first = loading.open(run, app, None)
+    monkeypatch.setattr(loading, "_in_app", True)  # as loading.start_app() says
+    first = loading.read(run, preview=True)
     assert isinstance(first, loading.Loaded)
     path = report_file(run)
     data = stored_data(path)
-    preview = loading.open(run, app, None)
+    preview = loading.read(run, preview=True)
     assert isinstance(preview, loading.Loaded)
     if damage == "another code signature":
         write_data(path, data, signature="other code")
     else:
         write_data(path, APP_PREVIEW_DAMAGE[damage](data))
     events: list[Any] = []
-    again = loading.open(run, app, events.append)
+    again = loading.read(run, preview=True, on_event=events.append)
     assert not any(isinstance(event, loading.CachedReport) for event in events)
     assert isinstance(again, loading.Loaded)
     assert again.session.metrics_json() == first.session.metrics_json()

@@ -37,7 +37,7 @@ def kept_checks(root: Path) -> dict[str, RunCheck]:
     anchors taken before the checks)."""
     runs = sorted(str(info.parent) for info in root.glob("*/*/run_info.json"))
     _, anchors = check_cache.recall([root], Overrides(), runs)
-    checks = {str(root / c.run): c for c in check_root(str(root), Overrides(), processes=1)}
+    checks = {str(root / c.run): c for c in check_root(str(root), Overrides())}
     check_cache.keep([root], Overrides(), checks, anchors)
     return checks
 
@@ -129,7 +129,7 @@ def test_a_task_file_edited_in_place_is_only_caught_by_the_check(root: Path) -> 
     os.utime(result, ns=(before.st_atime_ns, before.st_mtime_ns))
     settle_time_stamps()
     assert recalled(root, checks)[str(root / MICRO)] == checks[str(root / MICRO)]
-    now = {c.run: c for c in check_root(str(root), Overrides(), processes=1)}
+    now = {c.run: c for c in check_root(str(root), Overrides())}
     assert checks[str(root / MICRO)].status == "ok" and now[MICRO].status == "differs"
 
 

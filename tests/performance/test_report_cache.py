@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector import loading
 from inspector.cli import main as cli
 from inspector.cli.common import overrides_from
 from inspector.loading import door, reports, store
@@ -323,7 +324,7 @@ def test_summary_made_from_the_kept_metrics_json_is_the_sessions(
     """The outputs keep no summary.md (rendering it loads tabulate): the one made when
     asked, from metrics.json's report, is byte for byte the session's."""
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
-    loaded = door.open_run(run, door.Request(outputs=True, reuse_cache=False))
-    assert isinstance(loaded, door.Loaded) and loaded.outputs is not None
+    loaded = loading.answer(run, fresh=True)
+    assert isinstance(loaded, loading.Loaded) and loaded.outputs is not None
     assert loaded.outputs.summary_markdown is None
     assert loaded.outputs.markdown() == loaded.session.summary_markdown()
