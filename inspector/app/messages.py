@@ -61,7 +61,7 @@ class LoadFailed(Message):
 class RunsFound(Message):
     """The runs under a results root; ``cached``: what the last check of each found, by
     run path, where it may be shown (marked as cached) until the check is made again;
-    ``anchors``: what to keep those checks with (:mod:`inspector.loading.check_cache`)."""
+    ``anchors``: what to keep those checks with (:func:`inspector.loading.remember_checks`)."""
 
     runs: list[RunSummary]
     errors: list[str]

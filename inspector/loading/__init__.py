@@ -16,19 +16,20 @@ what is kept in the store, and which processes read, is decided here.
 from __future__ import annotations
 
 import contextlib
+import os
+import re
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.loading import heap
 from inspector.loading.door import CachedReport, Event, Failed, Loaded, Outdated, Progress
-from inspector.loading.heap import paused as collector_paused
+from inspector.loading.door import paused as collector_paused
 from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
-from inspector.loading.urls import is_url, shown
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.loading.early import EarlyOpen
+    from inspector.loading.reading import EarlyOpen
     from inspector.results.discover import RunSummary
     from inspector.session import Session
 
@@ -67,6 +68,23 @@ __all__ = [
 
 _in_app = False
 
+# Which paths name remote runs, and how messages name a mirrored run (every command needs
+# this; mirroring itself, :mod:`inspector.loading.remote`, is imported only for a URL).
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+
+
+def is_url(path: str | os.PathLike[str]) -> bool:
+    return isinstance(path, str) and bool(_URL.match(path))
+
+
+def shown(text: str) -> str:
+    """``text`` with every mirror folder replaced by the URL it mirrors."""
+    remote = sys.modules.get(__name__ + ".remote")  # loaded once a URL was opened
+    mirrored = remote.MIRRORED if remote is not None else {}
+    for url, local in sorted(mirrored.items(), key=lambda item: -len(str(item[1]))):
+        text = text.replace(str(local), url.rstrip("/"))
+    return text
+
 
 def answer(
     path: Path | str,
@@ -96,12 +114,11 @@ def read(
     on_event: Callable[[Event], Any] | None = None,
     early: EarlyOpen | None = None,
 ) -> Loaded | Failed:
-    """The run at ``path`` read and scored under ``plan``; events go to ``on_event``. In
-    the app the plan is applied as given and the store's last report of the run's own
-    plan comes first when ``preview`` (:class:`CachedReport` unchecked, then checked or
-    :class:`Outdated`), and ``early`` is what :func:`prepare_app` started; elsewhere
-    ``--k`` / ``--strategy`` are applied as a derived plan. ``fresh``: every file is read
-    (the app's ``R``)."""
+    """The run at ``path`` read and scored under ``plan`` (``--k`` / ``--strategy`` applied
+    as a derived plan); events go to ``on_event``. ``preview``: the store's last report of
+    the run comes first (in the app: :class:`CachedReport` unchecked, then checked or
+    :class:`Outdated`); ``early``: what :func:`prepare_app` started. ``fresh``: every file
+    is read (the app's ``R``)."""
     from inspector.loading.door import keep_for, open_run
 
     result = open_run(
@@ -109,7 +126,7 @@ def read(
         plan,
         fresh=fresh,
         keep=keep_for(fresh),
-        derived=not _in_app,
+        derived=True,
         preview=preview,
         in_app=_in_app,
         early=early,
@@ -131,7 +148,8 @@ def audit(
     nothing in the store; any other keeps its report. ``progress(done, total)`` after each
     answer taken in order."""
     from inspector.loading.door import Audited
-    from inspector.loading.many import map_in_processes, workers
+    from inspector.loading.many import map_in_processes
+    from inspector.loading.processes import workers
 
     count = min(workers(spare=1), len(calls))
     return map_in_processes(Audited(function), calls, count, progress=progress)
@@ -167,7 +185,7 @@ def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) 
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
-    from inspector.loading.summary_cache import find_runs
+    from inspector.loading.many import find_runs
 
     return find_runs(root, folders)
 
@@ -211,7 +229,7 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Any:
 def derived_note(description: str, equivalent: bool, labelled: str | None = None) -> str:
     """The stderr note every output of a derived plan gets (``labelled``: where the output
     itself says so)."""
-    from inspector.loading.scoring import derived_note as note
+    from inspector.loading.reading import derived_note as note
 
     return (
         note(description, equivalent)
@@ -228,8 +246,8 @@ def prepare_app(
     processes come from, with the modules in ``preload`` imported (those whose functions
     the app runs in them), and those in ``root_preload`` too when the app does not open
     on one run."""
-    from inspector.loading.early import prepare
     from inspector.loading.processes import start_forkserver
+    from inspector.loading.reading import prepare
 
     early = prepare(paths[0]) if len(paths) == 1 else None
     start_forkserver([*preload, *(root_preload if early is None else ())])
@@ -238,8 +256,8 @@ def prepare_app(
 
 def start_app() -> None:
     """As the app is made: reads from now on are the app's (its shared reader processes,
-    its plan as given, the preview first), and multiprocessing's resource tracker starts
-    while stderr is still the process's own."""
+    the preview first), and multiprocessing's resource tracker starts while stderr is
+    still the process's own."""
     global _in_app
     from inspector.loading.processes import start_resource_tracker
 
@@ -260,9 +278,10 @@ def stop_app(early: EarlyOpen | None = None) -> None:
     """As the app closes: stop an early read not used and the shared reader processes,
     and hand the run's objects back to the garbage collector."""
     global _in_app
+    from inspector.loading.door import release
     from inspector.loading.processes import shutdown_shared_pool
 
-    heap.release()
+    release()
     if early is not None:
         early.cancel()
     shutdown_shared_pool()
@@ -275,7 +294,7 @@ def remembered_checks(
     """The runs screen's last checks of ``runs`` whose anchor (run-level files, task folder
     listings) is unchanged, shown marked as cached while every run is checked again, and
     every run's anchor now (for :func:`remember_checks`)."""
-    from inspector.loading.check_cache import recall
+    from inspector.loading.many import recall
 
     return recall(roots, plan, runs)
 
@@ -284,7 +303,7 @@ def remember_checks(
     roots: Sequence[Path], plan: Overrides | None, checks: Any, anchors: Any
 ) -> None:
     """Keep the runs screen's checks, each with the anchor taken before it was made."""
-    from inspector.loading.check_cache import keep as keep_checks
+    from inspector.loading.many import keep as keep_checks
 
     keep_checks(roots, plan, checks, anchors)
 
@@ -299,7 +318,7 @@ def end_app() -> None:
 
 def __getattr__(name: str) -> Any:
     if name == "EarlyOpen":  # the app's settings name its type
-        from inspector.loading.early import EarlyOpen
+        from inspector.loading.reading import EarlyOpen
 
         return EarlyOpen
     raise AttributeError(name)

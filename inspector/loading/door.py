@@ -11,19 +11,21 @@ named tuples: immutable, and cheap to define in a module every command imports.
 from __future__ import annotations
 
 import contextlib
+import gc
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from inspector.loading import heap, reports
+from inspector.loading import reports
 from inspector.loading.records import Outputs
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.loading.early import EarlyOpen
     from inspector.loading.index import Checked
+    from inspector.loading.reading import EarlyOpen
     from inspector.session import Session
 
 
@@ -90,7 +92,11 @@ class Keep(NamedTuple):
     lean: bool = False
 
 
-_auditing = False
+class _Auditing(threading.local):
+    on = False
+
+
+_auditing = _Auditing()
 
 
 class Audited:
@@ -103,25 +109,24 @@ class Audited:
     def __call__(self, *args: Any) -> Any:
         """The call, with every look the store takes at its run (``args[0]``) answered
         by one check of the run's files: its answers are of one state of the run."""
-        global _auditing
         from contextlib import nullcontext
         from pathlib import Path
 
         from inspector.loading.reports import held
 
-        before, _auditing = _auditing, True
+        before, _auditing.on = _auditing.on, True
         try:
             with held(Path(args[0])) if isinstance(args[0], str | Path) else nullcontext():
                 return self.function(*args)
         finally:
-            _auditing = before
+            _auditing.on = before
 
 
 def keep_for(fresh: bool) -> Any:
     """What a read keeps in the store: everything, except in an audit of many runs, where
     a fresh read (``check ROOT``, ``tasks ROOT``: hundreds of runs read once) keeps nothing
     and any other keeps the task store only of runs large enough for reader processes."""
-    if not _auditing:
+    if not _auditing.on:
         return Keep()
     return Keep(nothing=True) if fresh else Keep(lean=True)
 
@@ -231,16 +236,15 @@ def _read(
     interval: float,
 ) -> Loaded | Failed:
     # The reader and the engine: an answer from the store is given without loading them.
-    from inspector.loading.pending import begin_read
     from inspector.loading.readers import PARALLEL_MIN
-    from inspector.loading.scoring import base_plan, derive, finish_and_score
+    from inspector.loading.reading import base_plan, begin_read, derive, finish_and_score
 
     # What an earlier read kept from the collector is handed back, and the collector is
     # kept off what this read builds: its full collections otherwise walk the growing heap
     # again and again.
-    heap.release()
+    release()
     try:
-        with heap.paused():
+        with paused():
             if pending is None:
                 pending = begin_read(
                     path,
@@ -295,3 +299,33 @@ def _progress(emit: Callable[[Event], Any], interval: float) -> Callable[[int, i
             emit(Progress(done, total))
 
     return progress
+
+
+# The cyclic garbage collector and the large, long-lived data of an open run: a 50,000-task
+# run is millions of small objects, and each full collection walks all of them (about half
+# a second on the interface thread, whenever allocation triggers it). keep() moves what is
+# alive into the permanent generation (gc.freeze), where it is never walked; reference
+# counting still frees it. release() hands it back before a run is read again, so cycles
+# among the replaced data can still be collected; paused() keeps the collector off the
+# objects a read builds.
+def keep() -> None:
+    """Exempt every object alive now from full collections (call once a run is loaded)."""
+    gc.freeze()
+
+
+def release() -> None:
+    """Let full collections see the exempted objects again (call before re-reading)."""
+    gc.unfreeze()
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """No cyclic collection inside the block; what it built is then kept (:func:`keep`)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        keep()
+        if enabled:
+            gc.enable()

@@ -20,7 +20,7 @@ the remote object, and the run is read without it. ``INSPECTOR_REMOTE_CONCURRENC
 Credentials come only from each backend's standard chain and fsspec's configuration
 (``FSSPEC_S3_ENDPOINT_URL`` and the like, read when a URL is opened); the inspector stores
 none and never writes to the remote. Messages name the URL, never the cache folder
-(:func:`~inspector.loading.urls.shown`). Backends are extras: ``pip install 'agentcompass-inspector[s3]'`` (s3fs),
+(:func:`~inspector.loading.shown`). Backends are extras: ``pip install 'agentcompass-inspector[s3]'`` (s3fs),
 ``[gcs]`` (gcsfs), ``[azure]`` (adlfs), ``[http]`` (aiohttp).
 """
 
@@ -39,7 +39,6 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading.store import cache_root, make_folder, trusted
-from inspector.loading.urls import MIRRORED
 from inspector.results.problems import RunReadError
 
 _EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
@@ -92,6 +91,9 @@ class Mirror:
 
 # URL -> mirror, for this process: a run under a mirrored root is not fetched again, and
 # messages naming a mirror's folder are shown with its URL.
+MIRRORED: dict[str, Path] = {}
+"""URL -> the local folder mirroring it, for every URL this process has opened (what
+:func:`inspector.loading.shown` names by its URL)."""
 _OPEN: dict[str, Mirror] = {}
 
 

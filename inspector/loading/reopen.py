@@ -118,7 +118,7 @@ def answer(
         problems += load_running(files, folder).problems
     if any(problem.blocking for problem in problems):
         return None
-    from inspector.loading.scoring import guessed_contract_warning
+    from inspector.loading.reading import guessed_contract_warning
 
     outputs = Outputs(
         warnings=tuple((p.path, p.message) for p in problems),

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-import inspector.loading.scoring as loading_module
+import inspector.loading.reading as loading_module
 from inspector.app.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.settings import Settings
 from inspector.loading import reports
-from inspector.loading.early import prepare
+from inspector.loading.reading import prepare
 
 from .helpers import cell_text, pilot_test, settle, static_text
 

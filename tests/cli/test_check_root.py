@@ -303,7 +303,8 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
 
     from inspector.answers.root import audit_call as call
     from inspector.answers.run import load_outputs
-    from inspector.loading import audit, pending, readers, reports, tasks
+    from inspector.loading import audit, readers, reports, tasks
+    from inspector.loading import reading as pending
 
     def audit_call(*args: object) -> object:  # one run's call in the runs screen's audit
         return audit(call, [args])[0]  # type: ignore[no-any-return]

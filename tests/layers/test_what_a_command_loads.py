@@ -29,7 +29,7 @@ with open(os.environ["PROBE_OUT"], "w") as out:
 
 ROOT_WORK = {
     "inspector.answers.root", "inspector.cli.check_root", "inspector.loading.many",
-    "inspector.loading.summary_cache", "inspector.views.leaderboard", "inspector.views.runs_view",
+    "inspector.views.leaderboard", "inspector.views.runs_view",
 }  # fmt: skip
 """The checks of every run under a root, the runs list and the leaderboard."""
 OTHER_FAMILIES = {
@@ -60,7 +60,7 @@ def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: P
     # processes, no statistics, nothing that mirrors a URL, no JSON parser (orjson loads
     # uuid, datetime and platform). (tempfile is loaded: platformdirs, which finds the cache
     # folder, imports it.)
-    never = {"inspector.session", "inspector.loading.pending", "inspector.engine.reduction",
+    never = {"inspector.session", "inspector.loading.reading", "inspector.engine.reduction",
              "inspector.engine.model", "inspector.loading.tasks",
              "inspector.loading.remote", "multiprocessing", "concurrent.futures", "scipy",
              "numpy", "orjson"}  # fmt: skip

@@ -15,8 +15,7 @@ from pathlib import Path
 import pytest
 
 from inspector.loading import tasks as task_cache
-from inspector.loading.pending import begin_read
-from inspector.loading.scoring import finish_and_score
+from inspector.loading.reading import begin_read, finish_and_score
 from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.loading.helpers import copy_run, settle_time_stamps

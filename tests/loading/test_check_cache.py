@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from inspector.answers.root import check_root
-from inspector.loading import check_cache, store
+from inspector.loading import many as check_cache
+from inspector.loading import store
 from inspector.overrides import Overrides
 from inspector.views.run_check import RunCheck
 from tests.loading.helpers import (

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import pending as pending_module
 from inspector.loading import read
+from inspector.loading import reading as pending_module
 from tests.loading.helpers import copy_run
 
 

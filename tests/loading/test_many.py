@@ -16,7 +16,7 @@ import json, sys
 from inspector.loading import audit
 
 def first_call(number):
-    return number, "inspector.loading.pending" in sys.modules, "inspector.engine.reduction" in sys.modules
+    return number, "inspector.loading.reading" in sys.modules, "inspector.engine.reduction" in sys.modules
 
 print(json.dumps(audit(first_call, [(1,), (2,)])))
 """

@@ -14,8 +14,7 @@ from typing import Any
 import pytest
 
 from inspector.loading import tasks as task_cache
-from inspector.loading.pending import begin_read
-from inspector.loading.scoring import finish_and_score
+from inspector.loading.reading import begin_read, finish_and_score
 from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.loading.helpers import (

@@ -16,7 +16,7 @@ import pytest
 
 from inspector.loading import readers as parallel
 from inspector.loading import tasks as task_cache
-from inspector.loading.pending import begin_read
+from inspector.loading.reading import begin_read
 from inspector.loading.records import entry_record
 from inspector.results.reader import Run, read_run
 from inspector.session import score_run
@@ -163,7 +163,7 @@ def test_read_started_early_and_finished_in_a_thread(
     thread later (without reading there itself): the same entries."""
     import threading
 
-    from inspector.loading.pending import begin_read
+    from inspector.loading.reading import begin_read
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     run = max(RUNS, key=lambda p: sum(1 for _ in p.glob("details/*/*/task.json")))
@@ -187,8 +187,7 @@ def test_reductions_made_while_reading_are_the_same(
     """The app reduces tasks as their chunks arrive (ReductionStream): the recomputation
     is the same as scoring after reading, and the stream is really used when it can be."""
     from inspector.engine import recomputation as recomputation_module
-    from inspector.loading.pending import begin_read
-    from inspector.loading.scoring import finish_and_score
+    from inspector.loading.reading import begin_read, finish_and_score
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     expected = score_run(read_run(run))
