@@ -219,7 +219,7 @@ def _changed(base: str, rels: list[str], stats: bytes, offset: int) -> list[int]
 
     Each ``lstat`` is relative to a descriptor of ``base`` (``O_PATH``: no read
     permission needed), the same file as ``base/rel``: no path string per file and a
-    shorter walk in the kernel (~20% less CPU for the check measured at 10,000 tasks).
+    shorter walk in the kernel.
     Without one, the full paths."""
     try:
         fd = os.open(base, _DIRECTORY)

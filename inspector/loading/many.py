@@ -61,7 +61,7 @@ def map_in_processes(
     process's own (started now, so they see its environment); here when there are none.
     ``progress(done, total)`` after each answer taken in order."""
     said = progress or (lambda done, total: None)
-    # concurrent.futures.process (~15 ms with multiprocessing's connections and queues) when
+    # concurrent.futures.process (multiprocessing's connections and queues) when
     # a pool runs: the app imports this module (the runs screen) before its first frame,
     # and starts its reader processes in a worker thread after it.
     from concurrent.futures.process import BrokenProcessPool

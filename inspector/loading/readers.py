@@ -1,9 +1,9 @@
-"""Reading many task folders fast: the task cache first, then reader processes (issue 6).
+"""Reading many task folders fast: the task store first, then reader processes.
 
 A task folder is read independently of the others, so large runs are split into chunks
 read by a pool of worker processes (one per core); small runs are read in-process, where
 starting workers would cost more than it saves. Folders whose files are unchanged since the
-last read come from :mod:`inspector.loading.task_cache`. The result is the same list of
+last read come from :mod:`inspector.loading.tasks`. The result is the same list of
 entries, in the same order, whichever path produced it — tests compare them.
 
 Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`)

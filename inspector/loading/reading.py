@@ -47,7 +47,7 @@ class PendingRead:
     being read (by worker processes, for a large run). :meth:`finish` completes it."""
 
     def __init__(self, listed: ListedRun, load: EntryLoad) -> None:
-        # Not the listing itself: its map of folder names (1.5 MB at 10,000 tasks) is done
+        # Not the listing itself: its map of folder names (large for a large run) is done
         # with once the reading has started.
         self.files = listed.files
         self.running = listed.running

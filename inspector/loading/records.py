@@ -318,6 +318,13 @@ class Summary(msgspec.Struct, **OPTIONS):
     problems: tuple[ProblemRec, ...]
 
 
+class MirrorIndex(msgspec.Struct, **OPTIONS):
+    """A remote run's mirror: each object's version (ETag, generation…) and size."""
+
+    url: str
+    objects: dict[str, tuple[str | None, int]]
+
+
 class Summaries(msgspec.Struct, **OPTIONS):
     runs: dict[str, Summary]
 

@@ -31,11 +31,11 @@ def test_a_remote_mirror_interrupted_while_written_leaves_no_temporary_file(
     step: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if step == "write":
-        monkeypatch.setattr(remote.json, "dump", _interrupt)
+        monkeypatch.setattr(store.os, "fdopen", _interrupt)  # the index's bytes, as written
     else:
         monkeypatch.setattr(os, "replace", _interrupt)
     with pytest.raises(KeyboardInterrupt):
-        remote._write_index(tmp_path / "index.json", "s3://bucket/root", {})
+        remote._write_index(tmp_path / "index", "s3://bucket/root", {})
     if step == "replace":
         with pytest.raises(KeyboardInterrupt):
             remote._store(tmp_path / "tree", "run/metrics.json", b"{}")
