@@ -1,0 +1,126 @@
+"""inspector.results.stream: a result.json's steps located, then read a page at a time."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from inspector.results import stream as stream_module
+from inspector.results.problems import ResultFileError
+from inspector.results.stream import NotStreamable, StepList, open_streamed
+
+REL = "attempt-1/result.json"
+
+
+def _write(run: Path, payload: dict[str, Any], **dumps: Any) -> None:
+    path = run / REL
+    path.parent.mkdir(parents=True, exist_ok=True)
+    options = {"indent": 2, "ensure_ascii": False, **dumps}
+    path.write_text(json.dumps(payload, **options) + "\n", encoding="utf-8")
+
+
+def _payload(steps: list[Any]) -> dict[str, Any]:
+    return {
+        "status": "completed",
+        "metrics": {"correct": True},
+        "final_answer": {"steps": [{"not": "these"}]},  # a "steps" list before the real one
+        "trajectory": {
+            "schema_version": "ACTF_v1.0",
+            "steps": steps,
+            "started_at": "2026-01-31 00:00:00",
+            "finished_at": "2026-01-31 00:01:00",
+        },
+        "issues": [{"severity": "warning", "phase": "run", "code": "x", "message": "m"}],
+        "artifacts": {"files": [{"name": "a"}, {"name": "b"}], "execution_diagnostics": "d\n"},
+        "analysis_result": {},
+        "meta": {"benchmark": {}, "harness": {"telemetry": {"n": 1}}},
+        "retry_count": 0,
+    }
+
+
+def _step(index: int, text: str = "") -> dict[str, Any]:
+    return {
+        "step_id": index,
+        "assistant_content": {"content": text or f"step {index}\n[bold]x[/bold] \x1b[31m"},
+        "observation": [{"nested": [{"deep": index}]}],
+    }
+
+
+def test_steps_and_members_are_those_json_load_reads(tmp_path: Path) -> None:
+    steps = [_step(i) for i in range(300)]
+    _write(tmp_path, _payload(steps))
+    attempt = open_streamed(tmp_path, REL)
+    whole = json.loads((tmp_path / REL).read_text(encoding="utf-8"))
+    payload = attempt.payload
+    listed = payload["trajectory"]["steps"]
+    assert isinstance(listed, StepList) and len(listed) == 300
+    assert list(listed) == whole["trajectory"]["steps"]
+    assert listed[7] == steps[7] and listed[-1] == steps[-1] and listed[10:13] == steps[10:13]
+    payload["trajectory"] = {k: v for k, v in payload["trajectory"].items() if k != "steps"}
+    del whole["trajectory"]["steps"]
+    assert payload == whole and list(payload) == list(whole)
+    assert list(payload["trajectory"]) == ["schema_version", "started_at", "finished_at"]
+
+
+def test_pages_stay_within_their_byte_budget(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(stream_module, "PAGE_BYTES", 2000)
+    steps = [_step(i, "x" * (50 if i != 40 else 5000)) for i in range(100)]
+    _write(tmp_path, _payload(steps))
+    attempt = open_streamed(tmp_path, REL)
+    covered = []
+    for page in range(len(attempt.pages)):
+        numbers = attempt.page_steps(page)
+        covered.extend(numbers)
+        end = attempt.starts[numbers.stop] if numbers.stop < 100 else attempt.steps_end
+        assert end - attempt.starts[numbers.start] <= 2000 or len(numbers) == 1
+    assert covered == list(range(100))
+
+
+def test_steps_the_standard_library_reads_and_msgspec_refuses(tmp_path: Path) -> None:
+    """NaN and a lone surrogate (json.dumps writes both; AgentCompass reads them)."""
+    steps = [_step(0), {"step_id": 1, "value": float("nan")}, {"step_id": 2, "text": "\ud800x"}]
+    _write(tmp_path, _payload(steps), ensure_ascii=True)
+    listed = open_streamed(tmp_path, REL).payload["trajectory"]["steps"]
+    assert listed[0] == steps[0]
+    assert listed[1]["value"] != listed[1]["value"]  # NaN
+    assert listed[2]["text"] == "\ufffd\ufffd\ufffdx"  # as the reader carries it (lossy)
+
+
+def test_an_invalid_step_is_a_one_line_problem_naming_the_byte(tmp_path: Path) -> None:
+    _write(tmp_path, _payload([_step(i) for i in range(5)]))
+    path = tmp_path / REL
+    data = path.read_bytes()
+    at = data.index(b'"step_id": 3')
+    path.write_bytes(data[:at] + b'"step_id" 3' + data[at + len(b'"step_id": 3') :])
+    attempt = open_streamed(tmp_path, REL)
+    assert attempt.read_steps(0, 3) == [_step(i) for i in range(3)]
+    with pytest.raises(ResultFileError) as caught:
+        attempt.read_steps(3, 1)
+    line = caught.value.problem.line()
+    assert (
+        line
+        == f"{REL}: step 4 is not valid JSON: Expecting ':' delimiter at byte {at + 10:,} of the file"
+    )
+
+
+@pytest.mark.parametrize(
+    "options",
+    [{"indent": None}, {"indent": 4}, {"indent": "\t"}],
+    ids=["compact", "indent-4", "tabs"],
+)
+def test_other_layouts_are_not_streamed(tmp_path: Path, options: dict[str, Any]) -> None:
+    _write(tmp_path, _payload([_step(i) for i in range(20)]), **options)
+    with pytest.raises(NotStreamable):
+        open_streamed(tmp_path, REL)
+
+
+def test_an_empty_steps_list(tmp_path: Path) -> None:
+    _write(tmp_path, _payload([]))
+    attempt = open_streamed(tmp_path, REL)
+    assert len(attempt.payload["trajectory"]["steps"]) == 0
+    assert attempt.payload["artifacts"]["files"] == [{"name": "a"}, {"name": "b"}]
