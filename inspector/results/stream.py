@@ -182,7 +182,7 @@ def open_streamed(run_path: Path, rel: str) -> StreamedAttempt:
             if size - close > TAIL_LIMIT:
                 raise NotStreamable("the members after the trajectory's steps are too large")
             stream.seek(close)
-            tail = _tail(stream.read(size - close))
+            tail = _tail(stream, size - close)
     except OSError as exc:
         message = f"cannot be read: {exc.strerror or exc}"
         raise ResultFileError(LoadProblem(rel, message, RULE_JSON, False)) from exc
@@ -256,9 +256,13 @@ def _steps(stream: BinaryIO, opened: int) -> tuple[array[int], int]:
     return starts, close
 
 
-def _tail(data: bytes) -> dict[str, Any]:
-    """The payload after the steps, parsed."""
-    tail = _parsed(b'{"trajectory": {"steps": [' + data)
+def _tail(stream: BinaryIO, size: int) -> dict[str, Any]:
+    """The payload after the steps (``size`` bytes from the stream's position), parsed."""
+    opening = b'{"trajectory": {"steps": ['
+    data = bytearray(len(opening) + size)  # read in place: no second copy of a long tail
+    data[: len(opening)] = opening
+    stream.readinto(memoryview(data)[len(opening) :])
+    tail = _parsed(data)
     trajectory = tail.get("trajectory") if isinstance(tail, dict) else None
     if (
         not isinstance(tail, dict)
@@ -274,7 +278,7 @@ def _tail(data: bytes) -> dict[str, Any]:
 _DECODER = msgspec.json.Decoder()
 
 
-def _decode(data: bytes) -> Any:
+def _decode(data: bytes | bytearray) -> Any:
     """``data`` parsed as AgentCompass's ``json.loads`` would: msgspec first (it holds about
     the text's size while parsing; orjson up to 15 times it), then
     :func:`~inspector.results.file_io.parse_json` for what msgspec refuses and the standard
@@ -286,10 +290,10 @@ def _decode(data: bytes) -> Any:
     try:
         return _DECODER.decode(data)
     except msgspec.DecodeError:
-        return parse_json(data)
+        return parse_json(bytes(data))
 
 
-def _parsed(data: bytes) -> Any:
+def _parsed(data: bytes | bytearray) -> Any:
     try:
         return _decode(data)
     except JsonError:
