@@ -59,16 +59,10 @@ TASK = "数学/题目-7"
 MB = 1024**2
 
 
-def status_kb(field: str) -> float:
-    with open("/proc/self/status", encoding="ascii") as status:
-        for line in status:
-            if line.startswith(f"{field}:"):
-                return int(line.split()[1]) / 1024
-    return float("nan")
-
-
 async def child(run: Path) -> dict[str, Any]:
-    from rich.console import Console
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_hostile import _plain as plain
+    from bench_hostile import rss_mb as status_kb
 
     from inspector.app.app import InspectorApp
     from inspector.app.screens.diagnostics import DiagnosticsScreen
@@ -87,12 +81,6 @@ async def child(run: Path) -> dict[str, Any]:
             await asyncio.sleep(0.002)
             await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-
-    def plain(renderable: Any) -> str:
-        with open(os.devnull, "w") as sink:
-            console = Console(width=200, color_system=None, record=True, file=sink)
-            console.print(renderable)
-        return " ".join(console.export_text().split())
 
     app = InspectorApp([run])
     app.animation_level = "none"

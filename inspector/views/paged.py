@@ -158,16 +158,22 @@ class PagedDocument:
             line = first - 1
         return None
 
+    def texts(self) -> Iterator[str]:
+        """The whole text, a page at a time (its lines uncut, each newline-ended)."""
+        for page in range(self._page_count):
+            lines = self._make_page(page)
+            if lines:
+                yield "\n".join(lines) + "\n"
+
     def head(self, limit: int = COPY_LIMIT) -> str:
         parts: list[str] = []
         size = 0
-        for page in range(self._page_count):
-            for line in self._page(page):
-                parts.append(line)
-                size += len(line) + 1
-                if size >= limit:
-                    return "\n".join(parts)[:limit]
-        return "\n".join(parts)[:limit]
+        for text in self.texts():
+            parts.append(text)
+            size += len(text)
+            if size >= limit:
+                break
+        return "".join(parts)[:limit].removesuffix("\n")
 
 
 def step_lines(number: int, step: Any) -> list[str]:
