@@ -20,12 +20,19 @@ from inspector.results.lazy import (
     list_retry_records,
     read_retry_record,
 )
+from inspector.results.long_text import LongString
 from inspector.results.problems import RULE_SYMLINK, ResultFileError
 from inspector.results.reader import Run
 from inspector.results.stream import StepList
 from inspector.results.tasks import TaskEntry
 from inspector.views.documents import Document, FileDocument, StringDocument, json_text
-from inspector.views.paged import step_lines, trajectory_document, trajectory_head, trajectory_rest
+from inspector.views.paged import (
+    long_text_document,
+    step_lines,
+    trajectory_document,
+    trajectory_head,
+    trajectory_rest,
+)
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,10 @@ def _get(data: Any, *path: str) -> Any:
 
 def _text_or_json(title: str, value: Any) -> Callable[[], Document]:
     def build() -> Document:
+        if isinstance(value, LongString):  # left in a large file: read a piece at a time
+            document = long_text_document(title, value)
+            document.lines(0, 1)  # its first piece, here in the worker
+            return document
         if isinstance(value, str):
             return StringDocument(title, value)
         return StringDocument(title, json_text(value))

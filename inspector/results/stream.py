@@ -29,12 +29,12 @@ import os
 from array import array
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from io import BufferedReader
 from pathlib import Path
-from typing import Any, BinaryIO, overload
+from typing import Any, BinaryIO, cast, overload
 
-import msgspec
-
-from inspector.results.file_io import JsonError, open_regular, parse_json
+from inspector.results.file_io import JsonError, open_regular
+from inspector.results.long_text import decode, lift, place
 from inspector.results.problems import RULE_JSON, LoadProblem, ResultFileError
 from inspector.results.run_files import RunFiles
 
@@ -101,7 +101,7 @@ class StreamedAttempt:
         one = stop - first == 1
         what = f"step {first + 1} is" if one else f"steps {first + 1}–{stop} are"
         try:
-            steps = _decode(b"[" + body + b"]")
+            steps = decode(b"[" + body + b"]")
         except JsonError:
             raise self._error(f"{what} {_where(body, begin)}") from None
         if not isinstance(steps, list) or len(steps) != stop - first:
@@ -182,7 +182,7 @@ def open_streamed(run_path: Path, rel: str) -> StreamedAttempt:
             if size - close > TAIL_LIMIT:
                 raise NotStreamable("the members after the trajectory's steps are too large")
             stream.seek(close)
-            tail = _tail(stream, size - close)
+            tail = _tail(stream, size - close, full, rel)
     except OSError as exc:
         message = f"cannot be read: {exc.strerror or exc}"
         raise ResultFileError(LoadProblem(rel, message, RULE_JSON, False)) from exc
@@ -256,13 +256,19 @@ def _steps(stream: BinaryIO, opened: int) -> tuple[array[int], int]:
     return starts, close
 
 
-def _tail(stream: BinaryIO, size: int) -> dict[str, Any]:
-    """The payload after the steps (``size`` bytes from the stream's position), parsed."""
+def _tail(stream: BinaryIO, size: int, full: Path, rel: str) -> dict[str, Any]:
+    """The payload after the steps (``size`` bytes from the stream's position), parsed; a
+    long text member left in the file (:mod:`inspector.results.long_text`)."""
     opening = b'{"trajectory": {"steps": ['
+    base = stream.tell() - len(opening)  # the file offset of data[0]
     data = bytearray(len(opening) + size)  # read in place: no second copy of a long tail
     data[: len(opening)] = opening
-    stream.readinto(memoryview(data)[len(opening) :])
-    tail = _parsed(data)
+    cast(BufferedReader, stream).readinto(memoryview(data)[len(opening) :])  # open_regular's
+    lifted, found = lift(data, base)
+    tail = _parsed(lifted)
+    if found and isinstance(tail, dict):
+        place(tail, found, data, full, rel, base)
+    del data, lifted
     trajectory = tail.get("trajectory") if isinstance(tail, dict) else None
     if (
         not isinstance(tail, dict)
@@ -275,27 +281,9 @@ def _tail(stream: BinaryIO, size: int) -> dict[str, Any]:
     return tail
 
 
-_DECODER = msgspec.json.Decoder()
-
-
-def _decode(data: bytes | bytearray) -> Any:
-    """``data`` parsed as AgentCompass's ``json.loads`` would: msgspec first (it holds about
-    the text's size while parsing; orjson up to 15 times it), then
-    :func:`~inspector.results.file_io.parse_json` for what msgspec refuses and the standard
-    library accepts (``NaN``, lone surrogates, integers beyond 64 bits).
-
-    Raises:
-        JsonError: not JSON.
-    """
-    try:
-        return _DECODER.decode(data)
-    except msgspec.DecodeError:
-        return parse_json(bytes(data))
-
-
 def _parsed(data: bytes | bytearray) -> Any:
     try:
-        return _decode(data)
+        return decode(data)
     except JsonError:
         return None
 

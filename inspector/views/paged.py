@@ -15,6 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from inspector.results.long_text import LongString
 from inspector.results.problems import ResultFileError
 from inspector.results.stream import StepList
 from inspector.views.documents import COPY_LIMIT, MAX_LINE_CHARS, json_text
@@ -214,3 +215,18 @@ def trajectory_document(trajectory: Mapping[str, Any], steps: StepList) -> Paged
         return "\n".join(lines).split("\n") if lines else []
 
     return PagedDocument("trajectory", make, max(count, 1))
+
+
+def long_text_document(title: str, text: LongString) -> PagedDocument:
+    """A long string left in its file, a piece at a time: the lines of the whole string
+    (a piece that cannot be read is one line saying why)."""
+    last = len(text.cuts) - 1
+
+    def make(page: int) -> list[str]:
+        try:
+            lines = text.piece(page).split("\n")
+        except ResultFileError as exc:
+            return [f"── {exc.problem.line()} ──"]
+        return lines[:-1] if page < last and lines and not lines[-1] else lines
+
+    return PagedDocument(title, make, len(text.cuts))

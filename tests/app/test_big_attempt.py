@@ -165,6 +165,8 @@ async def test_the_task_screen_and_diagnostics_come_from_the_streamed_file(
         assert document is not None
         diagnostics_lines = whole["artifacts"]["execution_diagnostics"].split("\n")
         assert document.lines(0, 30) == diagnostics_lines[:30]
+        assert isinstance(document, PagedDocument)  # 0.5 MB: left in the file, paged
+        assert document.lines(0, len(diagnostics_lines) + 1) == diagnostics_lines
 
 
 @pilot_test

@@ -8,9 +8,12 @@ from typing import Any
 
 import pytest
 
+from inspector.results import long_text
 from inspector.results import stream as stream_module
+from inspector.results.long_text import LongString
 from inspector.results.problems import ResultFileError
 from inspector.results.stream import NotStreamable, StepList, open_streamed
+from inspector.views.paged import long_text_document
 
 REL = "attempt-1/result.json"
 
@@ -124,3 +127,54 @@ def test_an_empty_steps_list(tmp_path: Path) -> None:
     attempt = open_streamed(tmp_path, REL)
     assert len(attempt.payload["trajectory"]["steps"]) == 0
     assert attempt.payload["artifacts"]["files"] == [{"name": "a"}, {"name": "b"}]
+
+
+def test_long_text_members_are_left_in_the_file_and_read_in_pieces(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """execution_diagnostics and eval_raw_data of LONG_BYTES or more: LongStrings whose
+    pieces end after escaped newlines and give back the string; a long member elsewhere
+    is parsed as it is."""
+    monkeypatch.setattr(long_text, "LONG_BYTES", 1000)
+    monkeypatch.setattr(long_text, "PIECE_BYTES", 300)
+    line = 'a literal \\n, a "quote", \\\\ 数学 😀 \x1b[31m\t\\'
+    text = "\n".join(f"{n}: {line}" for n in range(200)) + "\n"
+    payload = _payload([_step(0)])
+    payload["artifacts"]["execution_diagnostics"] = text
+    payload["meta"]["benchmark"]["eval_raw_data"] = text[::-1]
+    payload["meta"]["execution_diagnostics"] = text  # not where a diagnostics line belongs
+    _write(tmp_path, payload)
+    attempt = open_streamed(tmp_path, REL)
+    for value, expected in (
+        (attempt.payload["artifacts"]["execution_diagnostics"], text),
+        (attempt.payload["meta"]["benchmark"]["eval_raw_data"], text[::-1]),
+    ):
+        assert isinstance(value, LongString) and len(value.cuts) > 5
+        pieces = [value.piece(n) for n in range(len(value.cuts))]
+        assert "".join(pieces) == expected
+        assert all(piece.endswith("\n") for piece in pieces[:-1])
+        document = long_text_document("x", value)
+        assert document.lines(0, 10_000) == expected.split("\n")
+    assert attempt.payload["meta"]["execution_diagnostics"] == text
+
+
+def test_a_long_text_piece_that_is_not_json_is_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(long_text, "LONG_BYTES", 1000)
+    monkeypatch.setattr(long_text, "PIECE_BYTES", 300)
+    payload = _payload([_step(0)])
+    payload["artifacts"]["execution_diagnostics"] = "".join(f"line {n}\n" for n in range(400))
+    _write(tmp_path, payload)
+    path = tmp_path / REL
+    data = path.read_bytes()
+    at = data.index(b"line 300\\n")
+    path.write_bytes(data[:at] + b"line 300\\q" + data[at + 10 :])
+    value = open_streamed(tmp_path, REL).payload["artifacts"]["execution_diagnostics"]
+    lines = long_text_document("x", value).lines(0, 1000)
+    problems = [n for n, line in enumerate(lines) if "not valid JSON" in line]
+    assert len(problems) == 1 and lines[problems[0]].startswith(f"── {REL}: bytes ")
+    first = problems[0]  # the piece holding line 300 is that one line
+    assert 0 < first <= 300 and lines[:first] == [f"line {n}" for n in range(first)]
+    after = int(lines[first + 1].removeprefix("line "))
+    assert after > 300 and lines[first + 1 :] == [f"line {n}" for n in range(after, 400)] + [""]
