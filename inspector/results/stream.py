@@ -39,9 +39,9 @@ from inspector.results.problems import RULE_JSON, LoadProblem, ResultFileError
 from inspector.results.run_files import RunFiles
 
 CHUNK = 1 << 20
-PAGE_BYTES = 256 * 1024
+PAGE_BYTES = 128 * 1024
 """The most bytes of steps parsed for one page (a larger step is a page of its own)."""
-PAGE_STEPS = 64
+PAGE_STEPS = 32
 HEAD_LIMIT = TAIL_LIMIT = 32 * 1024**2
 """The most bytes before and after the steps that are parsed whole (the screens' limit)."""
 
@@ -223,32 +223,39 @@ def _steps(stream: BinaryIO, opened: int) -> tuple[array[int], int]:
     Every step after the first follows a ``,``; the first line ``    ]`` after the last
     step closes the list (a line that shallow cannot be inside a step)."""
     starts: array[int] = array("Q")
+    keep = len(STEP_START)
+    data = bytearray(keep + CHUNK)  # one buffer, filled in place: no copy of the file
+    view = memoryview(data)
+    reader = cast(BufferedReader, stream)  # open_regular's
     stream.seek(opened)
-    first = stream.read(CHUNK)
-    if first.lstrip(_WHITESPACE).startswith(b"]"):  # "steps": [] (written on one line)
-        return starts, opened + len(first) - len(first.lstrip(_WHITESPACE))
-    base, data, skip = opened, first, 0  # data[0] is byte `base` of the file
+    length = reader.readinto(view[:CHUNK])
+    first = bytes(view[: min(length, 4096)]).lstrip(_WHITESPACE)
+    if first.startswith(b"]"):  # "steps": [] (written on one line)
+        return starts, opened + min(length, 4096) - len(first)
+    base, skip = opened, 0  # data[0] is byte `base` of the file
     while True:
-        found = data.find(STEP_START, skip)
+        found = data.find(STEP_START, skip, length)
         ended = False
         while found >= 0:
             if starts and data[found - 1] != ord(","):
                 ended = True  # a list of objects after the steps
                 break
             starts.append(base + found + len(STEP_START) - 1)
-            found = data.find(STEP_START, found + 1)
+            found = data.find(STEP_START, found + 1, length)
         last = starts[-1] - base if starts and starts[-1] >= base else 0
-        close = data.find(STEPS_CLOSE, last)
+        close = data.find(STEPS_CLOSE, last, length)
         if close >= 0 and (not ended or close < found):
             close += base
             break
-        more = stream.read(CHUNK)
+        kept = min(length, keep)
+        data[:kept] = data[length - kept : length]
+        more = reader.readinto(view[kept : kept + CHUNK])
         if not more or ended:
             raise NotStreamable("the trajectory's steps do not end where AgentCompass writes it")
-        keep = min(len(data), len(STEP_START))
-        base += len(data) - keep
-        data = data[len(data) - keep :] + more
+        base += length - kept
+        length = kept + more
         skip = 1  # a match at 0 lies in the bytes kept, found already
+    del view
     stream.seek(opened)
     lead = stream.read((starts[0] if starts else close) - opened)
     if lead.strip(_WHITESPACE):

@@ -27,7 +27,7 @@ class TestBigAttempt:
         first line: schema_version, started_at, finished_at, "── step 1 (0) ──" and the
         step's fields, the tool output's ␛[31mFAILED␛[0m and [bold]expected[/bold] as typed;
         the list on the left has "trajectory (241 steps)", and the status line says
-        "line 1 of 3552+": the line count grows as the pager reads on."""
+        "line 1 of 1862+": the line count grows as the pager reads on."""
         app = InspectorApp([big_run])
         app.animation_level = "none"
         assert snap_compare(
