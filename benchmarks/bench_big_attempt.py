@@ -32,11 +32,11 @@ imports; peak RSS, and the RSS once the library was imported):
                  over the whole file, building every member but the steps, as the screens
                  need them (ijson.parse, the steps' events skipped);
   ijson-diag     ijson.items(file, "artifacts"): only the first member after the steps;
-  ijson-page     the first 64 steps (ijson.items(file, "trajectory.steps.item"));
-  ijson-page-100 steps 6,400-6,463: ijson has no byte offsets, so it parses from the start;
+  ijson-page     the first 32 steps (ijson.items(file, "trajectory.steps.item"));
+  ijson-page-6400 steps 6,400-6,431: ijson has no byte offsets, so it parses from the start;
   stream-open    inspector.results.stream.open_streamed (the steps located, all else parsed);
   stream-page    that, then its first page;
-  stream-page-100 that, then page 100 (read from its offset).
+  stream-page-6400 that, then the page holding step 6,400 (read from its offset).
 Nothing here runs in the test suite.
 """
 
@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import json
 import os
 import statistics
@@ -137,8 +138,8 @@ async def child(run: Path) -> dict[str, Any]:
 
 
 PARSERS = (
-    "read", "ijson-members", "ijson-diag", "ijson-page", "ijson-page-100",
-    "stream-open", "stream-page", "stream-page-100",
+    "read", "ijson-members", "ijson-diag", "ijson-page", "ijson-page-6400",
+    "stream-open", "stream-page", "stream-page-6400",
 )  # fmt: skip
 
 
@@ -174,15 +175,16 @@ def parser_child(path: Path, name: str) -> dict[str, Any]:
                 next(ijson.items(stream, "artifacts", buf_size=MB))
             else:
                 steps = ijson.items(stream, "trajectory.steps.item", buf_size=64 * 1024)
-                skip = 6400 if name == "ijson-page-100" else 0
+                skip = 6400 if name == "ijson-page-6400" else 0
                 for _ in range(skip):
                     next(steps)
-                [next(steps) for _ in range(64)]
+                [next(steps) for _ in range(32)]
         backend = ijson.backend
     else:
         attempt = open_streamed(path.parent, path.name)
         if name != "stream-open":
-            page = attempt.page_steps(100 if name == "stream-page-100" else 0)
+            step = 6400 if name == "stream-page-6400" else 0
+            page = attempt.page_steps(bisect.bisect_right(attempt.pages, step) - 1)
             attempt.read_steps(page.start, len(page))
         backend = "inspector"
     seconds = time.perf_counter() - start
@@ -205,13 +207,13 @@ def run_parsers(path: Path, repeat: int) -> None:
     for name, figures in rows.items():
         good = [f for f in figures if "error" in f] or figures
         if "error" in good[0]:
-            print(f"  {name:<16} {good[0]['error']}")
+            print(f"  {name:<17} {good[0]['error']}")
             continue
         seconds = [f["seconds"] for f in figures]
         rss = [f["rss"] for f in figures]
         imported = [f["imported"] for f in figures]
         print(
-            f"  {name:<16} {statistics.median(seconds):6.3f} s [{max(seconds):.3f}]"
+            f"  {name:<17} {statistics.median(seconds):6.3f} s [{max(seconds):.3f}]"
             f"  peak {statistics.median(rss):6.1f} MiB (imports {statistics.median(imported):.1f})"
             f"  {figures[0]['backend']}"
         )
