@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,8 @@ from inspector.results import stream as stream_module
 from inspector.results.long_text import LongString
 from inspector.results.problems import ResultFileError
 from inspector.results.stream import NotStreamable, StepList, open_streamed
-from inspector.views.paged import long_text_document
+from inspector.views.paged import long_text_document, trajectory_document
+from tests.app.test_big_attempt import MAKER
 
 REL = "attempt-1/result.json"
 
@@ -178,3 +180,22 @@ def test_a_long_text_piece_that_is_not_json_is_one_line(
     assert 0 < first <= 300 and lines[:first] == [f"line {n}" for n in range(first)]
     after = int(lines[first + 1].removeprefix("line "))
     assert after > 300 and lines[first + 1 :] == [f"line {n}" for n in range(after, 400)] + [""]
+
+
+def test_memory_is_bounded_by_the_pages_read_not_the_file(tmp_path: Path) -> None:
+    """Opening a 5 MB attempt and reading four pages allocates about a page's worth (1.6 MiB
+    measured); json.loads of the file, 21 MB."""
+    result = MAKER.make(tmp_path / "run", 5, 0.5)
+    run = tmp_path / "run"
+    tracemalloc.start()
+    try:
+        attempt = open_streamed(run, result.relative_to(run).as_posix())
+        trajectory = attempt.payload["trajectory"]
+        document = trajectory_document(trajectory, trajectory["steps"])
+        for _ in range(4):
+            document.lines(document.line_count - 1, 1)  # each reads the next page
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert len(document._first) == 5  # four pages past the first
+    assert peak < 16 * stream_module.PAGE_BYTES < result.stat().st_size // 2
