@@ -42,8 +42,10 @@ CHUNK = 1 << 20
 PAGE_BYTES = 128 * 1024
 """The most bytes of steps parsed for one page (a larger step is a page of its own)."""
 PAGE_STEPS = 32
-HEAD_LIMIT = TAIL_LIMIT = 32 * 1024**2
-"""The most bytes before and after the steps that are parsed whole (the screens' limit)."""
+HEAD_LIMIT = 4 * 1024**2
+"""The most bytes read looking for the steps (before them: status, metrics, final_answer)."""
+TAIL_LIMIT = 32 * 1024**2
+"""The most bytes after the steps that are parsed (the screens' limit for a whole file)."""
 
 STEPS_KEY = b'\n    "steps": ['
 STEP_START = b"\n      {"
@@ -194,10 +196,10 @@ def open_streamed(run_path: Path, rel: str) -> StreamedAttempt:
 
 def _head(stream: BinaryIO) -> tuple[dict[str, Any], int]:
     """The payload up to the steps (parsed, the steps list empty) and where they start."""
-    data = b""
+    data = bytearray()  # grown in place (a bytes += would copy it all at every chunk)
     searched = 0
     while len(data) <= HEAD_LIMIT:
-        more = stream.read(CHUNK)
+        more = stream.read(max(64 * 1024, len(data)))  # the head is small, mostly
         data += more
         at = data.find(STEPS_KEY, max(0, searched - len(STEPS_KEY)))
         while at >= 0:

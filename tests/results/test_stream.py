@@ -199,3 +199,11 @@ def test_memory_is_bounded_by_the_pages_read_not_the_file(tmp_path: Path) -> Non
         tracemalloc.stop()
     assert len(document._first) == 5  # four pages past the first
     assert peak < 16 * stream_module.PAGE_BYTES < result.stat().st_size // 2
+
+
+def test_a_file_without_steps_is_not_streamed(tmp_path: Path) -> None:
+    payload = _payload([])
+    payload["trajectory"] = {}
+    _write(tmp_path, payload)
+    with pytest.raises(NotStreamable):
+        open_streamed(tmp_path, REL)
