@@ -11,11 +11,13 @@ import pytest
 
 from inspector.results import long_text
 from inspector.results import stream as stream_module
+from inspector.results.file_io import parse_json
 from inspector.results.long_text import LongString
 from inspector.results.problems import ResultFileError
 from inspector.results.stream import NotStreamable, StepList, open_streamed
 from inspector.views.paged import long_text_document, trajectory_document
 from tests.app.test_big_attempt import MAKER
+from tests.conftest import conformance_runs
 
 REL = "attempt-1/result.json"
 
@@ -207,3 +209,25 @@ def test_a_file_without_steps_is_not_streamed(tmp_path: Path) -> None:
     _write(tmp_path, payload)
     with pytest.raises(NotStreamable):
         open_streamed(tmp_path, REL)
+
+
+def test_every_result_written_by_agentcompass_reads_as_a_whole_parse() -> None:
+    """The layout rules hold on AgentCompass's own files (fixtures/conformance): each
+    result.json with steps gives, through open_streamed, what parse_json gives."""
+    streamed = 0
+    for run in conformance_runs():
+        for path in sorted(run.glob("details/*/*/attempt-*/result.json")):
+            rel = path.relative_to(run).as_posix()
+            try:
+                attempt = open_streamed(run, rel)
+            except NotStreamable:
+                continue  # no steps: a small file, parsed whole by the screens
+            whole = parse_json(path.read_bytes())
+            trajectory = dict(whole["trajectory"])
+            assert list(attempt.payload["trajectory"]["steps"]) == trajectory.pop("steps"), rel
+            mine = dict(attempt.payload, trajectory=dict(attempt.payload["trajectory"]))
+            del mine["trajectory"]["steps"]
+            assert mine == dict(whole, trajectory=trajectory), rel
+            assert list(mine) == list(whole) and list(mine["trajectory"]) == list(trajectory)
+            streamed += 1
+    assert streamed >= 50  # 70 in the repository's runs
