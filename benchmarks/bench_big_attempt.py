@@ -86,13 +86,11 @@ async def child(run: Path) -> dict[str, Any]:
     app = InspectorApp([run])
     app.animation_level = "none"
     async with app.run_test(size=(140, 45)) as pilot:
-        await settle(pilot)
-        overview = app.screen
-        assert isinstance(overview, OverviewScreen)
-        figures["rss_overview"] = status_kb("VmHWM")
+        await settle(pilot, lambda: isinstance(app.screen, OverviewScreen))
+        figures["rss_overview"] = status_kb("VmHWM")  # the reader's parse of the run included
         with open("/proc/self/clear_refs", "w") as refs:
             refs.write("5")  # the peak RSS starts again from here
-        session = overview.session
+        session = app.screen.session
         series = session.recomputation.report.series[0].series_id
         start = time.perf_counter()
         task = TaskScreen(session, TASK, series)

@@ -51,6 +51,21 @@ def decode(data: bytes | bytearray) -> Any:
         return parse_json(bytes(data))
 
 
+def read_range(full_path: Path, rel: str, begin: int, stop: int) -> bytes:
+    """Bytes ``begin`` to ``stop`` of a run's file (``rel``: its name in problems).
+
+    Raises:
+        ResultFileError: it cannot be read.
+    """
+    try:
+        with open_regular(full_path) as stream:
+            stream.seek(begin)
+            return stream.read(stop - begin)
+    except OSError as exc:
+        message = f"cannot be read: {exc.strerror or exc}"
+        raise ResultFileError(LoadProblem(rel, message, RULE_JSON, False)) from exc
+
+
 @dataclass(frozen=True, eq=False)
 class LongString:
     """A JSON string left in a file: its content is bytes ``cuts[0]`` to ``end``."""
@@ -69,12 +84,7 @@ class LongString:
         """Piece ``index``: whole lines, each newline kept (the last piece: to the end)."""
         begin = self.cuts[index]
         stop = self.cuts[index + 1] if index + 1 < len(self.cuts) else self.end
-        try:
-            with open_regular(self.full_path) as stream:
-                stream.seek(begin)
-                data = stream.read(stop - begin)
-        except OSError as exc:
-            raise self._error(f"cannot be read: {exc.strerror or exc}") from exc
+        data = read_range(self.full_path, self.rel, begin, stop)
         try:
             text = decode(b'"' + data + b'"')
         except JsonError as exc:

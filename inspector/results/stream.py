@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any, BinaryIO, cast, overload
 
 from inspector.results.file_io import JsonError, open_regular
-from inspector.results.long_text import decode, lift, place
+from inspector.results.long_text import decode, lift, place, read_range
 from inspector.results.problems import RULE_JSON, LoadProblem, ResultFileError
 from inspector.results.run_files import RunFiles
 
@@ -91,13 +91,7 @@ class StreamedAttempt:
             return []
         begin = self.starts[first]
         end = self.starts[stop] if stop < len(self.starts) else self.steps_end
-        try:
-            with open_regular(self.full_path) as stream:
-                stream.seek(begin)
-                data = stream.read(end - begin)
-        except OSError as exc:
-            raise self._error(f"cannot be read: {exc.strerror or exc}") from exc
-        body = data.rstrip(_WHITESPACE)
+        body = read_range(self.full_path, self.rel, begin, end).rstrip(_WHITESPACE)
         if stop < len(self.starts):
             body = body.removesuffix(b",")
         one = stop - first == 1
