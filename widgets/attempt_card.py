@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -175,5 +175,5 @@ def _payload_rows(grid: Table, payload: Mapping[str, Any]) -> None:
     grid.add_row("answer", literal(shown, multiline=True, max_chars=ANSWER_CHARS))
     trajectory = payload.get("trajectory")
     steps = trajectory.get("steps") if isinstance(trajectory, Mapping) else None
-    if isinstance(steps, list):
+    if isinstance(steps, Sequence) and not isinstance(steps, str):  # a list, or steps in a file
         grid.add_row("steps", Text(str(len(steps))))

@@ -92,6 +92,17 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
             width = 0  # nothing to scroll sideways
         self.virtual_size = Size(width, count)
 
+    def _grown(self) -> None:
+        count = self._document.line_count if self._document is not None else 0
+        gutter = len(str(max(count, 1))) + 1
+        if gutter != self._gutter:
+            self._gutter = gutter
+            self._strips.clear()
+            self._wrapped.clear()
+        self._resize_virtual()
+        self.refresh()
+        self._post_moved()
+
     @property
     def document(self) -> Document | None:
         return self._document
@@ -118,6 +129,9 @@ Large text is read a page at a time. Scroll with the arrow keys, **page up/down*
         if lines is None:
             lines = self._document.lines(page * PAGE_LINES, PAGE_LINES)
             self._pages[page] = lines
+            if self._document.line_count != self.virtual_size.height:
+                # A document read as it is scrolled (a long trajectory) has grown.
+                self.call_later(self._grown)
         offset = index - page * PAGE_LINES
         return lines[offset] if offset < len(lines) else None
 

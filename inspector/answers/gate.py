@@ -1,4 +1,4 @@
-"""The publish gate's answers (issue 42): every run under a path checked as ``check ROOT``
+"""The publish gate's answers: every run under a path checked as ``check ROOT``
 checks it (:func:`inspector.answers.root.check_one`, every file read, nothing kept in the
 caches), with what the rules need of its recomputation, then judged by a policy
 (:mod:`inspector.views.gate`). ``inspector gate`` and the runs screen's ``G`` ask the same.

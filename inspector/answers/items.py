@@ -1,4 +1,4 @@
-"""Tasks and errors across every run under a results root (issue 41): ``inspector items``,
+"""Tasks and errors across every run under a results root: ``inspector items``,
 ``inspector errors`` and the tasks-across-runs screen.
 
 Each run is opened through the one door (:mod:`inspector.loading`), as ``check ROOT`` opens

@@ -20,13 +20,19 @@ from inspector.results.lazy import (
     list_retry_records,
     read_retry_record,
 )
+from inspector.results.long_text import LongString
 from inspector.results.problems import RULE_SYMLINK, ResultFileError
 from inspector.results.reader import Run
+from inspector.results.stream import StepList
 from inspector.results.tasks import TaskEntry
 from inspector.views.documents import Document, FileDocument, StringDocument, json_text
-
-STEP_MARK = "── step "
-"""How each trajectory step starts in the trajectory document."""
+from inspector.views.paged import (
+    long_text_document,
+    step_lines,
+    trajectory_document,
+    trajectory_head,
+    trajectory_rest,
+)
 
 
 @dataclass(frozen=True)
@@ -65,6 +71,10 @@ def _get(data: Any, *path: str) -> Any:
 
 def _text_or_json(title: str, value: Any) -> Callable[[], Document]:
     def build() -> Document:
+        if isinstance(value, LongString):  # left in a large file: read a piece at a time
+            document = long_text_document(title, value)
+            document.lines(0, 1)  # its first piece, here in the worker
+            return document
         if isinstance(value, str):
             return StringDocument(title, value)
         return StringDocument(title, json_text(value))
@@ -74,24 +84,12 @@ def _text_or_json(title: str, value: Any) -> Callable[[], Document]:
 
 def trajectory_text(trajectory: Mapping[str, Any]) -> str:
     """The trajectory step by step, each step under a ``── step N ──`` heading."""
-    lines = []
-    for key in ("schema_version", "started_at", "finished_at"):
-        if key in trajectory:
-            lines.append(f"{key}: {trajectory[key]}")
+    lines = trajectory_head(trajectory)
     steps = trajectory.get("steps")
-    if isinstance(steps, list):
+    if isinstance(steps, list | StepList):
         for number, step in enumerate(steps, start=1):
-            step_id = step.get("step_id") if isinstance(step, Mapping) else None
-            lines.append(f"{STEP_MARK}{number}{f' ({step_id})' if step_id is not None else ''} ──")
-            lines.append(json_text(step, 1))
-    rest = {
-        k: v
-        for k, v in trajectory.items()
-        if k not in ("schema_version", "started_at", "finished_at", "steps")
-    }
-    if rest:
-        lines.append("── other trajectory fields ──")
-        lines.append(json_text(rest, 1))
+            lines.extend(step_lines(number, step))
+    lines.extend(trajectory_rest(trajectory))
     return "\n".join(lines)
 
 
@@ -211,9 +209,13 @@ def attempt_sources(
         sources.append(_absent("trajectory", "result.json has no trajectory (or it is empty)"))
     if isinstance(trajectory, Mapping) and trajectory:
         steps = trajectory.get("steps")
-        count = len(steps) if isinstance(steps, list) else 0
+        count = len(steps) if isinstance(steps, list | StepList) else 0
 
         def build_trajectory() -> Document:
+            if isinstance(steps, StepList):  # a large file: its steps read a page at a time
+                document = trajectory_document(trajectory, steps)
+                document.lines(0, 1)  # its first page, here in the worker
+                return document
             return StringDocument("trajectory", trajectory_text(trajectory))
 
         sources.append(Source("trajectory", f"trajectory ({count} steps)", build_trajectory))

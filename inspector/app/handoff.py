@@ -20,6 +20,7 @@ from textual.app import App, SuspendNotSupported
 
 from inspector.results.file_io import open_regular
 from inspector.views.documents import Document, FileDocument
+from inspector.views.paged import PagedDocument
 from inspector.views.visible import visible
 
 DEFAULTS = {"PAGER": "less", "EDITOR": "vi"}
@@ -71,13 +72,14 @@ def handoff_file(document: Document, *, copy: bool) -> tuple[str, bool]:
     afterwards): the run's own file for a pager, a copy for an editor or a built text."""
     if isinstance(document, FileDocument) and not copy:
         return str(document.full_path), False
-    with tempfile.NamedTemporaryFile(
-        suffix=".txt", prefix="inspector-", delete=False
-    ) as handle:
+    with tempfile.NamedTemporaryFile(suffix=".txt", prefix="inspector-", delete=False) as handle:
         HANDOFF_FILES.add(handle.name)
         if isinstance(document, FileDocument):
             with open_regular(document.full_path) as source:
                 shutil.copyfileobj(source, handle)  # a chunk at a time
+        elif isinstance(document, PagedDocument):  # a large trajectory: a page at a time
+            for text in document.texts():
+                handle.write(text.encode("utf-8", "replace"))
         else:
             handle.write(document.head(limit=1 << 62).encode("utf-8", "replace"))
     return handle.name, True

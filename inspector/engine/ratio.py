@@ -64,3 +64,22 @@ def ratio_value(
     numerator = math.fsum(p.value for p in pairs)
     denominator = math.fsum(p.weight for p in pairs)
     return (numerator / denominator if denominator else 0.0), hierarchy
+
+
+def ratio_of_totals(
+    totals: tuple[float, float] | None,
+    categories: Mapping[str, MetricBreakdown],
+    aggregation: str,
+    root: HierarchyNode | None,
+    respect: bool,
+) -> float | None:
+    """:func:`ratio_value`'s value from the sums already taken: ``totals`` (Σ numerators,
+    Σ denominators; None: no pair) and the categories' breakdowns."""
+    if aggregation == CATEGORY_HIERARCHY and respect:
+        return hierarchy_breakdowns(root, categories)[root.path].value if root else None
+    if aggregation == CATEGORY_MEAN and respect:
+        return mean(b.value for b in categories.values() if b.value is not None)
+    if totals is None:
+        return None
+    numerator, denominator = totals
+    return numerator / denominator if denominator else 0.0

@@ -34,6 +34,7 @@ def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
     # them before 3.14's terminate_workers), taken before shutdown forgets them.
     processes = list((getattr(pool, "_processes", None) or {}).values())
     answers = getattr(pool, "_result_queue", None)
+    thread = getattr(pool, "_executor_manager_thread", None)  # shutdown sets it to None
     _quiet_cancelled_futures_race()
     pool.shutdown(wait=False, cancel_futures=True)
     for process in processes:
@@ -54,16 +55,15 @@ def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
             answers._writer.close()
     # Nothing is left to wake: Python 3.11's exit hook would still write to the pool's wakeup
     # pipe, racing the pool's thread closing it (EBADF, a traceback after `interrupted`).
-    _forget_wakeup(pool)
+    _forget_wakeup(thread)
 
 
-def _forget_wakeup(pool: Any) -> None:
-    """Drop ``pool``'s thread from the pipes :mod:`concurrent.futures.process` wakes at
+def _forget_wakeup(thread: Any) -> None:
+    """Drop a pool's ``thread`` from the pipes :mod:`concurrent.futures.process` wakes at
     exit (its ``_python_exit``); the thread itself ends on the closed answers' pipe and is
     joined as every thread is."""
     from concurrent.futures import process as pools
 
-    thread = getattr(pool, "_executor_manager_thread", None)
     wakeups = getattr(pools, "_threads_wakeups", None)
     if thread is not None and wakeups is not None:
         with contextlib.suppress(KeyError, TypeError):

@@ -173,9 +173,10 @@ def _interrupts_held() -> Iterator[None]:
 def end_pools() -> None:
     """End every reader pool this process made (:func:`end_pool`): the command line on
     Ctrl-C, the app on SIGHUP, SIGTERM or SIGINT."""
-    global _ended
+    global _ended, _shared
     with _shared_lock:
         _ended = True  # no new shared pool: the process is ending
+        _shared = None  # ended below with the others
     for pool in list(_pools):
         _pools.discard(pool)
         end_pool(pool)

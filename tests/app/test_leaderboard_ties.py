@@ -131,3 +131,33 @@ async def test_the_leaderboard_screen_has_a_rank_column(tmp_path: Path) -> None:
             "model-c": "#3 (b)",
             "model-d": "#4 (c)",
         }
+
+
+@pilot_test
+async def test_the_rank_column_is_as_wide_as_its_ranks_when_drawn(tmp_path: Path) -> None:
+    """The Rank column is drawn whole at once: its width does not wait for the table's next
+    idle (an auto width did, so a screenshot taken just after the ties arrived showed
+    "#1–2" and "#3 (" cut to the header's four cells, as the removed snapshots did under
+    load)."""
+    from inspector.app.app import InspectorApp
+    from inspector.app.screens.leaderboard import RANKS, TiesFound
+
+    from .helpers import settle
+    from .test_leaderboard import open_leaderboard
+
+    root = _tied_root(tmp_path / "tied")
+    app = InspectorApp([root])
+    async with app.run_test(size=(140, 45)) as pilot:
+        board = await open_leaderboard(pilot)
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        ties = dict(board.board.ties)
+        assert ties, "the ties worker has finished and its TiesFound was handled"
+        board.board = board.board.with_ties({})
+        board._draw()
+        # the app's own message, handled synchronously: no idle between it and the check
+        board._ties_found(TiesFound(board._shown(), ties))
+        table = board.table
+        widths = {str(c.label): c.get_render_width(table) - 2 * table.cell_padding
+                  for c in table.ordered_columns}  # fmt: skip
+        assert widths[RANKS] == len("#1–2 (a)")

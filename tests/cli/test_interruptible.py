@@ -12,6 +12,14 @@ import time
 import pytest
 
 from inspector.cli.interrupts import EXIT_INTERRUPTED, interruptible
+from inspector.loading import processes
+
+
+@pytest.fixture(autouse=True)
+def _pools_usable_after(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An interrupted command ends this process's reader pools for good (the process is
+    ending); the test's process goes on to other tests, whose shared pools must still start."""
+    monkeypatch.setattr(processes, "_ended", processes._ended)
 
 
 def _interrupted_twice() -> int:

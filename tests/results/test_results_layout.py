@@ -77,7 +77,7 @@ def test_package_imports_neither_textual_nor_rich() -> None:
 
 
 def test_reading_changes_nothing_under_the_run(copy_run) -> None:
-    from inspector.results import discover, lazy, problems, reader
+    from inspector.results import discover, lazy, problems, reader, stream
 
     run_dir = copy_run("e2e_k1_micro")
     # A live-looking running task and a broken file are read too.
@@ -90,15 +90,13 @@ def test_reading_changes_nothing_under_the_run(copy_run) -> None:
     run = reader.read_run(run_dir)
     for entry in run.entries:
         for index in entry.attempt_dirs:
-            for call in (lazy.read_attempt_payload, lazy.read_checkpoint, lazy.list_artifact_files):
+            for call in (lazy.read_attempt_payload, lazy.list_artifact_files):
                 with contextlib.suppress(problems.ResultFileError):
                     call(run, entry, index)
+            with contextlib.suppress(problems.ResultFileError, stream.NotStreamable):
+                stream.open_streamed(run.path, f"{lazy.attempt_dir(entry, index)}/result.json")
             for record in lazy.list_retry_records(run, entry, index):
                 lazy.read_retry_record(run, record.path)
-    lazy.read_progress(run)
-    lazy.read_progress_events(run)
-    lazy.read_analysis_summary(run)
-    lazy.read_run_log_tail(run)
     discover.find_runs(run_dir.parent)
 
     assert tree_fingerprint(run_dir) == before

@@ -131,6 +131,28 @@ class TestLeaderboard:
         assert snap_compare(make_app(tmp_path), terminal_size=SIZES[size], run_before=run_before)
 
 
+class TestLeaderboardTies:
+    @pytest.mark.parametrize("size", SIZES, ids=SIZES)
+    def test_leaderboard_ties(self, snap_compare: Any, tmp_path: Path, size: str) -> None:
+        """You should see four models on hle (fixtures/make_tied_root.py) and a last
+        column "Rank": model-a and model-b "#1–2 (a)" (one task apart: not separated),
+        model-c "#3 (b)", model-d "#4 (c)"."""
+        from tests.app.test_leaderboard_ties import _tied_root
+
+        app = InspectorApp([_tied_root(tmp_path / "tied")])
+        app.animation_level = "none"
+
+        async def run_before(pilot: Pilot[None]) -> None:
+            board = await open_board(pilot)
+            # the ties worker starts when the board mounts with every run recomputed;
+            # settle waits for it and handles its TiesFound (the Rank column's width is
+            # fixed when drawn, not measured at the table's next idle)
+            await settle(pilot)
+            assert board.board.ties
+
+        assert snap_compare(app, terminal_size=SIZES[size], run_before=run_before)
+
+
 class TestRunsCached:
     @pytest.mark.parametrize("size", SIZES, ids=SIZES)
     def test_runs_cached(

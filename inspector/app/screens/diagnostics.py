@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.widgets import Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from inspector.app.diagnostics import STEP_MARK, Source, attempt_sources
+from inspector.app.diagnostics import Source, attempt_sources
 from inspector.app.handoff import hand_over_document
 from inspector.app.host import InspectorScreen
 from inspector.app.payloads import read_payload
@@ -22,6 +22,7 @@ from inspector.app.titles import place, session_title
 from inspector.results.problems import ResultFileError
 from inspector.session import Session
 from inspector.views.documents import Document
+from inspector.views.paged import STEP_MARK
 from widgets.key_footer import KeyFooter
 from widgets.literal import one_line
 from widgets.plan_panel import broken
@@ -289,9 +290,10 @@ next / previous one.
         text.append(f"attempt {self.attempt} · ", "bold")
         if document is not None:
             text.append_text(one_line(document.title, max_chars=60))
-            text.append(
-                f" · line {min(message.top + 1, max(message.line_count, 1))} of {message.line_count}"
-            )
+            count = message.line_count
+            more = getattr(document, "complete", True) is False  # read on as it is scrolled
+            shown = f"{count - 1}+" if more else str(count)
+            text.append(f" · line {min(message.top + 1, max(count, 1))} of {shown}")
         if message.match is not None:
             text.append(f" · match on line {message.match + 1}", "bold")
         elif self.needle:

@@ -185,8 +185,9 @@ letter are not statistically separated).
         for benchmark, header, w in zip(self.board.benchmarks, headers, widths, strict=True):
             table.add_column(header if w == cell_width else benchmark, key=benchmark, width=w)
         ranks = {m: self._ranks(m) for m in self.board.models}
-        if self.board.ties:
-            table.add_column(RANKS, key=RANKS)
+        if self.board.ties:  # a fixed width: an auto width waits for the table's next idle
+            width = max([len(RANKS), *(rank.cell_len for rank in ranks.values())])
+            table.add_column(RANKS, key=RANKS, width=width)
         names = cut_apart(self.board.models, model_width)
         for model, name in zip(self.board.models, names, strict=True):
             cells = [
