@@ -156,25 +156,16 @@ def audit(
 
 
 def audit_in_app(
-    function: Callable[..., Any],
-    calls: Sequence[tuple[Any, ...]],
-    *,
-    failed: Callable[[int, BaseException], Any],
-    cancelled: Callable[[], bool] = lambda: False,
-    every: float = 0.05,
-    first: float | None = None,
+    function: Callable[..., Any], calls: Sequence[tuple[Any, ...]], **pacing: Any
 ) -> Iterator[list[tuple[int, Any]]]:
     """:func:`audit` for the app: ``(index, answer)`` pairs in batches as they come, in no
-    particular order (``failed(index, error)`` for a call whose process broke); a batch
-    gathers what finishes within ``every`` seconds (``first``: the first batch within
-    that, each next one within twice the time of the one before). Stops when
-    ``cancelled()``."""
+    particular order, from its shared reader processes; ``pacing`` (``failed``,
+    ``cancelled``, ``every``, ``first``) as :func:`~inspector.loading.many.stream_in_shared_pool`
+    takes it."""
     from inspector.loading.door import Audited
     from inspector.loading.many import stream_in_shared_pool
 
-    yield from stream_in_shared_pool(
-        Audited(function), calls, failed=failed, cancelled=cancelled, every=every, first=first
-    )
+    return stream_in_shared_pool(Audited(function), calls, **pacing)
 
 
 def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
