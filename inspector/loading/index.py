@@ -168,13 +168,6 @@ class Checked(NamedTuple):
         return True
 
 
-def unchanged(root: Path, snapshot: Index, *, shared: bool = False) -> bool:
-    """True when the run directory still lists the same task folders and every file of
-    the snapshot has the same key (or is still absent)."""
-    found = check(root, snapshot, shared=shared)
-    return found is not None and not found.changed
-
-
 def check(root: Path, snapshot: Index, *, shared: bool = False) -> Checked | None:
     """Which files of the snapshot changed: None when the listing changed or more than
     :data:`CHANGES_MAX` files did (or one could not be checked).

@@ -354,11 +354,3 @@ def decoder(kind: Any) -> Any:
     if found is None:
         found = _DECODERS[kind] = msgspec.msgpack.Decoder(kind)
     return found
-
-
-def encode_entries(entries: list[Any]) -> bytes:
-    return ENCODER.encode([entry_record(e) for e in entries])
-
-
-def decode_entries(raw: bytes) -> list[Any]:
-    return [task_entry(rec) for rec in decoder(list[EntryRec]).decode(raw)]
