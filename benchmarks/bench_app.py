@@ -29,7 +29,7 @@ A step is done when the screen has taken the change and its table holds what
 frame has been composed. Keys go straight to the driver, as a terminal sends them
 (``Pilot.press`` also waits for idleness, at least 40 ms, which would swamp the figures).
 ``--phases`` also prints when collecting the read started and ended inside the app and how
-long scoring took after it (PendingRead.finish and the score_run inspector.loading.scoring calls, wrapped by
+long scoring took after it (PendingRead.finish and the score_run inspector.loading.reading calls, wrapped by
 this script). ``--floor`` first times the single-process read floor
 (``../shared/bench/read_floor.py RUN --parser orjson``, or ``--floor-script``) in a fresh
 process; ``--rounds N`` alternates the floor and the app N times and prints the medians and
@@ -72,7 +72,7 @@ EARLY = None
 if __name__ == "__main__" and "--one" in sys.argv:
     # As `inspector RUN` does (inspector.cli.main.cmd_app): before textual is imported, the
     # run's cached report is looked up, else its reader processes are started.
-    from inspector.loading.early import prepare
+    from inspector.loading.reading import prepare
 
     EARLY = prepare(Path(sys.argv[1]))
     from inspector.loading.processes import start_forkserver
@@ -250,7 +250,7 @@ def summary(name: str, times: list[float]) -> str:
 
 def time_phases() -> dict[str, float]:
     """Record when the one door's reading and scoring start and end (``--phases``)."""
-    import inspector.loading.scoring as session
+    import inspector.loading.reading as session
 
     marks: dict[str, float] = {}
 
@@ -264,7 +264,7 @@ def time_phases() -> dict[str, float]:
 
         return call
 
-    from inspector.loading.pending import PendingRead
+    from inspector.loading.reading import PendingRead
 
     # Every read, started before the app (inspector.loading.prepare_app) or not, is finished here.
     PendingRead.finish = timed_call("read", PendingRead.finish)  # type: ignore[method-assign]

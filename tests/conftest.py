@@ -40,6 +40,17 @@ REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
 """Each test's reports so far, by phase (``setup``, ``call``): for its fixtures' teardown."""
 
 
+def open_session(path: Path | str, overrides: Any = None) -> Any:
+    """A run read and scored through the door (:func:`inspector.loading.read`); a run that
+    cannot be read fails the test."""
+    from inspector import loading
+
+    result = loading.read(path, overrides)
+    if isinstance(result, loading.Failed):
+        raise AssertionError(result.message)
+    return result.session
+
+
 @pytest.hookimpl(wrapper=True, tryfirst=True)
 def pytest_runtest_makereport(
     item: pytest.Item,

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector.answers.run import Say, Unusable, load_outputs, say_on_stderr
-from inspector.loading.report_cache import Outputs
+from inspector.loading import Outputs
 from inspector.overrides import Overrides
 from inspector.results.file_io import parse_json
 from inspector.results.problems import unreadable
@@ -27,15 +27,12 @@ def check_run(
     overrides: Overrides,
     *,
     cached: bool = False,
-    store: bool = True,
     say: Say = say_on_stderr,
     extra_answers: Callable[[Session], dict[str, Any]] | None = None,
-    small_task_caches: bool = True,
 ) -> tuple[list[Difference], Outputs, str | None]:
     """Where a run's stored metrics.json differs from its recomputation, the outputs, and
-    what came from the cache (``cached=False``, as ``check``: every file is read;
-    ``store=False``: nothing read is kept in the caches; ``extra_answers``,
-    ``small_task_caches``: as :func:`~inspector.answers.run.load_outputs`).
+    what came from the store (``cached=False``, as ``check``: every file is read;
+    ``extra_answers``: as :func:`~inspector.answers.run.load_outputs`).
 
     Raises:
         Unusable: the run cannot be read or scored, or has no readable metrics.json.
@@ -44,10 +41,8 @@ def check_run(
         path,
         overrides,
         cached=cached,
-        store=store,
         say=say,
         extra_answers=extra_answers,
-        small_task_caches=small_task_caches,
     )
     return stored_differences(path, outputs), outputs, source
 

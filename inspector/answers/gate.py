@@ -11,10 +11,9 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from inspector import loading
 from inspector.answers.root import check_one
 from inspector.answers.run import say_root
-from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
-from inspector.loading.summary_cache import find_runs
 from inspector.overrides import Overrides
 from inspector.results.discover import RunSummary
 from inspector.results.root_walk import walk_root
@@ -47,7 +46,7 @@ def run_facts(
             found["fingerprints"] = fingerprint_counts(session.run) if comparing else None
         return {}
 
-    check = check_one(path, shown_as, overrides, store=False, extra_answers=facts_of)
+    check = check_one(path, shown_as, overrides, extra_answers=facts_of)
     if check.status not in (OK, DIFFERS):
         return RunFacts(shown_as, problem=check.problem or f"{shown_as}: unusable")
     if "series" not in found:  # scored, yet not here: a statistics failure is a problem too
@@ -75,7 +74,6 @@ def facts_under(
     overrides: Overrides,
     *,
     comparing: bool,
-    processes: int | None = None,
     say: Callable[[str], None] = say_root,
 ) -> list[RunFacts]:
     """The facts of every run at or under ``path``, by path, in worker processes (as
@@ -90,7 +88,7 @@ def facts_under(
     walk = walk_root(path)
     for line in walk.link_lines(path):
         say(line)
-    summaries = find_runs(path, walk.runs)
+    summaries = loading.runs_under(path, walk.runs)
     calls = [
         (
             path if s.relative == "." else os.path.join(path, s.relative),
@@ -101,7 +99,7 @@ def facts_under(
         )
         for s in sorted(summaries, key=lambda s: s.relative)
     ]
-    found = map_in_processes(run_facts, calls, min(processes or workers(spare=1), len(calls)))
+    found = loading.audit(run_facts, calls)
     unreadable = [
         RunFacts(rel, problem=line)
         for (rel, _), line in zip(walk.unreadable, walk.unreadable_lines(), strict=True)
@@ -123,7 +121,7 @@ def paired_facts(
 
     recs = []
     for where in (against, path):
-        result = loading.open(where, loading.Request(overrides=overrides, store=False))
+        result = loading.read(where, overrides)
         problem = result.message if isinstance(result, loading.Failed) else None
         if isinstance(result, loading.Loaded):
             problem = result.refusal
@@ -204,7 +202,7 @@ def _paired(
         calls.append((_under(path, facts.run), _under(against, other.run), overrides, ids))
         where.append(i)
     found: list[dict[str, Regression | str]] = [{} for _ in runs]
-    answers = map_in_processes(paired_facts, calls, min(workers(spare=1), len(calls)))
+    answers = loading.audit(paired_facts, calls)
     for i, answer in zip(where, answers, strict=True):
         found[i] = answer
     return found
@@ -233,5 +231,5 @@ def gate_runs(
     def failed(index: int, exc: BaseException) -> RunFacts:
         return RunFacts(shown[index][1], problem=f"{shown[index][1]}: {exc}")
 
-    for batch in stream_in_shared_pool(run_facts, calls, failed=failed, cancelled=cancelled):
+    for batch in loading.audit_in_app(run_facts, calls, failed=failed, cancelled=cancelled):
         yield [(shown[index][0], judge(facts, policy)) for index, facts in batch]

@@ -20,7 +20,6 @@ from typing import NamedTuple
 from inspector import loading
 from inspector.answers.run import say_root
 from inspector.engine.model import Issue
-from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
 from inspector.overrides import Overrides
 from inspector.results.layout import RUN_FILE_MAX_BYTES
 from inspector.results.lazy import RetryRecord
@@ -44,9 +43,8 @@ class Skipped:
 
 
 def _open(path: str, shown_as: str, overrides: Overrides) -> loading.Loaded | Skipped:
-    request = loading.Request(overrides=overrides, reuse_cache=False, store=False)
     try:
-        result = loading.open(path, request)
+        result = loading.read(path, overrides, fresh=True)
     except Exception as exc:  # never a traceback for bad data
         if os.environ.get("INSPECTOR_DEBUG"):
             raise
@@ -129,9 +127,7 @@ class RunFingerprints(NamedTuple):
     unknown: list[str]
 
 
-def fingerprints_call(
-    path: str, shown_as: str, overrides: Overrides
-) -> RunFingerprints | Skipped:
+def fingerprints_call(path: str, shown_as: str, overrides: Overrides) -> RunFingerprints | Skipped:
     """One run's issues grouped by fingerprint (in a worker process: its messages stay there)."""
     found = errors_call(path, shown_as, overrides)
     if isinstance(found, Skipped):
@@ -174,8 +170,7 @@ def over_runs(
 ) -> list[object]:
     """``function`` over ``runs`` in worker processes, in order; ``progress(done, total)``."""
     calls = [(path, shown, overrides) for path, shown in runs]
-    processes = min(workers(spare=1), len(calls))
-    return map_in_processes(function, calls, processes, progress=progress)
+    return loading.audit(function, calls, progress=progress)
 
 
 def root_items(
@@ -234,5 +229,5 @@ def stream_items(
         return Skipped(runs[index][1], f"{type(exc).__name__}: {exc}")
 
     calls = [(path, shown, overrides) for path, shown in runs]
-    for batch in stream_in_shared_pool(items_call, calls, failed=failed, cancelled=cancelled):
+    for batch in loading.audit_in_app(items_call, calls, failed=failed, cancelled=cancelled):
         yield [answer for _, answer in batch]

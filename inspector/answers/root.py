@@ -9,19 +9,14 @@ runs list cache and the leaderboard), not ``report`` or ``check`` of one run.
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable, Iterator, Sequence
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector import loading
 from inspector.answers.check import NoStoredReport, check_run, checked, unstored
 from inspector.answers.run import Unusable, say_root, warnings_in
 from inspector.engine.errors import EngineError, HierarchyError
-from inspector.loading import report_cache
-from inspector.loading.many import map_in_processes, stream_in_shared_pool, workers
-from inspector.loading.summary_cache import find_runs
 from inspector.overrides import Overrides
 from inspector.results.root_walk import RootWalk, walk_root
 from inspector.views.leaderboard import Leaderboard, build
@@ -38,16 +33,13 @@ def check_one(
     overrides: Overrides,
     *,
     cached: bool = False,
-    store: bool = True,
     extra_answers: Callable[[Session], dict[str, Any]] | None = None,
-    small_task_caches: bool = True,
 ) -> RunCheck:
     """One run through the single-run check; never raises for bad data.
 
     ``path`` is how the run is reached, ``shown_as`` how it is named; file names in
     messages are given under the root (``path``'s prefix replaced by ``shown_as``).
-    ``store=False``: nothing read is kept in the caches. ``extra_answers``,
-    ``small_task_caches``: as :func:`~inspector.answers.run.load_outputs`.
+    ``extra_answers``: as :func:`~inspector.answers.run.load_outputs`.
     """
     said: list[str] = []
 
@@ -59,10 +51,8 @@ def check_one(
             path,
             overrides,
             cached=cached,
-            store=store,
             say=said.append,
             extra_answers=extra_answers,
-            small_task_caches=small_task_caches,
         )
     except NoStoredReport as exc:
         problem = under_root(str(exc))
@@ -84,19 +74,15 @@ def check_root(
     root: str,
     overrides: Overrides,
     *,
-    processes: int | None = None,
     cached: bool = False,
     say: Callable[[str], None] = say_root,
 ) -> list[RunCheck]:
-    """Every run under ``root``, by path; checked by ``processes`` worker processes
-    (default: one per core and one more, which checks while another waits for its files;
-    fewer when there are fewer runs). A folder of the root that cannot be read is one more
+    """Every run under ``root``, by path, checked as an audit of many runs
+    (:func:`inspector.loading.audit`). A folder of the root that cannot be read is one more
     unusable check, named by its path (its runs are not known); a link out of the root,
     not followed, is said once to ``say``.
 
-    Without ``cached`` every file is read and nothing read is kept in the caches: an audit
-    of hundreds of runs would otherwise spend a sixth of its time writing a task cache and
-    a report cache for each run (the runs screen and ``report`` keep their own).
+    Without ``cached`` every file is read (and, in an audit, nothing read is kept).
 
     Raises:
         RunReadError: ``root`` is not a readable directory.
@@ -106,7 +92,7 @@ def check_root(
         say(line)
     runs = [relative for _, relative in walk.runs]
     calls = [(os.path.join(root, relative), relative, overrides, cached) for relative in runs]
-    checks = map_in_processes(_check_call, calls, min(processes or workers(spare=1), len(calls)))
+    checks = loading.audit(_check_call, calls)
     return sorted(checks + unreadable_checks(walk), key=lambda check: check.run.split("/"))
 
 
@@ -120,7 +106,7 @@ def unreadable_checks(walk: RootWalk) -> list[RunCheck]:
 
 
 def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) -> RunCheck:
-    return check_one(path, shown_as, overrides, cached=cached, store=cached)
+    return check_one(path, shown_as, overrides, cached=cached)
 
 
 def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
@@ -146,27 +132,19 @@ def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
             computed.append(None)
             return {}
         computed.append(answer)
-        key = _interval_key(overrides, series_id)
+        key = loading.question_key(overrides, _interval_question(series_id))
         return {} if key is None else {key: answer or ()}
 
-    with report_cache.held(Path(path)):
-        check = check_one(
-            path,
-            shown_as,
-            overrides,
-            cached=True,
-            extra_answers=headline_interval,
-            small_task_caches=False,  # the report cache answers their next look
-        )
-        headline = check.headline
-        if headline is not None and not headline.is_reference:
-            kept: tuple[float, float, float] | tuple[()] | None
-            if computed:
-                kept = computed[0]
-            else:
-                kept = _kept_interval(path, overrides, headline.series_id)
-            if kept:
-                check = with_interval(check, kept)
+    check = check_one(path, shown_as, overrides, cached=True, extra_answers=headline_interval)
+    headline = check.headline
+    if headline is not None and not headline.is_reference:
+        kept: tuple[float, float, float] | tuple[()] | None
+        if computed:
+            kept = computed[0]
+        else:
+            kept = _kept_interval(path, overrides, headline.series_id)
+        if kept:
+            check = with_interval(check, kept)
     return check
 
 
@@ -190,7 +168,7 @@ def audit_runs(
 ) -> Iterator[list[tuple[str, RunCheck]]]:
     """Check ``(path, shown as)`` runs in the shared reader processes (the app), yielding
     ``(path, check)`` pairs in batches as they are done, paced by ``every`` and ``first``
-    (:func:`~inspector.loading.many.stream_in_shared_pool`), in no particular order.
+    (:func:`~inspector.loading.audit_in_app`), in no particular order.
     Without reader processes, one at a time here."""
 
     def failed(index: int, exc: BaseException) -> RunCheck:
@@ -198,7 +176,7 @@ def audit_runs(
         return RunCheck(path, UNUSABLE, problem=f"{path}: {exc}")
 
     calls = [(path, shown_as, overrides) for path, shown_as in runs]
-    for batch in stream_in_shared_pool(
+    for batch in loading.audit_in_app(
         audit_call, calls, failed=failed, cancelled=cancelled, every=every, first=first
     ):
         yield [(runs[index][0], check) for index, check in batch]
@@ -213,7 +191,7 @@ def board_of_root(root: str, overrides: Any, say: Callable[[str], None] = say_ro
         RunReadError: ``root`` is not a readable directory.
     """
     checks = {check.run: check for check in check_root(root, overrides, say=say)}
-    runs = find_runs(root)
+    runs = loading.runs_under(root)
     for name in sorted(checks.keys() - {run.relative for run in runs}):
         say(checks[name].problem or name)
     board = build([RunRow(run, checks.get(run.relative)) for run in runs])
@@ -237,7 +215,7 @@ def with_ties(board: Leaderboard, overrides: Overrides | None) -> Leaderboard:
             headline = cell.run.recomputed if cell is not None else None
             if cell is None or headline is None or headline.value is None:
                 continue
-            result = loading.open(str(cell.run.summary.path), loading.Request(overrides=overrides))
+            result = loading.read(str(cell.run.summary.path), overrides)
             if not isinstance(result, loading.Loaded) or result.refusal is not None:
                 continue
             rec = result.session.recomputation
@@ -261,7 +239,7 @@ def interval_call(
     kept = _kept_interval(path, overrides, series_id)
     if kept is not None:
         return kept or None
-    result = loading.open(path, loading.Request(overrides=overrides))
+    result = loading.read(path, overrides)
     if not isinstance(result, loading.Loaded) or result.refusal is not None:
         return None
     return _interval_of(result.session, overrides, series_id)
@@ -273,8 +251,7 @@ def _interval_of(
     """:func:`interval_call`'s answer for the run as ``session`` read it, kept in the report
     cache for that state of the run."""
     answer = _interval(session, series_id)
-    with contextlib.suppress(Exception):  # a cache is optional: never fails the answer
-        report_cache.store(session.run, _interval_key(overrides, series_id), answer or ())
+    loading.keep(session, overrides, _interval_question(series_id), answer or ())
     return answer
 
 
@@ -294,9 +271,9 @@ def _interval(session: Session, series_id: str) -> tuple[float, float, float] | 
     return (float(interval.estimate), float(interval.ci_low), float(interval.ci_high))
 
 
-def _interval_key(overrides: Overrides, series_id: str) -> str | None:
-    # "v2": intervals of issue 38; a cache written with the t intervals is not read as these
-    return report_cache.key_for(overrides, f"headline interval v2 {series_id}")
+def _interval_question(series_id: str) -> str:
+    # "v2": the intervals now given; one kept with the t intervals is not read as these
+    return f"headline interval v2 {series_id}"
 
 
 def _kept_interval(
@@ -304,7 +281,7 @@ def _kept_interval(
 ) -> tuple[float, float, float] | tuple[()] | None:
     """What the report cache holds for the run as it is now: ``(value, low, high)``, ``()``
     for a series without an interval, None when it holds nothing."""
-    kept = report_cache.lookup(Path(path), _interval_key(overrides, series_id))
+    kept = loading.kept(path, overrides, _interval_question(series_id))
     if type(kept) is tuple and (
         kept == () or (len(kept) == 3 and all(type(n) is float for n in kept))
     ):
@@ -322,7 +299,7 @@ def audit_intervals(
     """:func:`interval_call` for ``(path, headline series id)`` runs in the shared reader
     processes, yielding ``(path, answer)`` pairs in batches as they are done."""
     calls = [(path, overrides, series_id) for path, series_id in runs]
-    for batch in stream_in_shared_pool(
+    for batch in loading.audit_in_app(
         interval_call, calls, failed=lambda index, exc: None, cancelled=cancelled, every=every
     ):
         yield [(runs[index][0], answer) for index, answer in batch]

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from inspector import loading
-from inspector.loading.report_cache import WARNING_PREFIX, Outputs
-from inspector.loading.urls import shown
+from inspector.loading import WARNING_PREFIX, Outputs, shown
 from inspector.overrides import Overrides
 from inspector.views.visible import inert_in_workflow_log, visible
 
@@ -36,14 +35,14 @@ class Unusable(Exception):
     """Input the inspector cannot use; ``str()`` is the one-line message naming the file."""
 
 
-def _open(path: str, request: loading.Request) -> loading.Event:
-    """``loading.open``, any failure it did not foresee said as :class:`Unusable` naming
-    ``path`` (``diff``'s two runs, each ``check ROOT`` run: the last-resort handler cannot
-    know which; issue 39). ``INSPECTOR_DEBUG`` lets the traceback through."""
-    import os
-
+def _open(opening: Callable[[], Any], path: str) -> Any:
+    """``opening()`` (the door's :func:`~inspector.loading.answer` or
+    :func:`~inspector.loading.read` of ``path``), any failure it did not foresee said as
+    :class:`Unusable` naming ``path`` (``diff``'s two runs, each ``check ROOT`` run: the
+    last-resort handler cannot know which). ``INSPECTOR_DEBUG`` lets the traceback
+    through."""
     try:
-        return loading.open(path, request)
+        return opening()
     except Unusable:
         raise
     except Exception as exc:
@@ -73,19 +72,19 @@ def load_session(
     overrides: Overrides | None = None,
     *,
     say: Say = say_on_stderr,
-    reuse_cache: bool = True,
+    fresh: bool = False,
 ) -> Session:
     """Read, resolve and recompute; raise :class:`Unusable` where AgentCompass would refuse.
 
     A plan that differs from the run's (``--k`` / ``--strategy``) is applied as a derived
     plan (``inspector.engine.whatif``). Warnings and notes for stderr go to ``say``.
-    ``reuse_cache=False`` reads every file (the cache may not stand in for reading).
+    ``fresh``: every file is read, nothing is taken from the store.
     """
-    result = _open(path, loading.Request(overrides=overrides, reuse_cache=reuse_cache))
+    result = _open(lambda: loading.read(path, overrides, fresh=fresh), path)
     return _loaded(path, result, say).session
 
 
-def _loaded(path: str, result: loading.Event, say: Say) -> loading.Loaded:
+def _loaded(path: str, result: Any, say: Say) -> loading.Loaded:
     """The loaded run, its warnings and notes said; :class:`Unusable` when it cannot be
     read or scored."""
     if isinstance(result, loading.Failed):
@@ -106,28 +105,18 @@ def load_outputs(
     overrides: Overrides,
     *,
     cached: bool = True,
-    store: bool = True,
     say: Say = say_on_stderr,
     extra_answers: Callable[[Session], dict[str, Any]] | None = None,
-    small_task_caches: bool = True,
 ) -> tuple[Outputs, str | None]:
-    """What ``report`` / ``check`` print, and what came from the cache, in words (None:
-    nothing); from the cache when the run is unchanged (``cached=False``: every file is
-    read, nothing is taken from the cache; ``store=False``: nothing read is kept in the
-    caches). Warnings and notes go to ``say``, with ``path`` as given. ``extra_answers``: as
-    :class:`inspector.loading.Request` (kept with the outputs). ``small_task_caches``: as
-    :class:`inspector.loading.Request`.
+    """What ``report`` / ``check`` print, and what came from the store, in words (None:
+    nothing); from the store when the run is unchanged (``cached=False``: every file is
+    read, nothing is taken from the store). Warnings and notes go to ``say``, with
+    ``path`` as given. ``extra_answers``: further answers about the run, kept with its
+    report (:func:`inspector.loading.answer`'s ``also``).
     """
-    request = loading.Request(
-        overrides=overrides,
-        reuse_cache=cached,
-        store=store,
-        small_task_caches=small_task_caches,
-        extra_answers=extra_answers,
-        answer_from_cache=cached,
-        outputs=True,
+    result = _open(
+        lambda: loading.answer(path, overrides, fresh=not cached, also=extra_answers), path
     )
-    result = _open(path, request)
     if isinstance(result, loading.CachedReport):
         outputs, source = result.outputs, "the whole answer (the run's files are unchanged)"
         if result.read_again:

@@ -47,7 +47,7 @@ from inspector.api.rows import (
 from inspector.api.table import InspectorError, Table
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.export.run_tables import TABLES, run_tables
-from inspector.loading.urls import is_url
+from inspector.loading import is_url
 from inspector.results.problems import RunReadError
 from inspector.results.root_walk import walk_root
 
@@ -187,7 +187,7 @@ def _open(path: str, relative: str, said: list[str]) -> Run:
 def _local(path: str, said: list[str]) -> str:
     if not is_url(path):
         return path
-    from inspector.loading.remote import mirror  # fsspec: only for a URL
+    from inspector.loading import mirror  # fsspec: only for a URL
 
     try:
         return str(mirror(path, say=said.append).local)

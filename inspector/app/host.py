@@ -26,7 +26,7 @@ from inspector.views.task_index import TaskIndexes
 if TYPE_CHECKING:  # pragma: no cover
     from pathlib import Path
 
-    from inspector.loading.early import EarlyOpen
+    from inspector.loading import EarlyOpen
 
 
 class Host(App[None]):

@@ -10,7 +10,7 @@ from textual.message import Message
 if TYPE_CHECKING:  # pragma: no cover
     # Named in annotations only: the modules of retries, comparisons and a root's checks
     # are not imported before a run's first frame for them.
-    from inspector.loading.report_cache import Outputs
+    from inspector.loading import Outputs
     from inspector.results.discover import RunSummary
     from inspector.session import Session
     from inspector.views.attribution import RetrySummary
@@ -61,7 +61,7 @@ class LoadFailed(Message):
 class RunsFound(Message):
     """The runs under a results root; ``cached``: what the last check of each found, by
     run path, where it may be shown (marked as cached) until the check is made again;
-    ``anchors``: what to keep those checks with (:mod:`inspector.loading.check_cache`)."""
+    ``anchors``: what to keep those checks with (:func:`inspector.loading.remember_checks`)."""
 
     runs: list[RunSummary]
     errors: list[str]

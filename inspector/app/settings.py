@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from inspector.resolve import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.loading.early import EarlyOpen
+    from inspector.loading import EarlyOpen
 
 _PACKAGED_SAMPLE = Path(__file__).resolve().parents[1] / "sample" / "k3_avg_hierarchy"
 _CHECKOUT_SAMPLE = Path(__file__).resolve().parents[2] / "fixtures" / "runs" / "k3_avg_hierarchy"

@@ -6,8 +6,7 @@ from __future__ import annotations
 import argparse
 
 from inspector.answers.run import Unusable, say_on_stderr
-from inspector.loading.report_cache import WARNING_PREFIX
-from inspector.loading.urls import is_url
+from inspector.loading import WARNING_PREFIX, is_url
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
@@ -85,6 +84,6 @@ def local_path(path: str) -> str:
     if not is_url(path):
         return path
     # fsspec and the content mirror: only when a URL is opened.
-    from inspector.loading.remote import mirror
+    from inspector.loading import mirror
 
     return str(mirror(path, say=warn).local)

@@ -24,8 +24,7 @@ from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
 from inspector.engine.report import MetricSeries, SeriesCounts
 from inspector.engine.vocabulary import plural
-from inspector.loading.scoring import derived_note
-from inspector.loading.urls import shown
+from inspector.loading import derived_note, shown
 from inspector.views.changes import delta_text, moved_groups, moved_summary
 from inspector.views.compare import Comparison, SeriesPair, TaskChange, compare, compare_plans
 from inspector.views.compare_warnings import run_facts

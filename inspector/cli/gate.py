@@ -34,7 +34,7 @@ from inspector.cli.common import EXIT_OK, add_plan_options, local_path, override
 from inspector.cli.output import workflow_command, write_exact
 from inspector.engine import strict_json
 from inspector.gate_policy import PolicyError, passed_over, policy_text, read_policy
-from inspector.loading.urls import shown
+from inspector.loading import shown
 from inspector.output_files import OutputError, output_target, write_output
 from inspector.results.problems import RunReadError
 from inspector.views import gate_output

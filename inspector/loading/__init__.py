@@ -1,105 +1,244 @@
-"""The one door for opening a run (issue 11).
+"""The one door to runs: every command and screen reads runs through the four functions
+here, and nothing outside this package knows of the store or of reader processes.
 
-Everything about opening a run lives here — listing it, the reader processes, the task
-and report caches (keyed as git's index keys files), the early start before the app,
-the cached preview, progress, scoring while reading and storing for next time — behind
-:func:`open` (``open(path, request, on_event)``). The command line and the app call it
-and consume its events (:class:`CachedReport`, :class:`Outdated`, :class:`Progress`,
-:class:`Loaded`, :class:`Failed`); nothing outside this package knows about processes or caches.
+- :func:`answer`: a question about a run: its report (what ``report`` and ``check`` print),
+  from the store when the run is unchanged.
+- :func:`read`: the run itself, read and scored (the app, with its preview first).
+- :func:`audit`: a function over many runs (the root commands and the runs screen), and a
+  root's runs list.
+- the app's group (:func:`prepare_app`, :func:`start_app`, :func:`warm_app`,
+  :func:`stop_app`, :func:`end_app`): what opening and closing the app needs.
+
+Arguments say what to read — a plan, ``fresh`` for every file read again — never how;
+what is kept in the store, and which processes read, is decided here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import contextlib
+import os
+import re
+import sys
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from inspector.loading import heap
-from inspector.loading.cache_files import code_signature
-from inspector.loading.door import (
-    CachedReport,
-    Event,
-    Failed,
-    Loaded,
-    Outdated,
-    Progress,
-    Request,
-    open_run,
-)
-from inspector.loading.processes import (
-    end_pools,
-    shutdown_shared_pool,
-    start_forkserver,
-    start_resource_tracker,
-    warm_shared_pool,
-)
+from inspector.loading.door import CachedReport, Event, Failed, Loaded, Outdated, Progress
+from inspector.loading.door import paused as collector_paused
+from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.loading.early import EarlyOpen
+    from inspector.loading.reading import EarlyOpen
+    from inspector.results.discover import RunSummary
     from inspector.session import Session
 
-open = open_run
-
 __all__ = [
+    "NOTE_PREFIX",
+    "WARNING_PREFIX",
     "CachedReport",
+    "EarlyOpen",
     "Event",
     "Failed",
     "Loaded",
     "Outdated",
+    "Outputs",
     "Progress",
-    "Request",
-    "RunUnreadable",
+    "answer",
+    "audit",
+    "audit_in_app",
+    "collector_paused",
+    "derived_note",
     "end_app",
-    "open",
-    "open_session",
+    "is_url",
+    "keep",
+    "kept",
+    "mirror",
     "prepare_app",
+    "question_key",
+    "read",
+    "remember_checks",
+    "remembered_checks",
+    "runs_under",
+    "shown",
     "start_app",
     "stop_app",
     "warm_app",
 ]
 
+_in_app = False
 
-class RunUnreadable(Exception):
-    """:func:`open_session`: the path cannot be read as a run (``str()`` names it)."""
+# Which paths name remote runs, and how messages name a mirrored run (every command needs
+# this; mirroring itself, :mod:`inspector.loading.remote`, is imported only for a URL).
+_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 
 
-def open_session(
+def is_url(path: str | os.PathLike[str]) -> bool:
+    return isinstance(path, str) and bool(_URL.match(path))
+
+
+def shown(text: str) -> str:
+    """``text`` with every mirror folder replaced by the URL it mirrors."""
+    remote = sys.modules.get(__name__ + ".remote")  # loaded once a URL was opened
+    mirrored = remote.MIRRORED if remote is not None else {}
+    for url, local in sorted(mirrored.items(), key=lambda item: -len(str(item[1]))):
+        text = text.replace(str(local), url.rstrip("/"))
+    return text
+
+
+def answer(
     path: Path | str,
-    overrides: Overrides | None = None,
+    plan: Overrides | None = None,
     *,
-    in_app: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-) -> Session:
-    """Read and score one run (its own plan, or ``overrides`` as given).
+    fresh: bool = False,
+    also: Callable[[Session], dict[str, Any]] | None = None,
+) -> CachedReport | Loaded | Failed:
+    """The report of the run at ``path`` under ``plan`` (``--k`` / ``--strategy`` applied
+    as a derived plan): :class:`CachedReport` when the store answers for the run as it is
+    now, else :class:`Loaded` (with ``outputs``), or :class:`Failed`. ``fresh``: every file
+    is read (``check`` without ``--cached``). ``also``: further answers about the run,
+    each under its key, kept with the report for the same state of its files."""
+    from inspector.loading.door import keep_for, open_run
 
-    Raises:
-        RunUnreadable: the run directory cannot be read.
-    """
+    return open_run(
+        path, plan, fresh=fresh, keep=keep_for(fresh), derived=True, answer=True, also=also
+    )
 
-    def on_event(event: Event) -> None:
-        if isinstance(event, Progress) and progress is not None:
-            progress(event.done, event.total)
+
+def read(
+    path: Path | str,
+    plan: Overrides | None = None,
+    *,
+    fresh: bool = False,
+    preview: bool = False,
+    on_event: Callable[[Event], Any] | None = None,
+    early: EarlyOpen | None = None,
+) -> Loaded | Failed:
+    """The run at ``path`` read and scored under ``plan`` (``--k`` / ``--strategy`` applied
+    as a derived plan); events go to ``on_event``. ``preview``: the store's last report of
+    the run comes first (in the app: :class:`CachedReport` unchecked, then checked or
+    :class:`Outdated`); ``early``: what :func:`prepare_app` started. ``fresh``: every file
+    is read (the app's ``R``)."""
+    from inspector.loading.door import keep_for, open_run
 
     result = open_run(
-        path, Request(overrides=overrides, derive_plan=False, in_app=in_app), on_event
+        path,
+        plan,
+        fresh=fresh,
+        keep=keep_for(fresh),
+        derived=True,
+        preview=preview,
+        in_app=_in_app,
+        early=early,
+        on_event=on_event,
+        progress_interval=0.1 if _in_app else 0.0,
     )
-    if isinstance(result, Failed):
-        raise RunUnreadable(result.message)
-    assert isinstance(result, Loaded)
-    return result.session
+    assert not isinstance(result, CachedReport)
+    return result
+
+
+def audit(
+    function: Callable[..., Any],
+    calls: Sequence[tuple[Any, ...]],
+    *,
+    progress: Callable[[int, int], None] | None = None,
+) -> list[Any]:
+    """``function(*call)`` for each call (each a run's), in order, by reader processes of
+    this process's own (or here when there are none). A call that reads a run fresh keeps
+    nothing in the store; any other keeps its report. ``progress(done, total)`` after each
+    answer taken in order."""
+    from inspector.loading.door import Audited
+    from inspector.loading.many import map_in_processes
+    from inspector.loading.processes import workers
+
+    count = min(workers(spare=1), len(calls))
+    return map_in_processes(Audited(function), calls, count, progress=progress)
+
+
+def audit_in_app(
+    function: Callable[..., Any], calls: Sequence[tuple[Any, ...]], **pacing: Any
+) -> Iterator[list[tuple[int, Any]]]:
+    """:func:`audit` for the app: ``(index, answer)`` pairs in batches as they come, in no
+    particular order, from its shared reader processes; ``pacing`` (``failed``,
+    ``cancelled``, ``every``, ``first``) as :func:`~inspector.loading.many.stream_in_shared_pool`
+    takes it."""
+    from inspector.loading.door import Audited
+    from inspector.loading.many import stream_in_shared_pool
+
+    return stream_in_shared_pool(Audited(function), calls, **pacing)
+
+
+def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
+    """Every run under ``root``, newest first, each from its run-level files (the store
+    keeps them: an unchanged run's are not read again). ``folders``: the run folders
+    when the root was searched already.
+
+    Raises:
+        RunReadError: ``root`` is not a readable directory.
+    """
+    from inspector.loading.many import find_runs
+
+    return find_runs(root, folders)
+
+
+def kept(path: Path | str, plan: Overrides | None, question: str) -> tuple[float, ...] | None:
+    """The further answer to ``question`` kept with the run's report under ``plan``
+    (:func:`answer`'s ``also``, :func:`keep`), when the run is as it was then; else None."""
+    from inspector.loading import reports
+
+    found = reports.lookup(Path(path), reports.key_for(plan, question))
+    return found if type(found) is tuple else None
+
+
+def keep(session: Session, plan: Overrides | None, question: str, value: tuple[float, ...]) -> None:
+    """Keep ``value`` as the answer to ``question`` about the run as ``session`` read it
+    (under ``plan``); never fails."""
+    from inspector.loading import reports
+    from inspector.loading.store import enabled
+
+    if enabled():
+        with contextlib.suppress(Exception):
+            reports.store(session.run, reports.key_for(plan, question), value)
+
+
+def question_key(plan: Overrides | None, question: str) -> str | None:
+    """The name ``also`` gives an answer to ``question`` under ``plan`` (None: a plan given
+    as files, which is never kept)."""
+    from inspector.loading import reports
+
+    return reports.key_for(plan, question)
+
+
+def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Any:
+    """A remote run (``s3://``, ``gs://``, ...) copied into the store, its objects fetched
+    only when they changed (:func:`inspector.loading.remote.mirror`)."""
+    from inspector.loading.remote import mirror as fetch
+
+    return fetch(url, say=say)
+
+
+def derived_note(description: str, equivalent: bool, labelled: str | None = None) -> str:
+    """The stderr note every output of a derived plan gets (``labelled``: where the output
+    itself says so)."""
+    from inspector.loading.reading import derived_note as note
+
+    return (
+        note(description, equivalent)
+        if labelled is None
+        else note(description, equivalent, labelled)
+    )
 
 
 def prepare_app(
     paths: list[Path], preload: Sequence[str] = (), root_preload: Sequence[str] = ()
 ) -> EarlyOpen | None:
     """Before textual is imported (the process has one thread): look a single run up in
-    the report cache, else start its reader processes; start the fork server that later
-    reader processes come from, with the modules in ``preload`` imported (those whose
-    functions the app runs in them), and those in ``root_preload`` too when the app does
-    not open on one run (the runs screen checks every run under the roots)."""
-    # The reader and the engine (early reads a run not in the cache): the app's start only.
-    from inspector.loading.early import prepare
+    the store, else start its reader processes; start the fork server that later reader
+    processes come from, with the modules in ``preload`` imported (those whose functions
+    the app runs in them), and those in ``root_preload`` too when the app does not open
+    on one run."""
+    from inspector.loading.processes import start_forkserver
+    from inspector.loading.reading import prepare
 
     early = prepare(paths[0]) if len(paths) == 1 else None
     start_forkserver([*preload, *(root_preload if early is None else ())])
@@ -107,27 +246,70 @@ def prepare_app(
 
 
 def start_app() -> None:
-    """As the app is made: what its reader processes need (multiprocessing's resource
-    tracker, started while stderr is still the process's own)."""
+    """As the app is made: reads from now on are the app's (its shared reader processes,
+    the preview first), and multiprocessing's resource tracker starts while stderr is
+    still the process's own."""
+    global _in_app
+    from inspector.loading.processes import start_resource_tracker
+
+    _in_app = True
     start_resource_tracker()
 
 
 def warm_app() -> None:
     """Start the app's shared reader processes (in a worker thread, at mount); each loads
-    the inspector's code signature (what every report-cache check needs)."""
+    the inspector's code signature (what every store check needs)."""
+    from inspector.loading.processes import warm_shared_pool
+    from inspector.loading.store import code_signature
+
     warm_shared_pool(code_signature)
 
 
 def stop_app(early: EarlyOpen | None = None) -> None:
     """As the app closes: stop an early read not used and the shared reader processes,
     and hand the run's objects back to the garbage collector."""
-    heap.release()
+    global _in_app
+    from inspector.loading.door import release
+    from inspector.loading.processes import shutdown_shared_pool
+
+    release()
     if early is not None:
         early.cancel()
     shutdown_shared_pool()
+    _in_app = False
+
+
+def remembered_checks(
+    roots: Sequence[Path], plan: Overrides | None, runs: Sequence[str]
+) -> tuple[dict[str, Any], dict[str, tuple[int, ...]]]:
+    """The runs screen's last checks of ``runs`` whose anchor (run-level files, task folder
+    listings) is unchanged, shown marked as cached while every run is checked again, and
+    every run's anchor now (for :func:`remember_checks`)."""
+    from inspector.loading.many import recall
+
+    return recall(roots, plan, runs)
+
+
+def remember_checks(
+    roots: Sequence[Path], plan: Overrides | None, checks: Any, anchors: Any
+) -> None:
+    """Keep the runs screen's checks, each with the anchor taken before it was made."""
+    from inspector.loading.many import keep as keep_checks
+
+    keep_checks(roots, plan, checks, anchors)
 
 
 def end_app() -> None:
     """The app is ending on a signal: its reader processes end now (SIGTERM, then SIGKILL
     after a second), the early read's and the shared ones, and no new ones start."""
+    from inspector.loading.processes import end_pools
+
     end_pools()
+
+
+def __getattr__(name: str) -> Any:
+    if name == "EarlyOpen":  # the app's settings name its type
+        from inspector.loading.reading import EarlyOpen
+
+        return EarlyOpen
+    raise AttributeError(name)

@@ -1,96 +1,41 @@
-"""The one door for opening a run: :func:`open_run` (``inspector.loading.open``).
+"""How a run is opened behind the door (:mod:`inspector.loading`): the store's answer for an
+unchanged run, else the run read (its unchanged task folders from the store, the rest by
+reader processes), scored while it is read, and kept in the store for next time.
 
-The command line and the app both call it; it reports what happens as events — the
-report cache's answer for an unchanged run (:class:`CachedReport`), reading progress
-(:class:`Progress`), the scored session (:class:`Loaded`) or a run that cannot be read
-at all (:class:`Failed`) — and does the rest itself: the early start made before the app,
-the report cache, the task cache, the reader processes, scoring while reading, a derived
-plan for ``--k`` / ``--strategy``, and storing the caches for next time.
-
-The request and the events are named tuples: immutable like frozen dataclasses, and about
-a fifth of their cost to define (every command imports this module; issue 12's cached
-``report`` was 22 M instructions slower with six dataclasses here).
+What happens is reported as events: the store's report (:class:`CachedReport`), the
+preview withdrawn (:class:`Outdated`), reading progress (:class:`Progress`), the scored
+session (:class:`Loaded`) or a run that cannot be read at all (:class:`Failed`). They are
+named tuples: immutable, and cheap to define in a module every command imports.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from inspector.loading import heap, report_cache
-from inspector.loading.report_cache import Outputs
+from inspector.loading import reports
+from inspector.loading.records import Outputs
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.loading.early import EarlyOpen
-    from inspector.loading.snapshot import Checked
+    from inspector.loading.index import Checked
+    from inspector.loading.reading import EarlyOpen
     from inspector.session import Session
 
 
-class Request(NamedTuple):
-    """What the caller wants from opening a run.
-
-    Attributes:
-        overrides: The plan to score with (None: the run's own). ``k`` / ``strategy`` are
-            applied as a derived plan.
-        reuse_cache: False: every file is read; the caches may not stand in for reading
-            (``check`` without ``--cached``, the app's ``R``). What is read is still stored,
-            unless ``store`` is False.
-        store: False: nothing of this read is kept in the caches (``check ROOT``: an
-            audit of hundreds of runs writes no cache for each; nor does it take the file
-            keys a cache needs).
-        small_task_caches: False: the task cache, and the score table that lets a
-            command reread only a run's changed folders, are written only for a run large
-            enough for reader processes to read it (``readers.PARALLEL_MIN`` folders; the
-            report cache's outputs are written for every run): the runs screen's audit of
-            many small runs, whose next look the report cache answers, and whose folders
-            cost less to read again than to write (300 runs of 200 tasks: every value shown
-            about 0.6 s sooner, and half the cache on disk; the table was another 0.7 ms a
-            run and 80% of each run's report cache file).
-        answer_from_cache: The report cache's answer for an unchanged run is the answer
-            (the command line): the run is then not read.
-        preview: Report the report cache's answer first, then read the run anyway (the
-            app shows the cached numbers while the tasks are read).
-        outputs: :attr:`Loaded.outputs` holds what ``report`` / ``check`` print.
-        in_app: The caller has threads: the shared reader processes do the work.
-        derive_plan: ``k`` / ``strategy`` of ``overrides`` are applied as a derived plan
-            (the command line's ``--k`` / ``--strategy``); otherwise the run is scored
-            with ``overrides`` as given, and only the run's own plan is cached (the app).
-        early: What was started for this run before the app (``prepare_app``).
-        progress_interval: At most one :class:`Progress` event per this many seconds.
-        extra_answers: Called with the session when the run was read and scored (not
-            when the report cache answered): further answers about the run (the runs
-            screen's headline interval), each under its report cache key. They are kept
-            with the outputs, in the same write and for the same state of the run (one
-            snapshot of its files, one file written).
-    """
-
-    overrides: Overrides | None = None
-    reuse_cache: bool = True
-    store: bool = True
-    small_task_caches: bool = True
-    answer_from_cache: bool = False
-    preview: bool = False
-    outputs: bool = False
-    in_app: bool = False
-    derive_plan: bool = True
-    early: EarlyOpen | None = None
-    progress_interval: float = 0.0
-    extra_answers: Callable[[Session], dict[str, Any]] | None = None
-
-
 class CachedReport(NamedTuple):
-    """The run's report from the report cache: the run is unchanged since it was last
-    read, or (``read_again`` > 0, the command line) only that many of its ``folders`` task
-    folders changed, were read again, and the report was made from them and the others'
-    kept outcomes (:mod:`inspector.loading.score_table`).
+    """The run's report from the store: the run is unchanged since it was last read, or
+    (``read_again`` > 0) only that many of its ``folders`` task folders changed, were read
+    again, and the report was made from them and the others' kept outcomes.
 
-    ``checked`` False (the app's first preview): taken from the cache without checking the
-    run's files; a :class:`CachedReport` checked or :class:`Outdated` follows."""
+    ``checked`` False (the app's first preview): taken from the store without checking
+    the run's files; a :class:`CachedReport` checked or :class:`Outdated` follows."""
 
     outputs: Outputs
     read_again: int = 0
@@ -99,8 +44,8 @@ class CachedReport(NamedTuple):
 
 
 class Outdated(NamedTuple):
-    """The cached report given first (``CachedReport.checked`` False) is not the run's:
-    its files changed since, or could not be checked. The run is being read."""
+    """The report given first (``CachedReport.checked`` False) is not the run's: its files
+    changed since, or could not be checked. The run is being read."""
 
 
 class Progress(NamedTuple):
@@ -115,8 +60,8 @@ class Loaded(NamedTuple):
 
     Attributes:
         session: The session.
-        cache_hits: Task folders taken from the task cache instead of being read.
-        outputs: What ``report`` / ``check`` print (``Request.outputs``, when scored).
+        cache_hits: Task folders taken from the store instead of being read.
+        outputs: What ``report`` / ``check`` print (when asked and scored).
         notes: Derived-plan notes (whole lines for stderr).
         refusal: One line naming the file, when the run cannot be scored as asked.
     """
@@ -137,83 +82,138 @@ class Failed(NamedTuple):
 Event = CachedReport | Outdated | Progress | Loaded | Failed
 
 
+class Keep(NamedTuple):
+    """What a read keeps in the store: ``nothing``; else the report, and the task store
+    unless ``lean`` (a run too small for reader processes, in an audit of many runs: the
+    report store answers its next look, and its folders cost less to read again than to
+    keep)."""
+
+    nothing: bool = False
+    lean: bool = False
+
+
+class _Auditing(threading.local):
+    on = False
+
+
+_auditing = _Auditing()
+
+
+class Audited:
+    """``function`` called as part of an audit of many runs (picklable: it is sent to the
+    reader processes with each call)."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.function = function
+
+    def __call__(self, *args: Any) -> Any:
+        """The call, with every look the store takes at its run (``args[0]``) answered
+        by one check of the run's files: its answers are of one state of the run."""
+        from contextlib import nullcontext
+        from pathlib import Path
+
+        from inspector.loading.reports import held
+
+        before, _auditing.on = _auditing.on, True
+        try:
+            with held(Path(args[0])) if isinstance(args[0], str | Path) else nullcontext():
+                return self.function(*args)
+        finally:
+            _auditing.on = before
+
+
+def keep_for(fresh: bool) -> Any:
+    """What a read keeps in the store: everything, except in an audit of many runs, where
+    a fresh read (``check ROOT``, ``tasks ROOT``: hundreds of runs read once) keeps nothing
+    and any other keeps the task store only of runs large enough for reader processes."""
+    if not _auditing.on:
+        return Keep()
+    return Keep(nothing=True) if fresh else Keep(lean=True)
+
+
 def open_run(
     path: Path | str,
-    request: Request | None = None,
+    plan: Overrides | None,
+    *,
+    fresh: bool,
+    keep: Keep,
+    derived: bool,
+    answer: bool = False,
+    preview: bool = False,
+    in_app: bool = False,
+    early: EarlyOpen | None = None,
+    also: Callable[[Session], dict[str, Any]] | None = None,
     on_event: Callable[[Event], Any] | None = None,
+    progress_interval: float = 0.0,
 ) -> CachedReport | Loaded | Failed:
-    """Open the run at ``path`` as ``request`` asks; every event goes to ``on_event``
-    (from the calling thread) and the last one is returned."""
-    request = request or Request()
+    """Open the run at ``path``; every event goes to ``on_event`` (from the calling thread)
+    and the last one is returned.
+
+    ``fresh``: every file is read, nothing is taken from the store. ``derived``: ``k`` /
+    ``strategy`` of ``plan`` are applied as a derived plan (the command line), else the run
+    is scored with ``plan`` as given and only its own plan is kept (the app). ``answer``:
+    the store's report of an unchanged run is the answer (the run is not read), and
+    :attr:`Loaded.outputs` is filled. ``preview``: the store's report is given first, then
+    the run is read anyway. ``also``: further answers about the run kept with its report.
+    """
     emit = on_event or (lambda event: None)
-    early = (
-        request.early if request.early is not None and request.early.matches(Path(path)) else None
-    )
+    early = early if early is not None and early.matches(Path(path)) else None
     pending = early.pending if early is not None else None
-    if request.derive_plan:
-        key = report_cache.key_for(request.overrides, "outputs")
-    else:
-        key = report_cache.own_plan_key(request.overrides)
-    checked = None  # what the report cache's check found changed, for the task cache
-    if request.in_app and request.preview and request.reuse_cache:
+    key = reports.key_for(plan, "outputs") if derived else reports.own_plan_key(plan)
+    checked = None  # what the store's check found changed, for the task store
+    if in_app and preview and not fresh:
         if pending is None:
             _preview_in_app(Path(path), key, early, emit)
-    elif request.reuse_cache and (request.preview or request.answer_from_cache):
-        found, checked = report_cache.lookup_checked(Path(path), key)
-        cached = Outputs.from_data(found)
-        if cached is None and checked is not None and key is not None:
-            warm = _warm(path, key, request, checked)
+    elif not fresh and (preview or answer):
+        found, checked = reports.lookup_checked(Path(path), key)
+        cached = found if isinstance(found, Outputs) else None
+        if cached is None and checked is not None and key is not None and answer and derived:
+            warm = _warm(path, key, plan, checked)
             if warm is not None:
                 emit(warm)
                 return warm
         if cached is not None:
-            answer = CachedReport(cached)
-            emit(answer)
-            if request.answer_from_cache:
-                return answer
-            # Let the interface thread paint the numbers before the read takes the
-            # interpreter.
-            time.sleep(0.05)
-    elif pending is not None and not request.reuse_cache:
+            got = CachedReport(cached)
+            emit(got)
+            if answer:
+                return got
+    elif pending is not None and fresh:
         pending.cancel()
         pending = None
-    return _read(Path(path), request, key, pending, emit, checked)
+    return _read(
+        Path(path), plan, key, pending, emit, checked,
+        fresh=fresh, keep=keep, derived=derived, outputs=answer, in_app=in_app,
+        also=also, interval=progress_interval,
+    )  # fmt: skip
 
 
 def _preview_in_app(
     path: Path, key: str | None, early: EarlyOpen | None, emit: Callable[[Event], Any]
 ) -> None:
-    """The app's preview: the report cache's answer at once, marked as not yet checked
-    (checking a large run's files takes longer than the rest of opening the app), then
-    the check (in a shared reader process) and what it found: the answer, checked, or
-    :class:`Outdated`. The run is read after this either way, and its numbers replace
-    the preview's."""
-    shown = early.preview if early is not None else Outputs.from_data(report_cache.peek(path, key))
+    """The app's preview: the store's report at once, marked as not yet checked (checking
+    a large run's files takes longer than the rest of opening the app), then the check
+    (in a shared reader process) and what it found: the report, checked, or
+    :class:`Outdated`. The run is read after this either way."""
+    shown = early.preview if early is not None else reports.peek(path, key)
     if shown is not None:
         emit(CachedReport(shown, checked=False))
-        time.sleep(0.05)  # the interface thread paints the numbers
-    found = Outputs.from_data(report_cache.lookup(path, key, shared=True))
-    if found is not None:
+    found = reports.lookup(path, key, shared=True)
+    if isinstance(found, Outputs):
         emit(CachedReport(found))
-        if shown is None:
-            # Let the interface thread paint the numbers before the read takes the
-            # interpreter.
-            time.sleep(0.05)
     elif shown is not None:
         emit(Outdated())
 
 
-def _warm(path: Path | str, key: str, request: Request, checked: Checked) -> CachedReport | None:
-    """The command line's answer for a run whose files changed in a few task folders,
-    from its score table (None: the run is read)."""
-    overrides = request.overrides
-    if not request.answer_from_cache or not request.derive_plan:
-        return None
-    if overrides is not None and (overrides.k is not None or overrides.strategy is not None):
+def _warm(
+    path: Path | str, key: str, plan: Overrides | None, checked: Checked
+) -> CachedReport | None:
+    """The answer for a run whose files changed in a few task folders, from its score
+    table (None: the run is read)."""
+    if plan is not None and (plan.k is not None or plan.strategy is not None):
         return None
     from inspector.loading import reopen
 
-    found = reopen.answer(path, key, overrides, checked)
+    found = reopen.answer(path, key, plan, checked)
     if found is None:
         return None
     return CachedReport(found.outputs, found.read_again, found.folders)
@@ -221,74 +221,69 @@ def _warm(path: Path | str, key: str, request: Request, checked: Checked) -> Cac
 
 def _read(
     path: Path,
-    request: Request,
+    plan: Overrides | None,
     key: str | None,
     pending: Any,
     emit: Callable[[Event], Any],
-    checked: Checked | None = None,
+    checked: Checked | None,
+    *,
+    fresh: bool,
+    keep: Keep,
+    derived: bool,
+    outputs: bool,
+    in_app: bool,
+    also: Callable[[Session], dict[str, Any]] | None,
+    interval: float,
 ) -> Loaded | Failed:
-    # The reader and the engine: an answer from the report cache (report, check --cached,
-    # the app's cached preview) is given without loading them.
-    from inspector.loading.pending import begin_read
+    # The reader and the engine: an answer from the store is given without loading them.
     from inspector.loading.readers import PARALLEL_MIN
-    from inspector.loading.scoring import base_plan, derive, finish_and_score
+    from inspector.loading.reading import base_plan, begin_read, derive, finish_and_score
 
-    # What an earlier read kept from the collector is handed back (its cycles can go), and
-    # the collector is kept off what this read builds (the task cache loaded, the entries,
-    # the reductions), by every caller: its full collections otherwise walk the growing
-    # heap again and again (seconds at 50,000 tasks).
-    heap.release()
+    # What an earlier read kept from the collector is handed back, and the collector is
+    # kept off what this read builds: its full collections otherwise walk the growing heap
+    # again and again.
+    release()
     try:
-        with heap.paused():
+        with paused():
             if pending is None:
                 pending = begin_read(
                     path,
-                    reuse_cache=request.reuse_cache,
-                    store=request.store,
-                    shared=request.in_app,
+                    reuse_cache=not fresh,
+                    store=not keep.nothing,
+                    shared=in_app,
                     checked=checked,
                 )
             session = finish_and_score(
                 pending,
-                base_plan(request.overrides) if request.derive_plan else request.overrides,
-                progress=_progress(emit, request.progress_interval),
+                base_plan(plan) if derived else plan,
+                progress=_progress(emit, interval),
                 save_cache=False,
             )
     except RunReadError as exc:
         failed = Failed(str(exc))
         emit(failed)
         return failed
-    derived = derive(session, request.overrides if request.derive_plan else None, path)
-    outputs = None
-    if request.outputs and derived.refusal is None:
-        outputs = report_cache.outputs_of(derived.session, derived.notes)
-    loaded = Loaded(
-        derived.session,
-        session.run.cache_hits,
-        outputs,
-        tuple(derived.notes),
-        derived.refusal,
-    )
+    made = derive(session, plan if derived else None, path)
+    said = None
+    if outputs and made.refusal is None:
+        said = reports.outputs_of(made.session, made.notes)
+    loaded = Loaded(made.session, session.run.cache_hits, said, tuple(made.notes), made.refusal)
     emit(loaded)
     extra: dict[str, Any] = {}
-    if request.extra_answers is not None and derived.refusal is None:
-        extra = request.extra_answers(derived.session)
-    if not request.store:
+    if also is not None and made.refusal is None:
+        extra = also(made.session)
+    if keep.nothing:
         return loaded
-    # The caches are optional: a failure to store them never fails the load. They are
-    # written after the session is out, so a large run is on screen before they are.
+    # The store is optional: a failure to keep never fails the read. It is written after
+    # the session is out, so a large run is on screen before it is.
     with contextlib.suppress(Exception):
-        kept_whole = request.small_task_caches or len(pending.load.entries) >= PARALLEL_MIN
-        if kept_whole:
+        whole = not keep.lean or len(pending.load.entries) >= PARALLEL_MIN
+        if whole:
             pending.save_cache()
-        if derived.refusal is None and key is not None:
-            stored = outputs or report_cache.outputs_of(derived.session, derived.notes)
-            table = None
-            if derived.session is session and kept_whole:  # no derived plan
-                from inspector.loading.score_table import table_of
-
-                table = table_of(session)
-            report_cache.store(session.run, key, stored.as_data(), table, extra)
+        if made.refusal is None and key is not None:
+            kept = said or reports.outputs_of(made.session, made.notes)
+            table = reports.table_of(session) if made.session is session and whole else None
+            reports.store(session.run, key, kept, table, extra)
     return loaded
 
 
@@ -304,3 +299,33 @@ def _progress(emit: Callable[[Event], Any], interval: float) -> Callable[[int, i
             emit(Progress(done, total))
 
     return progress
+
+
+# The cyclic garbage collector and the large, long-lived data of an open run: a 50,000-task
+# run is millions of small objects, and each full collection walks all of them (about half
+# a second on the interface thread, whenever allocation triggers it). keep() moves what is
+# alive into the permanent generation (gc.freeze), where it is never walked; reference
+# counting still frees it. release() hands it back before a run is read again, so cycles
+# among the replaced data can still be collected; paused() keeps the collector off the
+# objects a read builds.
+def keep() -> None:
+    """Exempt every object alive now from full collections (call once a run is loaded)."""
+    gc.freeze()
+
+
+def release() -> None:
+    """Let full collections see the exempted objects again (call before re-reading)."""
+    gc.unfreeze()
+
+
+@contextlib.contextmanager
+def paused() -> Iterator[None]:
+    """No cyclic collection inside the block; what it built is then kept (:func:`keep`)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        keep()
+        if enabled:
+            gc.enable()

@@ -1,25 +1,53 @@
-"""Many runs at once: a function over many calls in worker processes (``check ROOT``, the
-runs screen), with the work done here when no worker process can be had.
+"""Many runs: a function over many calls in worker processes (``check ROOT``, the runs
+screen), here when no worker process can be had; a results root's runs list, kept in the
+store; and the runs screen's last checks.
 
-The callers name the function and its calls; which processes do the work, and how, is this
-module's business, so that nothing outside ``inspector.loading`` knows of processes.
+A root's runs list reads every run's ``run_info.json`` (which can be large),
+``params.json``, ``progress.json`` and ``metrics.json``: what they give (a
+:class:`~inspector.results.discover.RunSummary` but the task counts) is kept per root with
+each file's key, taken before the file was read, and used only while all four keys are
+unchanged; the task folders are counted again. A link among them, or a file too recent to
+tell (racy), is not kept.
+
+The runs screen shows the last check of a run, *marked as cached*, while every run is
+checked again, when its **anchor** is unchanged: the key of each run-level file and of
+each folder that lists the task folders (``details/`` and its state folders). A task file
+edited in place changes neither, which is why a recalled check is only shown marked as
+cached, and the full check always follows and replaces it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+import dataclasses
+import json
+import os
+import stat
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
+from inspector.loading import store
 from inspector.loading.ending import pool_in_use
 from inspector.loading.processes import (
     drop_shared_pool,
     own_context,
     reader_pool,
     shared_pool,
-    workers,
 )
-
-__all__ = ["map_in_processes", "stream_in_shared_pool", "workers"]
+from inspector.loading.records import Recalled, Summaries, Summary, load_problem, problem_rec
+from inspector.loading.reports import own_plan_key
+from inspector.overrides import Overrides
+from inspector.results.discover import (
+    RunSummary,
+    newest_first,
+    run_folders,
+    summarize_run,
+    task_counts,
+)
+from inspector.results.layout import TASK_STATES
+from inspector.results.listing import RUN_FILES
+from inspector.views.run_check import RunCheck
 
 
 def map_in_processes(
@@ -33,16 +61,16 @@ def map_in_processes(
     process's own (started now, so they see its environment); here when there are none.
     ``progress(done, total)`` after each answer taken in order."""
     said = progress or (lambda done, total: None)
-    # concurrent.futures.process (~15 ms with multiprocessing's connections and queues) when
+    # concurrent.futures.process (multiprocessing's connections and queues) when
     # a pool runs: the app imports this module (the runs screen) before its first frame,
     # and starts its reader processes in a worker thread after it.
     from concurrent.futures.process import BrokenProcessPool
 
     if processes > 1 and len(calls) > 1:
         _load_reader()
-        from inspector.loading import task_cache  # loaded with the reader just above
+        from inspector.loading import store
 
-        task_cache.enabled()  # a cache folder not the user's is named here, not by each worker
+        store.enabled()  # a cache folder not the user's is named here, not by each worker
         try:
             with pool_in_use(reader_pool(processes, own_context())) as pool:
                 answers = []
@@ -60,11 +88,9 @@ def map_in_processes(
 
 
 def _load_reader() -> None:
-    """The reader and the engine, which the door imports on a run's first read (an answer
-    from the report cache does without them): imported here, once, before the workers
-    fork, rather than by each worker on its first call (~60 ms CPU each, 25 modules)."""
-    # Imported for their side effect (the modules loaded in the forked workers).
-    from inspector.loading import pending, scoring  # noqa: F401
+    """The reader and the engine (an answer from the store does without them), imported
+    once before the workers fork rather than by each worker on its first call."""
+    from inspector.loading import reading  # noqa: F401
 
 
 def stream_in_shared_pool(
@@ -122,3 +148,166 @@ def stream_in_shared_pool(
     finally:
         for future in pending:
             future.cancel()
+
+
+FILES = ("run_info.json", "params.json", "progress.json", "metrics.json")
+"""What :func:`~inspector.results.discover.summarize_run` reads."""
+KEPT = tuple(
+    f.name
+    for f in dataclasses.fields(RunSummary)
+    if f.name not in ("path", "relative", "namespace", "task_counts", "problems")
+)
+"""The fields kept as they are (the path-derived ones and the counts are not kept)."""
+
+
+def find_runs(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
+    """:func:`inspector.results.find_runs`, with the unchanged runs' summaries from the cache
+    (``folders``: the run folders when the root was searched already).
+
+    Raises:
+        RunReadError: ``root`` is not a readable directory.
+    """
+    folders = run_folders(root) if folders is None else folders
+    if not store.enabled():
+        return newest_first([summarize_run(path, relative) for path, relative in folders])
+    file = cache_file(Path(root))
+    kept = _kept_summaries(file)
+    found: list[RunSummary] = []
+    entries: dict[str, Summary] = {}
+    for path, relative in folders:
+        real = os.path.realpath(path)
+        fence = time.time_ns()
+        keys = _keys(path)
+        entry = kept.get(real)
+        summary = _summary(path, relative, entry) if entry and entry.keys == keys else None
+        if summary is None:
+            summary = summarize_run(path, relative)  # read after the keys were taken
+            if keys is not None and not any(store.is_racy(key, fence) for key in keys):
+                entry = _record(keys, summary)
+            else:
+                entry = None
+        if entry is not None:
+            entries[real] = entry
+        found.append(summary)
+    if entries != kept:
+        store.write_atomically(file, Summaries(entries))
+    return newest_first(found)
+
+
+def cache_file(root: Path) -> Path:
+    return store.run_folder(root).with_suffix(".runs")
+
+
+def _keys(run: Path) -> tuple[Any, ...] | None:
+    """The keys of the four files, None when one cannot be stat'ed or is a link."""
+    keys = []
+    for name in FILES:
+        key = store.stat_or_absent(os.path.join(run, name))
+        if key is None or (key != store.ABSENT and stat.S_ISLNK(key[2])):
+            return None
+        keys.append(key)
+    return tuple(keys)
+
+
+def _record(keys: tuple[Any, ...], summary: RunSummary) -> Summary | None:
+    try:
+        return Summary(
+            keys,
+            *(getattr(summary, name) for name in KEPT),
+            tuple(problem_rec(p) for p in summary.problems),
+        )
+    except (TypeError, ValueError):
+        return None
+
+
+def _summary(path: Path, relative: str, kept: Summary) -> RunSummary:
+    """The summary kept, its task folders counted now."""
+    return RunSummary(
+        path=path,
+        relative=relative,
+        namespace=path.parent.name or None,
+        task_counts=task_counts(path),
+        problems=tuple(load_problem(p) for p in kept.problems),
+        **{name: getattr(kept, name) for name in KEPT},
+    )
+
+
+def _kept_summaries(file: Path) -> dict[str, Any]:
+    found = store.load(file, Summaries)
+    return found.runs if found is not None else {}
+
+
+ANCHORED = (*RUN_FILES, "details", *(f"details/{state}" for state in TASK_STATES))
+"""What an anchor holds the keys of, under the run."""
+
+Anchor = tuple[int, ...]
+
+
+def anchor(run: str) -> Anchor | None:
+    """The anchor of the run at ``run`` now, or None when a file cannot be stat'ed or a
+    time stamp is too recent to tell (then nothing is shown or kept for it)."""
+    fence = time.time_ns()
+    keys: list[int] = []
+    for rel in ANCHORED:
+        key = store.stat_or_absent(f"{run}/{rel}")
+        if key is None or store.is_racy(key, fence):
+            return None
+        keys += key
+    return tuple(keys)
+
+
+def recall(
+    roots: Sequence[Path], overrides: Overrides | None, runs: Sequence[str]
+) -> tuple[dict[str, RunCheck], dict[str, Anchor]]:
+    """What the last check found for each of ``runs`` (paths as listed) whose anchor is
+    unchanged, and every run's anchor now (to :func:`keep` with the checks made next)."""
+    anchors = {run: a for run in runs if (a := anchor(run)) is not None}
+    entries = _recalled(roots, overrides)
+    found: dict[str, RunCheck] = {}
+    for run, now in anchors.items():
+        entry = entries.get(os.path.realpath(run))
+        if entry is not None and entry[0] == now:
+            check = _check(entry[1])
+            if check is not None:
+                found[run] = check
+    return found, anchors
+
+
+def keep(
+    roots: Sequence[Path],
+    overrides: Overrides | None,
+    checks: Mapping[str, RunCheck],
+    anchors: Mapping[str, Anchor],
+) -> None:
+    """Remember ``checks`` (by run path as listed), each with the anchor taken before it
+    was made; runs without an anchor are left out. Never fails."""
+    file = _file(roots, overrides)
+    if file is None:
+        return
+    entries = {
+        os.path.realpath(run): (anchors[run], json.dumps(check.as_json(), ensure_ascii=False))
+        for run, check in checks.items()
+        if run in anchors
+    }
+    store.write_atomically(file, Recalled(entries))
+
+
+def _check(text: str) -> RunCheck | None:
+    try:
+        return RunCheck.from_json(json.loads(text))
+    except ValueError:
+        return None
+
+
+def _file(roots: Sequence[Path], overrides: Overrides | None) -> Path | None:
+    plan = own_plan_key(overrides)
+    if plan is None or not store.enabled():
+        return None
+    names = [os.path.realpath(root) for root in roots] + [plan]
+    return store.run_folder(names[0]).with_name(store.name_of(*names) + ".checks")
+
+
+def _recalled(roots: Sequence[Path], overrides: Overrides | None) -> dict[str, Any]:
+    file = _file(roots, overrides)
+    found = store.load(file, Recalled) if file is not None else None
+    return found.runs if found is not None else {}

@@ -1,6 +1,6 @@
 """The reader processes: one per core, forked by a single-threaded caller (the command
 line) or, for the app, one shared pool started by a fork server before textual is
-imported, kept for reloads, other runs and cache checks (issue 6)."""
+imported, kept for reloads, other runs and store checks."""
 
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def reader_started(parent: int | None = None) -> None:
 
 def die_with_parent(parent: int | None = None) -> None:
     """Make this reader process end when ``parent`` (the process that made its pool) does,
-    by any signal (issue 39): without that, a reader blocked on the pipe of a killed
+    by any signal: without that, a reader blocked on the pipe of a killed
     ``inspector report`` waits forever, re-parented to init.
 
     Forked by ``parent`` itself: on Linux the kernel sends SIGKILL when the parent ends
@@ -218,7 +218,7 @@ def start_forkserver(preload: Sequence[str] = ()) -> None:
     """Start the fork server now, in the background (the app calls this before it imports
     textual): later worker processes then start in milliseconds, with the readers loaded,
     and the modules named in ``preload`` (the functions the caller will run in them)."""
-    # multiprocessing and concurrent.futures (~60 modules, ~70 ms) when processes start, here
+    # multiprocessing and concurrent.futures (many modules) when processes start, here
     # and below: a report answered from the cache imports this module and starts none.
     import multiprocessing
 

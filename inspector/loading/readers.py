@@ -1,9 +1,9 @@
-"""Reading many task folders fast: the task cache first, then reader processes (issue 6).
+"""Reading many task folders fast: the task store first, then reader processes.
 
 A task folder is read independently of the others, so large runs are split into chunks
 read by a pool of worker processes (one per core); small runs are read in-process, where
 starting workers would cost more than it saves. Folders whose files are unchanged since the
-last read come from :mod:`inspector.loading.task_cache`. The result is the same list of
+last read come from :mod:`inspector.loading.tasks`. The result is the same list of
 entries, in the same order, whichever path produced it — tests compare them.
 
 Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`)
@@ -16,13 +16,13 @@ shared pool started by a fork server before textual was imported.
 from __future__ import annotations
 
 import gc
-import marshal
 from collections.abc import Callable, Collection, Sequence
 from pathlib import Path
 from typing import Any
 
-from inspector.loading import entry_data, task_cache
+from inspector.loading import tasks as task_store
 from inspector.loading.ending import end_pool
+from inspector.loading.index import Checked
 from inspector.loading.processes import (
     drop_shared_pool,
     halves_in_fork,
@@ -33,7 +33,9 @@ from inspector.loading.processes import (
     shared_pool,
     workers,
 )
-from inspector.loading.snapshot import Checked
+from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
+from inspector.loading.store import enabled as store_enabled
+from inspector.loading.store import stat_or_absent
 from inspector.results.listing import StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.run_files import RunFiles
@@ -42,6 +44,7 @@ from inspector.results.tasks import TaskEntry, load_published
 preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
 Progress = Callable[[int, int], None]
+_Chunk = list[tuple[EntryRec, tuple[tuple[str, int, int, int, int, int, int], ...] | None]]
 # Below this many folders to read, worker start-up costs more than it saves.
 PARALLEL_MIN = 1500
 CHUNK = 250
@@ -57,7 +60,7 @@ def _read_one(
     first: str,
     strategies: Collection[str],
     signed: bool = True,
-) -> tuple[TaskEntry, task_cache.Signature | None]:
+) -> tuple[TaskEntry, task_store.Signature | None]:
     """One folder, and the signature of its files as they were read (for the cache; None
     when not ``signed``: there is no cache)."""
     entry = read_plain_task(files, folder, state, first, strategies, signed)
@@ -65,7 +68,7 @@ def _read_one(
         entry = load_published(files, folder, state, first, strategies)
     if not signed:
         return entry, None
-    return entry, task_cache.known_signature(files.stats, task_cache.entry_files(entry))
+    return entry, task_store.known_signature(files.stats, task_store.entry_files(entry))
 
 
 def _read_chunk(
@@ -74,11 +77,11 @@ def _read_chunk(
     strategies: tuple[str, ...],
     signed: bool = True,
 ) -> bytes:
-    """Worker: read folders and send them back compactly — each entry as plain data
-    (:func:`~inspector.loading.entry_data.encode_entry`) with the signature of its files
-    (None when not ``signed``: without a cache nothing uses it), the whole chunk as one
-    :mod:`marshal` string (several times cheaper to make and to take apart than pickling
-    the same tuples, and one object for the pool to pass on).
+    """Worker: read folders and send them back compactly — each entry as its record
+    (:class:`~inspector.loading.records.EntryRec`) with the signature of its files (None
+    when not ``signed``: without a store nothing uses it), the whole chunk as one msgpack
+    string (cheaper to make and to take apart than pickling, and one object for the pool
+    to pass on).
 
     The cyclic garbage collector is off meanwhile: what is built is acyclic, and the
     collections triggered by the parsed documents would walk the growing chunk again and
@@ -90,8 +93,8 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies, signed)
-            out.append((entry_data.encode_entry(entry), seen))
-        return marshal.dumps(out)
+            out.append((entry_record(entry), seen))
+        return ENCODER.encode(out)
     finally:
         if enabled:
             gc.enable()
@@ -137,8 +140,8 @@ class EntryLoad:
         self.strategies = tuple(strategies)
         self.store = store
         self.cache = (
-            task_cache.TaskCache(files.root, reuse=reuse)
-            if task_cache.enabled() and (reuse or store)
+            task_store.TaskCache(files.root, reuse=reuse)
+            if store_enabled() and (reuse or store)
             else None
         )
         self.entries: list[TaskEntry | None] = [None] * len(candidates)
@@ -162,7 +165,7 @@ class EntryLoad:
         self.pool: Any = None
         self.owned = False
         self.futures: list[Any] = []  # None once its chunk is taken
-        self.signatures: dict[str, task_cache.Signature] = {}
+        self.signatures: dict[str, task_store.Signature] = {}
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], None] | None = None
         pool_size = min(workers(), max(1, len(self.items) // CHUNK))
@@ -209,7 +212,7 @@ class EntryLoad:
             step = max(CHUNK, len(checked) // (4 * workers()) + 1)
             parts = [checked[i : i + step] for i in range(0, len(checked), step)]
             answers = in_shared_pool(
-                task_cache.unchanged, [(root, [known[p] for p in part]) for part in parts]
+                task_store.unchanged, [(root, [known[p] for p in part]) for part in parts]
             )
             if answers is not None:
                 valid = [ok for answer in answers for ok in answer]
@@ -217,14 +220,14 @@ class EntryLoad:
             # A single-threaded caller: half of the lstat calls in a forked child.
             half = len(checked) // 2
             both = halves_in_fork(
-                task_cache.unchanged,
+                task_store.unchanged,
                 (root, [known[p] for p in checked[:half]]),
                 (root, [known[p] for p in checked[half:]]),
             )
             if both is not None and len(both[0]) + len(both[1]) == len(checked):
                 valid = [*both[0], *both[1]]
         if valid is None:
-            valid = task_cache.unchanged(root, [known[p] for p in checked])
+            valid = task_store.unchanged(root, [known[p] for p in checked])
         hits.update(position for position, ok in zip(checked, valid, strict=True) if ok)
 
     def _start_pool(self, pool_size: int) -> None:
@@ -305,8 +308,8 @@ class EntryLoad:
                 if cached is not None:
                     self.signatures[entry.folder] = cached[0]
                 else:  # not cacheable (a file is missing: a task not yet published)
-                    rels = task_cache.entry_files(entry)
-                    stats = [task_cache.stat_or_absent(self.files.full_path(r)) for r in rels]
+                    rels = task_store.entry_files(entry)
+                    stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
                     present = [stat for stat in stats if stat is not None]
                     if len(present) == len(stats):
                         self.signatures[entry.folder] = tuple(
@@ -390,9 +393,7 @@ class EntryLoad:
             if isinstance(exc, BrokenProcessPool) and self.pool is not None and not self.owned:
                 drop_shared_pool(self.pool)
             return self._read_here(self.chunks[number])
-        # Made by this inspector's own reader processes just now: not checked again.
-        trusted = entry_data.trusted_entry
         return [
-            (trusted(encoded, item[0]), seen, encoded)
-            for (encoded, seen), item in zip(marshal.loads(data), self.chunks[number], strict=True)
+            (task_entry(rec, item[0]), seen, rec)
+            for (rec, seen), item in zip(decoder(_Chunk).decode(data), self.chunks[number], strict=True)
         ]

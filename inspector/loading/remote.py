@@ -2,7 +2,7 @@
 
 A URL names a run or a results root. :func:`mirror` lists the objects under it (fsspec),
 fetches the new and changed ones in parallel with bounded concurrency into a content mirror
-in the user's cache directory (``remote/<hash of the URL>`` in the cache folder, :func:`~inspector.loading.task_cache.cache_root`),
+in the user's cache directory (``remote/<hash of the URL>`` in the cache folder, :func:`~inspector.loading.store.cache_root`),
 and returns that folder; the ordinary local reader and the one engine then read it, so the
 numbers are those of a local copy. Each mirrored object is keyed by its ETag (S3, Azure),
 generation (GCS) or modification time, and its size: a reopen lists the prefix and transfers
@@ -20,7 +20,7 @@ the remote object, and the run is read without it. ``INSPECTOR_REMOTE_CONCURRENC
 Credentials come only from each backend's standard chain and fsspec's configuration
 (``FSSPEC_S3_ENDPOINT_URL`` and the like, read when a URL is opened); the inspector stores
 none and never writes to the remote. Messages name the URL, never the cache folder
-(:func:`~inspector.loading.urls.shown`). Backends are extras: ``pip install 'agentcompass-inspector[s3]'`` (s3fs),
+(:func:`~inspector.loading.shown`). Backends are extras: ``pip install 'agentcompass-inspector[s3]'`` (s3fs),
 ``[gcs]`` (gcsfs), ``[azure]`` (adlfs), ``[http]`` (aiohttp).
 """
 
@@ -29,7 +29,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -38,15 +37,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.cache_files import cache_root, make_folder, trusted
-from inspector.loading.urls import MIRRORED
+from inspector.loading import store
+from inspector.loading.records import MirrorIndex
+from inspector.loading.store import cache_root, make_folder, trusted
 from inspector.results.problems import RunReadError
 
 _EXTRAS = {"s3": "s3", "s3a": "s3", "gs": "gcs", "gcs": "gcs", "az": "azure", "abfs": "azure",
            "abfss": "azure", "adl": "azure", "http": "http", "https": "http"}  # fmt: skip
 _VERSION_FIELDS = ("ETag", "etag", "generation", "version_id", "VersionId", "LastModified",
                    "last_modified", "mtime", "updated")  # fmt: skip
-INDEX_FORMAT = 1
 MiB = 1024**2
 NAME_MAX = 255  # bytes in one file name (Linux, macOS, Windows: the usual limit)
 NOT_YOURS = "the cache folder to mirror it in is not only yours (see the warning above)"
@@ -62,13 +61,15 @@ def _limit(name: str, default_mb: int) -> int:
 
 def mirrors_dir(url: str) -> Path:
     """Where mirrors are kept: ``remote`` in the one cache folder of every cache
-    (:func:`~inspector.loading.task_cache.cache_root`). Raises :class:`RunReadError` naming
+    (:func:`~inspector.loading.store.cache_root`). Raises :class:`RunReadError` naming
     ``url`` when there is none (no absolute home or ``XDG_CACHE_HOME``), or when someone
-    else can write it (:func:`~inspector.loading.cache_files.trusted`: its files would be
+    else can write it (:func:`~inspector.loading.store.trusted`: its files would be
     read as the run's)."""
     root = cache_root()
     if root is None:
-        raise RunReadError(url, "no cache folder to mirror it in: set HOME or an absolute XDG_CACHE_HOME")
+        raise RunReadError(
+            url, "no cache folder to mirror it in: set HOME or an absolute XDG_CACHE_HOME"
+        )
     if not trusted(root / "remote"):
         raise RunReadError(url, NOT_YOURS)
     return root / "remote"
@@ -92,6 +93,9 @@ class Mirror:
 
 # URL -> mirror, for this process: a run under a mirrored root is not fetched again, and
 # messages naming a mirror's folder are shown with its URL.
+MIRRORED: dict[str, Path] = {}
+"""URL -> the local folder mirroring it, for every URL this process has opened (what
+:func:`inspector.loading.shown` names by its URL)."""
 _OPEN: dict[str, Mirror] = {}
 
 
@@ -198,21 +202,14 @@ def _list(fs: Any, root: str, mirror: Mirror) -> dict[str, tuple[str | None, int
 
 
 def _read_index(path: Path) -> dict[str, tuple[str | None, int]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        if data.get("format") != INDEX_FORMAT:
-            return {}
-        return {key: (value[0], int(value[1])) for key, value in data["objects"].items()}
-    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
-        return {}  # a malformed index is a miss: everything is fetched again
+    """The mirror's index (each object's version and size), {} when there is none or it
+    is not one (then everything is fetched again)."""
+    found = store.load(path, MirrorIndex)
+    return dict(found.objects) if found is not None else {}
 
 
 def _write_index(path: Path, url: str, objects: dict[str, tuple[str | None, int]]) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".index.", suffix=".tmp")
-    with _removed_unless_replaced(tmp):
-        with open(fd, "w", encoding="utf-8") as f:
-            json.dump({"format": INDEX_FORMAT, "url": url, "objects": objects}, f)
-        os.replace(tmp, path)
+    store.write_atomically(path, MirrorIndex(url, objects))
 
 
 def _store(tree: Path, key: str, data: bytes) -> None:
@@ -270,7 +267,7 @@ def _fetch(fs: Any, root: str, keys: list[str], sizes: dict[str, int]) -> Iterab
                 except Exception as exc:  # reported per object
                     return exc
 
-            # concurrent.futures (+13 modules with logging, ~9 ms): only a synchronous
+            # concurrent.futures (and logging with it): only a synchronous
             # backend's fetch needs it.
             from concurrent.futures import ThreadPoolExecutor
 
@@ -323,7 +320,7 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
         objects = _list(fs, root, result)
         if not objects:
             raise RunReadError(url, "no objects under this URL")
-        index = _read_index(base / "index.json")
+        index = _read_index(base / "index")
         wanted = [
             key for key, (version, size) in objects.items()
             if version is None or index.get(key) != (version, size)
@@ -351,7 +348,7 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
             result.fetched_bytes += len(data)
             # a size that changed since the listing: kept, and fetched again next time
             stored[key] = objects[key] if len(data) == sizes[key] else (None, len(data))
-        _write_index(base / "index.json", url, stored)
+        _write_index(base / "index", url, stored)
     tree.mkdir(exist_ok=True)
     _OPEN[url] = result
     MIRRORED[url] = result.local

@@ -1,9 +1,9 @@
 """Reopening a run after a few task folders changed: its report from its score table,
-with only the changed folders read again (issue 11).
+with only the changed folders read again.
 
 When the report cache's check finds that only some task folders' files changed,
 :func:`answer` reads those folders again, reduces their tasks, takes every other folder's
-row from the run's score table (:mod:`inspector.loading.score_table`) and aggregates the
+row from the run's score table (:func:`inspector.loading.reports.table_of`) and aggregates the
 report through the engine (``standard_report``): the cost is the unchanged reopen plus the
 changed folders' work, with no entry or task record made for an unchanged folder. The
 new report is kept with the new snapshot and table, so the next reopen starts from them.
@@ -19,7 +19,6 @@ from __future__ import annotations
 import bisect
 import functools
 import itertools
-import marshal
 import operator
 import os
 import time
@@ -34,18 +33,13 @@ from inspector.engine.hierarchy import parse_hierarchy
 from inspector.engine.model import TaskRecord
 from inspector.engine.recomputation import check_plans, standard_report
 from inspector.engine.report import dumps_metrics_json, validate_report
-from inspector.loading import report_cache, task_cache
-from inspector.loading import snapshot as snapshots
-from inspector.loading.report_cache import Outputs
-from inspector.loading.score_table import (
-    Table,
-    as_problem,
-    entry_problems,
-    level_run,
-    update_rows,
-)
+from inspector.loading import index as snapshots
+from inspector.loading import reports
+from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem, problem_rec
+from inspector.loading.tasks import signature_is_racy
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES
+from inspector.results.problems import LoadProblem
 from inspector.results.reader import Run, TaskCollector, first_locations
 from inspector.results.run_files import RunFiles
 from inspector.results.tasks import TaskEntry, load_running
@@ -79,18 +73,12 @@ def answer(
     changed = _changed_entries(starts, checked.changed, count)
     if changed is None:
         return None
-    try:
-        tables = marshal.loads(checked.tables)
-    except (EOFError, ValueError, TypeError):
-        return None
-    table = Table.from_data(tables.get(key) if type(tables) is dict else None, count)
+    table = reports.table_in(checked.tables, key, count)
     if table is None:
         return None
     root = Path(os.path.abspath(path))
     files = RunFiles(root)
-    run = level_run(root, table.level)  # the run-level files are unchanged
-    if run is None:
-        return None
+    run = _level_run(root, table.level)  # the run-level files are unchanged
     from inspector.session import PlannedStream, reduction_stream
 
     stream = reduction_stream(run, overrides)
@@ -101,7 +89,7 @@ def answer(
         return None
     if stream.series_ids != table.series:
         return None
-    fence = time.time_ns()  # before the changed folders are read: see task_cache.is_racy
+    fence = time.time_ns()  # before the changed folders are read: see store.is_racy
     fresh = _read_again(files, candidates, running, changed)
     scored = _merge(run, table, fresh)
     if scored is None:
@@ -117,18 +105,20 @@ def answer(
         validate_report(report)
     except (EngineError, KeyError, TypeError, ValueError):
         return None
-    update_rows(table, scored, fresh, outcomes, keys)
+    _update_rows(table, scored, fresh, outcomes, keys)
     problems = list(run.problems)
-    problems += [as_problem(p) for p in listing_problems]
+    problems += [LoadProblem(*p) for p in listing_problems]
     # In folder order: the folders with problems (few) and those read again.
     for i in sorted(fresh.keys() | set(itertools.compress(range(count), table.probs))):
-        row = entry_problems(fresh[i][0]) if i in fresh else table.probs[i]
-        problems += [as_problem(p) for p in row]
+        if i in fresh:
+            problems += fresh[i][0].problems
+        else:
+            problems += [load_problem(p) for p in table.probs[i]]
     for folder in running:
         problems += load_running(files, folder).problems
     if any(problem.blocking for problem in problems):
         return None
-    from inspector.loading.scoring import guessed_contract_warning
+    from inspector.loading.reading import guessed_contract_warning
 
     outputs = Outputs(
         warnings=tuple((p.path, p.message) for p in problems),
@@ -143,7 +133,44 @@ def answer(
     return Answer(outputs, len(fresh), count + len(running))
 
 
-def _starts(snapshot: snapshots.Snapshot) -> list[int]:
+def _level_run(root: Path, level: RunLevel) -> Run:
+    """The run as its run-level files were read (:func:`~inspector.loading.reports.table_of`)."""
+    run = Run(path=root, run_info=level.run_info, params=level.params, stored_metrics=level.metrics)
+    run.stored_metrics_text, run.stored_summary = level.metrics_text, level.summary
+    run.problems = [load_problem(p) for p in level.problems]
+    return run
+
+
+def _update_rows(
+    table: Table,
+    scored: list[int],
+    fresh: dict[int, tuple[TaskEntry, Any]],
+    outcomes: dict[str, list[Any]],
+    keys: list[str],
+) -> None:
+    """The table's rows of the folders read again, as :func:`~inspector.loading.reports.table_of`
+    would make them."""
+    for i, (entry, _) in fresh.items():
+        record = entry.record
+        table.ids[i] = record.task_id if record is not None else None
+        table.probs[i] = tuple([problem_rec(p) for p in entry.problems])
+        table.won[i] = False
+        table.cats[i] = None
+        for column in table.columns:
+            column.values[i] = column.states[i] = column.errors[i] = None
+    for j, i in enumerate(scored):
+        if i not in fresh:
+            continue
+        table.won[i] = True
+        table.cats[i] = keys[j]
+        for series_id, column in zip(table.series, table.columns, strict=True):
+            outcome = outcomes[series_id][j]
+            column.values[i] = outcome.value
+            column.states[i] = outcome.state
+            column.errors[i] = outcome.has_error
+
+
+def _starts(snapshot: Any) -> list[int]:
     """Where each entry's files begin among the snapshot's files."""
     running = snapshots.RUNNING_ENTRY
     sizes = [2 if numbers == running else 2 + len(numbers) for numbers in snapshot.attempts]
@@ -236,8 +263,12 @@ def _outcomes(
         raise ValueError("a scored task without its category")
     make = functools.partial(tuple.__new__, TaskOutcome)
     out: dict[str, list[Any]] = {}
-    for series_id, (values, states, errors) in zip(table.series, table.columns, strict=True):
-        picked = [_pick(values, scored), _pick(states, scored), _pick(errors, scored)]
+    for series_id, column in zip(table.series, table.columns, strict=True):
+        picked = [
+            _pick(column.values, scored),
+            _pick(column.states, scored),
+            _pick(column.errors, scored),
+        ]
         for (j, _), reduction in zip(again, reduced[series_id], strict=True):
             picked[0][j], picked[1][j], picked[2][j] = (
                 reduction.value,
@@ -254,7 +285,7 @@ def _store(
     root: Path,
     key: str,
     outputs: Outputs,
-    snapshot: snapshots.Snapshot,
+    snapshot: Any,
     starts: list[int],
     table: Table,
     fresh: dict[int, tuple[TaskEntry, Any]],
@@ -275,7 +306,7 @@ def _store(
         expected += [f"{folder}/attempt-{number}/result.json" for number in numbers]
         if seen is None or [item[0] for item in seen] != expected:
             return
-        if task_cache.signature_is_racy(seen, fence):
+        if signature_is_racy(seen, fence):
             return
         packed = [snapshots.pack(item[1:]) for item in seen]
         if None in packed:
@@ -286,5 +317,5 @@ def _store(
         done = start + width * (2 + len(attempts[i]))
         attempts[i] = numbers
     pieces.append(snapshot.stats[done:])
-    new = snapshots.Snapshot(snapshot.listing, tuple(attempts), b"".join(pieces))
-    report_cache.store_snapshot(root, new, key, outputs.as_data(), table.as_data())
+    new = Index(snapshot.listing, tuple(attempts), b"".join(pieces))
+    reports.store_snapshot(root, new, key, outputs, table)

@@ -25,10 +25,10 @@ from inspector.app.handoff import handoff_file, remove_handoff_file
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
-from inspector.loading import open_session as open_run
 from inspector.results.stream import PAGE_BYTES, StreamedAttempt
 from inspector.views.paged import KEEP_PAGES, PagedDocument, trajectory_document
 from tests.app.helpers import pilot_test, settle, static_text
+from tests.conftest import open_session as open_run
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (140, 45)

@@ -17,12 +17,12 @@ from pathlib import Path
 
 import pytest
 
-import inspector.loading.scoring as loading_module
+import inspector.loading.reading as loading_module
 from inspector.app.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.settings import Settings
-from inspector.loading import report_cache
-from inspector.loading.early import prepare
+from inspector.loading import reports
+from inspector.loading.reading import prepare
 
 from .helpers import cell_text, pilot_test, settle, static_text
 
@@ -37,7 +37,7 @@ def _copy(run: Path, tmp_path: Path) -> Path:
 
 class Held:
     """Makes ``module.name`` wait until released (the overview's full read: scoring's
-    finish_and_score; the check of the files: report_cache.lookup)."""
+    finish_and_score; the check of the files: reports.lookup)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
         self.release = threading.Event()
@@ -55,7 +55,7 @@ def held_read(monkeypatch: pytest.MonkeyPatch) -> Held:
 
 
 def held_check(monkeypatch: pytest.MonkeyPatch) -> Held:
-    return Held(monkeypatch, report_cache, "lookup")
+    return Held(monkeypatch, reports, "lookup")
 
 
 async def _wait_for(pilot, condition, seconds: float = 30) -> None:  # type: ignore[no-untyped-def]

@@ -13,7 +13,7 @@ from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.runs import RunsScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.whatif import WhatIfScreen
-from inspector.loading import open_session as open_run
+from tests.conftest import open_session as open_run
 
 from .helpers import cell_text, pilot_test, settle, static_text
 

@@ -62,8 +62,8 @@ async def test_w_shows_the_parts_and_enter_lists_a_parts_tasks() -> None:
 
 @pilot_test
 async def test_two_runs_with_different_tasks_have_parts_for_each_side() -> None:
-    from inspector.loading import open_session
     from inspector.views.compare import compare
+    from tests.conftest import open_session
 
     a, b = (
         open_session(str(conformance_run(n)))

@@ -364,8 +364,8 @@ async def test_slash_on_the_runs_screen_then_enter_opens_the_first_match(alike_r
 @pilot_test
 async def test_the_compare_task_table_keeps_eight_rows_at_80x24(run_path) -> None:  # type: ignore[no-untyped-def]
     from inspector.app.screens.compare import CompareScreen
-    from inspector.loading import open_session
     from inspector.views.compare import compare
+    from tests.conftest import open_session
 
     app = InspectorApp([run_path("compare_a")])
     async with app.run_test(size=(80, 24)) as pilot:

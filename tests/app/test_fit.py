@@ -99,8 +99,8 @@ async def test_task_reasons_read_as_lines_at_100_columns(run_path) -> None:  # t
 @pilot_test
 async def test_compare_series_table_fits_without_scrolling(runs_root, size) -> None:  # type: ignore[no-untyped-def]
     from inspector.app.screens.compare import CompareScreen
-    from inspector.loading import open_session
     from inspector.views.compare import compare
+    from tests.conftest import open_session
 
     a = open_session(runs_root / "compare_a")
     b = open_session(runs_root / "compare_b")

@@ -171,8 +171,8 @@ def _tree(screen: OverviewScreen) -> CategoryTree:
 
 @pilot_test
 async def test_compare_labels_side_of_an_opened_task_and_swap(runs_root) -> None:  # type: ignore[no-untyped-def]
-    from inspector.loading import open_session as open_run
     from inspector.views.compare import compare
+    from tests.conftest import open_session as open_run
 
     a = open_run(runs_root / "compare_a")
     b = open_run(runs_root / "compare_b")
@@ -345,8 +345,8 @@ async def test_export_writes_the_rows_on_screen(run_path, tmp_path) -> None:  # 
 
 
 def test_attempt_marks_and_reduction_words_follow_the_engine(run_path) -> None:  # type: ignore[no-untyped-def]
-    from inspector.loading import open_session as open_run
     from inspector.views.tasks import task_rows
+    from tests.conftest import open_session as open_run
 
     rec = open_run(run_path("k3_avg_hierarchy")).recomputation
     assert rec is not None

@@ -11,9 +11,9 @@ import pytest
 
 from inspector.app.app import InspectorApp
 from inspector.app.screens.issues import IssuesScreen
-from inspector.loading import open_session
 from inspector.views.attribution import NO_ISSUE
 from inspector.views.audit import in_count, reductions_of
+from tests.conftest import open_session
 
 from .helpers import pilot_test, settle, static_text
 

@@ -17,8 +17,8 @@ from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.help import HelpScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.tasks import TasksScreen
-from inspector.loading import open_session
 from inspector.views.compare import compare
+from tests.conftest import open_session
 
 from .helpers import pilot_test, settle
 

@@ -22,7 +22,6 @@ from inspector.app.screens.ledger import LedgerScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
 from inspector.app.screens.tasks import TasksScreen
-from inspector.loading import open_session as open_run
 from inspector.views.audit import InCount, tasks_behind
 from inspector.views.explain import explain
 from inspector.views.task_index import TaskIndex
@@ -35,6 +34,7 @@ from inspector.views.tasks import (
     task_rows,
 )
 from tests.conftest import ROOT
+from tests.conftest import open_session as open_run
 from widgets.task_table import COLUMNS, TaskTable
 
 from .helpers import capture, cell_text, pilot_test, settle, static_text

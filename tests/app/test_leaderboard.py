@@ -108,7 +108,7 @@ def test_the_command_lists_the_root_through_the_cached_listing(
 ) -> None:
     """As the runs screen: a second leaderboard of an unchanged root reads no run's
     run-level files again (the loading layer's runs list), and an edited run is read."""
-    from inspector.loading import summary_cache
+    from inspector.loading import many as summary_cache
     from inspector.results import discover
     from tests.loading.helpers import count_summaries, settle_time_stamps
 

@@ -145,7 +145,7 @@ async def test_differences_banner_names_series_and_field(run_path, tmp_path: Pat
     copy = tmp_path / "ns" / "edited"
     shutil.copytree(source, copy)
     app_session = InspectorApp([copy])
-    from inspector.loading import open_session as open_run
+    from tests.conftest import open_session as open_run
 
     report = json.loads(open_run(copy).metrics_json())
     report["series"][0]["counts"]["error"] += 1

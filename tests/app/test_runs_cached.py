@@ -11,12 +11,14 @@ from pathlib import Path
 
 import pytest
 
+from inspector import loading
 from inspector.answers.root import audit_call, audit_runs
 from inspector.app.app import InspectorApp
 from inspector.app.screens import runs as runs_module
 from inspector.app.screens.runs import RunsScreen
-from inspector.loading import snapshot
+from inspector.loading import index as snapshot
 from inspector.overrides import Overrides
+from inspector.views.run_check import RunCheck
 from tests.loading.helpers import first_result, flipped_same_size, settle_time_stamps
 from tests.results_root import CUT_OFF, MICRO, PASS, make_results_root
 
@@ -100,7 +102,11 @@ def test_a_cached_check_and_its_interval_come_from_one_look_at_the_files(
     from inspector.answers.root import interval_call
 
     path = str(root / PASS)
-    check = audit_call(path, PASS, Overrides())  # read and scored: with its interval
+
+    def audited() -> RunCheck:  # the runs screen's call, in its audit of the runs
+        return loading.audit(audit_call, [(path, PASS, Overrides())])[0]  # type: ignore[no-any-return]
+
+    check = audited()  # read and scored: with its interval
     assert check.headline is not None and check.headline.interval is not None
     assert interval_call(path, Overrides(), check.headline.series_id) is not None
     looks: list[Path] = []
@@ -111,7 +117,7 @@ def test_a_cached_check_and_its_interval_come_from_one_look_at_the_files(
         return check_files(run, snap, **kwargs)
 
     monkeypatch.setattr(snapshot, "check", counted)
-    again = audit_call(path, PASS, Overrides())
+    again = audited()
     assert len(looks) == 1
     assert again.headline is not None and again.headline.interval is not None
     low, high = again.headline.interval

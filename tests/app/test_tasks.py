@@ -10,10 +10,10 @@ from inspector.app.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.tasks import TasksScreen
 from inspector.engine.vocabulary import COUNTS
-from inspector.loading import open_session as open_run
 from inspector.views.audit import InCount, Scope, tasks_behind
 from inspector.views.tasks import TaskFilter, filter_rows, task_rows
 from tests.conftest import conformance_runs
+from tests.conftest import open_session as open_run
 from widgets.task_filter_bar import TaskFilterBar
 from widgets.task_table import TaskTable
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector import loading
 from inspector.answers.root import check_root
 from inspector.cli.main import main
 from inspector.overrides import Overrides
@@ -129,10 +130,11 @@ def test_a_failed_evaluation_has_its_reference_value_as_headline(
     assert headline["counts"]["invalidated"] == stored["counts"]["invalidated"] == 1
 
 
-def test_in_parallel_and_in_process_agree(root: Path) -> None:
-    assert check_root(str(root), Overrides(), processes=2) == check_root(
-        str(root), Overrides(), processes=1
-    )
+def test_in_parallel_and_in_process_agree(root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("INSPECTOR_WORKERS", "2")
+    in_parallel = check_root(str(root), Overrides())
+    monkeypatch.setenv("INSPECTOR_WORKERS", "1")
+    assert in_parallel == check_root(str(root), Overrides())
 
 
 def test_load_warnings_are_kept_per_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -204,8 +206,8 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
 ) -> None:
     import time
 
-    from inspector import loading
     from inspector.answers import root as module
+    from inspector.loading import door
 
     run = tmp_path / "ns" / "k1_micro"
     shutil.copytree(FIXTURE_RUNS / "k1_micro", run)
@@ -214,9 +216,9 @@ def test_a_headline_interval_is_kept_for_the_run_as_it_was_read(
     first = module.interval_call(str(run), Overrides(), series_id)
     assert first is not None and first[1] < first[0] < first[2]
     opened: list[str] = []
-    real_open = loading.open
+    real_open = door.open_run
     monkeypatch.setattr(
-        loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a)
+        door, "open_run", lambda path, *a, **k: opened.append(path) or real_open(path, *a, **k)
     )
     assert module.interval_call(str(run), Overrides(), series_id) == first
     assert opened == []  # the kept answer: the run's files are unchanged
@@ -240,32 +242,32 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
 
     from inspector import loading
     from inspector.answers import root as module
-    from inspector.loading import report_cache, task_cache
+    from inspector.loading import door, reports, store
 
     run = tmp_path / "ns" / "k3_pass"
     shutil.copytree(FIXTURE_RUNS / "k3_pass", run)
     time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
     opened: list[str] = []
-    real_open = loading.open
+    real_open = door.open_run
     monkeypatch.setattr(
-        loading, "open", lambda path, *a: opened.append(path) or real_open(path, *a)
+        door, "open_run", lambda path, *a, **k: opened.append(path) or real_open(path, *a, **k)
     )
     written: list[Path] = []
-    real_write = task_cache.write_atomically
+    real_write = store.write_atomically
     monkeypatch.setattr(
-        task_cache,
+        store,
         "write_atomically",
         lambda path, data: written.append(path) or real_write(path, data),
     )
-    check = module.audit_call(str(run), "ns/k3_pass", Overrides())
+    check = loading.audit(module.audit_call, [(str(run), "ns/k3_pass", Overrides())])[0]
     assert check.status == "ok" and check.headline is not None
     assert check.headline.series_id == "correct.pass@3" and check.headline.interval is not None
     assert opened == [str(run)]  # one read, for the check and its interval
-    assert written == [report_cache.cache_file(run)]  # one write, for both
+    assert written == [reports.store_file(run)]  # one write, for both
     kept = module.interval_call(str(run), Overrides(), "correct.pass@3")
     assert kept == (check.headline.value, *check.headline.interval)
     assert opened == [str(run)]  # the kept answer
-    monkeypatch.setattr(loading, "open", real_open)
+    monkeypatch.setattr(door, "open_run", real_open)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         assert main(["stats", str(run), "--format", "json", "--series", "correct.pass@3"]) == 0
@@ -286,7 +288,7 @@ def test_an_audit_whose_statistics_fail_keeps_its_check(
         raise ValueError("no statistics today")
 
     monkeypatch.setattr(run_stats, "own_interval", broken)
-    check = module.audit_call(str(run), "ns/k3_pass", Overrides())
+    check = loading.audit(module.audit_call, [(str(run), "ns/k3_pass", Overrides())])[0]
     assert check.status == "ok" and check.problem is None
     assert check.headline is not None and check.headline.interval is None
 
@@ -297,12 +299,15 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
     """The runs screen's audit of a small run keeps its report (which answers the next
     look without a read) but not its task folders; a run of PARALLEL_MIN folders or more
     keeps both. `report` keeps both for any run."""
-    import marshal
     import time
 
-    from inspector.answers.root import audit_call
+    from inspector.answers.root import audit_call as call
     from inspector.answers.run import load_outputs
-    from inspector.loading import entry_data, pending, readers, report_cache, task_cache
+    from inspector.loading import audit, readers, reports, tasks
+    from inspector.loading import reading as pending
+
+    def audit_call(*args: object) -> object:  # one run's call in the runs screen's audit
+        return audit(call, [args])[0]  # type: ignore[no-any-return]
 
     small, large, reported = (tmp_path / "ns" / name for name in ("small", "large", "reported"))
     for run in (small, large, reported):
@@ -313,12 +318,12 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
         raise AssertionError("an entry encoded for a task cache that is not kept")
 
     with monkeypatch.context() as patched:
-        patched.setattr(entry_data, "encode_entry", no_encoding)
+        patched.setattr(tasks, "entry_record", no_encoding)
         first = audit_call(str(small), "ns/small", Overrides())
     assert first.status == "ok"
-    assert report_cache.cache_file(small).exists()
-    assert not task_cache.cache_file(small).exists()
-    assert marshal.loads(report_cache._load(small)[2]) == {}  # nor a score table
+    assert reports.store_file(small).exists()
+    assert not tasks.store_file(small).exists()
+    assert reports._load(small).tables == {}  # nor a score table
 
     def no_read(*args: object, **kwargs: object) -> None:
         raise AssertionError("read again")
@@ -327,11 +332,11 @@ def test_the_audit_keeps_a_task_cache_only_for_a_run_large_enough_for_reader_pro
         patched.setattr(pending, "begin_read", no_read)
         assert audit_call(str(small), "ns/small", Overrides()) == first
     load_outputs(str(reported), Overrides(), say=lambda line: None)
-    assert task_cache.cache_file(reported).exists()
+    assert tasks.store_file(reported).exists()
     monkeypatch.setattr(readers, "PARALLEL_MIN", 14)  # k3_pass has 14 task folders
     assert audit_call(str(large), "ns/large", Overrides()).status == "ok"
-    assert task_cache.cache_file(large).exists() and report_cache.cache_file(large).exists()
-    assert len(marshal.loads(report_cache._load(large)[2])) == 1
+    assert tasks.store_file(large).exists() and reports.store_file(large).exists()
+    assert len(reports._load(large).tables) == 1
 
 
 def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference() -> None:
@@ -339,7 +344,7 @@ def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference() 
     even with a NaN (unequal to itself when parsed) in both; a repeated key the parsed
     comparison would hide (the last wins) is a difference, named with every value."""
     from inspector.answers.check import stored_differences
-    from inspector.loading.report_cache import Outputs
+    from inspector.loading.records import Outputs
     from inspector.views.differences import compare_reports
 
     def differences(stored: str, recomputed: str) -> list[tuple[str, object, object]]:
@@ -358,7 +363,11 @@ def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference() 
     repeated = text.replace(field, f'\n      "value": 0.99,{field}', 1)
     assert json.loads(repeated) == json.loads(text)  # parsed, the last wins: equal
     assert differences(repeated, text) == [
-        (f"{headline['series_id']} value (key repeated)", [0.99, headline["value"]], headline["value"])
+        (
+            f"{headline['series_id']} value (key repeated)",
+            [0.99, headline["value"]],
+            headline["value"],
+        )
     ]
     spaced = text.replace('"k": ', '"k":  ', 1)
     line = next(n for n, row in enumerate(text.split("\n"), 1) if '"k": ' in row)
@@ -382,7 +391,7 @@ def test_check_root_keeps_nothing_in_the_caches(
     assert _files_under(cache) == []
     assert main(["check", str(root), "--cached"]) == 2
     assert capsys.readouterr().out == first
-    assert any(name.endswith(".marshal") for name in _files_under(cache))
+    assert any(name.endswith("/report") for name in _files_under(cache))
 
 
 def test_check_root_sees_a_same_size_rewrite_with_the_old_mtime(
@@ -409,15 +418,15 @@ def test_a_root_is_checked_by_one_process_more_than_there_are_cores(
 ) -> None:
     # A run's check waits for its files, then computes: the spare process keeps the cores
     # busy meanwhile. INSPECTOR_WORKERS, when set, is the number of processes.
-    import inspector.answers.root as root_answers  # the function the test replaces
+    from inspector.loading import many  # the function the test replaces
 
     asked: list[int] = []
 
-    def counted(function, calls, processes):  # type: ignore[no-untyped-def]
+    def counted(function, calls, processes, progress=None):  # type: ignore[no-untyped-def]
         asked.append(processes)
         return [function(*call) for call in calls]
 
-    monkeypatch.setattr(root_answers, "map_in_processes", counted)
+    monkeypatch.setattr(many, "map_in_processes", counted)
     monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1})
     monkeypatch.delenv("INSPECTOR_WORKERS", raising=False)
     runs = len(check_root(str(root), Overrides()))

@@ -13,9 +13,9 @@ from inspector.engine.decomposition import series_side
 from inspector.engine.errors import PlanError
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED
-from inspector.loading import open_session
 from inspector.views.compare import Comparison, compare, compare_plans
 from inspector.views.decomposition import decomposition_of
+from tests.conftest import open_session
 
 from ..conftest import conformance_runs
 

@@ -11,11 +11,10 @@ import pytest
 
 from inspector.answers.items import root_errors
 from inspector.cli.main import main
-from inspector.loading import open_session
 from inspector.overrides import Overrides
 from inspector.views.attribution import issue_table
 from inspector.views.fingerprints import PREFIX, group
-from tests.conftest import FIXTURE_RUNS
+from tests.conftest import FIXTURE_RUNS, open_session
 from tests.items.planted import generator, make
 
 KEYS = ["fingerprint", "phase", "code", "example", "attempts", "tasks", "runs", "cut"]

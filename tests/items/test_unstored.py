@@ -48,7 +48,7 @@ def test_the_leaderboard_shows_the_recomputed_value(
 
 
 def test_the_runs_screen_row_says_no_stored_report(root: Path) -> None:
-    checks = {c.run: c for c in check_root(str(root), Overrides(), processes=1)}
+    checks = {c.run: c for c in check_root(str(root), Overrides())}
     lost = checks["lost"]
     assert (lost.status, lost.state) == (UNUSABLE, UNSTORED)
     assert lost.headline is not None

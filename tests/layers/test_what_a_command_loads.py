@@ -29,7 +29,7 @@ with open(os.environ["PROBE_OUT"], "w") as out:
 
 ROOT_WORK = {
     "inspector.answers.root", "inspector.cli.check_root", "inspector.loading.many",
-    "inspector.loading.summary_cache", "inspector.views.leaderboard", "inspector.views.runs_view",
+    "inspector.views.leaderboard", "inspector.views.runs_view",
 }  # fmt: skip
 """The checks of every run under a root, the runs list and the leaderboard."""
 OTHER_FAMILIES = {
@@ -53,15 +53,15 @@ def loaded(tmp_path: Path, *args: str) -> set[str]:
 def test_report_answered_from_the_cache_loads_only_the_report_family(tmp_path: Path) -> None:
     loaded(tmp_path, "report", RUN, "--json")  # the report cache now holds the answer
     modules = loaded(tmp_path, "report", RUN, "--json")
-    assert "inspector.cli.report" in modules and "inspector.loading.report_cache" in modules
+    assert "inspector.cli.report" in modules and "inspector.loading.reports" in modules
     assert modules & (ROOT_WORK | OTHER_FAMILIES) == set()
     assert "inspector.answers.check" not in modules and "inspector.views.differences" not in modules
     # the answer from the cache: no reader, no engine (not even its data model), no worker
     # processes, no statistics, nothing that mirrors a URL, no JSON parser (orjson loads
     # uuid, datetime and platform). (tempfile is loaded: platformdirs, which finds the cache
     # folder, imports it.)
-    never = {"inspector.session", "inspector.loading.pending", "inspector.engine.reduction",
-             "inspector.engine.model", "inspector.loading.entry_data",
+    never = {"inspector.session", "inspector.loading.reading", "inspector.engine.reduction",
+             "inspector.engine.model", "inspector.loading.tasks",
              "inspector.loading.remote", "multiprocessing", "concurrent.futures", "scipy",
              "numpy", "orjson"}  # fmt: skip
     assert modules & never == set()

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
 import time
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from inspector.cli import main as cli
-from inspector.loading import task_cache
+from inspector.loading import store
 from tests.conftest import conformance_run
 
 
@@ -21,7 +25,7 @@ def source_run() -> Path:
 def settle_time_stamps() -> None:
     """Wait until files written just now are no longer racy (safely older than the next
     read, see ``is_racy``): only then may a read of them be cached."""
-    time.sleep(getattr(task_cache, "FINE_GRANULARITY_NS", 0) / 1e9 + 0.02)
+    time.sleep(store.FINE_GRANULARITY_NS / 1e9 + 0.02)
 
 
 def copy_run(tmp_path: Path, source: Path | None = None) -> Path:
@@ -96,3 +100,34 @@ def count_summaries(monkeypatch, *modules) -> list[str]:  # type: ignore[no-unty
     for module in modules:
         monkeypatch.setattr(module, "summarize_run", counted)
     return read
+
+
+def task_store_file(run: Path) -> Path:
+    """Where the store keeps a run's task folders."""
+    return store.run_folder(run) / "tasks"
+
+
+def report_file(run: Path) -> Path:
+    """Where the store keeps a run's index and reports."""
+    return store.run_folder(run) / "report"
+
+
+def _header(signature: str | None = None) -> bytes:
+    return store.MAGIC + (signature or store.code_signature()).encode() + b"\n"
+
+
+def stored_data(path: Path) -> Any:
+    """A store file's record as plain msgpack data (lists, dicts, bytes: its fields in
+    order), its header and checksum checked."""
+    raw = path.read_bytes()
+    assert raw.startswith(_header())
+    payload = raw[len(_header()) : -32]
+    assert hashlib.sha256(payload).digest() == raw[-32:]
+    return msgspec.msgpack.decode(payload)
+
+
+def write_data(path: Path, data: Any, signature: str | None = None) -> None:
+    """Write plain data as a store file would be written, with a valid header (of
+    ``signature``, else this code's) and checksum: only its shape can make it a miss."""
+    payload = msgspec.msgpack.encode(data)
+    path.write_bytes(_header(signature) + payload + hashlib.sha256(payload).digest())

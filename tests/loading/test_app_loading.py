@@ -134,9 +134,10 @@ def test_the_fork_server_imports_the_interval_statistics_only_for_the_runs_scree
     processes: scipy.special is imported once, in the fork server they come from. Opening
     on one run, whose reader processes compute none, it is not."""
     from inspector import loading
+    from inspector.loading import processes
 
     preloaded: list[list[str]] = []
-    monkeypatch.setattr(loading, "start_forkserver", lambda names: preloaded.append(list(names)))
+    monkeypatch.setattr(processes, "start_forkserver", lambda names: preloaded.append(list(names)))
     run = copy_run(tmp_path / "root" / "ns")
     loading.stop_app(loading.prepare_app([run], cli.RUNS_SCREEN_WORK, cli.ROOT_WORK))
     loading.stop_app(loading.prepare_app([tmp_path / "root"], cli.RUNS_SCREEN_WORK, cli.ROOT_WORK))

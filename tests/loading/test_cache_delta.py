@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import task_cache
-from inspector.loading.pending import begin_read
-from inspector.loading.scoring import finish_and_score
+from inspector.loading import tasks as task_cache
+from inspector.loading.reading import begin_read, finish_and_score
 from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.loading.helpers import copy_run, settle_time_stamps
@@ -60,7 +59,7 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 def test_a_changed_folder_goes_to_the_delta_file_only(
     run: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    base = task_cache.cache_file(run)
+    base = task_cache.store_file(run)
     delta = task_cache.delta_file(base)
     tasks = len(read_run(run).tasks)
     before = base.read_bytes(), base.stat().st_ino
@@ -92,7 +91,7 @@ def test_a_removed_folder_is_forgotten(run: Path, monkeypatch: pytest.MonkeyPatc
 def test_a_grown_delta_is_folded_into_the_base(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(task_cache, "DELTA_MIN", 1)
     monkeypatch.setattr(task_cache, "DELTA_SHARE", 10**6)
-    base = task_cache.cache_file(run)
+    base = task_cache.store_file(run)
     delta = task_cache.delta_file(base)
     tasks = len(read_run(run).tasks)
     flip(results(run)[0])
@@ -111,7 +110,7 @@ def test_a_stale_delta_over_a_new_base_is_only_misses(
 ) -> None:
     """A delta left over a base written later (the base written, then a crash before the
     delta was removed): its entries are checked against the files like any other."""
-    base = task_cache.cache_file(run)
+    base = task_cache.store_file(run)
     delta = task_cache.delta_file(base)
     flip(results(run)[0])
     scored(run)

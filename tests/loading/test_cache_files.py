@@ -1,7 +1,7 @@
-"""Cache files are only ever a faster way to the same answer (issue 11).
+"""Store files are only ever a faster way to the same answer.
 
-A cache entry of another version or shape — valid marshal data holding other structures,
-or records with the wrong types — is a miss, checked before use: never an exception, never
+A store file of another version or shape — valid msgpack holding other structures, or
+records with the wrong types — is a miss, checked before use: never an exception, never
 a made-up task problem. A cache that cannot be written leaves nothing behind, and nothing
 is cached when there is no user cache folder.
 """
@@ -14,8 +14,15 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import cache_files, report_cache, task_cache
-from tests.loading.helpers import copy_run, run_cli
+from inspector.loading import store
+from tests.loading.helpers import (
+    copy_run,
+    report_file,
+    run_cli,
+    stored_data,
+    task_store_file,
+    write_data,
+)
 
 COMMANDS = (["report", "--json"], ["report", "--markdown"], ["check", "--cached"], ["tasks"])
 
@@ -31,39 +38,35 @@ def outputs(run: Path, capsys) -> list[tuple[int, str, str]]:  # type: ignore[no
 
 
 def _task_entries(data: Any, change) -> Any:  # type: ignore[no-untyped-def]
-    version, root, entries = data
+    root, entries = data
     first = sorted(entries)[0]
-    sig, where, entry, derived = entries[first]
+    files, where, entry, derived = entries[first]
     entries = dict(entries)
-    entries[first] = (*change(sig, where, list(entry)), derived)
-    return (version, root, entries)
+    entries[first] = [*change(files, where, list(entry)), derived]
+    return [root, entries]
 
 
-def _wrong_status_type(sig, where, entry):  # type: ignore[no-untyped-def]
-    record = list(entry[4])
-    attempts = [list(a) for a in record[4]]
-    attempts[0][1] = 7  # status: an int, not a string
-    record[4] = tuple(tuple(a) for a in attempts)
-    entry[4] = tuple(record)
-    return (sig, where, tuple(entry))
+def _wrong_status_type(files, where, entry):  # type: ignore[no-untyped-def]
+    entry[4][4][0][1] = 7  # an attempt's status: an int, not a string
+    return (files, where, entry)
 
 
-def _fake_problem(sig, where, entry):  # type: ignore[no-untyped-def]
-    entry[6] = ((1, 2, 3, 4),)  # a "problem" of numbers
-    return (sig, where, tuple(entry))
+def _fake_problem(files, where, entry):  # type: ignore[no-untyped-def]
+    entry[7] = [[1, 2, 3, 4]]  # a "problem" of numbers
+    return (files, where, entry)
 
 
-def _short_entry(sig, where, entry):  # type: ignore[no-untyped-def]
-    return (sig, where, tuple(entry[:3]))
+def _short_entry(files, where, entry):  # type: ignore[no-untyped-def]
+    return (files, where, entry[:3])
 
 
-def _bad_signature(sig, where, entry):  # type: ignore[no-untyped-def]
-    return ((("x", "y"),), where, tuple(entry))
+def _bad_signature(files, where, entry):  # type: ignore[no-untyped-def]
+    return ([["x", "y"]], where, entry)
 
 
 TASK_CACHE_DAMAGE = {
     "another structure": lambda data: [1, 2, 3],
-    "entries not a mapping": lambda data: (data[0], data[1], [("a", "b")]),
+    "entries not a mapping": lambda data: [data[0], [["a", "b"]]],
     "wrong types in a record": lambda data: _task_entries(data, _wrong_status_type),
     "a problem of the wrong types": lambda data: _task_entries(data, _fake_problem),
     "a short entry": lambda data: _task_entries(data, _short_entry),
@@ -71,17 +74,18 @@ TASK_CACHE_DAMAGE = {
 }
 REPORT_CACHE_DAMAGE = {
     "another structure": lambda data: {"a": 1},
-    "a snapshot of other shape": lambda data: (*data[:3], (b"x", (1, 2), (1, 2, 3)), data[4]),
-    "attempts of other types": lambda data: (
-        *data[:3],
-        (data[3][0], ("x",) * len(data[3][1]), data[3][2]),
-        data[4],
-    ),
-    "outputs of other types": lambda data: (
-        *data[:4],
-        {key: (1, 2, 3, 4, 5, 6) for key in data[4]},
-    ),
-    "outputs that are not a mapping": lambda data: (*data[:4], [1]),
+    "a snapshot of other shape": lambda data: [data[0], [b"x", [1, 2], [1, 2, 3]], *data[2:]],
+    "attempts of other types": lambda data: [
+        data[0],
+        [data[1][0], ["x"] * len(data[1][1]), data[1][2]],
+        *data[2:],
+    ],
+    "outputs of other types": lambda data: [
+        *data[:2],
+        {key: [1, 2, 3, 4, 5, 6] for key in data[2]},
+        *data[3:],
+    ],
+    "outputs that are not a mapping": lambda data: [*data[:2], [1], *data[3:]],
 }
 
 
@@ -94,11 +98,9 @@ def test_a_malformed_task_cache_is_a_miss(
     expected = outputs(run, capsys)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     assert outputs(run, capsys) == expected  # fills the caches
-    path = task_cache.cache_file(run)
-    path.write_bytes(
-        cache_files.pack(TASK_CACHE_DAMAGE[damage](cache_files.unpack(path.read_bytes())))
-    )
-    report_cache.cache_file(run).unlink()  # the task cache is what answers now
+    path = task_store_file(run)
+    write_data(path, TASK_CACHE_DAMAGE[damage](stored_data(path)))
+    report_file(run).unlink()  # the task store is what answers now
     assert outputs(run, capsys) == expected
 
 
@@ -111,25 +113,18 @@ def test_a_malformed_report_cache_is_a_miss(
     expected = outputs(run, capsys)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     assert outputs(run, capsys) == expected
-    path = report_cache.cache_file(run)
-    path.write_bytes(
-        cache_files.pack(REPORT_CACHE_DAMAGE[damage](cache_files.unpack(path.read_bytes())))
-    )
+    path = report_file(run)
+    write_data(path, REPORT_CACHE_DAMAGE[damage](stored_data(path)))
     assert outputs(run, capsys) == expected
 
 
 APP_PREVIEW_DAMAGE = {
     **REPORT_CACHE_DAMAGE,
-    "outputs of other types, tables kept": lambda data: (
-        *data[:4],
-        {key: (1, 2, 3, 4, 5, 6) for key in data[4]},
-        data[5],
-    ),
-    "another code signature": lambda data: (data[0], data[1], "other code", *data[3:]),
+    "another run": lambda data: ["/elsewhere", *data[1:]],
 }
 
 
-@pytest.mark.parametrize("damage", sorted(APP_PREVIEW_DAMAGE))
+@pytest.mark.parametrize("damage", [*sorted(APP_PREVIEW_DAMAGE), "another code signature"])
 def test_a_malformed_report_cache_gives_the_app_no_preview(
     damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -139,15 +134,19 @@ def test_a_malformed_report_cache_gives_the_app_no_preview(
 
     run = copy_run(tmp_path)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    app = loading.Request(preview=True, in_app=True, derive_plan=False)
-    first = loading.open(run, app, None)
+    monkeypatch.setattr(loading, "_in_app", True)  # as loading.start_app() says
+    first = loading.read(run, preview=True)
     assert isinstance(first, loading.Loaded)
-    path = report_cache.cache_file(run)
-    data = cache_files.unpack(path.read_bytes())
-    assert report_cache.peek(run, report_cache.own_plan_key(None)) is not None
-    path.write_bytes(cache_files.pack(APP_PREVIEW_DAMAGE[damage](data)))
+    path = report_file(run)
+    data = stored_data(path)
+    preview = loading.read(run, preview=True)
+    assert isinstance(preview, loading.Loaded)
+    if damage == "another code signature":
+        write_data(path, data, signature="other code")
+    else:
+        write_data(path, APP_PREVIEW_DAMAGE[damage](data))
     events: list[Any] = []
-    again = loading.open(run, app, events.append)
+    again = loading.read(run, preview=True, on_event=events.append)
     assert not any(isinstance(event, loading.CachedReport) for event in events)
     assert isinstance(again, loading.Loaded)
     assert again.session.metrics_json() == first.session.metrics_json()
@@ -165,11 +164,23 @@ def test_a_cache_that_cannot_be_written_leaves_nothing(
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
 
-    def full_disk(value: Any, handle: Any) -> None:
-        handle.write(b"partial")
-        raise OSError(errno.ENOSPC, "No space left on device")
+    real_fdopen = store.os.fdopen
 
-    monkeypatch.setattr(cache_files.marshal, "dump", full_disk)
+    class FullDisk:
+        def __init__(self, handle: Any) -> None:
+            self.handle = handle
+
+        def __enter__(self) -> FullDisk:
+            return self
+
+        def __exit__(self, *exc: object) -> None:
+            self.handle.close()
+
+        def write(self, data: bytes) -> int:
+            self.handle.write(data[:7])
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(store.os, "fdopen", lambda fd, mode: FullDisk(real_fdopen(fd, mode)))
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     expected = outputs(run, capsys)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
@@ -213,6 +224,6 @@ def test_no_home_means_no_cache(
     before = _cache_files(root_cache)
     first = outputs(run, capsys)
     assert outputs(run, capsys) == first
-    assert not task_cache.enabled()
+    assert not store.enabled()
     assert _cache_files(root_cache) == before
     assert list(work.rglob("*")) == []

@@ -1,4 +1,4 @@
-"""The cache trusts only its owner, and each cache file its checksum (issue 48).
+"""The store trusts only its owner, and each of its files its checksum.
 
 A cache answers with numbers the inspector prints as the run's: an entry in a folder
 another user owns or can write is that user's numbers. Such a cache is not used (one line
@@ -17,10 +17,11 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import cache_files, remote, report_cache
+from inspector.loading import remote, store
+from inspector.loading.records import Report
 from inspector.results.problems import RunReadError
 from tests.conftest import ROOT
-from tests.loading.helpers import copy_run, run_cli
+from tests.loading.helpers import copy_run, report_file, run_cli, stored_data, write_data
 
 PLANTED = json.dumps({"planted": 0.9999999999999999})
 FOREIGN = 65534  # nobody
@@ -29,17 +30,17 @@ FOREIGN = 65534  # nobody
 @pytest.fixture(autouse=True)
 def _warned_afresh(monkeypatch: pytest.MonkeyPatch) -> None:
     """Each folder is named once per process; a test's folder may have an earlier one's path."""
-    monkeypatch.setattr(cache_files, "_warned", set())
+    monkeypatch.setattr(store, "_warned", set())
 
 
 def _plant(run: Path) -> Path:
     """The run's report cache file with every stored report replaced by :data:`PLANTED`,
     a well-formed entry with a valid checksum (what another user would write)."""
-    path = report_cache.cache_file(run)
-    data = list(cache_files.unpack(path.read_bytes()))
-    data[4] = {key: (*value[:2], PLANTED, *value[3:]) for key, value in data[4].items()}
+    path = report_file(run)
+    data = stored_data(path)
+    data[2] = {key: [*value[:2], PLANTED, *value[3:]] for key, value in data[2].items()}
     stat = path.stat()
-    path.write_bytes(cache_files.pack(tuple(data)))
+    write_data(path, data)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
     return path
 
@@ -70,7 +71,7 @@ def _cache(tmp_path: Path) -> Path:
 
 def _entry(cache: Path) -> Path:
     """The report cache file (the one run's) in the cache folder."""
-    (path,) = (cache / "runs").glob("*.report.marshal")
+    (path,) = (cache / "runs").glob("*/report")
     return path
 
 
@@ -124,20 +125,20 @@ def test_a_planted_entry_in_an_untrusted_place_is_not_used(
 def test_an_entry_whose_checksum_does_not_match_is_a_miss(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys
 ) -> None:  # type: ignore[no-untyped-def]
-    """The entry keeps its shape (valid marshal data, the right structure) but its content
+    """The entry keeps its shape (valid msgpack, the right structure) but its content
     no longer matches the checksum stored with it: the run is read from its files."""
     run = copy_run(tmp_path)
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     _, out, err = run_cli(["report", str(run), "--json"], capsys)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run_cli(["report", str(run), "--json"], capsys)
-    path = report_cache.cache_file(run)
-    digest = path.read_bytes()[-cache_files.DIGEST :]
+    path = report_file(run)
+    digest = path.read_bytes()[-store.DIGEST :]
     _plant(run)
     raw = path.read_bytes()
-    path.write_bytes(raw[: -cache_files.DIGEST] + digest)  # the old checksum, the new content
-    assert cache_files.unpack(raw) is not None
-    assert cache_files.unpack(path.read_bytes()) is None
+    path.write_bytes(raw[: -store.DIGEST] + digest)  # the old checksum, the new content
+    assert store.unpack(raw, Report) is not None
+    assert store.unpack(path.read_bytes(), Report) is None
     assert run_cli(["report", str(run), "--json"], capsys) == (0, out, err)
 
 

@@ -12,10 +12,17 @@ from pathlib import Path
 import pytest
 
 from inspector.answers.root import check_root
-from inspector.loading import cache_files, check_cache
+from inspector.loading import many as check_cache
+from inspector.loading import store
 from inspector.overrides import Overrides
 from inspector.views.run_check import RunCheck
-from tests.loading.helpers import first_result, flipped_same_size, settle_time_stamps
+from tests.loading.helpers import (
+    first_result,
+    flipped_same_size,
+    settle_time_stamps,
+    stored_data,
+    write_data,
+)
 from tests.results_root import MICRO, PASS, make_results_root
 
 
@@ -31,7 +38,7 @@ def kept_checks(root: Path) -> dict[str, RunCheck]:
     anchors taken before the checks)."""
     runs = sorted(str(info.parent) for info in root.glob("*/*/run_info.json"))
     _, anchors = check_cache.recall([root], Overrides(), runs)
-    checks = {str(root / c.run): c for c in check_root(str(root), Overrides(), processes=1)}
+    checks = {str(root / c.run): c for c in check_root(str(root), Overrides())}
     check_cache.keep([root], Overrides(), checks, anchors)
     return checks
 
@@ -123,7 +130,7 @@ def test_a_task_file_edited_in_place_is_only_caught_by_the_check(root: Path) -> 
     os.utime(result, ns=(before.st_atime_ns, before.st_mtime_ns))
     settle_time_stamps()
     assert recalled(root, checks)[str(root / MICRO)] == checks[str(root / MICRO)]
-    now = {c.run: c for c in check_root(str(root), Overrides(), processes=1)}
+    now = {c.run: c for c in check_root(str(root), Overrides())}
     assert checks[str(root / MICRO)].status == "ok" and now[MICRO].status == "differs"
 
 
@@ -146,40 +153,42 @@ def test_another_plan_or_no_cache_keeps_nothing(
     assert check_cache.recall([root], Overrides(), runs)[0] == {}
 
 
+def _entries(change):  # type: ignore[no-untyped-def]
+    """A spoiler: each entry of the file changed by ``change``, the file otherwise valid."""
+
+    def spoil(path: Path) -> None:
+        (entries,) = stored_data(path)
+        write_data(path, [{k: change(v) for k, v in entries.items()}])
+
+    return spoil
+
+
+def _write(raw: bytes):  # type: ignore[no-untyped-def]
+    return lambda path: path.write_bytes(raw)
+
+
+def _another_version(path: Path) -> None:
+    raw = path.read_bytes()
+    assert raw.startswith(store.MAGIC)
+    path.write_bytes(raw.replace(store.MAGIC, b"inspector-store/0\n", 1))
+
+
 @pytest.mark.parametrize(
     "spoil",
     [
-        lambda data: b"not marshal",
-        lambda data: cache_files.pack((check_cache.FORMAT + 1, *cache_files.unpack(data)[1:])),
-        lambda data: cache_files.pack((*cache_files.unpack(data)[:2], ["a list"])),
-        lambda data: cache_files.pack(
-            (
-                *cache_files.unpack(data)[:2],
-                {k: (v[0],) for k, v in cache_files.unpack(data)[2].items()},
-            )
-        ),
-        lambda data: cache_files.pack(
-            (
-                *cache_files.unpack(data)[:2],
-                {k: (v[0], "{") for k, v in cache_files.unpack(data)[2].items()},
-            )
-        ),
-        lambda data: cache_files.pack(
-            (
-                *cache_files.unpack(data)[:2],
-                {
-                    k: (v[0], v[1].replace('"status": "ok"', '"status": "fine"'))
-                    for k, v in cache_files.unpack(data)[2].items()
-                },
-            )
-        ),
+        _write(b"not msgpack"),
+        _another_version,
+        lambda path: write_data(path, [["a list"]]),
+        _entries(lambda v: [v[0]]),
+        _entries(lambda v: [v[0], "{"]),
+        _entries(lambda v: [v[0], v[1].replace('"status": "ok"', '"status": "fine"')]),
     ],
     ids=["garbage", "format", "entries", "entry shape", "json", "status word"],
 )
 def test_a_malformed_cache_file_or_entry_is_a_miss(root: Path, spoil) -> None:  # type: ignore[no-untyped-def]
     checks = kept_checks(root)
-    (file,) = Path(os.environ["XDG_CACHE_HOME"]).rglob("*.checks.marshal")
-    file.write_bytes(spoil(file.read_bytes()))
+    (file,) = Path(os.environ["XDG_CACHE_HOME"]).rglob("*.checks")
+    spoil(file)
     again = recalled(root, checks)
     assert all(again[path] == checks[path] for path in again)
     assert not any(c.status == "ok" for c in again.values())

@@ -12,7 +12,9 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import reopen, snapshot, task_cache
+from inspector.loading import index as snapshot
+from inspector.loading import reopen
+from inspector.loading import tasks as task_cache
 from tests.loading.helpers import (
     copy_run,
     flipped_same_size,

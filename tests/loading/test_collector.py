@@ -1,5 +1,5 @@
 """The cyclic garbage collector is kept off a run while it is read and scored, by the
-command line as by the app (issue 11): its full collections otherwise walk the growing
+command line as by the app: its full collections otherwise walk the growing
 heap again and again (the task cache of a 50,000-task run took three times as long to
 load with the collector on)."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import Request, open
-from inspector.loading import pending as pending_module
+from inspector.loading import read
+from inspector.loading import reading as pending_module
 from tests.loading.helpers import copy_run
 
 
@@ -23,7 +23,7 @@ def test_no_collection_while_a_run_is_read_on_the_command_line(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     run = copy_run(tmp_path)
     if cached:
-        open(run, Request())  # the task cache is what the next read loads
+        read(run)  # the task store is what the next read loads
     reading = [False]
     during: list[int] = []
 
@@ -50,7 +50,7 @@ def test_no_collection_while_a_run_is_read_on_the_command_line(
         threshold = gc.get_threshold()
         gc.set_threshold(1)  # any allocation may start a collection while it is allowed
         try:
-            loaded = open(run, Request())
+            loaded = read(run)
         finally:
             gc.set_threshold(*threshold)
     finally:

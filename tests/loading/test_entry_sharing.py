@@ -17,7 +17,7 @@ import pytest
 from inspector.engine.reduction import reduce_tasks
 from inspector.engine.strategies import resolve_attempt_strategy
 from inspector.loading import readers as parallel
-from inspector.loading.pending import begin_read
+from inspector.loading.reading import begin_read
 from inspector.results.layout import AttemptDirs
 from inspector.results.reader import Run, read_run
 from inspector.session import score_run

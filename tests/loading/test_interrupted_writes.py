@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import remote, task_cache
+from inspector.loading import remote, store
+from inspector.loading.records import Recalled
 
 
 def _interrupt(*args: Any, **kwargs: Any) -> None:
@@ -21,7 +22,7 @@ def test_a_cache_file_interrupted_while_written_leaves_no_temporary_file(
 ) -> None:
     monkeypatch.setattr(os, "replace", _interrupt)  # written whole, not yet in place
     with pytest.raises(KeyboardInterrupt):
-        task_cache.write_atomically(tmp_path / "cache" / "entry", {"a": 1})
+        store.write_atomically(tmp_path / "cache" / "entry", Recalled({}))
     assert list((tmp_path / "cache").iterdir()) == []
 
 
@@ -30,11 +31,11 @@ def test_a_remote_mirror_interrupted_while_written_leaves_no_temporary_file(
     step: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if step == "write":
-        monkeypatch.setattr(remote.json, "dump", _interrupt)
+        monkeypatch.setattr(store.os, "fdopen", _interrupt)  # the index's bytes, as written
     else:
         monkeypatch.setattr(os, "replace", _interrupt)
     with pytest.raises(KeyboardInterrupt):
-        remote._write_index(tmp_path / "index.json", "s3://bucket/root", {})
+        remote._write_index(tmp_path / "index", "s3://bucket/root", {})
     if step == "replace":
         with pytest.raises(KeyboardInterrupt):
             remote._store(tmp_path / "tree", "run/metrics.json", b"{}")

@@ -1,10 +1,11 @@
-"""Many runs at once (:mod:`inspector.loading.many`, ``check ROOT``): the worker processes
+"""Many runs at once (:func:`inspector.loading.audit`, ``check ROOT``): the worker processes
 start with the reader and the engine loaded (imported once, before they fork), not each
 importing them on its first run."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -12,18 +13,23 @@ from tests.conftest import ROOT
 
 PROBE = """
 import json, sys
-from inspector.loading.many import map_in_processes
+from inspector.loading import audit
 
 def first_call(number):
-    return number, "inspector.loading.pending" in sys.modules, "inspector.engine.reduction" in sys.modules
+    return number, "inspector.loading.reading" in sys.modules, "inspector.engine.reduction" in sys.modules
 
-print(json.dumps(map_in_processes(first_call, [(1,), (2,)], 2)))
+print(json.dumps(audit(first_call, [(1,), (2,)])))
 """
 
 
 def test_workers_start_with_the_reader_loaded() -> None:
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE], cwd=ROOT, capture_output=True, text=True, check=True
+        [sys.executable, "-c", PROBE],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={**os.environ, "INSPECTOR_WORKERS": "2"},
     )
     assert json.loads(proc.stdout) == [[1, True, True], [2, True, True]]
 
@@ -34,7 +40,7 @@ def _paced(monkeypatch, **pacing) -> tuple[list[float], list[tuple[int, object]]
     import concurrent.futures
     import time
 
-    from inspector.loading.many import stream_in_shared_pool
+    from inspector.loading import audit_in_app
 
     real_wait = concurrent.futures.wait
     gaps: list[float] = []
@@ -46,7 +52,7 @@ def _paced(monkeypatch, **pacing) -> tuple[list[float], list[tuple[int, object]]
 
     monkeypatch.setattr(concurrent.futures, "wait", wait)
     calls = [(0.01 * number,) for number in range(20)]
-    batches = list(stream_in_shared_pool(time.sleep, calls, failed=lambda i, e: e, **pacing))
+    batches = list(audit_in_app(time.sleep, calls, failed=lambda i, e: e, **pacing))
     return gaps, [pair for batch in batches for pair in batch]
 
 

@@ -1,5 +1,5 @@
-"""One door (issue 11): opening a run goes through ``inspector.loading`` only, and the
-loading layer's behaviour depends on what its callers say, not on guesses.
+"""One door: opening a run goes through ``inspector.loading`` only, and the loading
+layer's behaviour depends on what its callers say, not on guesses.
 
 The import contracts (pyproject.toml, checked by tests/layers) keep the app, the command
 line and the session away from reader processes and caches; this checks the source for
@@ -12,7 +12,6 @@ import re
 from pathlib import Path
 
 from inspector import loading
-from inspector.loading import door
 from tests.conftest import ROOT, conformance_run
 
 PACKAGE = ROOT / "inspector"
@@ -50,7 +49,7 @@ def test_no_module_names_another_by_a_string() -> None:
 def test_caches_and_processes_live_only_in_loading() -> None:
     used = re.compile(
         r"^\s*(from|import) +(multiprocessing|concurrent|marshal|inspector\.loading\."
-        r"(readers|processes|pending|task_cache|snapshot))|gc\.freeze\(|ProcessPoolExecutor",
+        r"(readers|processes|pending|tasks|index|store))|gc\.freeze\(|ProcessPoolExecutor",
         re.MULTILINE,
     )
     found = {
@@ -68,7 +67,7 @@ def test_the_door_reports_its_events_in_order(tmp_path: Path, monkeypatch) -> No
     shutil.copytree(conformance_run("e2e_k1_micro"), run)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     events: list[loading.Event] = []
-    first = loading.open(run, loading.Request(preview=True), events.append)
+    first = loading.read(run, preview=True, on_event=events.append)
     assert isinstance(first, loading.Loaded) and first.cache_hits == 0
     assert [type(e) for e in events][-1] is loading.Loaded
     assert all(isinstance(e, loading.Progress) for e in events[:-1])
@@ -76,18 +75,17 @@ def test_the_door_reports_its_events_in_order(tmp_path: Path, monkeypatch) -> No
     import time
 
     time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
-    loading.open(run, loading.Request(), None)  # cached now
+    loading.read(run)  # kept now
     events.clear()
-    again = loading.open(run, loading.Request(preview=True), events.append)
+    again = loading.read(run, preview=True, on_event=events.append)
     assert isinstance(events[0], loading.CachedReport)
     assert isinstance(again, loading.Loaded) and again.cache_hits == len(again.session.run.entries)
     assert events[0].outputs.metrics_json == again.session.metrics_json()
-    events.clear()
-    answer = loading.open(run, loading.Request(answer_from_cache=True), events.append)
-    assert isinstance(answer, loading.CachedReport) and events == [answer]
-    failed = loading.open(tmp_path / "nothing", loading.Request(), None)
+    answer = loading.answer(run)
+    assert isinstance(answer, loading.CachedReport)
+    assert answer.outputs.metrics_json == again.session.metrics_json()
+    failed = loading.read(tmp_path / "nothing")
     assert isinstance(failed, loading.Failed) and "no such directory" in failed.message
-    assert door.open_run is loading.open
 
 
 def test_the_apps_preview_comes_unchecked_then_checked_or_outdated(
@@ -103,12 +101,12 @@ def test_the_apps_preview_comes_unchecked_then_checked_or_outdated(
     run = tmp_path / "run"
     shutil.copytree(conformance_run("e2e_k1_micro"), run)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    app = loading.Request(preview=True, in_app=True, derive_plan=False)
-    loading.open(run, app, None)
+    monkeypatch.setattr(loading, "_in_app", True)  # as loading.start_app() says
+    loading.read(run, preview=True)
     time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
-    loading.open(run, app, None)  # cached now
+    loading.read(run, preview=True)  # kept now
     events: list[loading.Event] = []
-    loaded = loading.open(run, app, events.append)
+    loaded = loading.read(run, preview=True, on_event=events.append)
     first, second = events[:2]
     assert isinstance(first, loading.CachedReport) and not first.checked
     assert isinstance(second, loading.CachedReport) and second.checked
@@ -125,7 +123,7 @@ def test_the_apps_preview_comes_unchecked_then_checked_or_outdated(
     result.write_text(flipped, encoding="utf-8")
     os.utime(result, ns=(info.st_atime_ns, info.st_mtime_ns))
     events.clear()
-    loaded = loading.open(run, app, events.append)
+    loaded = loading.read(run, preview=True, on_event=events.append)
     assert isinstance(events[0], loading.CachedReport) and not events[0].checked
     assert isinstance(events[1], loading.Outdated)
     assert not any(isinstance(e, loading.CachedReport) and e.checked for e in events)

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import entry_data, task_cache
+from inspector.loading import tasks as task_cache
+from inspector.loading.records import entry_record
 from inspector.results import quick as quick_module
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import list_run
@@ -38,8 +39,8 @@ def both(run: Path, folder: str, state: str, first: str) -> tuple[object, object
     careful = load_published(files, folder, state, first, BUILTIN_STRATEGIES)  # type: ignore[arg-type]
     careful_seen = task_cache.known_signature(files.stats, task_cache.entry_files(careful))
     return (
-        None if quick is None else (entry_data.encode_entry(quick), quick_seen),
-        (entry_data.encode_entry(careful), careful_seen),
+        None if quick is None else (entry_record(quick), quick_seen),
+        (entry_record(careful), careful_seen),
     )
 
 

@@ -13,12 +13,17 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import cache_files, task_cache
-from inspector.loading.pending import begin_read
-from inspector.loading.scoring import finish_and_score
+from inspector.loading import tasks as task_cache
+from inspector.loading.reading import begin_read, finish_and_score
 from inspector.results.reader import read_run
 from inspector.session import score_run
-from tests.loading.helpers import copy_run, first_result, settle_time_stamps
+from tests.loading.helpers import (
+    copy_run,
+    first_result,
+    settle_time_stamps,
+    stored_data,
+    write_data,
+)
 
 
 def scored(run: Path) -> tuple[str, Any, int]:
@@ -47,7 +52,7 @@ def test_unchanged_tasks_take_their_reductions_and_changed_ones_are_reduced_agai
     tasks = len(read_run(run).tasks)
     _, _, hits = scored(run)
     assert hits == 0  # nothing stored yet
-    stored = cache_files.unpack(task_cache.cache_file(run).read_bytes())[2]
+    stored = stored_data(task_cache.store_file(run))[1]
     assert all(entry[3] is not None for entry in stored.values())
     report, reductions, hits = scored(run)
     assert hits == tasks
@@ -68,32 +73,29 @@ def test_unchanged_tasks_take_their_reductions_and_changed_ones_are_reduced_agai
 def _first(data: Any, change, key: str | None = None) -> Any:  # type: ignore[no-untyped-def]
     """The task cache with its first task's stored reductions changed (and their plan
     key, when ``key`` is given)."""
-    version, root, entries = data
+    root, entries = data
     folder = sorted(entries)[0]
     sig, first, entry, (stored_key, encoded) = entries[folder]
-    changed = (key or stored_key, change(encoded))
-    return (version, root, {**entries, folder: (sig, first, entry, changed)})
+    changed = [key or stored_key, change(encoded)]
+    return [root, {**entries, folder: [sig, first, entry, changed]}]
 
 
 DAMAGE = {
-    "not a pair": lambda data: (
+    "not a pair": lambda data: [
         data[0],
-        data[1],
-        {folder: (*entry[:3], [1, 2, 3]) for folder, entry in data[2].items()},
-    ),
+        {folder: [*entry[:3], [1, 2, 3]] for folder, entry in data[1].items()},
+    ],
     # Stored under another plan's key: not used, even though it looks right.
     "another plan": lambda data: _first(
-        data, lambda e: tuple((None, "unavailable", *r[2:]) for r in e), key="0" * 64
+        data, lambda e: [[None, "unavailable", *r[2:]] for r in e], key="0" * 64
     ),
     "a state that is not one": lambda data: _first(
-        data, lambda e: tuple((r[0], "great", *r[2:]) for r in e)
+        data, lambda e: [[r[0], "great", *r[2:]] for r in e]
     ),
-    "a value of the wrong type": lambda data: _first(
-        data, lambda e: tuple(("0.5", *r[1:]) for r in e)
-    ),
-    "a short record": lambda data: _first(data, lambda e: tuple(r[:3] for r in e)),
+    "a value of the wrong type": lambda data: _first(data, lambda e: [["0.5", *r[1:]] for r in e]),
+    "a short record": lambda data: _first(data, lambda e: [r[:3] for r in e]),
     "a reason of numbers": lambda data: _first(
-        data, lambda e: tuple((*r[:7], ((1, 2, 3, 4),)) for r in e)
+        data, lambda e: [[*r[:7], [[1, 2, 3, 4]]] for r in e]
     ),
 }
 
@@ -105,8 +107,7 @@ def test_a_damaged_reductions_file_is_a_miss(
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run = copy_run(tmp_path)
     scored(run)
-    path = task_cache.cache_file(run)
-    data = cache_files.unpack(path.read_bytes())
-    path.write_bytes(cache_files.pack(DAMAGE[damage](data)))
+    path = task_cache.store_file(run)
+    write_data(path, DAMAGE[damage](stored_data(path)))
     report, reductions, _ = scored(run)
     assert (report, reductions) == uncached(run, monkeypatch)

@@ -8,7 +8,6 @@ table of another shape is a miss; a change it cannot answer exactly is read as b
 from __future__ import annotations
 
 import json
-import marshal
 import os
 import shutil
 from pathlib import Path
@@ -16,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import cache_files, door, report_cache, score_table
+from inspector.loading import door, reports
+from inspector.loading.records import Table, decoder
 from tests.conftest import conformance_run, conformance_runs
 from tests.loading.helpers import (
     copy_preserving,
@@ -24,8 +24,11 @@ from tests.loading.helpers import (
     first_result,
     flipped_same_size,
     replace_keeping_mtime,
+    report_file,
     run_cli,
     settle_time_stamps,
+    stored_data,
+    write_data,
 )
 
 FIXTURE_RUNS = Path(__file__).resolve().parents[2] / "fixtures" / "runs"
@@ -312,22 +315,20 @@ def test_check_cached_says_how_many_folders_came_from_the_cache(
 
 def _rewrite_table(run: Path, edit: Any) -> None:
     """The run's report cache file with its score table passed through ``edit``."""
-    path = report_cache.cache_file(run)
-    data = list(cache_files.unpack(path.read_bytes()))
-    tables = marshal.loads(data[5])
+    path = report_file(run)
+    data = stored_data(path)
+    tables = data[4]
     key = next(iter(tables))
     tables[key] = edit(tables[key])
-    data[5] = marshal.dumps(tables)
     stat = path.stat()
-    path.write_bytes(cache_files.pack(tuple(data)))
+    write_data(path, data)
     os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns))
 
 
 def _column_edit(series: int, part: int, value: Any) -> Any:
-    def edit(table: tuple[Any, ...]) -> tuple[Any, ...]:
-        columns = [list(map(list, column)) for column in table[7]]
-        columns[series][part][0] = value
-        return (*table[:7], tuple(tuple(map(tuple, column)) for column in columns))
+    def edit(table: list[Any]) -> list[Any]:
+        table[6][series][part][0] = value
+        return table
 
     return edit
 
@@ -335,15 +336,15 @@ def _column_edit(series: int, part: int, value: Any) -> Any:
 @pytest.mark.parametrize(
     "edit",
     [
-        lambda table: ("not", "a", "table"),
-        lambda table: (*table[:2], table[2] + ("extra",), *table[3:]),
-        lambda table: (table[0], (1, 2), *table[2:]),  # run-level part of another shape
-        lambda table: (*table[:3], (1, *table[3][1:]), *table[4:]),  # a number as id
-        lambda table: (*table[:4], (None, *table[4][1:]), *table[5:]),  # 'scored' not a bool
+        lambda table: ["not", "a", "table"],
+        lambda table: [table[0], [*table[1], "extra"], *table[2:]],
+        lambda table: [[1, 2], *table[1:]],  # run-level part of another shape
+        lambda table: [*table[:2], [1, *table[2][1:]], *table[3:]],  # a number as id
+        lambda table: [*table[:3], [None, *table[3][1:]], *table[4:]],  # 'scored' not a bool
         _column_edit(0, 0, "0.5"),  # a value as text
         _column_edit(0, 1, "evaluated-ish"),  # a state that is none
         _column_edit(0, 2, 1),  # has_error as a number
-        lambda table: (*table[:6], (("p", "m", "r", "yes"),) * len(table[6]), *table[7:]),
+        lambda table: [*table[:5], [["p", "m", "r", "yes"]] * len(table[5]), *table[6:]],
     ],
     ids=[
         "other-shape",
@@ -413,17 +414,19 @@ def test_the_table_holds_no_entry_objects(
 ) -> None:
     """What is kept is plain data, one row per folder (checked by its shape on load)."""
     run = filled(tmp_path, capsys, k3_run())
-    tables = marshal.loads(cache_files.unpack(report_cache.cache_file(run).read_bytes())[5])
-    (table,) = tables.values()
+    loaded = reports._load(run)
+    assert loaded is not None
+    (key,) = loaded.tables
     folders = len(list(run.glob("details/*/*/task.json")))
-    assert score_table.Table.from_data(table, folders) is not None
-    assert score_table.Table.from_data(table, folders + 1) is None
+    table = decoder(Table).decode(loaded.tables[key])
+    assert reports.table_in(loaded.tables, key, folders) == table
+    assert reports.table_in(loaded.tables, key, folders + 1) is None
 
 
 def _kept(run: Path) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The outputs and the score tables in the run's report cache file."""
-    data = cache_files.unpack(report_cache.cache_file(run).read_bytes())
-    return data[4], marshal.loads(data[5])
+    """The outputs and further answers, and the score tables, in the run's report file."""
+    data = stored_data(report_file(run))
+    return {**data[2], **data[3]}, data[4]
 
 
 def test_a_store_without_a_table_keeps_the_other_keys_tables(
@@ -434,12 +437,12 @@ def test_a_store_without_a_table_keeps_the_other_keys_tables(
     run = filled(tmp_path, capsys, k3_run())
     outputs_before, tables_before = _kept(run)
     assert len(tables_before) == 1
-    loaded = report_cache._load(run)
+    loaded = reports._load(run)
     assert loaded is not None
-    report_cache.store_snapshot(run, loaded[0], "another answer", ("plain", 1))
+    reports.store_snapshot(run, loaded.index, "another answer", (0.5, 0.25, 0.75))
     outputs_after, tables_after = _kept(run)
     assert tables_after == tables_before
-    assert outputs_after == {**outputs_before, "another answer": ("plain", 1)}
+    assert outputs_after == {**outputs_before, "another answer": [0.5, 0.25, 0.75]}
     set_metric(results(run)[0])
     settle_time_stamps()
     expected = uncached(run, capsys, monkeypatch)
@@ -452,12 +455,12 @@ def test_a_key_stored_again_without_a_table_loses_its_old_table(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     run = filled(tmp_path, capsys, k3_run())
-    outputs_before, tables_before = _kept(run)
+    _, tables_before = _kept(run)
     (key,) = tables_before
-    loaded = report_cache._load(run)
+    loaded = reports._load(run)
     assert loaded is not None
-    report_cache.store_snapshot(run, loaded[0], "another answer", ("plain", 1))
-    report_cache.store_snapshot(run, loaded[0], key, outputs_before[key])
+    reports.store_snapshot(run, loaded.index, "another answer", (0.5, 0.25, 0.75))
+    reports.store_snapshot(run, loaded.index, key, loaded.outputs[key])
     outputs_after, tables_after = _kept(run)
     assert tables_after == {}
     assert set(outputs_after) == {key, "another answer"}

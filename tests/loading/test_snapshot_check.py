@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from inspector.cli import main as cli
-from inspector.loading import report_cache, snapshot, task_cache
+from inspector.loading import index as snapshot
+from inspector.loading import reports, store
 from tests.conftest import conformance_run
 from tests.loading.helpers import replace_keeping_mtime
 
@@ -43,12 +44,12 @@ def test_a_replaced_file_is_seen_through_links_and_a_relative_path(
     (tmp_path / "link").symlink_to(real, target_is_directory=True)
     monkeypatch.chdir(tmp_path)
     run = Path("link")
-    time.sleep(task_cache.FINE_GRANULARITY_NS / 1e9 + 0.01)  # no file racy at the read
+    time.sleep(store.FINE_GRANULARITY_NS / 1e9 + 0.01)  # no file racy at the read
     assert cli.main(["report", str(run), "--json"]) == 0
     capsys.readouterr()
-    loaded = report_cache._load(run)
+    loaded = reports._load(run)
     assert loaded is not None, "the run was not cached"
-    snap = loaded[0]
+    snap = loaded.index
     if not opened:
         refused = []
 

@@ -1,4 +1,4 @@
-"""A cache that ordinary tools cannot fool (issue 11).
+"""A store that ordinary tools cannot fool.
 
 Each test rewrites one ``attempt-1/result.json`` after the cache was filled, keeping what
 the old cache key looked at (size and modification time) — the way AgentCompass writes
@@ -154,16 +154,16 @@ def test_a_signature_is_racy_exactly_when_one_of_its_files_is() -> None:
     """The folder-wide answer (one look at the newest stamp for an old folder) is the
     answer file by file, for stamps on both sides of each granularity, whole seconds
     (coarse file systems) and not."""
-    from inspector.loading import task_cache
+    from inspector.loading import store, tasks
 
     fence = 1_700_000_000_000_000_000 + 123_456_789
     offsets = [
-        -10 * task_cache.COARSE_GRANULARITY_NS,
-        -task_cache.COARSE_GRANULARITY_NS - 1,
-        -task_cache.COARSE_GRANULARITY_NS,
-        -task_cache.COARSE_GRANULARITY_NS + 1,
-        -task_cache.FINE_GRANULARITY_NS - 1,
-        -task_cache.FINE_GRANULARITY_NS,
+        -10 * store.COARSE_GRANULARITY_NS,
+        -store.COARSE_GRANULARITY_NS - 1,
+        -store.COARSE_GRANULARITY_NS,
+        -store.COARSE_GRANULARITY_NS + 1,
+        -store.FINE_GRANULARITY_NS - 1,
+        -store.FINE_GRANULARITY_NS,
         -1,
         0,
         5,
@@ -177,5 +177,5 @@ def test_a_signature_is_racy_exactly_when_one_of_its_files_is() -> None:
             old = ("old", 1, 2, 0o100644, 10, stamps[0], stamps[0])
             new = ("new", 1, 3, 0o100644, 10, mtime, ctime)
             for sig in ((new,), (old, new), (new, old)):
-                expected = any(task_cache.is_racy(item[1:], fence) for item in sig)
-                assert task_cache.signature_is_racy(sig, fence) is expected, (mtime, ctime)
+                expected = any(store.is_racy(item[1:], fence) for item in sig)
+                assert tasks.signature_is_racy(sig, fence) is expected, (mtime, ctime)

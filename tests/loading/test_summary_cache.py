@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import summary_cache
+from inspector.loading import many as summary_cache
 from inspector.results.discover import find_runs
 from tests.loading.helpers import count_summaries, settle_time_stamps
 from tests.results_root import MICRO, PASS, make_results_root

@@ -14,15 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import entry_data, task_cache
 from inspector.loading import readers as parallel
-from inspector.loading.pending import begin_read
+from inspector.loading import tasks as task_cache
+from inspector.loading.reading import begin_read
+from inspector.loading.records import entry_record
 from inspector.results.reader import Run, read_run
 from inspector.session import score_run
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 from tests.loading.helpers import settle_time_stamps
 
-RUNS = [p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()] + conformance_runs()
+RUNS = [
+    p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()
+] + conformance_runs()
 
 
 def loaded(path: Path, shared: bool = False) -> Run:
@@ -32,7 +35,7 @@ def loaded(path: Path, shared: bool = False) -> Run:
 
 
 def entries_view(run: Run) -> list[tuple]:
-    return [entry_data.encode_entry(e) for e in run.entries] + [
+    return [entry_record(e) for e in run.entries] + [
         tuple((p.path, p.message, p.blocking) for p in run.problems)
     ]
 
@@ -93,7 +96,7 @@ def test_cache_lives_outside_the_run(tmp_path: Path, monkeypatch: pytest.MonkeyP
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run = RUNS[0]
     loaded(run)
-    cache_file = task_cache.cache_file(run)
+    cache_file = task_cache.store_file(run)
     assert cache_file.exists()
     assert not cache_file.resolve().is_relative_to(run.resolve())
     assert str(cache_file).startswith(os.environ["XDG_CACHE_HOME"])
@@ -147,9 +150,9 @@ def test_broken_cache_file_is_a_miss(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run = RUNS[0]
     expected = report(loaded(run))
-    path = task_cache.cache_file(run)
+    path = task_cache.store_file(run)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(b"not a marshal document")
+    path.write_bytes(b"not a store file")
     assert report(loaded(run)) == expected
 
 
@@ -160,7 +163,7 @@ def test_read_started_early_and_finished_in_a_thread(
     thread later (without reading there itself): the same entries."""
     import threading
 
-    from inspector.loading.pending import begin_read
+    from inspector.loading.reading import begin_read
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     run = max(RUNS, key=lambda p: sum(1 for _ in p.glob("details/*/*/task.json")))
@@ -172,7 +175,7 @@ def test_read_started_early_and_finished_in_a_thread(
     thread.start()
     thread.join()
     finished = box[0]
-    assert [entry_data.encode_entry(e) for e in finished.entries] + [
+    assert [entry_record(e) for e in finished.entries] + [
         tuple((p.path, p.message, p.blocking) for p in finished.problems)
     ] == expected
 
@@ -184,8 +187,7 @@ def test_reductions_made_while_reading_are_the_same(
     """The app reduces tasks as their chunks arrive (ReductionStream): the recomputation
     is the same as scoring after reading, and the stream is really used when it can be."""
     from inspector.engine import recomputation as recomputation_module
-    from inspector.loading.pending import begin_read
-    from inspector.loading.scoring import finish_and_score
+    from inspector.loading.reading import begin_read, finish_and_score
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     expected = score_run(read_run(run))

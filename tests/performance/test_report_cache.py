@@ -15,15 +15,22 @@ from pathlib import Path
 
 import pytest
 
+from inspector import loading
 from inspector.cli import main as cli
 from inspector.cli.common import overrides_from
-from inspector.loading import door, report_cache, snapshot, task_cache
+from inspector.loading import door, reports, store
+from inspector.loading import index as snapshot
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 
 RUNS = [
     p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()
 ] + conformance_runs()
-COMMANDS = [["report", "--json"], ["report", "--markdown"], ["check", "--cached"], ["report", "--k", "1"]]
+COMMANDS = [
+    ["report", "--json"],
+    ["report", "--markdown"],
+    ["check", "--cached"],
+    ["report", "--k", "1"],
+]
 CACHED_NOTE = "--cached: from the cache: "
 
 
@@ -57,7 +64,7 @@ class Counter:
 def settle_time_stamps() -> None:
     """Wait until files written just now are no longer racy (their time stamps safely
     older than the next read): only then may a read of them be cached."""
-    time.sleep(task_cache.FINE_GRANULARITY_NS / 1e9 + 0.01)
+    time.sleep(store.FINE_GRANULARITY_NS / 1e9 + 0.01)
 
 
 def _copy(run: Path, tmp_path: Path) -> Path:
@@ -73,8 +80,7 @@ def test_cached_answers_are_identical(
 ) -> None:
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     expected = {
-        tuple(c): without_cached_note(run_cli([c[0], str(run), *c[1:]], capsys))
-        for c in COMMANDS
+        tuple(c): without_cached_note(run_cli([c[0], str(run), *c[1:]], capsys)) for c in COMMANDS
     }
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     counter = Counter(monkeypatch)
@@ -210,7 +216,7 @@ def test_other_code_is_a_miss(
     run = _copy(_source(), tmp_path)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     first = run_cli(["report", str(run)], capsys)
-    monkeypatch.setattr(report_cache, "code_signature", lambda: "another version")
+    monkeypatch.setattr(store, "code_signature", lambda: "another version")
     counter = Counter(monkeypatch)
     assert run_cli(["report", str(run)], capsys) == first
     assert counter.calls == 1
@@ -224,7 +230,7 @@ def test_plan_files_are_never_cached(
     hierarchy = tmp_path / "hierarchy.json"
     hierarchy.write_text(json.dumps({"overall": {}}), encoding="utf-8")
     assert (
-        report_cache.key_for(
+        reports.key_for(
             overrides_from(
                 cli.build_parser().parse_args(["report", str(run), "--hierarchy", str(hierarchy)])
             ),
@@ -238,6 +244,12 @@ def test_plan_files_are_never_cached(
     first = run_cli(argv, capsys)
     assert run_cli(argv, capsys) == first
     assert counter.calls == 2
+
+
+def _unchanged(run: Path, index: object, shared: bool) -> bool:
+    """The run lists the same task folders and every file of ``index`` has its key."""
+    found = snapshot.check(run, index, shared=shared)  # type: ignore[arg-type]
+    return found is not None and not found.changed
 
 
 @pytest.mark.parametrize("threaded", [False, True], ids=["forked-child", "reader-processes"])
@@ -254,15 +266,15 @@ def test_snapshot_checked_in_two_processes_agrees(
     for position in (0, -1):
         run = _copy(_source(), tmp_path / str(position))
         run_cli(["report", str(run)], capsys)
-        loaded = report_cache._load(run)
-        assert loaded is not None and snapshot.unchanged(run, loaded[0], shared=threaded)
+        loaded = reports._load(run)
+        assert loaded is not None and _unchanged(run, loaded.index, threaded)
         from inspector.results.listing import list_task_folders
 
-        rels = loaded[0].rels(list_task_folders(run.resolve()))
+        rels = snapshot.rels(loaded.index, list_task_folders(run.resolve()))
         assert rels is not None
         rel = [r for r in rels if r.endswith("result.json")][position]
         _bump(run / rel)
-        assert not snapshot.unchanged(run, loaded[0], shared=threaded), f"{rel}: change not seen"
+        assert not _unchanged(run, loaded.index, threaded), f"{rel}: change not seen"
 
 
 def test_report_cache_lives_outside_the_run(
@@ -272,7 +284,7 @@ def test_report_cache_lives_outside_the_run(
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     before = sorted(p.relative_to(run) for p in run.rglob("*"))
     run_cli(["report", str(run)], capsys)
-    path = report_cache.cache_file(run)
+    path = reports.store_file(run)
     assert path.exists()
     assert str(path).startswith(os.environ["XDG_CACHE_HOME"])
     assert sorted(p.relative_to(run) for p in run.rglob("*")) == before
@@ -301,14 +313,14 @@ def test_lookup_in_a_reader_process_uses_the_callers_cache(
     from inspector.loading.processes import shared_pool
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
-    shared_pool().submit(report_cache.code_signature).result()  # started with the cache off
+    shared_pool().submit(store.code_signature).result()  # started with the cache off
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "elsewhere"))
     run = _copy(_source(), tmp_path)
     run_cli(["report", str(run)], capsys)
-    key = report_cache.key_for(None, "outputs")
-    assert report_cache.lookup(run, key) is not None
-    assert report_cache.lookup(run, key, shared=True) == report_cache.lookup(run, key)
+    key = reports.key_for(None, "outputs")
+    assert reports.lookup(run, key) is not None
+    assert reports.lookup(run, key, shared=True) == reports.lookup(run, key)
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[run.name for run in RUNS])
@@ -318,7 +330,7 @@ def test_summary_made_from_the_kept_metrics_json_is_the_sessions(
     """The outputs keep no summary.md (rendering it loads tabulate): the one made when
     asked, from metrics.json's report, is byte for byte the session's."""
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
-    loaded = door.open_run(run, door.Request(outputs=True, reuse_cache=False))
-    assert isinstance(loaded, door.Loaded) and loaded.outputs is not None
+    loaded = loading.answer(run, fresh=True)
+    assert isinstance(loaded, loading.Loaded) and loaded.outputs is not None
     assert loaded.outputs.summary_markdown is None
     assert loaded.outputs.markdown() == loaded.session.summary_markdown()

@@ -254,7 +254,7 @@ def test_a_relative_xdg_cache_home_is_ignored_by_every_cache(
     """One cache-folder rule (platformdirs): a relative XDG_CACHE_HOME is ignored, as the
     XDG specification says, by the remote mirror as by the task cache; nothing is written
     under the current folder."""
-    from inspector.loading import task_cache
+    from inspector.loading import store
 
     home = tmp_path / "home"
     work = tmp_path / "cwd"
@@ -266,4 +266,4 @@ def test_a_relative_xdg_cache_home_is_ignored_by_every_cache(
     capsysbinary.readouterr()
     assert list(work.rglob("*")) == []
     assert remote.mirror(s3.url("root/k1_micro")).local.is_relative_to(home / ".cache")
-    assert task_cache.cache_root() == home / ".cache" / "agentcompass-inspector"
+    assert store.cache_root() == home / ".cache" / "agentcompass-inspector"

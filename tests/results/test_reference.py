@@ -13,7 +13,7 @@ import pytest
 
 from inspector.engine.errors import PlanError
 from inspector.engine.reference import BASELINE_CSV, PODIUM_CSV
-from inspector.loading import cache_files
+from inspector.loading import store
 from inspector.results import reference
 from inspector.results.reference import frontier_tables, reference_for
 from tests.conftest import ROOT
@@ -95,7 +95,7 @@ def test_a_report_cached_with_other_tables_is_not_reused(
     import inspector
 
     monkeypatch.setattr(inspector, "__file__", str(package / "__init__.py"))
-    signature = cache_files.code_signature.__wrapped__
+    signature = store.code_signature.__wrapped__
     before = signature()
     table.write_text("Task,Gold\nA,1.0\n")
     os.utime(table, ns=(1, 1))

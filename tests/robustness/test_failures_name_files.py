@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from inspector import loading
 from inspector.cli.main import main
+from inspector.loading import door
 from tests.conftest import FIXTURE_RUNS
 
 TASK = "taubench_airline_7f283c06"
@@ -62,11 +62,11 @@ def test_a_huge_integer_metric_names_its_file_everywhere(
 def test_an_unforeseen_failure_names_the_run_and_check_json_prints_its_object(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    def broken(path: str, request: object) -> object:
+    def broken(path: str, *args: object, **kwargs: object) -> object:
         raise TypeError("something unforeseen")
 
     monkeypatch.delenv("INSPECTOR_DEBUG", raising=False)
-    monkeypatch.setattr(loading, "open", broken)
+    monkeypatch.setattr(door, "open_run", broken)  # behind answer() and read()
     a, b = str(FIXTURE_RUNS / "k1_micro"), str(FIXTURE_RUNS / "k3_pass")
     code, out, err = _run(capsys, "check", a, "--format", "json")
     assert code == 2 and err.count("\n") == 1

@@ -21,10 +21,10 @@ from inspector.app.screens.compare import CompareScreen
 from inspector.app.screens.diagnostics import DiagnosticsScreen
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.screens.task import TaskScreen
-from inspector.loading import open_session as open_run
 from inspector.views.audit import Scope
 from inspector.views.compare import compare
 from inspector.views.tasks import TaskFilter
+from tests.conftest import open_session as open_run
 
 from .test_snapshots import settle, steps
 

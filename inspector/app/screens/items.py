@@ -238,12 +238,11 @@ side by side; **enter** on a run opens its task screen.
     def _open(self, path: str, task_id: str) -> None:
         host = host_of(self)
         overrides = host.settings.overrides if host is not None else None
-        try:
-            session = loading.open_session(Path(path), overrides, in_app=True)
-        except loading.RunUnreadable as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error", markup=False)
+        result = loading.read(Path(path), overrides)
+        if isinstance(result, loading.Failed):
+            self.app.call_from_thread(self.notify, result.message, severity="error", markup=False)
             return
-        self.post_message(self.SessionReady(session, task_id))
+        self.post_message(self.SessionReady(result.session, task_id))
 
     @on(SessionReady)
     def _session_ready(self, message: SessionReady) -> None:

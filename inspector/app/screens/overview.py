@@ -25,11 +25,10 @@ from inspector.app.messages import (
     SessionLoaded,
 )
 from inspector.app.navigation import OpenDetail
+from inspector.app.preview import preview_of
 from inspector.app.screens.overview_actions import PANEL_KEYS, OverviewActions, panel_tabs
 from inspector.app.titles import place, run_label, run_title
 from inspector.engine.recomputation import Recomputation
-from inspector.loading import heap
-from inspector.loading.preview import preview_of
 from inspector.resolve import Overrides
 from inspector.session import Difference, Session
 from inspector.views.audit import InCount
@@ -53,7 +52,7 @@ from widgets.problems_table import ProblemsTable, problem_text, problems_title
 from widgets.series_table import SeriesTable
 
 if TYPE_CHECKING:
-    from inspector.loading.early import EarlyOpen
+    from inspector.loading import EarlyOpen
 
 
 LOADING = "Reading and recomputing the run…"
@@ -188,16 +187,8 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         if not self._previewed:
             self.query_one("#loading-label", Static).update(LOADING)
         early, self._early = self._early, None
-        request = loading.Request(
-            overrides=self.overrides,
-            reuse_cache=not fresh,
-            preview=self.session is None and not self._previewed and not fresh,
-            in_app=True,
-            derive_plan=False,
-            early=early,
-            progress_interval=0.1,
-        )
-        self._load_worker = self._load(request)
+        preview = self.session is None and not self._previewed and not fresh
+        self._load_worker = self._load(fresh, preview, early)
 
     @property
     def reading(self) -> bool:
@@ -225,17 +216,19 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         self.set_class(bool(parts), "-load-status")
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="load", description="read run")
-    def _load(self, request: loading.Request) -> None:
-        """Open the run through the one door (:func:`inspector.loading.open`) and post
-        what it reports: the cached report of an unchanged run first, then progress and
-        the session."""
+    def _load(self, fresh: bool, preview: bool, early: EarlyOpen | None) -> None:
+        """Read the run through the one door (:func:`inspector.loading.read`) and post
+        what it reports: the kept report of an unchanged run first, then progress and the
+        session."""
         worker = get_current_worker()
 
         def on_event(event: loading.Event) -> None:
             if worker.is_cancelled:
                 return
             if isinstance(event, loading.CachedReport):
-                self.post_message(ReportPreview(event.outputs, event.checked))
+                # Shown on the interface thread before the read goes on here.
+                shown = ReportPreview(event.outputs, event.checked)
+                self.app.call_from_thread(self._preview, shown)
             elif isinstance(event, loading.Outdated):
                 self.post_message(PreviewOutdated())
             elif isinstance(event, loading.Progress):
@@ -246,7 +239,8 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
                 self.post_message(LoadFailed(event.message))
 
         try:
-            loading.open(self.path, request, on_event)
+            path, plan = self.path, self.overrides
+            loading.read(path, plan, fresh=fresh, preview=preview, on_event=on_event, early=early)
         except Exception as exc:
             self.post_message(LoadFailed(f"{type(exc).__name__}: {exc}"))
 
@@ -343,7 +337,7 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
           description="task rows")  # fmt: skip
     def _prepare_tasks(self, indexes: TaskIndexes, series_id: str) -> None:
         """Build the summary series' task rows ahead of the tasks screen (``t``)."""
-        with heap.paused():
+        with loading.collector_paused():
             indexes.build(series_id)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="intervals",
@@ -358,7 +352,9 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         self.intervals = message.stats
         own = {sid: stats.own.interval for sid, stats in message.stats.items()}
         bounds = {sid: bounds_text(i) for sid, i in own.items()}
-        self.series_table.show_intervals(bounds, {sid: compact_bounds_text(i) for sid, i in own.items()})
+        self.series_table.show_intervals(
+            bounds, {sid: compact_bounds_text(i) for sid, i in own.items()}
+        )
         shown, self.selected_series = self.selected_series, None
         if shown is not None:
             self._show_series(shown)

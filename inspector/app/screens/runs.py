@@ -17,6 +17,7 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
+from inspector import loading
 from inspector.answers.root import audit_intervals, audit_runs
 from inspector.app.host import host_of
 from inspector.app.messages import (
@@ -30,7 +31,6 @@ from inspector.app.messages import (
 from inspector.app.navigation import OpenItems, OpenLeaderboard, OpenRun, RunsUpdated
 from inspector.app.screens.runs_gate import GatedRunsScreen
 from inspector.app.screens.runs_parts import RUNS_HELP, compare_two, list_runs, runs_note
-from inspector.loading import check_cache
 from inspector.resolve import Overrides
 from inspector.results.discover import RunSummary
 from inspector.views.run_check import RunCheck
@@ -239,7 +239,7 @@ class RunsScreen(GatedRunsScreen):
     def _keep(self, checks: dict[str, RunCheck]) -> None:
         """What the checks found, to show at once the next time (marked as cached)."""
         overrides = self.overrides
-        check_cache.keep(self.roots, overrides, checks, self.anchors)
+        loading.remember_checks(self.roots, overrides, checks, self.anchors)
 
     def _arrived(self, checks: list[tuple[str, RunCheck]]) -> None:
         """Checks (or their intervals) arrived: the rows, the leaderboard and the table."""

@@ -12,8 +12,6 @@ from rich.text import Text
 
 from inspector import loading
 from inspector.app.messages import ComparisonFailed, ComparisonReady
-from inspector.loading import check_cache
-from inspector.loading.summary_cache import find_runs
 from inspector.resolve import Overrides
 from inspector.results.discover import RunSummary, is_run, summarize_run
 from inspector.results.problems import RunReadError
@@ -54,7 +52,7 @@ def list_runs(
 ) -> tuple[list[RunSummary], list[str], dict[str, RunCheck], dict[str, tuple[int, ...]]]:
     """``(runs, errors, cached checks, anchors)``: every run under ``roots`` (a root that
     is a run is itself), the roots that cannot be listed, and what the last checks of the
-    unchanged runs found (:func:`inspector.loading.check_cache.recall`)."""
+    unchanged runs found (:func:`inspector.loading.remembered_checks`)."""
     runs: list[RunSummary] = []
     errors: list[str] = []
     for root in roots:
@@ -62,10 +60,10 @@ def list_runs(
             if is_run(root):
                 runs.append(summarize_run(root, root.name))
             else:
-                runs.extend(find_runs(root))
+                runs.extend(loading.runs_under(root))
         except RunReadError as exc:
             errors.append(str(exc))
-    cached, anchors = check_cache.recall(roots, overrides, [str(r.path) for r in runs])
+    cached, anchors = loading.remembered_checks(roots, overrides, [str(r.path) for r in runs])
     return runs, errors, cached, anchors
 
 
@@ -83,10 +81,14 @@ def compare_two(
         def read(done: int, total: int, side: str = side) -> None:
             progress(side, done, total)
 
-        try:
-            session = loading.open_session(path, overrides, in_app=True, progress=read)
-        except loading.RunUnreadable as exc:
-            return ComparisonFailed(f"{label}: {exc}")
+        def on_event(event: loading.Event, read: Callable[[int, int], None] = read) -> None:
+            if isinstance(event, loading.Progress):
+                read(event.done, event.total)
+
+        result = loading.read(path, overrides, on_event=on_event)
+        if isinstance(result, loading.Failed):
+            return ComparisonFailed(f"{label}: {result.message}")
+        session = result.session
         if session.recomputation is None:
             return ComparisonFailed(
                 f"{label}: AgentCompass would refuse this run: {session.refusal}"

@@ -18,12 +18,12 @@ from textual.message import Message
 from textual.widgets import Header, Input, Static
 from textual.worker import get_current_worker
 
+from inspector import loading
 from inspector.app.host import InspectorScreen, host_of
 from inspector.app.navigation import OpenTask
 from inspector.app.table_export import Table
 from inspector.app.titles import place, plural, session_title
 from inspector.engine.render import format_value
-from inspector.loading import heap
 from inspector.session import Session
 from inspector.views.audit import InCount
 from inspector.views.task_index import TaskIndex, TaskIndexes
@@ -186,7 +186,7 @@ list; opening a count from the overview lands here filtered to exactly its tasks
     @work(thread=True, exclusive=True, exit_on_error=False, group="task-index",
           description="task rows")  # fmt: skip
     def _build(self, indexes: TaskIndexes, series_id: str, format_value: FormatValue) -> None:
-        with heap.paused():
+        with loading.collector_paused():
             index = indexes.build(series_id)
         columns = task_columns(index.rows, format_value)
         if not get_current_worker().is_cancelled:

@@ -1,6 +1,6 @@
-"""Has a run changed since it was read? A cheap check for reopening it (issue 6).
+"""A run's index: has it changed since it was read? A cheap check for reopening it.
 
-A :class:`Snapshot` covers every file a run's report depends on — the run-level files, each
+An :class:`~inspector.loading.records.Index` covers every file a run's report depends on — the run-level files, each
 task folder, its ``task.json`` and its attempts' ``result.json`` (and the task folders under
 ``running/``) — keyed as git's index keys files (device, inode, mode, size, mtime_ns,
 ctime_ns: :func:`~inspector.results.file_io.stat_key`) as the reader saw them while reading,
@@ -9,7 +9,7 @@ file and parses nothing. A file replaced through a temporary file has a new inod
 change time, a file edited in place a new change time, whatever its modification time was
 set back to; a run with a file written too recently to tell (racy) is not stored.
 
-It is stored compactly: a digest of the listing, each entry's attempt numbers (from which
+It is kept compactly: a digest of the listing, each entry's attempt numbers (from which
 the paths follow) and the stats packed as bytes (:data:`RECORD` per file: taken apart and
 compared as bytes, they cost no Python integers to load, check or store).
 """
@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.loading.processes import halves_in_fork, in_shared_pool, preload_in_readers
-from inspector.loading.task_cache import ABSENT, COARSE_GRANULARITY_NS, is_racy
+from inspector.loading.records import Index
+from inspector.loading.store import ABSENT, COARSE_GRANULARITY_NS, is_racy
 from inspector.results.file_io import stat_key
 from inspector.results.listing import RUN_FILES, list_task_folders, running_files
 
@@ -33,14 +34,14 @@ if TYPE_CHECKING:  # pragma: no cover
 preload_in_readers(__name__)  # its _changed runs in the reader processes
 
 PACKED = struct.Struct("<6q")
-"""One file's :data:`~inspector.results.file_io.Stat` in :attr:`Snapshot.stats`: six signed
+"""One file's :data:`~inspector.results.file_io.Stat` in :attr:`Index.stats`: six signed
 64-bit integers (a value that does not fit is not cached)."""
 RECORD = PACKED.size
-"""Bytes per file in :attr:`Snapshot.stats`."""
+"""Bytes per file in :attr:`Index.stats`."""
 
 
 def pack(stat: tuple[int, ...]) -> bytes | None:
-    """A stat key as :attr:`Snapshot.stats` holds it (None when a value does not fit)."""
+    """A stat key as :attr:`Index.stats` holds it (None when a value does not fit)."""
     try:
         return PACKED.pack(*stat)
     except struct.error:
@@ -51,61 +52,29 @@ ABSENT_PACKED = PACKED.pack(*ABSENT)
 WIDTH = 6
 """Integers per file in a :data:`~inspector.results.file_io.Stat`."""
 RUNNING_ENTRY = -1
-"""In :attr:`Snapshot.attempts`: the entry is a ``running/`` folder."""
+"""In :attr:`Index.attempts`: the entry is a ``running/`` folder."""
 
 
-class Snapshot(NamedTuple):
-    """The files a report was computed from, and what they looked like (a named tuple,
-    as :class:`Checked`: a dataclass costs ~4 M instructions to define, and every command
-    imports this module)."""
-
-    listing: bytes  # digest of the task folder listing
-    attempts: tuple[Any, ...]  # per entry: its attempt numbers, or RUNNING_ENTRY
-    stats: bytes  # the stat_key of every file, packed (PACKED), in rels() order
-
-    def as_data(self) -> tuple[Any, ...]:
-        """Plain data (for :mod:`marshal`)."""
-        return (self.listing, self.attempts, self.stats)
-
-    @classmethod
-    def from_data(cls, data: Any) -> Snapshot | None:
-        """The snapshot in ``data``, or None when it does not have the shape :meth:`as_data`
-        gives (checked before use: a malformed cache entry is a miss)."""
-        try:
-            listing, attempts, stats = data
-        except (TypeError, ValueError):
-            return None
-        if type(listing) is not bytes or type(attempts) is not tuple or type(stats) is not bytes:
-            return None
-        for numbers in attempts:
-            if numbers == RUNNING_ENTRY and type(numbers) is int:
-                continue
-            if type(numbers) is not tuple or not all(type(n) is int for n in numbers):
-                return None
-        if len(stats) % RECORD:
-            return None
-        return cls(listing, attempts, stats)
-
-    def rels(self, listing: tuple[Any, ...]) -> list[str] | None:
-        """Every file of the snapshot, given the run's current (same) listing."""
-        candidates, running, _ = listing
-        folders = [folder for folder, _ in candidates] + list(running)
-        if len(folders) != len(self.attempts):
-            return None
-        rels = list(RUN_FILES)
-        # Most entries have the same attempt numbers: their suffixes are made once.
-        tails: dict[Any, list[str]] = {}
-        for folder, numbers in zip(folders, self.attempts, strict=True):
-            tail = tails.get(numbers)
-            if tail is None:  # (from_data takes only int attempt numbers: no True for 1)
-                tail = tails[numbers] = _tail(numbers)
-            rels.append(folder)
-            rels += [folder + end for end in tail]
-        return rels
+def rels(index: Index, listing: tuple[Any, ...]) -> list[str] | None:
+    """Every file of the index, given the run's current (same) listing."""
+    candidates, running, _ = listing
+    folders = [folder for folder, _ in candidates] + list(running)
+    if len(folders) != len(index.attempts):
+        return None
+    out = list(RUN_FILES)
+    # Most entries have the same attempt numbers: their suffixes are made once.
+    tails: dict[Any, list[str]] = {}
+    for folder, numbers in zip(folders, index.attempts, strict=True):
+        tail = tails.get(numbers)
+        if tail is None:
+            tail = tails[numbers] = _tail(numbers)
+        out.append(folder)
+        out += [folder + end for end in tail]
+    return out
 
 
 def _tail(numbers: Any) -> list[str]:
-    """What follows a task folder's name in the paths of its files (:meth:`Snapshot.rels`)."""
+    """What follows a task folder's name in the paths of its files (:func:`rels`)."""
     if numbers == RUNNING_ENTRY:
         return ["/task.json"]
     return ["/task.json", *(f"/attempt-{number}/result.json" for number in numbers)]
@@ -116,8 +85,8 @@ def listing_digest(listing: tuple[Any, ...]) -> bytes:
     return hashlib.sha256(repr(listing).encode("utf-8", "surrogateescape")).digest()
 
 
-def take(run: Run) -> Snapshot | None:
-    """The snapshot of a run just read (with the cache on), or None when some file could
+def take(run: Run) -> Index | None:
+    """The index of a run just read (with the cache on), or None when some file could
     not be stat'ed (then nothing is cached)."""
     if run.seen is None or run.listing is None:
         return None
@@ -157,7 +126,7 @@ def take(run: Run) -> Snapshot | None:
         packed = struct.pack(f"<{len(stats)}q", *stats)
     except struct.error:
         return None  # a value that does not fit: not cached
-    return Snapshot(listing_digest(run.listing), tuple(attempts), packed)
+    return Index(listing_digest(run.listing), tuple(attempts), packed)
 
 
 # From this many files on, a single-threaded caller checks half of them in a forked child.
@@ -178,7 +147,7 @@ class Checked(NamedTuple):
     # The listing found (:func:`~inspector.results.listing.listing_key`), the snapshot
     # checked, and what the report cache kept beside it (its score tables, raw).
     listing: tuple[Any, ...] = ()
-    snapshot: Snapshot | None = None
+    snapshot: Index | None = None
     tables: bytes = b""
 
     def covers(self, signature: tuple[tuple[Any, ...], ...]) -> bool:
@@ -199,14 +168,7 @@ class Checked(NamedTuple):
         return True
 
 
-def unchanged(root: Path, snapshot: Snapshot, *, shared: bool = False) -> bool:
-    """True when the run directory still lists the same task folders and every file of
-    the snapshot has the same key (or is still absent)."""
-    found = check(root, snapshot, shared=shared)
-    return found is not None and not found.changed
-
-
-def check(root: Path, snapshot: Snapshot, *, shared: bool = False) -> Checked | None:
+def check(root: Path, snapshot: Index, *, shared: bool = False) -> Checked | None:
     """Which files of the snapshot changed: None when the listing changed or more than
     :data:`CHANGES_MAX` files did (or one could not be checked).
 
@@ -217,15 +179,15 @@ def check(root: Path, snapshot: Snapshot, *, shared: bool = False) -> Checked | 
     listing = list_task_folders(Path(base))
     if listing_digest(listing) != snapshot.listing:
         return None
-    rels = snapshot.rels(listing)
-    if rels is None or RECORD * len(rels) != len(snapshot.stats):
+    files = rels(snapshot, listing)
+    if files is None or RECORD * len(files) != len(snapshot.stats):
         return None
     stats = snapshot.stats
-    half = len(rels) // 2
+    half = len(files) // 2
     parts = None
-    if len(rels) >= FORK_MIN:
-        first = (base, rels[:half], stats[: RECORD * half], 0)
-        second = (base, rels[half:], stats[RECORD * half :], half)
+    if len(files) >= FORK_MIN:
+        first = (base, files[:half], stats[: RECORD * half], 0)
+        second = (base, files[half:], stats[RECORD * half :], half)
         if shared:
             # A threaded caller: its interface thread would otherwise share the
             # interpreter with the check.
@@ -235,13 +197,13 @@ def check(root: Path, snapshot: Snapshot, *, shared: bool = False) -> Checked | 
             # lstat costs a few microseconds in the kernel; two cores halve it.
             parts = halves_in_fork(_changed, first, second)
     if parts is None:
-        parts = (_changed(base, rels, stats, 0), [])
+        parts = (_changed(base, files, stats, 0), [])
     if any(part is None for part in parts):
         return None
     changed = [at for part in parts for at in part]
     if len(changed) > CHANGES_MAX:
         return None
-    return Checked(rels, stats, frozenset(changed), {}, listing=listing, snapshot=snapshot)
+    return Checked(files, stats, frozenset(changed), {}, listing=listing, snapshot=snapshot)
 
 
 def _changed(base: str, rels: list[str], stats: bytes, offset: int) -> list[int] | None:
@@ -250,7 +212,7 @@ def _changed(base: str, rels: list[str], stats: bytes, offset: int) -> list[int]
 
     Each ``lstat`` is relative to a descriptor of ``base`` (``O_PATH``: no read
     permission needed), the same file as ``base/rel``: no path string per file and a
-    shorter walk in the kernel (~20% less CPU for the check measured at 10,000 tasks).
+    shorter walk in the kernel.
     Without one, the full paths."""
     try:
         fd = os.open(base, _DIRECTORY)

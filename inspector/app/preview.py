@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import json
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from inspector.engine.report import MetricReport
 from inspector.engine.serialize import report_from_json
-from inspector.loading.report_cache import Outputs
+from inspector.loading import Outputs
 from inspector.results.file_io import parse_json
 from inspector.views.differences import Difference, metrics_differences
 
@@ -40,19 +38,3 @@ def preview_of(outputs: Outputs) -> Preview | None:
         else None
     )
     return Preview(report, differences)
-
-
-def throttled(
-    post: Callable[[int, int], None], cancelled: Callable[[], bool], interval: float = 0.1
-) -> Callable[[int, int], None]:
-    """A progress callback passing on at most one update per ``interval`` (and the last):
-    each update repaints, and the interface shares the cores with the reader processes."""
-    last = [0.0]
-
-    def progress(done: int, total: int) -> None:
-        now = time.monotonic()
-        if not cancelled() and (done >= total or now - last[0] >= interval):
-            last[0] = now
-            post(done, total)
-
-    return progress

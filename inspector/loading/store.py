@@ -1,23 +1,23 @@
-"""The one place cache files are read and written, and the cache folder they live in (issue 48).
+"""The store: one cache folder, trusted as git trusts a repository, and how every file in it
+is written and read.
 
-Every cache (tasks, reports, score tables, checks, runs lists: the ``runs`` folder; remote
-mirrors: ``remote``) is kept under :func:`cache_root`. A cache holds numbers the inspector
-prints as the run's, so it trusts only its owner, as git trusts a repository
-(``safe.directory``): every folder from the cache root down to a file, and the file itself,
-must belong to the user running the inspector and must not be writable by group or
-others. Anything else is not used: one line on stderr names the folder (or file) and says
-why, and the run is read from its own files. Folders the inspector creates are ``0700``,
-files ``0600``.
+Everything the inspector keeps between runs lives under :func:`cache_root`: per run, a
+folder (:func:`run_folder`) with its task store, its index and report objects and the ref
+of each plan; per results root, its runs list; per remote run, a mirror of its inputs. A
+file holds numbers the inspector prints as the run's, so the store trusts only its owner:
+every folder from the cache root down to a file, and the file itself, must belong to the
+user and must not be writable by group or others. Anything else is not used: one line on
+stderr names it and says why, and the run is read from its own files. Folders the store
+makes are ``0700``, files ``0600``, written through a temporary file and ``os.replace``.
 
-Each file carries a SHA-256 checksum of its content (:func:`pack`); a file whose checksum
-does not match (a torn write, a disk error, an edit) is a miss, like one of another shape.
-The checksum is for integrity; trust comes from ownership, which no one else can forge.
-
-Each file also starts with the :func:`code_signature` of the inspector that wrote it, and
-is a miss for any other: whatever a cache holds (task entries, reductions, reports, score
-tables, checks, runs lists) was shaped by the reader, the engine and the package data, so an
-upgrade, or any edit of the code, can never serve an old number. No cache has to remember to
-bump a version of its own for that.
+Every file starts with :data:`MAGIC` (the one :data:`STORE_VERSION`) and the
+:func:`code_signature` of the inspector that wrote it, then a typed record
+(:mod:`~inspector.loading.records`, msgpack) and SHA-256 of it. A file of another version,
+another code, a checksum that does not match (a torn write, a disk error, an edit) or a
+record that does not decode as its type is a miss: the run is read from its files. Since
+whatever is kept was shaped by the reader, the engine and the package data, the code
+signature makes an upgrade, or any edit of the code, unable to serve an old number.
+``INSPECTOR_CACHE=0`` turns the store off; the inspector works the same without it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import marshal
 import os
 import pwd
 import stat
@@ -33,9 +32,12 @@ import sys
 from pathlib import Path
 from typing import Any
 
-MAGIC = b"inspector-cache/2\n"
-"""What every cache file starts with; then the code signature and a newline, its marshal
-payload, then SHA-256 of the payload."""
+STORE_VERSION = 3
+"""The one version of everything kept: any change of a record's shape changes it (a code
+change changes :func:`code_signature` anyway)."""
+MAGIC = b"inspector-store/%d\n" % STORE_VERSION
+"""What every file of the store starts with; then the code signature and a newline, the
+record, then SHA-256 of the record."""
 DIGEST = 32
 WARNING = "inspector: warning: "
 
@@ -160,76 +162,62 @@ def make_folder(folder: Path) -> bool:
     return trusted(missing[0] if missing else folder)
 
 
-def pack(data: Any) -> bytes:
-    """``data`` as a cache file's bytes: :data:`MAGIC`, the code signature, marshal,
-    SHA-256 of the marshal."""
-    payload = marshal.dumps(data)
+def pack(record: Any) -> bytes:
+    """A record as a store file's bytes: :data:`MAGIC`, the code signature, msgpack,
+    SHA-256 of the msgpack."""
+    from inspector.loading.records import ENCODER
+
+    payload = ENCODER.encode(record)
     return _header() + payload + hashlib.sha256(payload).digest()
 
 
-def unpack(raw: bytes) -> Any:
-    """The data :func:`pack` made ``raw`` from, or None when it does not start with
-    :data:`MAGIC` and this inspector's code signature, its checksum does not match or it is
-    not marshal data."""
+def unpack(raw: bytes, kind: Any) -> Any:
+    """The record of type ``kind`` :func:`pack` made ``raw`` from, or None when it does
+    not start with :data:`MAGIC` and this inspector's code signature, its checksum does
+    not match or it does not decode as ``kind``."""
+    from inspector.loading.records import decoder
+
     header = _header()
     if len(raw) < len(header) + DIGEST or not raw.startswith(header):
         return None
-    view = memoryview(raw)
-    payload = view[len(header) : -DIGEST]
+    payload = memoryview(raw)[len(header) : -DIGEST]
     if hashlib.sha256(payload).digest() != raw[-DIGEST:]:
         return None
     try:
-        return marshal.loads(payload)
-    except (EOFError, ValueError, TypeError):
+        return decoder(kind).decode(payload)
+    except (ValueError, TypeError):  # msgspec.DecodeError and ValidationError are ValueErrors
         return None
 
 
-class _Hashing:
-    """A file that keeps the SHA-256 of what is written to it (``marshal.dump`` writes
-    through it)."""
-
-    def __init__(self, handle: Any) -> None:
-        self.handle = handle
-        self.digest = hashlib.sha256()
-
-    def write(self, data: bytes) -> int:
-        self.digest.update(data)
-        return self.handle.write(data)  # type: ignore[no-any-return]
-
-
-def write_atomically(path: Path, data: Any) -> bool:
-    """Write ``data`` (:func:`pack`) to ``path`` through a temporary file in the same folder,
-    only in a trusted folder (:func:`make_folder`); on any failure (a full disk, a read-only
-    folder) nothing is left behind."""
-    # tempfile (with shutil, random, bz2 and lzma: ~12 M instructions) only when a cache is
-    # written: an answer from the cache writes nothing.
-    import tempfile
+def write_atomically(path: Path, record: Any) -> bool:
+    """Write ``record`` (:func:`pack`) to ``path`` through a temporary file in the same
+    folder, only in a trusted folder (:func:`make_folder`); on any failure (a full disk, a
+    read-only folder, a value msgpack cannot hold) nothing is left behind."""
+    import tempfile  # only when something is written: an answer from the store writes nothing
 
     if not make_folder(path.parent):
         return False
     tmp = None
     try:
+        data = pack(record)
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".inspector-", suffix=".tmp")
         with os.fdopen(fd, "wb") as handle:
-            handle.write(_header())
-            hashing = _Hashing(handle)
-            marshal.dump(data, hashing)
-            handle.write(hashing.digest.digest())
+            handle.write(data)
         os.replace(tmp, path)
         return True
     except BaseException as exc:  # Ctrl-C too: no temporary file is left behind
         if tmp is not None:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-        if not isinstance(exc, OSError | ValueError):
+        if not isinstance(exc, OSError | ValueError | TypeError | OverflowError):
             raise
         return False
 
 
-def load_marshal(path: Path) -> Any:
-    """The data in a cache file, or None when it is missing, in an untrusted folder
-    (:func:`trusted`), not the user's own or writable by others, or not what
-    :func:`pack` makes (a checksum that does not match)."""
+def load(path: Path, kind: Any) -> Any:
+    """The record of type ``kind`` in a store file, or None when it is missing, in an
+    untrusted folder (:func:`trusted`), not the user's own or writable by others, or not
+    what :func:`pack` makes."""
     if not trusted(path.parent):
         return None
     try:
@@ -241,4 +229,74 @@ def load_marshal(path: Path) -> Any:
             raw = handle.read()
     except OSError:
         return None
-    return unpack(raw)
+    return unpack(raw, kind)
+
+
+def enabled() -> bool:
+    """The store is on (``INSPECTOR_CACHE`` is not ``0``) and there is a cache folder that
+    only its owner, the user, can write (:func:`trusted`: else it is named on stderr)."""
+    flag = os.environ.get("INSPECTOR_CACHE", "1").strip().lower()
+    if flag in ("0", "false", "no", "off"):
+        return False
+    folder = runs_dir()
+    return folder is not None and trusted(folder)
+
+
+def runs_dir() -> Path | None:
+    """The folder of the runs' stores (``runs`` in :func:`cache_root`), None without one."""
+    root = cache_root()
+    return None if root is None else root / "runs"
+
+
+def name_of(*parts: str) -> str:
+    """A file name from what it is keyed by (a run's real path, a plan)."""
+    text = "\0".join(parts).encode("utf-8", "surrogateescape")
+    return hashlib.sha256(text).hexdigest()[:32]
+
+
+def run_folder(run_root: Path | str, folder: Path | None = None) -> Path:
+    """The store of the run at ``run_root`` (``folder``: the runs folder, else the user's)."""
+    folder = folder or runs_dir()
+    if folder is None:
+        raise OSError("no user cache folder")
+    return folder / name_of(os.path.realpath(run_root))
+
+
+Stat = tuple[int, int, int, int, int, int]
+ABSENT: Stat = (0, 0, 0, 0, 0, 0)
+"""The :data:`Stat` recorded for a file that does not exist."""
+FINE_GRANULARITY_NS = 50_000_000
+"""How far a file's time stamp may lag behind the clock: the kernel stamps files from a
+coarse clock (one tick, 1-10 ms), so a file written just after the reading started can
+carry a stamp a little before it."""
+COARSE_GRANULARITY_NS = 2_000_000_000
+"""Time stamps in whole seconds (FAT keeps two-second stamps, some network file systems
+whole seconds): a file written in the same second as the read looks older than it is."""
+
+
+def is_racy(stat: Stat, fence_ns: int) -> bool:
+    """True when a file's modification or change time is not safely older than
+    ``fence_ns`` (when reading began): it may have been written again in the same time
+    stamp tick, after it was read, without its key changing ("racy git"). Such files are
+    left out of the store; the next read reads them again."""
+    if stat == ABSENT:
+        return False
+    for stamp in (stat[4], stat[5]):
+        granularity = COARSE_GRANULARITY_NS if stamp % 1_000_000_000 == 0 else FINE_GRANULARITY_NS
+        if stamp >= fence_ns - granularity:
+            return True
+    return False
+
+
+def stat_or_absent(path: str) -> Stat | None:
+    """The key of ``path`` (not following a final link), :data:`ABSENT` when it does not
+    exist, None when it cannot be stat'ed."""
+    from inspector.results.file_io import stat_key
+
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return ABSENT
+    except OSError:
+        return None
+    return stat_key(info)

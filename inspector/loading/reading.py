@@ -1,0 +1,309 @@
+"""A run being read and scored: its run-level files now, its task folders from the task
+store or by reader processes (:class:`~inspector.loading.readers.EntryLoad`), collected
+while the tasks are reduced; a plan with another k or strategy (``--k`` /
+``--strategy``) applied as a derived plan, always with a note saying so, and a warning for
+a contract guessed from the observations. :func:`prepare` starts this for the app before
+textual is imported (the store's report, else the reader processes, while the interface
+starts)."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Collection
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from inspector.engine.errors import EngineError
+from inspector.engine.model import TaskRecord
+from inspector.engine.reduction_stream import ReductionStream
+from inspector.loading import reports
+from inspector.loading.index import Checked
+from inspector.loading.readers import EntryLoad
+from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
+from inspector.loading.store import enabled as store_enabled
+from inspector.loading.store import stat_or_absent
+from inspector.loading.tasks import ReductionCache
+from inspector.overrides import Overrides
+from inspector.resolve import contract_guessed
+from inspector.results.listing import RUN_FILES, listing_key, running_files
+from inspector.results.problems import RunReadError
+from inspector.results.reader import (
+    ListedRun,
+    Progress,
+    Run,
+    TaskCollector,
+    finish_problems,
+    list_run,
+    read_run_files,
+)
+from inspector.results.tasks import load_running
+from inspector.results.validate import BUILTIN_STRATEGIES
+from inspector.session import DERIVED_KEY, Session, reduction_stream, score_run
+
+
+class PendingRead:
+    """A run whose run-level files and folder listing are read and whose task folders are
+    being read (by worker processes, for a large run). :meth:`finish` completes it."""
+
+    def __init__(self, listed: ListedRun, load: EntryLoad) -> None:
+        # Not the listing itself: its map of folder names (large for a large run) is done
+        # with once the reading has started.
+        self.files = listed.files
+        self.running = listed.running
+        self.run = listed.run
+        self.load = load
+        self.reduction_cache: ReductionCache | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.run.path
+
+    def finish(
+        self,
+        progress: Progress | None = None,
+        on_tasks: Callable[[list[TaskRecord]], None] | None = None,
+        *,
+        save_cache: bool = True,
+    ) -> Run:
+        """Collect every task folder; the run as :func:`~inspector.results.read_run`
+        returns it.
+
+        ``on_tasks`` receives the published tasks (``Run.tasks``, in order) as they come in,
+        while the rest are still being read. ``save_cache=False``: the caller writes the
+        task cache later (:meth:`save_cache`).
+        """
+        run, files, running = self.run, self.files, self.running
+        candidates = len(self.load.entries)
+        total = candidates + len(running)
+        collector = TaskCollector(run)
+
+        def take(entries: list) -> None:  # type: ignore[type-arg]
+            tasks = collector.take(entries)
+            if on_tasks is not None and tasks:
+                on_tasks(tasks)
+
+        self.load.collect(progress, total, on_entries=take, save=save_cache)
+        run.signatures = self.load.signatures
+        run.cache_hits = self.load.cache.hits if self.load.cache is not None else 0
+        for done, folder in enumerate(running, start=candidates + 1):
+            if run.seen is not None:
+                for rel in running_files(folder):
+                    run.seen[rel] = stat_or_absent(files.full_path(rel))
+            run.entries.append(load_running(files, folder))
+            if progress is not None:
+                progress(done, total)
+        finish_problems(run)
+        return run
+
+    def reductions(self, stream: ReductionStream) -> ReductionCache | None:
+        """The stored reductions of this run's unchanged tasks under ``stream``'s plan
+        (None when the cache is off); :meth:`save_cache` writes them again."""
+        cache = self.load.cache
+        if cache is None:
+            return None
+        self.reduction_cache = ReductionCache(cache, stream)
+        return self.reduction_cache
+
+    def save_cache(self) -> None:
+        """Write the task cache, with the reductions (after ``finish(save_cache=False)``)."""
+        if self.reduction_cache is not None:
+            self.reduction_cache.attach()
+        self.load.save_cache()
+
+    def cancel(self) -> None:
+        """Give up: stop the reader processes."""
+        self.load.cancel()
+
+
+def begin_read(
+    path: Path | str,
+    *,
+    strategies: Collection[str] = BUILTIN_STRATEGIES,
+    reuse_cache: bool = True,
+    store: bool = True,
+    shared: bool = False,
+    checked: Checked | None = None,
+) -> PendingRead:
+    """Start reading a run: run-level files and the folder listing now, task folders from
+    the cache or by worker processes started now (:class:`EntryLoad`).
+
+    ``reuse_cache=False`` reads every task folder (what is read is still cached, unless
+    ``store=False``: then the caller keeps nothing of this read, and no file's key is taken
+    for a cache).
+    ``shared``: the caller has threads (the app): its shared reader processes are used.
+    ``checked``: what the report cache's check just found (its unchanged files are not
+    checked again for the task cache).
+
+    Raises:
+        RunReadError: as :func:`~inspector.results.read_run`.
+    """
+    started = time.time_ns()
+    listed = list_run(path)
+    run, files = listed.run, listed.files
+    run.read_started_ns = started
+    if store_enabled() and store:
+        # Before reading: a file changed while we read it then differs next time.
+        run.seen = {rel: stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
+    run.listing = listing_key(listed.candidates, listed.running, listed.problems)
+    # The task folders first: their reader processes start while the run-level files
+    # (run_info.json can be hundreds of megabytes) are read here.
+    load = EntryLoad(
+        files,
+        listed.candidates,
+        listed.first_location,
+        strategies,
+        reuse=reuse_cache,
+        store=store,
+        shared=shared,
+        checked=checked,
+    )
+    read_run_files(files, run)
+    run.problems.extend(listed.problems)
+    return PendingRead(listed, load)
+
+
+CONTRACT_WARNING = WARNING_PREFIX + "contract: "
+
+
+def finish_and_score(
+    pending: PendingRead,
+    overrides: Overrides | None = None,
+    *,
+    progress: Callable[[int, int], None] | None = None,
+    save_cache: bool = True,
+) -> Session:
+    """Finish a read started earlier and score it, reducing the tasks while the rest are
+    still read. ``save_cache=False``: the caller writes the task cache later."""
+    stream = reduction_stream(pending.run, overrides)
+    on_tasks = None
+    if stream is not None:
+        # The tasks whose files are unchanged take their stored reductions.
+        kept = pending.reductions(stream)
+        on_tasks = kept.add if kept is not None else stream.add
+    run = pending.finish(progress, on_tasks=on_tasks, save_cache=False)
+    session = score_run(run, overrides, stream=stream)
+    if save_cache:
+        pending.save_cache()
+    return session
+
+
+@dataclass
+class Derived:
+    """A session scored as the command line asked, with what it prints besides the report."""
+
+    session: Session
+    notes: list[str] = field(default_factory=list)  # derived-plan notes, whole lines
+    refusal: str | None = None  # one line naming the file: the run cannot be scored so
+
+
+def base_plan(overrides: Overrides | None) -> Overrides | None:
+    """The overrides a run is read and scored with before ``--k`` / ``--strategy`` are
+    applied as a derived plan (:func:`derive`)."""
+    if overrides is None or (overrides.k is None and overrides.strategy is None):
+        return overrides
+    return Overrides(
+        aggregation=overrides.aggregation,
+        hierarchy=overrides.hierarchy,
+        contract=overrides.contract,
+        benchmark_id=overrides.benchmark_id,
+    )
+
+
+def derive(session: Session, overrides: Overrides | None, path: str | Path) -> Derived:
+    """Apply ``--k`` / ``--strategy`` to a session scored with :func:`base_plan`'s plan;
+    ``path`` is the run as the user named it (for messages)."""
+    if session.refusal is not None:
+        return Derived(session, refusal=f"{Path(path) / session.refusal_path}: {session.refusal}")
+    derived = _derive(session, overrides, path)
+    if derived.refusal is None:
+        assert session.recomputation is not None and derived.session.recomputation is not None
+        source = session.recomputation.plan.sources.get("contract", "")
+        plan = derived.session.recomputation.plan
+        lists_auxiliaries = plan.k == 1 or plan.strategy == "avg"
+        derived.notes.extend(guessed_contract_warning(path, source, lists_auxiliaries))
+    return derived
+
+
+def _derive(session: Session, overrides: Overrides | None, path: str | Path) -> Derived:
+    assert session.recomputation is not None
+    if overrides is None or base_plan(overrides) is overrides:
+        return Derived(session)
+    plan = session.recomputation.plan
+    k = overrides.k if overrides.k is not None else plan.k
+    strategy = (overrides.strategy or plan.strategy).lower()
+    if (k, strategy) == (plan.k, plan.strategy):
+        return Derived(session)
+    from inspector.engine.whatif import derived, no_attempt_warning
+
+    try:
+        recomputation, derivation = derived(session.recomputation, k=k, strategy=strategy)
+    except EngineError as exc:
+        return Derived(session, refusal=f"{path}: cannot score as {strategy}@{k}: {exc}")
+    session = session.with_plan(recomputation)
+    notes = [f"{NOTE_PREFIX}{derivation.description}: {note}" for note in derivation.notes]
+    guess = no_attempt_warning(derivation)
+    if guess is not None:
+        notes.append(f"{WARNING_PREFIX}{path}: {guess}")
+    notes.append(derived_note(derivation.description, derivation.equivalent))
+    return Derived(session, notes=notes)
+
+
+def derived_note(
+    description: str,
+    equivalent: bool,
+    labelled: str = f"the output too (metrics.json: extra.{DERIVED_KEY}; markdown: a heading)",
+) -> str:
+    """The stderr note every output of a derived plan gets (``labelled``: where the
+    output itself says so)."""
+    claim = "equivalent to" if equivalent else "NOT equivalent to"
+    return (
+        f"{NOTE_PREFIX}derived plan: {description} ({claim} having run it); labelled in {labelled}"
+    )
+
+
+def guessed_contract_warning(
+    path: str | Path, source: str, lists_auxiliaries: bool = False
+) -> list[str]:
+    """The warning (as a list of lines: none or one) for a contract guessed from the
+    attempts' observations (``lists_auxiliaries``: see :func:`contract_guessed`)."""
+    if not contract_guessed(source, lists_auxiliaries):
+        return []
+    return [
+        f"{CONTRACT_WARNING}{path}: the metric contract was {source}: labels, units, "
+        "precision and series order may differ from the benchmark's, and a metric no "
+        "attempt observed is missing; pass --contract FILE to fix it"
+    ]
+
+
+@dataclass
+class EarlyOpen:
+    """What was done for one run before the app started."""
+
+    path: Path
+    preview: Outputs | None = None  # the report cache's answer, its files not checked
+    pending: PendingRead | None = None
+
+    def matches(self, path: Path) -> bool:
+        return os.path.abspath(path) == os.path.abspath(self.path)
+
+    def cancel(self) -> None:
+        """Not used after all: stop its reader processes."""
+        if self.pending is not None:
+            self.pending.cancel()
+
+
+def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
+    """Look the run up in the report cache, else start reading it (worker processes)."""
+    if not ((path / "run_info.json").exists() or (path / "details").is_dir()):
+        return None
+    early = EarlyOpen(path)
+    # Not checked against the files here: the app shows it as not yet checked while a
+    # reader process checks them (:func:`inspector.loading.door.open_run`).
+    early.preview = reports.peek(path, reports.own_plan_key(overrides))
+    if early.preview is None:
+        try:
+            early.pending = begin_read(path)
+        except RunReadError:
+            return None
+    return early

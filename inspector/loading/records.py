@@ -1,0 +1,356 @@
+"""Every shape the store keeps, as typed records (msgspec Structs, msgpack on disk).
+
+Decoding checks each record against its type (a wrong shape or type is a miss, never a
+task problem), so no shape is checked by hand. Records are array-like (field order is
+the format: the store version changes with any of them) and untracked by the cyclic
+garbage collector (they hold no cycles).
+"""
+
+from __future__ import annotations
+
+from sys import intern
+from typing import Any
+
+import msgspec
+
+OPTIONS: dict[str, Any] = {"array_like": True, "frozen": True, "gc": False}
+Observation = bool | int | float
+Stat = tuple[int, int, int, int, int, int]
+"""A file's key as git's index keeps it: device, inode, mode, size, mtime_ns, ctime_ns."""
+
+
+class IssueRec(msgspec.Struct, **OPTIONS):
+    severity: str
+    phase: str
+    code: str
+    message: str
+
+
+class AttemptRec(msgspec.Struct, **OPTIONS):
+    index: int
+    status: str
+    metrics: dict[str, Observation]
+    issues: tuple[IssueRec, ...]
+    artifacts: dict[str, Any]
+
+
+class TaskRec(msgspec.Struct, **OPTIONS):
+    task_id: str
+    category: Any
+    plan_k: int
+    plan_strategy: str
+    attempts: tuple[AttemptRec, ...]
+    retry_counts: dict[int, int]
+    ground_truth: Any
+    source: str
+
+
+class ProblemRec(msgspec.Struct, **OPTIONS):
+    path: str
+    message: str
+    rule: str
+    blocking: bool
+
+
+class EntryRec(msgspec.Struct, **OPTIONS):
+    """A task folder's entry. ``numbers``: its ``attempt-N`` folders, else ``dirs``."""
+
+    task_id: str | None
+    folder: str
+    state: str
+    published: bool
+    record: TaskRec | None
+    numbers: tuple[int, ...] | None
+    dirs: dict[int, str] | None
+    problems: tuple[ProblemRec, ...]
+    schema_version: str | None
+
+
+def entry_record(entry: Any) -> EntryRec:
+    """A TaskEntry as its record."""
+    from inspector.results.layout import AttemptDirs
+
+    record = entry.record
+    rec = None
+    if record is not None:
+        rec = TaskRec(
+            record.task_id,
+            record.category,
+            record.plan_k,
+            record.plan_strategy,
+            tuple(
+                [
+                    AttemptRec(
+                        a.index,
+                        a.status,
+                        dict(a.metrics),
+                        tuple([IssueRec(i.severity, i.phase, i.code, i.message) for i in a.issues]),
+                        dict(a.scoring_artifacts),
+                    )
+                    for a in record.attempts.values()
+                ]
+            ),
+            dict(record.retry_counts),
+            record.ground_truth,
+            record.source,
+        )
+    dirs = entry.attempt_dirs
+    numbers = dirs.numbers if type(dirs) is AttemptDirs else None
+    return EntryRec(
+        entry.task_id,
+        entry.folder,
+        entry.state,
+        entry.published,
+        rec,
+        numbers,
+        None if numbers is not None else dict(dirs),
+        tuple([ProblemRec(p.path, p.message, p.rule, p.blocking) for p in entry.problems]),
+        entry.schema_version,
+    )
+
+
+_SHARED: dict[tuple[Any, ...], dict[str, Any]] = {}
+_SHARED_MAX = 4096
+
+
+def shared(mapping: dict[str, Any]) -> dict[str, Any]:
+    """One object for equal small mappings of booleans (an attempt's ``{"correct": true}``,
+    an empty ``scoring_artifacts``): a large run holds hundreds of thousands of them, and
+    nothing changes an attempt's mappings once it is read. Only booleans: values that
+    compare equal across types (1, 1.0, True) would mix."""
+    if len(mapping) > 4:
+        return mapping
+    for value in mapping.values():
+        if type(value) is not bool:
+            return mapping
+    key = tuple(mapping.items())
+    found = _SHARED.get(key)
+    if found is None:
+        if len(_SHARED) >= _SHARED_MAX:
+            return mapping
+        _SHARED[key] = found = mapping
+    return found
+
+
+_STATES = frozenset(("normal", "error", "fatal", "running", "v2"))
+
+
+def task_entry(rec: EntryRec, folder: str | None = None) -> Any:
+    """The TaskEntry of a record (None when its state is not one a folder can have).
+    ``folder``: the folder string asked for (the entry keeps that one object)."""
+    # The reader and the engine's model: only when an entry is made (an answer from the
+    # store makes none).
+    from inspector.engine.model import Attempt, Issue, TaskRecord
+    from inspector.results.layout import AttemptDirs
+    from inspector.results.problems import LoadProblem
+    from inspector.results.tasks import TaskEntry
+
+    if rec.state not in _STATES:
+        return None
+    folder = rec.folder if folder is None else folder
+    record = None
+    r = rec.record
+    if r is not None:
+        # Values many tasks repeat (statuses, the strategy, categories) are one object.
+        category = intern(r.category) if type(r.category) is str else r.category
+        record = TaskRecord(
+            r.task_id,
+            category,
+            r.plan_k,
+            intern(r.plan_strategy),
+            {
+                a.index: Attempt(
+                    a.index,
+                    intern(a.status),
+                    shared(a.metrics),
+                    tuple([Issue(i.severity, i.phase, i.code, i.message) for i in a.issues])
+                    if a.issues
+                    else (),
+                    shared(a.artifacts),
+                )
+                for a in r.attempts
+            },
+            r.retry_counts,
+            r.ground_truth,
+            r.source,
+        )
+    dirs: Any = AttemptDirs(folder, rec.numbers) if rec.numbers is not None else rec.dirs or {}
+    problems = [LoadProblem(p.path, p.message, p.rule, p.blocking) for p in rec.problems]
+    return TaskEntry(
+        rec.task_id,
+        folder,
+        intern(rec.state),
+        rec.published,
+        record,
+        dirs,
+        problems,
+        rec.schema_version,
+    )
+
+
+WARNING_PREFIX = "inspector: warning: "
+NOTE_PREFIX = "inspector: note: "
+
+
+class Outputs(msgspec.Struct, **OPTIONS):
+    """What ``report`` and ``check`` print for a run.
+
+    ``warnings`` are ``(relative path, message)`` (printed under the path the user gave),
+    ``notes`` whole lines; both go to stderr, warnings first. ``summary_markdown`` None:
+    summary.md is made when asked (:meth:`markdown`), from ``metrics_json`` and ``names``
+    (the plan's model and benchmark ids): rendering it loads tabulate, which ``report
+    --json``, ``check`` and the app never need."""
+
+    warnings: tuple[tuple[str, str], ...]
+    notes: tuple[str, ...]
+    metrics_json: str
+    summary_markdown: str | None
+    stored_metrics_text: str | None  # the stored metrics.json when it is a readable object
+    tasks: int
+    names: tuple[str, str] = ("", "")
+
+    def markdown(self) -> str:
+        """summary.md: as kept, else rendered from the report in ``metrics_json`` (JSON
+        keeps every float and the order)."""
+        if self.summary_markdown is not None:
+            return self.summary_markdown
+        import json
+
+        from inspector.engine.render import render_summary_markdown
+        from inspector.engine.serialize import report_from_json
+
+        model, benchmark = self.names
+        report = report_from_json(json.loads(self.metrics_json))
+        return render_summary_markdown(model, benchmark, report)
+
+    def stderr_lines(self, path: str | Any) -> list[str]:
+        from pathlib import Path
+
+        lines = [f"{WARNING_PREFIX}{Path(path) / rel}: {message}" for rel, message in self.warnings]
+        return lines + list(self.notes)
+
+
+class RunLevel(msgspec.Struct, **OPTIONS):
+    """What was read of a run's run-level files (a reopen whose run-level files are
+    unchanged takes them from here: run_info.json can be hundreds of megabytes)."""
+
+    run_info: dict[str, Any] | None
+    params: dict[str, Any] | None
+    metrics: dict[str, Any] | None
+    metrics_text: str | None
+    summary: str | None
+    problems: tuple[ProblemRec, ...]
+
+
+class Column(msgspec.Struct, array_like=True, gc=False):
+    values: list[float | int | None]
+    states: list[str | None]
+    errors: list[bool | None]
+
+
+class Table(msgspec.Struct, array_like=True, gc=False):
+    """A run's score table under one plan: per task folder in listing order, the task id
+    it was read as, whether its task is the one scored for that id, its category key, its
+    load problems and, per series, the fields of its reduction the report is aggregated
+    from."""
+
+    level: RunLevel
+    series: tuple[str, ...]
+    ids: list[str | None]
+    won: list[bool]
+    cats: list[str | None]
+    probs: list[tuple[ProblemRec, ...]]
+    columns: list[Column]
+
+    def fits(self, count: int) -> bool:
+        """Whether the table has ``count`` rows in every column, one column per series,
+        and only the engine's states."""
+        from inspector.engine.vocabulary import STATES
+
+        known = {*STATES, None}
+        if any(not known.issuperset(column.states) for column in self.columns):
+            return False
+        rows = (self.ids, self.won, self.cats, self.probs)
+        return (
+            len(self.columns) == len(self.series)
+            and all(len(row) == count for row in rows)
+            and all(len(c.values) == len(c.states) == len(c.errors) == count for c in self.columns)
+        )
+
+
+class Index(msgspec.Struct, **OPTIONS):
+    """The files a report was computed from and their keys: a digest of the task folder
+    listing, each entry's attempt numbers (-1: a ``running/`` folder), from which the
+    paths follow, and the :data:`Stat` of every file packed as bytes."""
+
+    listing: bytes
+    attempts: tuple[tuple[int, ...] | int, ...]
+    stats: bytes
+
+
+class Report(msgspec.Struct, **OPTIONS):
+    """A run's report store: its index, and for that state of its files the outputs
+    under each plan, the further answers kept with them, and the score tables."""
+
+    root: str
+    index: Index
+    outputs: dict[str, Outputs]
+    answers: dict[str, tuple[float, ...]]
+    tables: dict[str, msgspec.Raw]
+
+
+class Summary(msgspec.Struct, **OPTIONS):
+    """A run's line in its root's runs list, from its run-level files (``keys``)."""
+
+    keys: tuple[Stat, ...]
+    run_id: str
+    model: str | None
+    benchmark: str | None
+    harness: str | None
+    k: int | None
+    strategy: str | None
+    status: str | None
+    started_at: str | None
+    finished_at: str | None
+    headline_series_id: str | None
+    headline_value: float | int | None
+    headline_is_reference: bool
+    problems: tuple[ProblemRec, ...]
+
+
+class MirrorIndex(msgspec.Struct, **OPTIONS):
+    """A remote run's mirror: each object's version (ETag, generation…) and size."""
+
+    url: str
+    objects: dict[str, tuple[str | None, int]]
+
+
+class Summaries(msgspec.Struct, **OPTIONS):
+    runs: dict[str, Summary]
+
+
+class Recalled(msgspec.Struct, **OPTIONS):
+    """The last check of each run on a runs screen: its anchor and the check as JSON."""
+
+    runs: dict[str, tuple[tuple[int, ...], str]]
+
+
+def problem_rec(p: Any) -> ProblemRec:
+    return ProblemRec(p.path, p.message, p.rule, p.blocking)
+
+
+def load_problem(p: ProblemRec) -> Any:
+    from inspector.results.problems import LoadProblem
+
+    return LoadProblem(p.path, p.message, p.rule, p.blocking)
+
+
+ENCODER = msgspec.msgpack.Encoder()
+_DECODERS: dict[Any, Any] = {}
+
+
+def decoder(kind: Any) -> Any:
+    found = _DECODERS.get(kind)
+    if found is None:
+        found = _DECODERS[kind] = msgspec.msgpack.Decoder(kind)
+    return found

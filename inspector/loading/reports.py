@@ -1,0 +1,345 @@
+"""A run's reports, kept in its store: for the state of its files its index records, the
+report under each plan (what ``report`` and ``check`` print), the further answers kept
+with it (the runs screen's headline interval) and the score table a reopen after a few
+changed folders answers from (:mod:`inspector.loading.reopen`).
+
+A lookup answers only when the index still matches the files (one listing and one
+``lstat`` per file); anything else is a miss and the run is read as usual. The last
+report under a plan is also the unverified preview the app shows first (:func:`peek`).
+Plans given as files (``--hierarchy``, ``--contract``) are never kept.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from inspector.loading import index as snapshots
+from inspector.loading import store as stores
+from inspector.loading.processes import in_shared_pool, preload_in_readers
+from inspector.loading.records import (
+    ENCODER,
+    NOTE_PREFIX,
+    WARNING_PREFIX,
+    Column,
+    Outputs,
+    ProblemRec,
+    Report,
+    RunLevel,
+    Table,
+    problem_rec,
+)
+from inspector.overrides import Overrides
+from inspector.results.file_io import stat_key
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.results.reader import Run
+    from inspector.session import Session
+
+preload_in_readers(__name__)  # its lookups run in the reader processes
+
+__all__ = [
+    "NOTE_PREFIX",
+    "WARNING_PREFIX",
+    "Outputs",
+    "held",
+    "key_for",
+    "lookup",
+    "own_plan_key",
+    "store",
+]
+
+
+def outputs_of(session: Session, notes: list[str]) -> Outputs:
+    """The outputs of a scored session (``notes``: the derived-plan notes printed)."""
+    run = session.run
+    assert session.recomputation is not None
+    plan = session.recomputation.plan
+    return Outputs(
+        warnings=tuple((p.path, p.message) for p in run.problems if not p.blocking),
+        notes=tuple(notes),
+        metrics_json=session.metrics_json(),
+        # A derived plan's summary.md has a heading of its own: made now.
+        summary_markdown=session.summary_markdown() if plan.derived else None,
+        stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
+        tasks=len(run.tasks),
+        names=(plan.model_id, plan.benchmark_id),
+    )
+
+
+def key_for(overrides: Overrides | None, command: str) -> str | None:
+    """The cache key of one command and plan, or None when it cannot be cached."""
+    if overrides is None:
+        overrides = Overrides()
+    if overrides.hierarchy is not None or overrides.contract is not None:
+        return None
+    plan = [overrides.k, overrides.strategy, overrides.aggregation, overrides.benchmark_id]
+    return json.dumps([command, plan])
+
+
+def own_plan_key(overrides: Overrides | None) -> str | None:
+    """The key of the run's own plan (None for any other plan): what the app caches and
+    may show early."""
+    if overrides not in (None, Overrides()):
+        return None
+    return key_for(None, "outputs")
+
+
+def store_file(run_root: Path, folder: Path | None = None) -> Path:
+    """Where the run's reports are kept (``folder``: the runs folder, else the user's)."""
+    return stores.run_folder(run_root, folder) / "report"
+
+
+_last: tuple[Any, Any] = (None, None)
+"""The last file :func:`_load` took apart (its path and stat key) and what it held: storing
+after a lookup in the same process does not load and check it again."""
+
+
+def _load(run_root: Path, folder: Path | None = None) -> Report | None:
+    global _last
+    path = store_file(run_root, folder)
+    try:
+        seen = (str(path), stat_key(os.stat(path)))
+    except OSError:
+        return None
+    if _last[0] == seen:
+        return _last[1]  # type: ignore[no-any-return]
+    found = stores.load(path, Report)
+    if found is not None and found.root != os.path.realpath(run_root):
+        found = None
+    _last = (seen, found)
+    return found  # type: ignore[no-any-return]
+
+
+def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | None:
+    """What was stored under ``key`` for this run, if the run has not changed since.
+
+    ``shared``: the caller has threads (the app): the check (a listing and one ``lstat``
+    per file) runs in one of its shared reader processes, so it does not compete with the
+    interface thread for the interpreter.
+    """
+    if key is None or not stores.enabled():
+        return None
+    if shared:
+        # The reader processes were started earlier: tell them where the store is now.
+        answers = in_shared_pool(_lookup_in, [(stores.runs_dir(), Path(run_root), key)])
+        if answers is not None:
+            return answers[0]
+    return _lookup_in(None, run_root, key)
+
+
+def peek(run_root: Path, key: str | None) -> Any | None:
+    """What was stored under ``key`` for this run, NOT checked against the run's files
+    (the app's first preview, shown as not yet checked while :func:`lookup` checks them:
+    at 50,000 tasks the check is 250,000 ``lstat`` calls, over a second)."""
+    if key is None or not stores.enabled():
+        return None
+    found = _load(run_root)
+    return found.outputs.get(key) if found is not None else None
+
+
+def lookup_checked(run_root: Path, key: str | None) -> tuple[Any | None, snapshots.Checked | None]:
+    """:func:`lookup` in this process, with what its check found when the run changed in
+    a few files (for the task cache of the read that follows at once: the files found
+    unchanged need no second ``lstat``)."""
+    if key is None or not stores.enabled():
+        return None, None
+    found: list[snapshots.Checked] = []
+    outputs = _lookup_in(None, run_root, key, found.append)
+    return outputs, (found[0] if found and outputs is None else None)
+
+
+def _lookup_in(
+    folder: Path | None,
+    run_root: Path,
+    key: str,
+    on_changes: Callable[[snapshots.Checked], None] | None = None,
+) -> Any | None:
+    """:func:`lookup` in the cache ``folder`` (None: the user's); ``on_changes`` gets
+    what a check that found changed files found."""
+    name = os.path.abspath(run_root)
+    outputs = _held.runs.get(name)
+    if outputs is _UNSEEN or name not in _held.runs:
+        loaded = _load(run_root, folder)
+        if loaded is None or (key not in loaded.outputs and key not in loaded.answers):
+            return None  # nothing to check the files for
+        outputs = loaded
+        found = snapshots.check(run_root, loaded.index)
+        if found is None or found.changed:
+            outputs = None
+            if found is not None and on_changes is not None:
+                on_changes(found._replace(tables=loaded.tables))
+        if name in _held.runs:
+            _held.runs[name] = outputs
+    if outputs is None:
+        return None
+    found_outputs = outputs.outputs.get(key)
+    return found_outputs if found_outputs is not None else outputs.answers.get(key)
+
+
+class _Held(threading.local):
+    runs: dict[str, Any]
+
+    def __init__(self) -> None:
+        self.runs = {}
+
+
+_held = _Held()
+_UNSEEN = object()
+
+
+@contextlib.contextmanager
+def held(run_root: Path) -> Iterator[None]:
+    """Within the block, every lookup for the run answers from one check of its files
+    (the first lookup's), so that several answers (the runs screen's check and headline
+    interval) are of one and the same state of the run. A store starts a new check."""
+    name = os.path.abspath(run_root)
+    _held.runs[name] = _UNSEEN
+    try:
+        yield
+    finally:
+        _held.runs.pop(name, None)
+
+
+def store(
+    run: Run,
+    key: str | None,
+    value: Any,
+    table: Table | None = None,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """Remember ``value`` (:class:`Outputs`, or a further answer: a tuple of floats) under
+    ``key`` for the run as it was read, and ``table`` (its score table) when there is one;
+    ``extra``: further answers under their own keys, for the same state, in the same write."""
+    if key is None or not stores.enabled():
+        return
+    snapshot = snapshots.take(run)
+    if snapshot is not None:
+        store_snapshot(run.path, snapshot, key, value, table, extra)
+
+
+def store_snapshot(
+    run_root: Path,
+    snapshot: Any,
+    key: str,
+    value: Any,
+    table: Table | None = None,
+    extra: dict[str, Any] | None = None,
+) -> None:
+    """:func:`store` for a run whose files are as ``snapshot`` (its index) says: what else
+    is kept for the same index stays."""
+    loaded = _load(run_root)
+    outputs: dict[str, Outputs] = {}
+    answers: dict[str, tuple[float, ...]] = {}
+    tables: dict[str, Any] = {}
+    if loaded is not None and loaded.index == snapshot:
+        outputs, answers, tables = dict(loaded.outputs), dict(loaded.answers), dict(loaded.tables)
+    if isinstance(value, Outputs):
+        outputs[key] = value
+        tables.pop(key, None)
+        if table is not None:
+            tables[key] = msgspec.Raw(ENCODER.encode(table))
+    else:
+        answers[key] = tuple(value)
+    for name, answer in (extra or {}).items():
+        answers[name] = tuple(answer)
+    if os.path.abspath(run_root) in _held.runs:
+        _held.runs[os.path.abspath(run_root)] = _UNSEEN
+    record = Report(os.path.realpath(run_root), snapshot, outputs, answers, tables)
+    stores.write_atomically(store_file(run_root), record)
+
+
+def table_in(tables: Any, key: str, count: int) -> Table | None:
+    """The score table kept under ``key`` for ``count`` task folders, None when there is
+    none of that shape (a miss)."""
+    from inspector.loading.records import decoder
+
+    raw = tables.get(key) if tables else None
+    if raw is None:
+        return None
+    try:
+        table = decoder(Table).decode(raw)
+    except (ValueError, TypeError):
+        return None
+    return table if table.fits(count) else None
+
+
+def table_of(session: Session) -> Table | None:
+    """The score table of a run just read and scored with its plan as given (no derived
+    plan), or None when :func:`inspector.loading.reopen.answer` could not use one."""
+    from inspector.engine.benchmarks import OVERRIDES
+    from inspector.engine.strategies import resolve_attempt_strategy
+
+    run, rec = session.run, session.recomputation
+    if rec is None or session.refusal is not None or rec.plan.derived:
+        return None
+    plan = rec.plan
+    if plan.benchmark_id in OVERRIDES:
+        return None
+    resolved = resolve_attempt_strategy(plan.strategy).resolve(plan.contract, plan.k)
+    series = [sp.series_id for sp in resolved.series]
+    entries = run.entries
+    count = sum(1 for entry in entries if entry.state != "running")
+    if any(entry.state == "running" for entry in entries[:count]):
+        return None  # not candidates then running/ folders, as the index lists them
+    ids: list[str | None] = []
+    won: list[bool] = []
+    cats: list[str | None] = []
+    probs: list[Any] = []
+    columns = [Column([], [], []) for _ in series]
+    reductions = [rec.reductions[series_id] for series_id in series]
+    tasks, keys, scored = rec.tasks, rec.category_keys, 0
+    for entry in entries[:count]:
+        record = entry.record
+        ids.append(record.task_id if record is not None else None)
+        probs.append(tuple([problem_rec(p) for p in entry.problems]))
+        if record is not None and scored < len(tasks) and tasks[scored] is record:
+            won.append(True)
+            cats.append(keys[scored])
+            for column, reduced in zip(columns, reductions, strict=True):
+                reduction = reduced[scored]
+                column.values.append(reduction.value)
+                column.states.append(reduction.state)
+                column.errors.append(reduction.has_error)
+            scored += 1
+        else:
+            won.append(False)
+            cats.append(None)
+            for column in columns:
+                column.values.append(None)
+                column.states.append(None)
+                column.errors.append(None)
+    if scored != len(tasks):
+        return None
+    level = _run_level(run, probs)
+    if level is None:
+        return None
+    return Table(level, tuple(series), ids, won, cats, probs, columns)
+
+
+def _run_level(run: Run, probs: list[Any]) -> RunLevel | None:
+    """What was read of the run-level files; None when the run's problems are not, in
+    order, those of the run-level files, of the listing and of the entries."""
+    if run.listing is None:
+        return None
+    tail = [ProblemRec(*p) for p in run.listing[2]] + [p for row in probs for p in row]
+    tail += [problem_rec(p) for e in run.entries if e.state == "running" for p in e.problems]
+    problems = [problem_rec(p) for p in run.problems]
+    level = len(problems) - len(tail)
+    if level < 0 or problems[level:] != tail:
+        return None
+    return RunLevel(
+        run.run_info,
+        run.params,
+        run.stored_metrics,
+        run.stored_metrics_text,
+        run.stored_summary,
+        tuple(problems[:level]),
+    )
