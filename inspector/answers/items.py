@@ -24,13 +24,13 @@ from inspector.overrides import Overrides
 from inspector.results.layout import RUN_FILE_MAX_BYTES
 from inspector.results.lazy import RetryRecord
 from inspector.results.problems import RULE_ISSUE
+from inspector.results.reader import OnProgress
 from inspector.results.root_walk import cannot_read, walk_root
 from inspector.results.run_files import RunFiles
 from inspector.views.attribution import load_retry_records
 from inspector.views.fingerprints import Fingerprints, Occurrence, occurrences
 from inspector.views.items import FINISHED, RunTasks, run_tasks
 
-Progress = Callable[[int, int], None]
 Say = Callable[[str], None]
 
 
@@ -166,7 +166,7 @@ def over_runs(
     function: Callable[[str, str, Overrides], object],
     runs: Sequence[tuple[str, str]],
     overrides: Overrides,
-    progress: Progress | None = None,
+    progress: OnProgress | None = None,
 ) -> list[object]:
     """``function`` over ``runs`` in worker processes, in order; ``progress(done, total)``."""
     calls = [(path, shown, overrides) for path, shown in runs]
@@ -174,7 +174,7 @@ def over_runs(
 
 
 def root_items(
-    path: str, overrides: Overrides, progress: Progress | None = None, say: Say = say_root
+    path: str, overrides: Overrides, progress: OnProgress | None = None, say: Say = say_root
 ) -> tuple[list[RunTasks], list[Skipped]]:
     """Every finished run at or under ``path`` reduced for the rows, and the runs (and
     unreadable folders) left out."""
@@ -187,7 +187,7 @@ def root_items(
 
 
 def root_errors(
-    path: str, overrides: Overrides, progress: Progress | None = None, say: Say = say_root
+    path: str, overrides: Overrides, progress: OnProgress | None = None, say: Say = say_root
 ) -> tuple[list[Occurrence], list[Skipped]]:
     """Every issue of every run at or under ``path``, and the runs (and folders) that could
     not be read."""
@@ -200,7 +200,7 @@ def root_errors(
 
 
 def root_fingerprints(
-    path: str, overrides: Overrides, progress: Progress | None = None, say: Say = say_root
+    path: str, overrides: Overrides, progress: OnProgress | None = None, say: Say = say_root
 ) -> tuple[Fingerprints, list[Skipped]]:
     """The fingerprints of every run at or under ``path`` (grouped run by run in the worker
     processes, merged here), and the runs (and folders) that could not be read; each file

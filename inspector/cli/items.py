@@ -9,12 +9,13 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from inspector.answers.items import Progress, Skipped, root_fingerprints, root_items, runs_at
+from inspector.answers.items import Skipped, root_fingerprints, root_items, runs_at
 from inspector.answers.run import Unusable, say_on_stderr
 from inspector.cli.output import write_exact
 from inspector.engine import strict_json
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
+from inspector.results.reader import OnProgress
 from inspector.views.csv_cells import csv_writer
 from inspector.views.fingerprints import (
     CUT,
@@ -28,7 +29,7 @@ from inspector.views.items import FORMATS, MIN_MODELS, as_csv, as_json, as_table
 from inspector.views.visible import visible
 
 
-def _progress() -> Progress | None:
+def _progress() -> OnProgress | None:
     """Runs read so far, on stderr when it is a terminal."""
     if not sys.stderr.isatty():
         return None

@@ -38,12 +38,12 @@ from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
 from inspector.results.listing import StateName
 from inspector.results.quick import read_plain_task
+from inspector.results.reader import OnProgress
 from inspector.results.run_files import RunFiles
 from inspector.results.tasks import TaskEntry, load_published
 
 preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
-Progress = Callable[[int, int], None]
 _Chunk = list[tuple[EntryRec, tuple[tuple[str, int, int, int, int, int, int], ...] | None]]
 # Below this many folders to read, worker start-up costs more than it saves.
 PARALLEL_MIN = 1500
@@ -263,7 +263,7 @@ class EntryLoad:
 
     def collect(
         self,
-        progress: Progress | None = None,
+        progress: OnProgress | None = None,
         total: int | None = None,
         on_entries: Callable[[list[TaskEntry]], None] | None = None,
         *,
@@ -317,7 +317,7 @@ class EntryLoad:
                         )
         return entries
 
-    def _collect(self, progress: Progress | None, total: int) -> None:
+    def _collect(self, progress: OnProgress | None, total: int) -> None:
         done = len(self.entries) - len(self.missing)
         if progress is not None and done:
             progress(done, total)
@@ -395,5 +395,7 @@ class EntryLoad:
             return self._read_here(self.chunks[number])
         return [
             (task_entry(rec, item[0]), seen, rec)
-            for (rec, seen), item in zip(decoder(_Chunk).decode(data), self.chunks[number], strict=True)
+            for (rec, seen), item in zip(
+                decoder(_Chunk).decode(data), self.chunks[number], strict=True
+            )
         ]

@@ -30,7 +30,7 @@ from inspector.results.listing import RUN_FILES, listing_key, running_files
 from inspector.results.problems import RunReadError
 from inspector.results.reader import (
     ListedRun,
-    Progress,
+    OnProgress,
     Run,
     TaskCollector,
     finish_problems,
@@ -61,7 +61,7 @@ class PendingRead:
 
     def finish(
         self,
-        progress: Progress | None = None,
+        progress: OnProgress | None = None,
         on_tasks: Callable[[list[TaskRecord]], None] | None = None,
         *,
         save_cache: bool = True,

@@ -45,7 +45,7 @@ from inspector.results.runinfo import (
 from inspector.results.tasks import TaskEntry, load_published, load_running
 from inspector.results.validate import BUILTIN_STRATEGIES
 
-Progress = Callable[[int, int], None]
+OnProgress = Callable[[int, int], None]
 """Called as ``progress(done, total)`` while task folders are read."""
 
 
@@ -103,7 +103,7 @@ def read_run(
     path: Path | str,
     *,
     strategies: Collection[str] = BUILTIN_STRATEGIES,
-    progress: Progress | None = None,
+    progress: OnProgress | None = None,
 ) -> Run:
     """Read one run directory, read-only, in this process and without any cache (the
     reference :mod:`inspector.loading` is compared with; it reads faster, never differently).
