@@ -54,19 +54,27 @@ def make_root(out: Path, runs: int, tasks: int, k: int, attempt_kb: float, disti
              "--model", f"model-{seed:02d}"],
             check=True, stdout=subprocess.DEVNULL,
         )  # fmt: skip
-        report = subprocess.run(
-            [PYTHON, "-m", "inspector", "report", str(target), "--json"],
-            cwd=ROOT, capture_output=True, check=True, env=dict(os.environ, INSPECTOR_CACHE="0"),
-        )  # fmt: skip
-        (target / "metrics.json").write_bytes(report.stdout)
-    names = sorted(sources.iterdir())
-    for number in range(runs):
-        shutil.copytree(
-            names[number % len(names)], out / f"team_{number % 3:02d}" / f"run_{number:03d}"
-        )
+        write_metrics(target)
+    copy_runs(sorted(sources.iterdir()), out, runs)
     shutil.rmtree(sources)
     print(f"{out}: {runs} runs of {tasks} tasks x k={k}, {attempt_kb} KB per attempt "
           f"({distinct} generated, copied) in {time.perf_counter() - started:.0f} s")  # fmt: skip
+
+
+def write_metrics(run: Path) -> None:
+    """The run's metrics.json as ``inspector report --json`` (no cache) writes it."""
+    done = subprocess.run(
+        [PYTHON, "-m", "inspector", "report", str(run), "--json"],
+        cwd=ROOT, capture_output=True, check=True, env=dict(os.environ, INSPECTOR_CACHE="0"),
+    )  # fmt: skip
+    (run / "metrics.json").write_bytes(done.stdout)
+
+
+def copy_runs(sources: list[Path], out: Path, runs: int) -> None:
+    """``runs`` copies of ``sources`` in turn, as ``team_NN/run_NNN`` (separate files)."""
+    for number in range(runs):
+        team = out / f"team_{number % 3:02d}"
+        shutil.copytree(sources[number % len(sources)], team / f"run_{number:03d}")
 
 
 def cat_floor(root: Path) -> float:
@@ -103,14 +111,15 @@ def opened_attempts(command: list[str], root: Path, cache: str) -> int | None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("root", type=Path)
+    parser.add_argument("root", type=Path, help="the results root (written first with --make)")
     parser.add_argument("--make", action="store_true", help="write the root first")
-    parser.add_argument("--runs", type=int, default=27)
-    parser.add_argument("--tasks", type=int, default=89)
-    parser.add_argument("--k", type=int, default=5)
-    parser.add_argument("--attempt-kb", type=float, default=1024)
-    parser.add_argument("--distinct", type=int, default=9)
-    parser.add_argument("--only", action="append", choices=sorted(COMMANDS))
+    sizes = parser.add_argument_group("the root --make writes")
+    sizes.add_argument("--runs", type=int, default=27, help="runs under the root (27)")
+    sizes.add_argument("--tasks", type=int, default=89, help="tasks per run (89)")
+    sizes.add_argument("--k", type=int, default=5, help="attempts per task (5)")
+    sizes.add_argument("--attempt-kb", type=float, default=1024, help="KB per attempt (1024)")
+    sizes.add_argument("--distinct", type=int, default=9, help="runs generated, one per model")
+    parser.add_argument("--only", action="append", choices=sorted(COMMANDS), help="these only")
     args = parser.parse_args()
     if args.make:
         make_root(args.root, args.runs, args.tasks, args.k, args.attempt_kb, args.distinct)
