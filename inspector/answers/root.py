@@ -19,12 +19,12 @@ from inspector.answers.run import Unusable, say_root, warnings_in
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.overrides import Overrides
 from inspector.results.root_walk import RootWalk, walk_root
-from inspector.views.leaderboard import Leaderboard, build
 from inspector.views.run_check import UNUSABLE, RunCheck
 from inspector.views.runs_view import RunRow, with_interval
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
+    from inspector.views.leaderboard import Leaderboard
 
 
 def check_one(
@@ -183,14 +183,18 @@ def audit_runs(
 
 
 def board_of_root(root: str, overrides: Any, say: Callable[[str], None] = say_root) -> Leaderboard:
-    """Every run under ``root`` recomputed and checked (as ``inspector check ROOT``), as a
+    """Every run under ``root`` recomputed and checked (as ``inspector check ROOT --cached``: an
+    unchanged run is answered from the store, its files stat'ed, not read), as a
     leaderboard; the runs listed as the runs screen lists them (unchanged runs' summaries
     from the loading layer's cache). A folder that could not be read is said to ``say``.
 
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
-    checks = {check.run: check for check in check_root(root, overrides, say=say)}
+    # The leaderboard's statistics (scipy) only here: ``check ROOT`` does without them.
+    from inspector.views.leaderboard import build
+
+    checks = {check.run: check for check in check_root(root, overrides, cached=True, say=say)}
     runs = loading.runs_under(root)
     for name in sorted(checks.keys() - {run.relative for run in runs}):
         say(checks[name].problem or name)
