@@ -18,10 +18,11 @@ from __future__ import annotations
 import gc
 import marshal
 from collections.abc import Callable, Collection, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading import entry_data, task_cache
+from inspector.loading import by_bytes, entry_data, task_cache
 from inspector.loading.ending import end_pool
 from inspector.loading.processes import (
     drop_shared_pool,
@@ -154,20 +155,20 @@ class EntryLoad:
             (*candidates[p], first_location[candidates[p][0].rpartition("/")[2]])
             for p in self.missing
         ]
-        # About sixteen chunks per reader process (no fewer than CHUNK folders each): fewer
-        # round trips on large runs, and still a steady flow of entries to reduce.
-        size = max(CHUNK, len(self.items) // (16 * workers()) + 1)
-        self.chunks = [self.items[i : i + size] for i in range(0, len(self.items), size)]
-        self.chunk_size = size
+        # About sixteen chunks per reader process: by count for many folders (no fewer than
+        # CHUNK each), by bytes for fewer (a few large folders still use every core).
+        self.chunks, parallel = by_bytes.split(
+            self.items, files.full_path, parallel_min=PARALLEL_MIN, chunk=CHUNK, processes=workers()
+        )
+        self.starts = [*accumulate(map(len, self.chunks), initial=0)]  # in self.missing
         self.pool: Any = None
         self.owned = False
         self.futures: list[Any] = []  # None once its chunk is taken
         self.signatures: dict[str, task_cache.Signature] = {}
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], None] | None = None
-        pool_size = min(workers(), max(1, len(self.items) // CHUNK))
-        if len(self.items) >= PARALLEL_MIN and pool_size > 1:
-            self._start_pool(pool_size)
+        if parallel:
+            self._start_pool(min(workers(), len(self.chunks)))
 
     def _look_up(
         self,
@@ -339,7 +340,7 @@ class EntryLoad:
 
     def _place(self, number: int, results: list[tuple[TaskEntry, Any, Any]]) -> None:
         """Put one chunk's entries in place (and in the cache), then pass on what is ready."""
-        cursor = number * self.chunk_size
+        cursor = self.starts[number]
         cache = self.cache
         for entry, seen, data in results:
             self.entries[self.missing[cursor]] = entry
