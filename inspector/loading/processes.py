@@ -94,14 +94,13 @@ HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20
 
 
 def reuse_read_buffers() -> None:
-    """Let a reader process read file after file into the same pages (issue 53).
+    """Let a reader process read file after file into the same pages.
 
     Each file is read into a new buffer. glibc gives a buffer of more than its mmap
     threshold fresh pages from the kernel and hands them back when it is freed, so every
-    megabyte read costs 256 page faults: on 89 x 5 result files of 5 MB, 400,000 faults
-    and half of the reading's CPU. Buffers up to 32 MB now come from the heap and go back
-    to it (up to 64 MB of its free top is kept), and the next file reuses them. glibc
-    only; nothing happens elsewhere."""
+    megabyte read costs 256 page faults, much of the CPU of reading large result files.
+    Buffers up to 32 MB come from the heap and go back to it instead (up to 64 MB of its
+    free top is kept), and the next file reuses them. glibc only; nothing elsewhere."""
     if not sys.platform.startswith("linux"):
         return
     import ctypes  # here: only reader processes need it
