@@ -22,7 +22,8 @@ whole round alike, so the ratios hold better than the times):
   warm              the command again, nothing changed (the cache read)
 and prints medians: wall s, CPU s of the whole process tree, peak RSS MB of the largest
 process (wait4) and of the whole tree (its /proc sampled every 20 ms: the tree is found from
-the process started here through /proc/PID/task/*/children). A measured tree whose RSS
+the process started here through /proc/PID/task/*/children), and the tree's peak PSS (pages
+a forked reader shares with its parent counted once, where the RSS sum counts them in each). A measured tree whose RSS
 passes --cap-gb is killed (its own process group, started here) and reported 'exceeded'.
 ``--src DIR`` runs the inspector package found in DIR instead of this checkout (for a
 before/after: ``git archive main inspector | tar -x -C DIR``); ``--compare DIR`` adds a row
@@ -52,7 +53,6 @@ DEFAULT_FLOOR = (
     / "bench"
     / "read_floor.py"
 )  # beside the checkout, or beside its worktrees' folder
-PAGE = os.sysconf("SC_PAGE_SIZE")
 
 INSPECTOR = r"""
 import os, sys
@@ -115,19 +115,22 @@ def tree(pid: int) -> list[int]:
     return found
 
 
-def rss(pid: int) -> int:
+def memory(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) of ``pid`` in bytes: PSS splits the pages a forked reader shares with its
+    parent between them, which RSS counts in each (0, 0 once it is gone)."""
     try:
-        with open(f"/proc/{pid}/statm") as stream:
-            return int(stream.read().split()[1]) * PAGE
-    except (OSError, ValueError, IndexError):
-        return 0
+        with open(f"/proc/{pid}/smaps_rollup") as stream:
+            fields = dict(line.split(":", 1) for line in stream.read().splitlines()[1:])
+        return int(fields["Rss"].split()[0]) * 1024, int(fields["Pss"].split()[0]) * 1024
+    except (OSError, ValueError, KeyError):
+        return 0, 0
 
 
 def measure(
     argv: list[str], env: dict[str, str], cap: int
-) -> tuple[float, float, float, float] | None:
-    """(wall s, CPU s of the tree, peak RSS MB of the largest process, peak RSS MB of the
-    tree), or None when the tree passed ``cap`` bytes and was killed."""
+) -> tuple[float, float, float, float, float] | None:
+    """(wall s, CPU s of the tree, peak RSS MB of the largest process, peak RSS and PSS MB
+    of the tree), or None when the tree passed ``cap`` bytes (RSS) and was killed."""
     began = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -137,12 +140,14 @@ def measure(
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
-    peak = [0, False]
+    peak = [0, False, 0]
 
     def sample() -> None:
         while proc.returncode is None:
-            total = sum(rss(pid) for pid in tree(proc.pid))
+            sizes = [memory(pid) for pid in tree(proc.pid)]
+            total = sum(size[0] for size in sizes)
             peak[0] = max(peak[0], total)
+            peak[2] = max(peak[2], sum(size[1] for size in sizes))
             if total > cap and not peak[1]:
                 peak[1] = True
                 os.killpg(proc.pid, signal.SIGKILL)  # the group started here, nothing else
@@ -161,7 +166,7 @@ def measure(
         shown = " ".join(part for part in argv[1:] if "\n" not in part)
         print(f"# {shown} exited {proc.returncode}: {err.strip()[-300:]}", flush=True)
     cpu = usage.ru_utime + usage.ru_stime
-    return wall, cpu, usage.ru_maxrss / 1024, peak[0] / 2**20
+    return wall, cpu, usage.ru_maxrss / 1024, peak[0] / 2**20, peak[2] / 2**20
 
 
 def generate(run: Path, tasks: int, k: int, kb: float, model: str = "") -> None:
@@ -193,6 +198,16 @@ def generate(run: Path, tasks: int, k: int, kb: float, model: str = "") -> None:
     print(f"# generated {run} in {time.perf_counter() - began:.1f} s", flush=True)
 
 
+def store_metrics(run: Path, env: dict[str, str]) -> None:
+    """Write the run's metrics.json as AgentCompass would (the inspector's report, equal to
+    it on every conformance run), so that ``check`` and ``gate`` have one to compare."""
+    if (run / "metrics.json").exists():
+        return
+    argv = [sys.executable, "-c", INSPECTOR, "report", str(run), "--json"]
+    done = subprocess.run(argv, env=dict(env, INSPECTOR_CACHE="0"), capture_output=True, check=True)
+    (run / "metrics.json").write_bytes(done.stdout)
+
+
 def runs_of(target: Path) -> list[Path]:
     return (
         [target]
@@ -217,7 +232,7 @@ def bench(
     }
     inspector = [py, "-c", INSPECTOR, *command]
     cache_dir = Path(args.workdir) / "cache"
-    rows: dict[str, list[tuple[float, float, float, float] | None]] = {}
+    rows: dict[str, list[tuple[float, float, float, float, float] | None]] = {}
     floors = {name: argvs for name, argvs in floors.items() if name in args.floors}
     for _ in range(args.repeat):
         for name, argvs in floors.items():
@@ -228,7 +243,7 @@ def bench(
                 else tuple(  # type: ignore[arg-type]
                     f(values)
                     for f, values in zip(
-                        (sum, sum, max, max), zip(*parts, strict=True), strict=True
+                        (sum, sum, max, max, max), zip(*parts, strict=True), strict=True
                     )
                 )
             )
@@ -248,10 +263,10 @@ def bench(
         if len(done) < len(results):
             print(f"{label:>22} {name:>8}  exceeded {args.cap_gb} GB", flush=True)
             continue
-        wall, cpu, big, whole = (statistics.median(r[i] for r in done) for i in range(4))
+        wall, cpu, big, whole, shared = (statistics.median(r[i] for r in done) for i in range(5))
         walls = [r[0] for r in done]
         print(
-            f"{label:>22} {name:>8} {wall:>7.2f} {cpu:>7.2f} {big:>7.0f} {whole:>7.0f}"
+            f"{label:>22} {name:>8} {wall:>7.2f} {cpu:>7.2f} {big:>7.0f} {whole:>7.0f} {shared:>7.0f}"
             f"  {min(walls):.2f}-{max(walls):.2f}",
             flush=True,
         )
@@ -309,7 +324,7 @@ def main() -> None:
         f"# {os.uname().nodename} {os.cpu_count()} CPUs; load {os.getloadavg()}; src {args.src or ROOT}"
     )
     print(
-        f"{'run':>22} {'what':>8} {'wall s':>7} {'cpu s':>7} {'maxRSS':>7} {'treeRSS':>7}"
+        f"{'run':>22} {'what':>8} {'wall s':>7} {'cpu s':>7} {'maxRSS':>7} {'treeRSS':>7} {'treePSS':>7}"
         f"  wall min-max  (MB; {args.repeat} interleaved rounds, medians)",
         flush=True,
     )
@@ -327,6 +342,7 @@ def main() -> None:
         root = workdir / f"root_{count}x{tasks}_k{k}_{kb:g}kb"
         for number in range(count):
             generate(root / f"run_{number:02d}", tasks, k, kb, model=f"model-{number:02d}")
+            store_metrics(root / f"run_{number:02d}", base)
         for command in (
             ["leaderboard", str(root)],
             ["check", str(root)],
