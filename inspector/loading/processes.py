@@ -85,6 +85,30 @@ def reader_started(parent: int | None = None) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     die_with_parent(parent)
+    reuse_read_buffers()
+
+
+# <malloc.h>: mallopt parameters, and the values set in reader processes.
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20
+
+
+def reuse_read_buffers() -> None:
+    """Let a reader process read file after file into the same pages.
+
+    Each file is read into a new buffer. glibc gives a buffer of more than its mmap
+    threshold fresh pages from the kernel and hands them back when it is freed, so every
+    megabyte read costs 256 page faults, much of the CPU of reading large result files.
+    Buffers up to 32 MB come from the heap and go back to it instead (up to 64 MB of its
+    free top is kept), and the next file reuses them. glibc only; nothing elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return
+    import ctypes  # here: only reader processes need it
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None)
+        libc.mallopt(M_MMAP_THRESHOLD, HEAP_BUFFER_MAX)
+        libc.mallopt(M_TRIM_THRESHOLD, HEAP_FREE_KEPT)
 
 
 def die_with_parent(parent: int | None = None) -> None:

@@ -1,10 +1,9 @@
 """Reading many task folders fast: the task store first, then reader processes.
 
-A task folder is read independently of the others, so large runs are split into chunks
-read by a pool of worker processes (one per core); small runs are read in-process, where
-starting workers would cost more than it saves. Folders whose files are unchanged since the
-last read come from :mod:`inspector.loading.tasks`. The result is the same list of
-entries, in the same order, whichever path produced it — tests compare them.
+A task folder is read independently of the others, so a large run (by folders or by bytes:
+:mod:`inspector.loading.by_bytes`) is split into chunks read by a pool of worker processes;
+a small one is read in-process. Unchanged folders come from :mod:`inspector.loading.tasks`.
+The entries are the same, in the same order, whichever path produced them.
 
 Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`)
 separately, so the app can start its reader processes before it starts any thread and
@@ -17,9 +16,11 @@ from __future__ import annotations
 
 import gc
 from collections.abc import Callable, Collection, Sequence
+from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
+from inspector.loading import by_bytes
 from inspector.loading import tasks as task_store
 from inspector.loading.ending import end_pool
 from inspector.loading.index import Checked
@@ -45,8 +46,7 @@ from inspector.results.tasks import TaskEntry, load_published
 preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
 _Chunk = list[tuple[EntryRec, tuple[tuple[str, int, int, int, int, int, int], ...] | None]]
-# Below this many folders to read, worker start-up costs more than it saves.
-PARALLEL_MIN = 1500
+PARALLEL_MIN = 1500  # folders; below it (and below by_bytes' bytes) one process reads
 CHUNK = 250
 # From this many cached folders on, a single-threaded caller checks half of them in a
 # forked child (about five files each: the snapshot check's FORK_MIN files).
@@ -157,20 +157,20 @@ class EntryLoad:
             (*candidates[p], first_location[candidates[p][0].rpartition("/")[2]])
             for p in self.missing
         ]
-        # About sixteen chunks per reader process (no fewer than CHUNK folders each): fewer
-        # round trips on large runs, and still a steady flow of entries to reduce.
-        size = max(CHUNK, len(self.items) // (16 * workers()) + 1)
-        self.chunks = [self.items[i : i + size] for i in range(0, len(self.items), size)]
-        self.chunk_size = size
+        # About sixteen chunks per reader process: by count for many folders (no fewer than
+        # CHUNK each), by bytes for fewer (a few large folders still use every core).
+        self.chunks, parallel = by_bytes.split(
+            self.items, files.full_path, parallel_min=PARALLEL_MIN, chunk=CHUNK, processes=workers()
+        )
+        self.starts = [*accumulate(map(len, self.chunks), initial=0)]  # in self.missing
         self.pool: Any = None
         self.owned = False
         self.futures: list[Any] = []  # None once its chunk is taken
         self.signatures: dict[str, task_store.Signature] = {}
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], None] | None = None
-        pool_size = min(workers(), max(1, len(self.items) // CHUNK))
-        if len(self.items) >= PARALLEL_MIN and pool_size > 1:
-            self._start_pool(pool_size)
+        if parallel:
+            self._start_pool(min(workers(), len(self.chunks)))
 
     def _look_up(
         self,
@@ -342,7 +342,7 @@ class EntryLoad:
 
     def _place(self, number: int, results: list[tuple[TaskEntry, Any, Any]]) -> None:
         """Put one chunk's entries in place (and in the cache), then pass on what is ready."""
-        cursor = number * self.chunk_size
+        cursor = self.starts[number]
         cache = self.cache
         for entry, seen, data in results:
             self.entries[self.missing[cursor]] = entry

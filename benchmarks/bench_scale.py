@@ -1,0 +1,357 @@
+"""Real sizes (issue 53): `inspector report --json` on large runs against floors measured
+in the same interleaved rounds.
+
+    .venv/bin/python benchmarks/bench_scale.py [--tasks 1000 10000 100000] [--k 3]
+        [--kb 8] [--big 89 5 5120] [--root 27 89 5 1024] [--repeat 3]
+        [--workdir /tmp/inspector-scale] [--cap-gb 8] [--src DIR] [--compare DIR]
+        [--floors bytes1 bytes2 orjson1 orjson2] [--no-big]
+
+Runs are generated once into --workdir (fixtures/make_large_run.py, in parts by its worker
+processes; the time each took is printed) and reused: ``--tasks`` runs of ``--k`` attempts
+of about ``--kb`` KB each, the ``--big`` run (tasks, k, KB per attempt: 89 x 5 x 5 MB is
+2.2 GB) and, with ``--root``, a results root of runs x tasks x k x KB (Terminal-Bench 2's
+shape is 27 x 89 x 5 x 1 MB, 12 GB) read by ``leaderboard``, ``check ROOT``, ``items`` and
+``gate``. Nothing is generated inside the repository.
+
+Each round measures, in fresh processes, one after the other (a noisy neighbour slows a
+whole round alike, so the ratios hold better than the times):
+  bytes1 / bytes2   every task.json and result.json read (not parsed) by 1 / 2 processes
+  orjson1 / orjson2 read_floor.py --parser orjson [--procs 2]: every document parsed
+  off               the command with INSPECTOR_CACHE=0 (nothing read from or written to a cache)
+  first             the command with a fresh, empty cache directory (the cache written)
+  warm              the command again, nothing changed (the cache read)
+and prints medians: wall s, CPU s of the whole process tree, peak RSS MB of the largest
+process (wait4) and of the whole tree (its /proc sampled every 20 ms: the tree is found from
+the process started here through /proc/PID/task/*/children), and the tree's peak PSS (pages
+a forked reader shares with its parent counted once, where the RSS sum counts them in each). A measured tree whose RSS
+passes --cap-gb is killed (its own process group, started here) and reported 'exceeded'.
+``--src DIR`` runs the inspector package found in DIR instead of this checkout (for a
+before/after: ``git archive main inspector | tar -x -C DIR``); ``--compare DIR`` adds a row
+``off-cmp``, the cache-off command with that package, to every round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_FLOOR = (
+    next(
+        (p for p in (ROOT.parent / "shared", ROOT.parents[1] / "shared") if p.is_dir()),
+        ROOT.parent / "shared",
+    )
+    / "bench"
+    / "read_floor.py"
+)  # beside the checkout, or beside its worktrees' folder
+
+INSPECTOR = r"""
+import os, sys
+src = os.environ.get("BENCH_SCALE_SRC")
+if src:  # the editable install's finder would find this checkout first
+    sys.meta_path[:] = [f for f in sys.meta_path if "__editable__" not in getattr(f, "__module__", "")]
+    sys.path.insert(0, src)
+from inspector.cli.main import main
+code = main(sys.argv[1:])
+sys.stdout.flush()
+sys.exit(code)
+"""
+"""The inspector's command line, from this checkout or from BENCH_SCALE_SRC."""
+
+READ_BYTES = r"""
+import os, sys
+run, procs = sys.argv[1], int(sys.argv[2])
+names = []
+for state in ("normal", "error", "fatal"):
+    base = os.path.join(run, "details", state)
+    if os.path.isdir(base):
+        names += [os.path.join(base, n) for n in os.listdir(base)]
+names.sort()
+mine, kids = names, []
+for i in range(1, procs):
+    pid = os.fork()
+    if pid == 0:
+        mine, kids = names[i::procs], None
+        break
+    kids.append(pid)
+if kids is not None:
+    mine = names[0::procs]
+total = 0
+for folder in mine:
+    for rel in ["task.json"] + [e + "/result.json" for e in os.listdir(folder) if e.startswith("attempt-")]:
+        with open(os.path.join(folder, rel), "rb", buffering=0) as f:
+            while chunk := f.read(1 << 20):
+                total += len(chunk)
+if kids is None:
+    os._exit(0)
+for pid in kids:
+    os.waitpid(pid, 0)
+"""
+"""The bytes of every task.json and result.json of a run (or of every run of a root),
+read by N forked processes and dropped: the least any reader spends."""
+
+
+def tree(pid: int) -> list[int]:
+    """``pid`` and its descendants now (through /proc/PID/task/*/children)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        try:
+            for task in os.listdir(f"/proc/{current}/task"):
+                with open(f"/proc/{current}/task/{task}/children") as stream:
+                    todo += [int(child) for child in stream.read().split()]
+        except OSError:
+            continue
+    return found
+
+
+def memory(pid: int) -> tuple[int, int]:
+    """(RSS, PSS) of ``pid`` in bytes: PSS splits the pages a forked reader shares with its
+    parent between them, which RSS counts in each (0, 0 once it is gone)."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup") as stream:
+            fields = dict(line.split(":", 1) for line in stream.read().splitlines()[1:])
+        return int(fields["Rss"].split()[0]) * 1024, int(fields["Pss"].split()[0]) * 1024
+    except (OSError, ValueError, KeyError):
+        return 0, 0
+
+
+def measure(
+    argv: list[str], env: dict[str, str], cap: int
+) -> tuple[float, float, float, float, float] | None:
+    """(wall s, CPU s of the tree, peak RSS MB of the largest process, peak RSS and PSS MB
+    of the tree), or None when the tree passed ``cap`` bytes (RSS) and was killed."""
+    began = time.perf_counter()
+    proc = subprocess.Popen(
+        argv,
+        env=env,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+    peak = [0, False, 0]
+
+    def sample() -> None:
+        while proc.returncode is None:
+            sizes = [memory(pid) for pid in tree(proc.pid)]
+            total = sum(size[0] for size in sizes)
+            peak[0] = max(peak[0], total)
+            peak[2] = max(peak[2], sum(size[1] for size in sizes))
+            if total > cap and not peak[1]:
+                peak[1] = True
+                os.killpg(proc.pid, signal.SIGKILL)  # the group started here, nothing else
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=sample, daemon=True)
+    watcher.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - began
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    watcher.join()
+    err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
+    if peak[1]:
+        return None
+    if proc.returncode not in (0, 1):  # check / gate: 1 is an answer; say any other
+        shown = " ".join(part for part in argv[1:] if "\n" not in part)
+        print(f"# {shown} exited {proc.returncode}: {err.strip()[-300:]}", flush=True)
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, cpu, usage.ru_maxrss / 1024, peak[0] / 2**20, peak[2] / 2**20
+
+
+def generate(run: Path, tasks: int, k: int, kb: float, model: str = "") -> None:
+    if (run / "run_info.json").exists():
+        return
+    began = time.perf_counter()
+    argv = [
+        sys.executable,
+        str(ROOT / "fixtures" / "make_large_run.py"),
+        "--out",
+        str(run),
+        "--tasks",
+        str(tasks),
+        "--k",
+        str(k),
+        "--trajectory-kb",
+        str(kb),
+        "--seed",
+        "1",
+        "--workers",
+        "2",
+        "--force",
+    ]
+    if tasks >= 200_000:
+        argv.append("--no-resolved-plans")  # run_info.json would hold a plan per attempt
+    if model:
+        argv += ["--model", model]
+    subprocess.run(argv, check=True, stderr=subprocess.DEVNULL)
+    print(f"# generated {run} in {time.perf_counter() - began:.1f} s", flush=True)
+
+
+def store_metrics(run: Path, env: dict[str, str]) -> None:
+    """Write the run's metrics.json as AgentCompass would (the inspector's report, equal to
+    it on every conformance run), so that ``check`` and ``gate`` have one to compare."""
+    if (run / "metrics.json").exists():
+        return
+    argv = [sys.executable, "-c", INSPECTOR, "report", str(run), "--json"]
+    done = subprocess.run(argv, env=dict(env, INSPECTOR_CACHE="0"), capture_output=True, check=True)
+    (run / "metrics.json").write_bytes(done.stdout)
+
+
+def runs_of(target: Path) -> list[Path]:
+    return (
+        [target]
+        if (target / "details").is_dir()
+        else sorted(p for p in target.iterdir() if p.is_dir())
+    )
+
+
+def bench(
+    label: str, target: Path, command: list[str], args: argparse.Namespace, base: dict[str, str]
+) -> None:
+    cap = int(args.cap_gb * 2**30)
+    py = sys.executable
+    runs = runs_of(target)
+    floors: dict[str, list[list[str]]] = {
+        "bytes1": [[py, "-c", READ_BYTES, str(run), "1"] for run in runs],
+        "bytes2": [[py, "-c", READ_BYTES, str(run), "2"] for run in runs],
+        "orjson1": [[py, args.floor, str(run), "--parser", "orjson"] for run in runs],
+        "orjson2": [
+            [py, args.floor, str(run), "--parser", "orjson", "--procs", "2"] for run in runs
+        ],
+    }
+    inspector = [py, "-c", INSPECTOR, *command]
+    cache_dir = Path(args.workdir) / "cache"
+    rows: dict[str, list[tuple[float, float, float, float, float] | None]] = {}
+    floors = {name: argvs for name, argvs in floors.items() if name in args.floors}
+    for _ in range(args.repeat):
+        for name, argvs in floors.items():
+            parts = [measure(argv, base, cap) for argv in argvs]
+            rows.setdefault(name, []).append(
+                None
+                if None in parts
+                else tuple(  # type: ignore[arg-type]
+                    f(values)
+                    for f, values in zip(
+                        (sum, sum, max, max, max), zip(*parts, strict=True), strict=True
+                    )
+                )
+            )
+        rows.setdefault("off", []).append(measure(inspector, dict(base, INSPECTOR_CACHE="0"), cap))
+        if args.compare:
+            other = dict(
+                base, INSPECTOR_CACHE="0", BENCH_SCALE_SRC=str(Path(args.compare).resolve())
+            )
+            rows.setdefault("off-cmp", []).append(measure(inspector, other, cap))
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        cached = dict(base, INSPECTOR_CACHE="1", XDG_CACHE_HOME=str(cache_dir))
+        rows.setdefault("first", []).append(measure(inspector, cached, cap))
+        time.sleep(0.2)  # files written just now are racy: let the stamps age
+        rows.setdefault("warm", []).append(measure(inspector, cached, cap))
+    for name, results in rows.items():
+        done = [r for r in results if r is not None]
+        if len(done) < len(results):
+            print(f"{label:>22} {name:>8}  exceeded {args.cap_gb} GB", flush=True)
+            continue
+        wall, cpu, big, whole, shared = (statistics.median(r[i] for r in done) for i in range(5))
+        walls = [r[0] for r in done]
+        print(
+            f"{label:>22} {name:>8} {wall:>7.2f} {cpu:>7.2f} {big:>7.0f} {whole:>7.0f} {shared:>7.0f}"
+            f"  {min(walls):.2f}-{max(walls):.2f}",
+            flush=True,
+        )
+    off = [r for r in rows["off"] if r is not None]
+    if off:
+        cold = statistics.median(r[0] for r in off)
+        ratios = []
+        for name in ("bytes2", "orjson2", "off-cmp"):
+            floor = [r[0] for r in rows.get(name, []) if r is not None]
+            if floor:
+                ratios.append(f"off/{name} {cold / statistics.median(floor):.2f}")
+        print(f"{label:>22}   ratios  {'  '.join(ratios)}", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--tasks", type=int, nargs="*", default=[1000, 10000, 100000])
+    parser.add_argument("--k", type=int, default=3)
+    parser.add_argument("--kb", type=float, default=8, help="KB per attempt of the --tasks runs")
+    parser.add_argument(
+        "--big", type=float, nargs=3, default=[89, 5, 5120], metavar=("TASKS", "K", "KB")
+    )
+    parser.add_argument("--no-big", action="store_true")
+    parser.add_argument("--root", type=float, nargs=4, metavar=("RUNS", "TASKS", "K", "KB"))
+    parser.add_argument(
+        "--floors",
+        nargs="*",
+        default=["bytes1", "bytes2", "orjson1", "orjson2"],
+        help="the floors to measure (orjson ones take long on large trajectories)",
+    )
+    parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (medians)")
+    parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "inspector-scale"))
+    parser.add_argument("--floor", default=str(DEFAULT_FLOOR), help="read_floor.py")
+    parser.add_argument(
+        "--cap-gb", type=float, default=8.0, help="kill a measured tree above this RSS"
+    )
+    parser.add_argument(
+        "--src", help="a directory holding the inspector package to measure instead"
+    )
+    parser.add_argument(
+        "--compare", help="also measure 'off' with the inspector package in this directory"
+    )
+    args = parser.parse_args()
+    if not Path(args.floor).is_file():
+        sys.exit(f"{args.floor}: no read_floor.py (pass --floor)")
+    workdir = Path(args.workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    base = dict(os.environ, XDG_CACHE_HOME=str(workdir / "cache-unused"))
+    base.pop("PYTHONDONTWRITEBYTECODE", None)  # as installed: bytecode compiled once
+    if args.src:
+        base["BENCH_SCALE_SRC"] = str(Path(args.src).resolve())
+    print(
+        f"# {os.uname().nodename} {os.cpu_count()} CPUs; load {os.getloadavg()}; src {args.src or ROOT}"
+    )
+    print(
+        f"{'run':>22} {'what':>8} {'wall s':>7} {'cpu s':>7} {'maxRSS':>7} {'treeRSS':>7} {'treePSS':>7}"
+        f"  wall min-max  (MB; {args.repeat} interleaved rounds, medians)",
+        flush=True,
+    )
+    for tasks in args.tasks:
+        run = workdir / f"run_{tasks}_k{args.k}_{args.kb:g}kb"
+        generate(run, tasks, args.k, args.kb)
+        bench(f"{tasks}x{args.k}x{args.kb:g}KB", run, ["report", str(run), "--json"], args, base)
+    if not args.no_big:
+        tasks, k, kb = int(args.big[0]), int(args.big[1]), args.big[2]
+        run = workdir / f"run_{tasks}_k{k}_{kb:g}kb"
+        generate(run, tasks, k, kb)
+        bench(f"{tasks}x{k}x{kb:g}KB", run, ["report", str(run), "--json"], args, base)
+    if args.root:
+        count, tasks, k, kb = int(args.root[0]), int(args.root[1]), int(args.root[2]), args.root[3]
+        root = workdir / f"root_{count}x{tasks}_k{k}_{kb:g}kb"
+        for number in range(count):
+            generate(root / f"run_{number:02d}", tasks, k, kb, model=f"model-{number:02d}")
+            store_metrics(root / f"run_{number:02d}", base)
+        for command in (
+            ["leaderboard", str(root)],
+            ["check", str(root)],
+            ["items", str(root)],
+            ["gate", str(root)],
+        ):
+            bench(f"root {command[0]}", root, command, args, base)
+    print(f"# load after {os.getloadavg()}")
+
+
+if __name__ == "__main__":
+    main()
