@@ -5,11 +5,9 @@ A task folder is read independently of the others, so a large run (by folders or
 a small one is read in-process. Unchanged folders come from :mod:`inspector.loading.tasks`.
 The entries are the same, in the same order, whichever path produced them.
 
-Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`)
-separately, so the app can start its reader processes before it starts any thread and
-collect their work later. Which processes read is the caller's to say (``shared``): the
-command line forks its own (it has one thread); the app, which has threads, uses one
-shared pool started by a fork server before textual was imported.
+Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`) apart,
+so the app can start its readers before any thread. The caller says which (``shared``):
+the command line forks its own; the app uses one pool from a fork server.
 """
 
 from __future__ import annotations
