@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import by_bytes, entry_data, task_cache
+from inspector.loading import by_bytes
 from inspector.loading import readers as parallel
-from inspector.loading.pending import begin_read
+from inspector.loading import tasks as task_cache
+from inspector.loading.reading import begin_read
+from inspector.loading.records import entry_record
 from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.conftest import conformance_run
@@ -37,7 +39,7 @@ def padded_run(tmp_path: Path) -> tuple[Path, str]:
 
 
 def view(run) -> list[tuple]:  # type: ignore[no-untyped-def]
-    return [entry_data.encode_entry(entry) for entry in run.entries]
+    return [entry_record(entry) for entry in run.entries]
 
 
 @pytest.fixture

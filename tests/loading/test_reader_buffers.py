@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading.pending import begin_read
+from inspector.loading.reading import begin_read
 from inspector.session import score_run
 from tests.conftest import conformance_run
 from tests.loading.helpers import settle_time_stamps
