@@ -64,3 +64,15 @@ def test_a_read_run_holds_each_folders_file_keys_packed(opening: str, tmp_path: 
     made = index.take(session_run)
     assert made is not None
     assert made.stats.endswith(b"".join(_lstat_keys(run, e) for e in published[-1:]))
+
+
+def test_a_warm_reopen_keeps_no_report_store_loaded(tmp_path: Path) -> None:
+    """The report store looked up on a warm reopen (its score tables: the whole file's
+    bytes, about 300 bytes a task) is not kept once the report is stored again."""
+    from inspector.loading import reports
+
+    run = copy_run(tmp_path)
+    assert isinstance(loading.read(run), loading.Loaded)
+    result = loading.read(run)
+    assert isinstance(result, loading.Loaded) and result.cache_hits > 0
+    assert reports._last == (None, None)
