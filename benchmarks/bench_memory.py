@@ -25,16 +25,9 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
-CHILD = r"""
-import resource, subprocess, sys, time
-t = time.perf_counter()
-p = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL)
-w = time.perf_counter() - t
-u = resource.getrusage(resource.RUSAGE_CHILDREN)
-print(w, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024, p.returncode)
-"""
-"""A command in a child process: wall, CPU of its whole tree, largest RSS in the tree."""
+from bench_large import CHILD  # noqa: E402  (a command in a child: wall, CPU, largest RSS)
 
 HELD = r"""
 import gc, sys, tracemalloc
