@@ -182,7 +182,7 @@ def task_entry(rec: EntryRec, folder: str | None = None) -> Any:
         record,
         dirs,
         problems,
-        rec.schema_version,
+        intern(rec.schema_version) if rec.schema_version is not None else None,  # one object
     )
 
 

@@ -76,3 +76,29 @@ def test_a_warm_reopen_keeps_no_report_store_loaded(tmp_path: Path) -> None:
     result = loading.read(run)
     assert isinstance(result, loading.Loaded) and result.cache_hits > 0
     assert reports._last == (None, None)
+
+
+def test_entries_from_records_share_their_schema_version() -> None:
+    """Every task of a run has the same ``schema_version``: one string, not one per task
+    (69 bytes each)."""
+    from inspector.loading.records import ENCODER, EntryRec, decoder, task_entry
+
+    raw = ENCODER.encode(
+        [
+            EntryRec(
+                None,
+                f"details/normal/t{n}",
+                "normal",
+                False,
+                None,
+                (),
+                None,
+                (),
+                "agentcompass.task.v3",
+            )
+            for n in range(2)
+        ]
+    )
+    first, second = [task_entry(rec) for rec in decoder(list[EntryRec]).decode(raw)]
+    assert first.schema_version == "agentcompass.task.v3"
+    assert first.schema_version is second.schema_version
