@@ -68,6 +68,24 @@ class Attempt:
         return any(issue.is_error for issue in self.issues)
 
 
+class _OnDisk:
+    """The ``ground_truth`` of a task read from a run: not held (it can be any JSON value,
+    often the largest part of a task; nothing scores it), read again from the task's
+    ``task.json`` (its ``source``) where it is shown or exported
+    (:func:`inspector.results.lazy.ground_truth`)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "ON_DISK"
+
+    def __reduce__(self) -> str:
+        return "ON_DISK"  # one object, also across processes
+
+
+ON_DISK = _OnDisk()
+
+
 @dataclass(frozen=True, slots=True)
 class TaskRecord:
     """One published task, assembled from its index and its attempts (spec §2.1).
@@ -83,7 +101,7 @@ class TaskRecord:
     plan_strategy: str
     attempts: Mapping[int, Attempt]
     retry_counts: Mapping[int, int] = field(default_factory=dict)
-    ground_truth: Any = None
+    ground_truth: Any = None  # ON_DISK when read from a run: see _OnDisk
     # Where the task came from, relative to the run directory (its task.json).
     source: str = ""
 

@@ -27,6 +27,7 @@ import hashlib
 import io
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,7 @@ from inspector.export.eee import aggregate_record, datastore_names, instance_rec
 from inspector.export.run_tables import KEYS, TABLES, all_task_rows, arrow_tables, run_tables
 from inspector.export.tables import import_pyarrow, write_parquet
 from inspector.output_files import Writer, write_output
-from inspector.results.lazy import read_attempt_payload
+from inspector.results.lazy import ground_truth, read_attempt_payload
 from inspector.results.problems import ResultFileError
 from inspector.views.task_rows import write_task_rows
 
@@ -127,6 +128,10 @@ def _write_eee(session: Session, out: Path, stem: str, inputs: Sequence[Path]) -
     name = f"{primary} on {rec.plan.benchmark_id or 'unknown'}"
     for task in rec.tasks:
         entry = run.entry_for(task.task_id)
+        try:  # not held with the task: read again from its task.json
+            task = replace(task, ground_truth=ground_truth(run, task))
+        except ResultFileError:
+            task = replace(task, ground_truth=None)
         for index in sorted(task.attempts):
             try:
                 payload = read_attempt_payload(run, entry, index) if entry else {}

@@ -21,7 +21,7 @@ from typing import Any
 from inspector.loading import by_bytes
 from inspector.loading import tasks as task_store
 from inspector.loading.ending import end_pool
-from inspector.loading.index import Checked
+from inspector.loading.index import Checked, packed_signature
 from inspector.loading.processes import (
     drop_shared_pool,
     halves_in_fork,
@@ -164,7 +164,7 @@ class EntryLoad:
         self.pool: Any = None
         self.owned = False
         self.futures: list[Any] = []  # None once its chunk is taken
-        self.signatures: dict[str, task_store.Signature] = {}
+        self.signatures: dict[str, bytes | None] = {}
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], None] | None = None
         if parallel:
@@ -275,8 +275,8 @@ class EntryLoad:
         ``on_entries`` is called with the entries in candidate order as soon as they and
         all before them are read (so work on them can start while the rest is read).
         With the cache on, :attr:`signatures` then holds, per folder, the signature of the
-        files each entry was read from, as the reader saw them (for
-        :mod:`inspector.results.snapshot`).
+        files each entry was read from, as the reader saw them, packed
+        (:func:`~inspector.loading.index.packed_signature`, for the run's index).
 
         The cyclic garbage collector is paused meanwhile: reading builds hundreds of
         thousands of small acyclic objects, and collecting them as they are made costs more
@@ -304,14 +304,14 @@ class EntryLoad:
             for entry in entries:
                 cached = cache.fresh.get(entry.folder)
                 if cached is not None:
-                    self.signatures[entry.folder] = cached[0]
+                    self.signatures[entry.folder] = packed_signature(entry, cached[0])
                 else:  # not cacheable (a file is missing: a task not yet published)
                     rels = task_store.entry_files(entry)
                     stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
                     present = [stat for stat in stats if stat is not None]
                     if len(present) == len(stats):
-                        self.signatures[entry.folder] = tuple(
-                            (rel, *stat) for rel, stat in zip(rels, present, strict=True)
+                        self.signatures[entry.folder] = packed_signature(
+                            entry, [(rel, *stat) for rel, stat in zip(rels, present, strict=True)]
                         )
         return entries
 

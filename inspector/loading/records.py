@@ -41,8 +41,7 @@ class TaskRec(msgspec.Struct, **OPTIONS):
     plan_strategy: str
     attempts: tuple[AttemptRec, ...]
     retry_counts: dict[int, int]
-    ground_truth: Any
-    source: str
+    source: str  # ground_truth is not kept: it is read from here where shown (ON_DISK)
 
 
 class ProblemRec(msgspec.Struct, **OPTIONS):
@@ -91,7 +90,6 @@ def entry_record(entry: Any) -> EntryRec:
                 ]
             ),
             dict(record.retry_counts),
-            record.ground_truth,
             record.source,
         )
     dirs = entry.attempt_dirs
@@ -140,7 +138,7 @@ def task_entry(rec: EntryRec, folder: str | None = None) -> Any:
     ``folder``: the folder string asked for (the entry keeps that one object)."""
     # The reader and the engine's model: only when an entry is made (an answer from the
     # store makes none).
-    from inspector.engine.model import Attempt, Issue, TaskRecord
+    from inspector.engine.model import ON_DISK, Attempt, Issue, TaskRecord
     from inspector.results.layout import AttemptDirs
     from inspector.results.problems import LoadProblem
     from inspector.results.tasks import TaskEntry
@@ -171,7 +169,7 @@ def task_entry(rec: EntryRec, folder: str | None = None) -> Any:
                 for a in r.attempts
             },
             r.retry_counts,
-            r.ground_truth,
+            ON_DISK,
             r.source,
         )
     dirs: Any = AttemptDirs(folder, rec.numbers) if rec.numbers is not None else rec.dirs or {}
@@ -184,7 +182,7 @@ def task_entry(rec: EntryRec, folder: str | None = None) -> Any:
         record,
         dirs,
         problems,
-        rec.schema_version,
+        intern(rec.schema_version) if rec.schema_version is not None else None,  # one object
     )
 
 

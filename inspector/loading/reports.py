@@ -252,6 +252,8 @@ def store_snapshot(
         answers[name] = tuple(answer)
     if os.path.abspath(run_root) in _held.runs:
         _held.runs[os.path.abspath(run_root)] = _UNSEEN
+    global _last
+    _last = (None, None)  # written anew: its tables (the whole file's bytes) are not kept
     record = Report(os.path.realpath(run_root), snapshot, outputs, answers, tables)
     stores.write_atomically(store_file(run_root), record)
 

@@ -12,12 +12,12 @@ import os
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from inspector.engine.model import PHASES, SEVERITIES, Issue
+from inspector.engine.model import ON_DISK, PHASES, SEVERITIES, Issue, TaskRecord
 from inspector.results.layout import relpath
 from inspector.results.problems import RULE_JSON, RULE_RUN_FILE, LoadProblem, ResultFileError
 from inspector.results.reader import Run
 from inspector.results.run_files import RunFiles
-from inspector.results.tasks import TaskEntry
+from inspector.results.tasks import TaskEntry, exact_json
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,21 @@ def read_attempt_payload(run: Run, entry: TaskEntry, index: int) -> dict[str, An
             relpath(attempt_dir(entry, index), "result.json"), "result.json must be an object"
         )
     return value
+
+
+def ground_truth(run: Run, task: TaskRecord) -> Any:
+    """The task's ``ground_truth``: as held, or (:data:`~inspector.engine.model.ON_DISK`,
+    as a run's reader leaves it) read again from its ``task.json`` as the reader parsed it
+    (strict; exactly when the plan's ``k`` needs it, as ``load_published`` does)."""
+    if task.ground_truth is not ON_DISK:
+        return task.ground_truth
+    value = _json(run, task.source, strict=True)
+    plan = value.get("attempt_plan") if isinstance(value, dict) else None
+    if isinstance(plan, dict) and type(plan.get("k")) is float and abs(plan["k"]) >= 2.0**63:
+        value = exact_json(RunFiles(run.path), task.source, value)
+    if not isinstance(value, dict) or "ground_truth" not in value:
+        raise _error(task.source, "task.json has no ground_truth any more (changed since read)")
+    return value["ground_truth"]
 
 
 def list_retry_records(run: Run, entry: TaskEntry, index: int | None = None) -> list[RetryRecord]:

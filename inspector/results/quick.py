@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from inspector.engine.model import Attempt, TaskRecord
+from inspector.engine.model import ON_DISK, Attempt, TaskRecord
 from inspector.results.file_io import READ_FLAGS, Stat, read_all, stat_key
 from inspector.results.layout import SHARED_TASK_KEYS, TASK_SCHEMA, AttemptDirs, task_directory_name
 from inspector.results.lean import lean_result, payload_of, plain_attempt
@@ -234,7 +234,7 @@ def _read_folder(
             strategy,
             dict(sorted(attempts.items())),
             dict(sorted(retry_counts.items())),
-            index["ground_truth"],
+            ON_DISK,  # present (checked above); read again where it is shown
             task_file,
         ),
         AttemptDirs(folder, tuple([int(number) for number in tokens])),

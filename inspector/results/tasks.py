@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.engine.model import Attempt, TaskRecord
+from inspector.engine.model import ON_DISK, Attempt, TaskRecord
 from inspector.results.file_io import JsonError, parse_json
 from inspector.results.layout import (
     PREVIOUS_TASK_SCHEMA,
@@ -154,7 +154,7 @@ def _read_index(files: RunFiles, entry: TaskEntry) -> dict[str, Any]:
         raise _Refused(problem)
     plan = data.get("attempt_plan") if isinstance(data, dict) else None
     if isinstance(plan, dict) and type(plan.get("k")) is float and abs(plan["k"]) >= _BIG:
-        data = _exact(files, task_file, data)
+        data = exact_json(files, task_file, data)
     if not isinstance(data, dict):
         raise _Refused(
             _blocking(
@@ -308,7 +308,7 @@ def _assemble(
         plan_strategy=strategy,
         attempts=dict(sorted(attempts.items())),
         retry_counts=dict(sorted(retry_counts.items())),
-        ground_truth=index["ground_truth"],
+        ground_truth=ON_DISK,  # present (checked by _read_index); read again where shown
         source=task_file,
     )
 
@@ -338,7 +338,7 @@ def _read_result(files: RunFiles, result_file: str) -> dict[str, Any]:
         message = f"result.json must be an object, got {type(payload).__name__}"
         raise _Refused(_blocking(result_file, message, RULE_RETRY_COUNT))
     if _needs_exact(payload):
-        payload = _exact(files, result_file, payload)
+        payload = exact_json(files, result_file, payload)
     if "retry_count" not in payload:
         raise _Refused(_blocking(result_file, "result.json has no retry_count", RULE_RETRY_COUNT))
     count = payload["retry_count"]
@@ -357,7 +357,7 @@ def _needs_exact(payload: dict[str, Any]) -> bool:
     return any(type(value) is float and abs(value) >= _BIG for value in values)
 
 
-def _exact(files: RunFiles, rel: str, fallback: dict[str, Any]) -> dict[str, Any]:
+def exact_json(files: RunFiles, rel: str, fallback: dict[str, Any]) -> dict[str, Any]:
     data, _ = files.read_bytes(rel, strict=True, blocking=True)
     try:
         return parse_json(data, exact=True) if data is not None else fallback

@@ -21,6 +21,7 @@ from inspector.app.titles import middle, place, run_label, session_title
 from inspector.engine.model import TaskRecord
 from inspector.engine.reduction import TaskReduction
 from inspector.engine.render import format_value
+from inspector.results.lazy import ground_truth
 from inspector.results.problems import ResultFileError
 from inspector.session import Session
 from inspector.views.rules import series_rules, timeout_fallback
@@ -142,15 +143,19 @@ of the focused attempt.
             head.add_row("side", Text(self.side, "bold"))
         head.add_row("task", _folding(literal(task.task_id, max_chars=400)))
         head.add_row("category", _folding(literal(rec.category_keys[index], max_chars=200)))
-        truth = task.ground_truth
-        head.add_row(
-            "ground truth",
-            literal(
-                truth if isinstance(truth, str) else json_scalar(truth),
-                multiline=True,
-                max_chars=600,
-            ),
-        )
+        try:  # not held with the task: read again from its task.json
+            truth = ground_truth(self.session.run, task)
+        except ResultFileError as exc:
+            head.add_row("ground truth", literal(exc.problem.line(), max_chars=600))
+        else:
+            head.add_row(
+                "ground truth",
+                literal(
+                    truth if isinstance(truth, str) else json_scalar(truth),
+                    multiline=True,
+                    max_chars=600,
+                ),
+            )
         plan = Text(f"k={task.plan_k} strategy={task.plan_strategy}")
         if rec.plan.derived:
             plan.append(" · derived plan: ", "bold yellow")
