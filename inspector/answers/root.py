@@ -14,9 +14,10 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from inspector import loading
-from inspector.answers.check import NoStoredReport, check_run, checked, unstored
-from inspector.answers.run import Unusable, say_root, warnings_in
+from inspector.answers.check import NoStoredReport, checked, stored_differences, unstored
+from inspector.answers.run import Unusable, load_outputs, say_root, warnings_in
 from inspector.engine.errors import EngineError, HierarchyError
+from inspector.loading import Outputs
 from inspector.overrides import Overrides
 from inspector.results.root_walk import RootWalk, walk_root
 from inspector.views.run_check import UNUSABLE, RunCheck
@@ -42,21 +43,12 @@ def check_one(
     ``extra_answers``: as :func:`~inspector.answers.run.load_outputs`.
     """
     said: list[str] = []
-
-    def under_root(text: str) -> str:
-        return shown_as + text[len(path) :] if text.startswith(path) else text
-
+    under_root = _under(path, shown_as)
     try:
-        differences, outputs, _ = check_run(
-            path,
-            overrides,
-            cached=cached,
-            say=said.append,
-            extra_answers=extra_answers,
+        outputs, _ = load_outputs(
+            path, overrides, cached=cached, say=said.append, extra_answers=extra_answers
         )
-    except NoStoredReport as exc:
-        problem = under_root(str(exc))
-        return unstored(shown_as, problem, exc.outputs, warnings_in(said, under_root))
+        return _judged(path, shown_as, outputs, warnings_in(said, under_root))
     except Unusable as exc:
         return RunCheck(
             shown_as, UNUSABLE, problem=under_root(str(exc)), warnings=warnings_in(said, under_root)
@@ -67,7 +59,39 @@ def check_one(
         if os.environ.get("INSPECTOR_DEBUG"):
             raise
         return RunCheck(shown_as, UNUSABLE, problem=f"{shown_as}: {type(exc).__name__}: {exc}")
-    return checked(shown_as, differences, outputs, warnings_in(said, under_root))
+
+
+def _under(path: str, shown_as: str) -> Callable[[str], str]:
+    """File names in messages given under the root: ``path``'s prefix as ``shown_as``."""
+    return lambda text: shown_as + text[len(path) :] if text.startswith(path) else text
+
+
+def _judged(path: str, shown_as: str, outputs: Outputs, warnings: tuple[str, ...]) -> RunCheck:
+    """The check of the run whose report is ``outputs``: against its stored metrics.json."""
+    try:
+        return checked(shown_as, stored_differences(path, outputs), outputs, warnings)
+    except NoStoredReport as exc:
+        return unstored(shown_as, _under(path, shown_as)(str(exc)), exc.outputs, warnings)
+
+
+def last_check(path: str, shown_as: str, overrides: Overrides | None) -> RunCheck | None:
+    """What the run's last report in the store says its check found, with the headline's
+    interval kept beside it; NOT checked against the run's files (the runs screen shows it
+    marked as cached until the run is checked again). None when no report is kept."""
+    found, answers = loading.last_report(path, overrides)
+    if isinstance(found, str):  # the run could not be scored
+        return RunCheck(shown_as, UNUSABLE, problem=_under(path, shown_as)(found))
+    if found is None:
+        return None
+    warnings = warnings_in(found.stderr_lines(path), _under(path, shown_as))
+    check = _judged(path, shown_as, found, warnings)
+    headline = check.headline
+    if headline is not None and not headline.is_reference:
+        key = loading.question_key(overrides, _interval_question(headline.series_id))
+        interval = answers.get(key) if key is not None else None
+        if interval is not None and len(interval) == 3:
+            check = with_interval(check, interval)  # type: ignore[arg-type]
+    return check
 
 
 def check_root(

@@ -60,13 +60,11 @@ class LoadFailed(Message):
 @dataclass
 class RunsFound(Message):
     """The runs under a results root; ``cached``: what the last check of each found, by
-    run path, where it may be shown (marked as cached) until the check is made again;
-    ``anchors``: what to keep those checks with (:func:`inspector.loading.remember_checks`)."""
+    run path, shown (marked as cached) until the check is made again."""
 
     runs: list[RunSummary]
     errors: list[str]
     cached: dict[str, RunCheck] = field(default_factory=dict)
-    anchors: dict[str, tuple[int, ...]] = field(default_factory=dict)
 
 
 @dataclass

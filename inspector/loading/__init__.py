@@ -53,12 +53,11 @@ __all__ = [
     "is_url",
     "keep",
     "kept",
+    "last_report",
     "mirror",
     "prepare_app",
     "question_key",
     "read",
-    "remember_checks",
-    "remembered_checks",
     "runs_under",
     "shown",
     "start_app",
@@ -190,6 +189,18 @@ def kept(path: Path | str, plan: Overrides | None, question: str) -> tuple[float
     return found if type(found) is tuple else None
 
 
+def last_report(
+    path: Path | str, plan: Overrides | None
+) -> tuple[Outputs | str | None, dict[str, tuple[float, ...]]]:
+    """The run's last report under ``plan`` in the store, NOT checked against its files
+    (the first, unverified preview: the runs screen's marks until each run is checked):
+    its outputs, or the line saying why the run could not be scored, with the further
+    answers kept beside it (by :func:`question_key`); ``(None, {})``: none is kept."""
+    from inspector.loading import reports
+
+    return reports.last(Path(path), reports.key_for(plan, "outputs"))
+
+
 def keep(session: Session, plan: Overrides | None, question: str, value: tuple[float, ...]) -> None:
     """Keep ``value`` as the answer to ``question`` about the run as ``session`` read it
     (under ``plan``); never fails."""
@@ -277,26 +288,6 @@ def stop_app(early: EarlyOpen | None = None) -> None:
         early.cancel()
     shutdown_shared_pool()
     _in_app = False
-
-
-def remembered_checks(
-    roots: Sequence[Path], plan: Overrides | None, runs: Sequence[str]
-) -> tuple[dict[str, Any], dict[str, tuple[int, ...]]]:
-    """The runs screen's last checks of ``runs`` whose anchor (run-level files, task folder
-    listings) is unchanged, shown marked as cached while every run is checked again, and
-    every run's anchor now (for :func:`remember_checks`)."""
-    from inspector.loading.many import recall
-
-    return recall(roots, plan, runs)
-
-
-def remember_checks(
-    roots: Sequence[Path], plan: Overrides | None, checks: Any, anchors: Any
-) -> None:
-    """Keep the runs screen's checks, each with the anchor taken before it was made."""
-    from inspector.loading.many import keep as keep_checks
-
-    keep_checks(roots, plan, checks, anchors)
 
 
 def end_app() -> None:

@@ -280,7 +280,9 @@ def _read(
         whole = not keep.lean or len(pending.load.entries) >= PARALLEL_MIN
         if whole:
             pending.save_cache()
-        if made.refusal is None and key is not None:
+        if made.refusal is not None:
+            reports.store(session.run, key, made.refusal)  # the runs screen's first mark
+        else:
             kept = said or reports.outputs_of(made.session, made.notes)
             table = reports.table_of(session) if made.session is session and whole else None
             reports.store(session.run, key, kept, table, extra)

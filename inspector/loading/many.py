@@ -1,6 +1,6 @@
 """Many runs: a function over many calls in worker processes (``check ROOT``, the runs
-screen), here when no worker process can be had; a results root's runs list, kept in the
-store; and the runs screen's last checks.
+screen), here when no worker process can be had; and a results root's runs list, kept in
+the store.
 
 A root's runs list reads every run's ``run_info.json`` (which can be large),
 ``params.json``, ``progress.json`` and ``metrics.json``: what they give (a
@@ -8,22 +8,15 @@ A root's runs list reads every run's ``run_info.json`` (which can be large),
 each file's key, taken before the file was read, and used only while all four keys are
 unchanged; the task folders are counted again. A link among them, or a file too recent to
 tell (racy), is not kept.
-
-The runs screen shows the last check of a run, *marked as cached*, while every run is
-checked again, when its **anchor** is unchanged: the key of each run-level file and of
-each folder that lists the task folders (``details/`` and its state folders). A task file
-edited in place changes neither, which is why a recalled check is only shown marked as
-cached, and the full check always follows and replaces it.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import os
 import stat
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -35,9 +28,7 @@ from inspector.loading.processes import (
     reader_pool,
     shared_pool,
 )
-from inspector.loading.records import Recalled, Summaries, Summary, load_problem, problem_rec
-from inspector.loading.reports import own_plan_key
-from inspector.overrides import Overrides
+from inspector.loading.records import Summaries, Summary, load_problem, problem_rec
 from inspector.results.discover import (
     RunSummary,
     newest_first,
@@ -45,9 +36,6 @@ from inspector.results.discover import (
     summarize_run,
     task_counts,
 )
-from inspector.results.layout import TASK_STATES
-from inspector.results.listing import RUN_FILES
-from inspector.views.run_check import RunCheck
 
 
 def map_in_processes(
@@ -234,80 +222,4 @@ def _summary(path: Path, relative: str, kept: Summary) -> RunSummary:
 
 def _kept_summaries(file: Path) -> dict[str, Any]:
     found = store.load(file, Summaries)
-    return found.runs if found is not None else {}
-
-
-ANCHORED = (*RUN_FILES, "details", *(f"details/{state}" for state in TASK_STATES))
-"""What an anchor holds the keys of, under the run."""
-
-Anchor = tuple[int, ...]
-
-
-def anchor(run: str) -> Anchor | None:
-    """The anchor of the run at ``run`` now, or None when a file cannot be stat'ed or a
-    time stamp is too recent to tell (then nothing is shown or kept for it)."""
-    fence = time.time_ns()
-    keys: list[int] = []
-    for rel in ANCHORED:
-        key = store.stat_or_absent(f"{run}/{rel}")
-        if key is None or store.is_racy(key, fence):
-            return None
-        keys += key
-    return tuple(keys)
-
-
-def recall(
-    roots: Sequence[Path], overrides: Overrides | None, runs: Sequence[str]
-) -> tuple[dict[str, RunCheck], dict[str, Anchor]]:
-    """What the last check found for each of ``runs`` (paths as listed) whose anchor is
-    unchanged, and every run's anchor now (to :func:`keep` with the checks made next)."""
-    anchors = {run: a for run in runs if (a := anchor(run)) is not None}
-    entries = _recalled(roots, overrides)
-    found: dict[str, RunCheck] = {}
-    for run, now in anchors.items():
-        entry = entries.get(os.path.realpath(run))
-        if entry is not None and entry[0] == now:
-            check = _check(entry[1])
-            if check is not None:
-                found[run] = check
-    return found, anchors
-
-
-def keep(
-    roots: Sequence[Path],
-    overrides: Overrides | None,
-    checks: Mapping[str, RunCheck],
-    anchors: Mapping[str, Anchor],
-) -> None:
-    """Remember ``checks`` (by run path as listed), each with the anchor taken before it
-    was made; runs without an anchor are left out. Never fails."""
-    file = _file(roots, overrides)
-    if file is None:
-        return
-    entries = {
-        os.path.realpath(run): (anchors[run], json.dumps(check.as_json(), ensure_ascii=False))
-        for run, check in checks.items()
-        if run in anchors
-    }
-    store.write_atomically(file, Recalled(entries))
-
-
-def _check(text: str) -> RunCheck | None:
-    try:
-        return RunCheck.from_json(json.loads(text))
-    except ValueError:
-        return None
-
-
-def _file(roots: Sequence[Path], overrides: Overrides | None) -> Path | None:
-    plan = own_plan_key(overrides)
-    if plan is None or not store.enabled():
-        return None
-    names = [os.path.realpath(root) for root in roots] + [plan]
-    return store.run_folder(names[0]).with_name(store.name_of(*names) + ".checks")
-
-
-def _recalled(roots: Sequence[Path], overrides: Overrides | None) -> dict[str, Any]:
-    file = _file(roots, overrides)
-    found = store.load(file, Recalled) if file is not None else None
     return found.runs if found is not None else {}

@@ -288,13 +288,15 @@ class Index(msgspec.Struct, **OPTIONS):
 
 class Report(msgspec.Struct, **OPTIONS):
     """A run's report store: its index, and for that state of its files the outputs
-    under each plan, the further answers kept with them, and the score tables."""
+    under each plan (or the line saying why the run could not be scored under it:
+    ``refused``), the further answers kept with them, and the score tables."""
 
     root: str
     index: Index
     outputs: dict[str, Outputs]
     answers: dict[str, tuple[float, ...]]
     tables: dict[str, msgspec.Raw]
+    refused: dict[str, str]
 
 
 class Summary(msgspec.Struct, **OPTIONS):
@@ -325,12 +327,6 @@ class MirrorIndex(msgspec.Struct, **OPTIONS):
 
 class Summaries(msgspec.Struct, **OPTIONS):
     runs: dict[str, Summary]
-
-
-class Recalled(msgspec.Struct, **OPTIONS):
-    """The last check of each run on a runs screen: its anchor and the check as JSON."""
-
-    runs: dict[str, tuple[tuple[int, ...], str]]
 
 
 def problem_rec(p: Any) -> ProblemRec:

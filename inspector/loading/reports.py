@@ -145,6 +145,17 @@ def peek(run_root: Path, key: str | None) -> Any | None:
     return found.outputs.get(key) if found is not None else None
 
 
+def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[str, Any]]:
+    """:func:`peek`, NOT checked either: the last report under ``key`` (its outputs, or
+    the line saying why the run could not be scored), and the further answers kept
+    beside it; ``(None, {})`` when none is kept."""
+    found = _load(run_root) if key is not None and stores.enabled() else None
+    if found is None or key is None:
+        return None, {}
+    outputs = found.outputs.get(key)
+    return (outputs if outputs is not None else found.refused.get(key)), found.answers
+
+
 def lookup_checked(run_root: Path, key: str | None) -> tuple[Any | None, snapshots.Checked | None]:
     """:func:`lookup` in this process, with what its check found when the run changed in
     a few files (for the task cache of the read that follows at once: the files found
@@ -215,8 +226,8 @@ def store(
     table: Table | None = None,
     extra: dict[str, Any] | None = None,
 ) -> None:
-    """Remember ``value`` (:class:`Outputs`, or a further answer: a tuple of floats) under
-    ``key`` for the run as it was read, and ``table`` (its score table) when there is one;
+    """Remember ``value`` (:class:`Outputs`, the line saying why the run could not be
+    scored, or a further answer: a tuple of floats) under ``key`` for the run as it was read, and ``table`` (its score table) when there is one;
     ``extra``: further answers under their own keys, for the same state, in the same write."""
     if key is None or not stores.enabled():
         return
@@ -239,11 +250,18 @@ def store_snapshot(
     outputs: dict[str, Outputs] = {}
     answers: dict[str, tuple[float, ...]] = {}
     tables: dict[str, Any] = {}
+    refused: dict[str, str] = {}
     if loaded is not None and loaded.index == snapshot:
         outputs, answers, tables = dict(loaded.outputs), dict(loaded.answers), dict(loaded.tables)
-    if isinstance(value, Outputs):
-        outputs[key] = value
+        refused = dict(loaded.refused)
+    if isinstance(value, Outputs | str):
+        outputs.pop(key, None)
+        refused.pop(key, None)
         tables.pop(key, None)
+        if isinstance(value, str):
+            refused[key] = value
+        else:
+            outputs[key] = value
         if table is not None:
             tables[key] = msgspec.Raw(ENCODER.encode(table))
     else:
@@ -254,7 +272,7 @@ def store_snapshot(
         _held.runs[os.path.abspath(run_root)] = _UNSEEN
     global _last
     _last = (None, None)  # written anew: its tables (the whole file's bytes) are not kept
-    record = Report(os.path.realpath(run_root), snapshot, outputs, answers, tables)
+    record = Report(os.path.realpath(run_root), snapshot, outputs, answers, tables, refused)
     stores.write_atomically(store_file(run_root), record)
 
 

@@ -47,41 +47,6 @@ class Headline:
             "interval": list(self.interval) if self.interval is not None else None,
         }
 
-    @classmethod
-    def from_json(cls, data: Any) -> Headline | None:
-        """The headline :meth:`as_json` gave, or None when ``data`` does not have its shape
-        and types (a malformed cache entry is a miss)."""
-        if not isinstance(data, dict) or set(data) != _HEADLINE_KEYS:
-            return None
-        counts, interval, value = data["counts"], data["interval"], data["value"]
-        if not (
-            type(data["series_id"]) is str
-            and (value is None or type(value) in (int, float))
-            and type(data["is_reference"]) is bool
-            and isinstance(counts, dict)
-            and list(counts) == list(COUNTS)
-            and all(type(n) is int for n in counts.values())
-            and (
-                interval is None
-                or (
-                    isinstance(interval, list)
-                    and len(interval) == 2
-                    and all(type(n) is float for n in interval)
-                )
-            )
-        ):
-            return None
-        return cls(
-            data["series_id"],
-            value,
-            data["is_reference"],
-            tuple(counts.values()),
-            tuple(interval) if interval is not None else None,
-        )
-
-
-_HEADLINE_KEYS = frozenset(("series_id", "value", "is_reference", "counts", "interval"))
-
 
 def headline_of(metrics: Any) -> Headline | None:
     """The headline series of a metrics.json document (None when it has none)."""
@@ -138,7 +103,7 @@ class RunCheck:
 
     def as_json(self) -> dict[str, Any]:
         """The run's object in ``check --format json`` (``same_content`` last: derived
-        from the differences, never read back by :meth:`from_json`)."""
+        from the differences)."""
         return {
             "run": self.run,
             "status": self.status,
@@ -152,43 +117,6 @@ class RunCheck:
             "headline": self.headline.as_json() if self.headline is not None else None,
             "same_content": self.same_content,
         }
-
-    @classmethod
-    def from_json(cls, data: Any) -> RunCheck | None:
-        """The check :meth:`as_json` gave, or None when ``data`` does not have its shape
-        and types (a malformed cache entry is a miss)."""
-        if not isinstance(data, dict) or list(data) != [*_CHECK_KEYS, "same_content"]:
-            return None
-        status, differences, warnings = data["status"], data["differences"], data["warnings"]
-        headline = Headline.from_json(data["headline"]) if data["headline"] is not None else None
-        if not (
-            type(data["run"]) is str
-            and status in (OK, DIFFERS, UNUSABLE)
-            and isinstance(differences, list)
-            and all(
-                isinstance(d, dict)
-                and list(d) == ["where", "stored", "recomputed"]
-                and type(d["where"]) is str
-                for d in differences
-            )
-            and (data["problem"] is None or type(data["problem"]) is str)
-            and (data["tasks"] is None or type(data["tasks"]) is int)
-            and isinstance(warnings, list)
-            and all(type(w) is str for w in warnings)
-            and (headline is not None or data["headline"] is None)
-            and (status == DIFFERS) == bool(differences)
-            and (status == UNUSABLE) == (data["problem"] is not None)
-        ):
-            return None
-        return cls(
-            data["run"],
-            status,
-            tuple((d["where"], d["stored"], d["recomputed"]) for d in differences),
-            data["problem"],
-            data["tasks"],
-            tuple(warnings),
-            headline,
-        )
 
     def line(self) -> str:
         """``run: status`` and the first difference or the problem, for a terminal."""
@@ -224,9 +152,6 @@ def single_run_json(check: RunCheck) -> dict[str, Any]:
         data["status"] = SINGLE_RUN_EQUAL
     data.update((key, value) for key, value in whole.items() if key not in data)
     return data
-
-
-_CHECK_KEYS = ("run", "status", "differences", "problem", "tasks", "warnings", "headline")
 
 
 def exit_code(checks: Sequence[RunCheck]) -> int:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from inspector.loading import remote, store
-from inspector.loading.records import Recalled
+from inspector.loading.records import Summaries
 
 
 def _interrupt(*args: Any, **kwargs: Any) -> None:
@@ -22,7 +22,7 @@ def test_a_cache_file_interrupted_while_written_leaves_no_temporary_file(
 ) -> None:
     monkeypatch.setattr(os, "replace", _interrupt)  # written whole, not yet in place
     with pytest.raises(KeyboardInterrupt):
-        store.write_atomically(tmp_path / "cache" / "entry", Recalled({}))
+        store.write_atomically(tmp_path / "cache" / "entry", Summaries({}))
     assert list((tmp_path / "cache").iterdir()) == []
 
 

@@ -17,7 +17,6 @@ from textual.containers import Horizontal
 from textual.widgets import DataTable, Header, Input, ProgressBar, Static
 from textual.worker import get_current_worker
 
-from inspector import loading
 from inspector.answers.root import audit_intervals, audit_runs
 from inspector.app.host import host_of
 from inspector.app.messages import (
@@ -93,8 +92,6 @@ class RunsScreen(GatedRunsScreen):
         """The headline intervals were asked for (once every run is checked)."""
         self.intervals_done = False
         """Every headline interval asked for has arrived."""
-        self.anchors: dict[str, tuple[int, ...]] = {}
-        """Each run's anchor as listed: what the checks are kept with."""
         self.marked: list[Path] = []
         """The runs marked for comparison, in the order they were marked (A, then B)."""
 
@@ -165,7 +162,6 @@ class RunsScreen(GatedRunsScreen):
         if not message.runs and self.fallback is not None:
             self.post_message(OpenRun(self.fallback, instead=True))
             return
-        self.anchors = message.anchors
         self.rows = [RunRow(run, cached=message.cached.get(str(run.path))) for run in message.runs]
         self.apply_filter()
         if message.errors:
@@ -209,7 +205,6 @@ class RunsScreen(GatedRunsScreen):
             # cache gave those it kept with the checks it answered; the rest (answers kept
             # without their statistics) only now: they never delay a recomputed value.
             self.intervals_asked = True
-            self._keep(dict(self.checks))
             asked = [
                 (path, check.headline.series_id)
                 for path, check in self.checks.items()
@@ -232,14 +227,6 @@ class RunsScreen(GatedRunsScreen):
                 if path in self.checks
             ]
         )
-        if message.done:
-            self._keep(dict(self.checks))
-
-    @work(thread=True, exit_on_error=False, group="runs-keep", description="keep checks")
-    def _keep(self, checks: dict[str, RunCheck]) -> None:
-        """What the checks found, to show at once the next time (marked as cached)."""
-        overrides = self.overrides
-        loading.remember_checks(self.roots, overrides, checks, self.anchors)
 
     def _arrived(self, checks: list[tuple[str, RunCheck]]) -> None:
         """Checks (or their intervals) arrived: the rows, the leaderboard and the table."""

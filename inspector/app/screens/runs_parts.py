@@ -11,6 +11,7 @@ from pathlib import Path
 from rich.text import Text
 
 from inspector import loading
+from inspector.answers.root import last_check
 from inspector.app.messages import ComparisonFailed, ComparisonReady
 from inspector.resolve import Overrides
 from inspector.results.discover import RunSummary, is_run, summarize_run
@@ -24,9 +25,9 @@ from inspector.views.runs_view import PENDING, RunRow
 RUNS_HELP = """\
 # Runs
 The runs under the results root, newest first. Each run's headline value is first the one
-stored in its metrics.json (marked *stored*), or what the last check of the run found
-(marked *cached*, its mark and counts dim) when its run-level files and task folder
-listing are unchanged since; every run is then recomputed (or found unchanged) in the
+stored in its metrics.json (marked *stored*), or what the run's last check found
+(marked *cached*, its mark and counts dim: the last report the store keeps for the run,
+not yet checked against its files); every run is then recomputed (or found unchanged) in the
 background and its row shows the recomputed value, ✓ when the stored metrics.json equals
 the recomputation (≠ when it differs, ! when the run cannot be recomputed, ∅ when it has
 no stored report: metrics.json missing, the value still recomputed) and the tasks
@@ -49,10 +50,10 @@ their plans or benchmark params differ. **G** shows each run's publish-gate resu
 
 def list_runs(
     roots: list[Path], overrides: Overrides | None
-) -> tuple[list[RunSummary], list[str], dict[str, RunCheck], dict[str, tuple[int, ...]]]:
-    """``(runs, errors, cached checks, anchors)``: every run under ``roots`` (a root that
-    is a run is itself), the roots that cannot be listed, and what the last checks of the
-    unchanged runs found (:func:`inspector.loading.remembered_checks`)."""
+) -> tuple[list[RunSummary], list[str], dict[str, RunCheck]]:
+    """``(runs, errors, cached checks)``: every run under ``roots`` (a root that is a run
+    is itself), the roots that cannot be listed, and what each run's last report in the
+    store says its check found, not checked (:func:`inspector.answers.root.last_check`)."""
     runs: list[RunSummary] = []
     errors: list[str] = []
     for root in roots:
@@ -63,8 +64,8 @@ def list_runs(
                 runs.extend(loading.runs_under(root))
         except RunReadError as exc:
             errors.append(str(exc))
-    cached, anchors = loading.remembered_checks(roots, overrides, [str(r.path) for r in runs])
-    return runs, errors, cached, anchors
+    cached = {str(run.path): last_check(str(run.path), run.relative, overrides) for run in runs}
+    return runs, errors, {path: check for path, check in cached.items() if check is not None}
 
 
 def compare_two(
