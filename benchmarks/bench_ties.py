@@ -37,6 +37,12 @@ Measured (``nice .venv/bin/python benchmarks/bench_ties.py --draws 400 --check 1
   every rank interval holds the true rank in 1.000 of columns in every design (≥ 0.95);
       mean width 4.40 ranks (n = 30, k = 1) down to 1.01 (n = 300, k = 3);
   decisions differing from those of the bisected p-values: 0 of 240 columns.
+
+Near the ceiling (``--levels 0.9``, same seed and draws, 6 designs; 14 s): family-wise error
+0.000–0.052, the largest at n = 300, k = 3 (``--draws 2000 --n 300 --k 3 --levels 0.9``:
+0.042 [0.033, 0.051]); adjacent power 0.000–0.018 at n = 30, 0.018–0.152 at n = 100,
+0.177–0.566 at n = 300 (the better models' success probabilities are cut at 1); rank
+intervals hold the true rank in ≥ 0.998 of columns; 0 decisions differing.
 """
 
 from __future__ import annotations
