@@ -38,6 +38,8 @@ PACKED = struct.Struct("<6q")
 64-bit integers (a value that does not fit is not cached)."""
 RECORD = PACKED.size
 """Bytes per file in :attr:`Index.stats`."""
+Signature = tuple[tuple[Any, ...], ...]
+"""Per file of a task folder ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
 
 
 def pack(stat: tuple[int, ...]) -> bytes | None:
@@ -80,12 +82,33 @@ def _tail(numbers: Any) -> list[str]:
     return ["/task.json", *(f"/attempt-{number}/result.json" for number in numbers)]
 
 
-def packed_signature(entry: Any, signature: Any) -> bytes | None:
-    """A task folder's file signature as :func:`take` needs it, held per task after a read:
-    the stats of its folder, ``task.json`` and each attempt's ``result.json`` (in that
-    order: their paths follow from the entry) packed as :attr:`Index.stats` holds them
-    (about 300 bytes for three attempts, against 2.4 KB as tuples of paths and integers).
-    None when the signature is not of those files or a value does not fit: no index."""
+def entry_files(entry: Any) -> list[str]:
+    """What an entry was read from: its folder (a new attempt folder or a symbolic link
+    changes it), its task.json and each attempt's result.json."""
+    from inspector.results.layout import AttemptDirs  # only where a run is read
+
+    dirs = entry.attempt_dirs
+    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
+        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
+    else:
+        tail = [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
+    return [entry.folder, f"{entry.folder}/task.json", *tail]
+
+
+def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
+    """The keys of ``rels`` as the reader saw them while reading (the folder's ``lstat``,
+    each file's ``fstat``), None when one of them was not seen."""
+    try:
+        return tuple((rel, *stats[rel]) for rel in rels)
+    except KeyError:
+        return None
+
+
+def packed_signature(entry: Any, signature: Signature) -> bytes | None:
+    """A task folder's keys as :func:`take` needs them, held per task after a read: its
+    folder's, ``task.json``'s and each ``attempt-N/result.json``'s, packed as
+    :attr:`Index.stats` holds them (about 300 bytes for three attempts, against 2.4 KB as
+    tuples). None when they are not of those files or a value does not fit: no index."""
     folder = entry.folder
     expected = [folder, f"{folder}/task.json"]
     expected += [f"{folder}/attempt-{number}/result.json" for number in sorted(entry.attempt_dirs)]

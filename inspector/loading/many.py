@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import store
-from inspector.loading.ending import pool_in_use
 from inspector.loading.processes import (
-    drop_shared_pool,
     own_context,
+    pool_in_use,
     reader_pool,
     shared_pool,
+    shutdown_shared_pool,
 )
 from inspector.loading.records import Summaries, Summary, load_problem, problem_rec
 from inspector.results.discover import (
@@ -109,7 +109,7 @@ def stream_in_shared_pool(
         futures = {pool.submit(function, *call): index for index, call in enumerate(calls)}
     except (BrokenProcessPool, OSError, RuntimeError, ValueError):
         if pool is not None:
-            drop_shared_pool(pool)
+            shutdown_shared_pool(pool)
         for index, call in enumerate(calls):
             if cancelled():
                 return

@@ -83,7 +83,9 @@ class PendingRead:
             if on_tasks is not None and tasks:
                 on_tasks(tasks)
 
-        self.load.collect(progress, total, on_entries=take, save=save_cache)
+        self.load.collect(progress, total, on_entries=take)
+        if save_cache:
+            self.save_cache()
         run.signatures = self.load.signatures
         run.cache_hits = self.load.cache.hits if self.load.cache is not None else 0
         for done, folder in enumerate(running, start=candidates + 1):
@@ -106,10 +108,11 @@ class PendingRead:
         return self.reduction_cache
 
     def save_cache(self) -> None:
-        """Write the task cache, with the reductions (after ``finish(save_cache=False)``)."""
-        if self.reduction_cache is not None:
-            self.reduction_cache.attach()
-        self.load.save_cache()
+        """Write the task store, with the reductions (after ``finish(save_cache=False)``;
+        nothing when the read keeps nothing)."""
+        cache = self.load.cache
+        if cache is not None and self.load.store:
+            cache.save(self.reduction_cache)
 
     def cancel(self) -> None:
         """Give up: stop the reader processes."""

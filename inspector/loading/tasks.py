@@ -23,15 +23,28 @@ from typing import Any
 import msgspec
 
 from inspector.loading import store
-from inspector.loading.records import OPTIONS, EntryRec, IssueRec, entry_record, task_entry
+from inspector.loading.index import Checked, Signature, entry_files
+from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
+from inspector.loading.records import (
+    OPTIONS,
+    EntryRec,
+    IssueRec,
+    entry_record,
+    issue_of,
+    issue_rec,
+    task_entry,
+)
 from inspector.results.file_io import stat_key
-from inspector.results.layout import AttemptDirs
 
-Signature = tuple[tuple[Any, ...], ...]
-"""Per file ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
 DELTA_MIN = 64
 DELTA_SHARE = 8
 """The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
+CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250
+"""From this many stored folders on, the app's shared reader processes check them, in
+parts of at least this many."""
+FORK_CHECK_MIN = 4000
+"""From this many stored folders on, a single-threaded caller checks half of them in a
+forked child (about five files each)."""
 
 
 class KeptEntry(msgspec.Struct, **OPTIONS):
@@ -79,38 +92,16 @@ class TaskStore(msgspec.Struct, **OPTIONS):
 
 def reduction_records(plan: str, reductions: Any) -> Reductions:
     """One task's reductions (engine objects) as a record."""
-    return Reductions(
-        plan,
-        tuple(
-            [
-                ReductionRec(
-                    r.value,
-                    r.state,
-                    r.has_error,
-                    (r.coverage.requested, r.coverage.observed, r.coverage.valid, r.coverage.error),
-                    r.missing_attempts,
-                    r.invalidated,
-                    r.early_stopped,
-                    tuple(
-                        [
-                            ReasonRec(
-                                x.code,
-                                x.text,
-                                tuple(x.attempts),
-                                None
-                                if x.issue is None
-                                else IssueRec(
-                                    x.issue.severity, x.issue.phase, x.issue.code, x.issue.message
-                                ),
-                            )
-                            for x in r.reasons
-                        ]
-                    ),
-                )
-                for r in reductions
-            ]
-        ),
-    )
+    out = []
+    for r in reductions:
+        c = r.coverage
+        reasons = [
+            ReasonRec(x.code, x.text, tuple(x.attempts), issue_rec(x.issue)) for x in r.reasons
+        ]
+        coverage = (c.requested, c.observed, c.valid, c.error)
+        out.append(ReductionRec(r.value, r.state, r.has_error, coverage, r.missing_attempts,
+                                r.invalidated, r.early_stopped, tuple(reasons)))  # fmt: skip
+    return Reductions(plan, tuple(out))
 
 
 class ReductionMaker:
@@ -127,7 +118,6 @@ class ReductionMaker:
 
     def make(self, rec: Reductions, task_id: str) -> list[Any] | None:
         """The task's reductions, None when they are not one per series in valid states."""
-        from inspector.engine.model import Issue
         from inspector.engine.reduction import Coverage, Reason, TaskReduction
 
         if len(rec.series) != len(self.series):
@@ -141,35 +131,10 @@ class ReductionMaker:
                 coverage = self.coverages[r.coverage] = Coverage(*r.coverage)
             reasons = self.reasons.get(r.reasons)
             if reasons is None:
-                reasons = self.reasons[r.reasons] = tuple(
-                    [
-                        Reason(
-                            x.code,
-                            x.text,
-                            x.attempts,
-                            None
-                            if x.issue is None
-                            else Issue(
-                                x.issue.severity, x.issue.phase, x.issue.code, x.issue.message
-                            ),
-                        )
-                        for x in r.reasons
-                    ]
-                )
-            out.append(
-                TaskReduction(
-                    task_id,
-                    series_id,
-                    r.value,
-                    r.state,
-                    r.has_error,
-                    coverage,
-                    r.missing_attempts,
-                    r.invalidated,
-                    r.early_stopped,
-                    reasons,
-                )
-            )
+                made = [Reason(x.code, x.text, x.attempts, issue_of(x.issue)) for x in r.reasons]
+                reasons = self.reasons[r.reasons] = tuple(made)
+            out.append(TaskReduction(task_id, series_id, r.value, r.state, r.has_error, coverage,
+                                     r.missing_attempts, r.invalidated, r.early_stopped, reasons))  # fmt: skip
         return out
 
 
@@ -202,15 +167,6 @@ def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
     return [signature(root, [item[0] for item in sig]) == sig for sig in signatures]
 
 
-def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
-    """The signature of ``rels`` from what the reader saw as it read them (the folder's
-    lstat and each file's fstat), None when one of them was not seen."""
-    try:
-        return tuple((rel, *stats[rel]) for rel in rels)
-    except KeyError:
-        return None
-
-
 def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
     """Whether any file of ``sig`` is racy (:func:`~inspector.loading.store.is_racy`); a
     folder whose newest stamp is older than the coarse granularity is answered at once."""
@@ -218,17 +174,6 @@ def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
     if newest < fence_ns - store.COARSE_GRANULARITY_NS:
         return False
     return any(store.is_racy(item[1:], fence_ns) for item in sig)
-
-
-def entry_files(entry: Any) -> list[str]:
-    """What an entry was read from: its folder (a new attempt folder or a symbolic link
-    changes it), its task.json and each attempt's result.json."""
-    dirs = entry.attempt_dirs
-    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
-        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
-        return [entry.folder, entry.task_file, *tail]
-    files = [entry.folder, entry.task_file]
-    return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
 
 
 class TaskCache:
@@ -265,14 +210,56 @@ class TaskCache:
         found = store.load(path, TaskStore)
         return found.entries if found is not None and found.root == self.root else None
 
-    def candidate(self, folder: str, state: str, first_location: str) -> Signature | None:
-        """The signature to check before the stored entry of ``folder`` may be used (None:
-        nothing usable is kept). ``first_location`` is part of the key: a same-named folder
-        appearing in another state folder changes the entry."""
-        kept = self.entries.get(folder)
-        if kept is None or kept.first != first_location or kept.entry.state != state:
-            return None
-        return kept.files
+    def look_up(
+        self,
+        entries: list[Any],
+        candidates: Sequence[tuple[str, str]],
+        first_location: dict[str, str],
+        checked: Checked | None,
+        shared: bool,
+    ) -> list[int]:
+        """Put in ``entries`` (by position) every candidate folder whose stored entry may
+        be used (every file it was read from still has its key, and the folder is still
+        the first of its name where AgentCompass looks); the positions of the rest.
+        ``checked``: what the report store's check found (its unchanged files are not
+        stat'ed again). ``shared``: the caller has threads (the app)."""
+        known: dict[int, Signature] = {}
+        for position, (folder, state) in enumerate(candidates):
+            kept = self.entries.get(folder)
+            first = first_location[folder.rpartition("/")[2]]
+            if kept is not None and kept.first == first and kept.entry.state == state:
+                known[position] = kept.files
+        hits: set[int] = set()
+        if checked is not None:
+            hits = {position for position, sig in known.items() if checked.covers(sig)}
+        rest = [position for position in known if position not in hits]
+        hits.update(p for p, ok in zip(rest, self._check(known, rest, shared), strict=True) if ok)
+        missing = []
+        for position, (folder, _) in enumerate(candidates):
+            entry = self.accept(folder) if position in hits else None
+            if entry is not None:
+                entries[position] = entry
+            else:
+                missing.append(position)
+        return missing
+
+    def _check(self, known: dict[int, Signature], positions: list[int], shared: bool) -> list[Any]:
+        """Whether the files of each folder at ``positions`` still have their stored keys
+        (``lstat``, split between processes for many)."""
+        signatures = [known[p] for p in positions]
+        root = self.root
+        if len(positions) >= CHECK_PARALLEL_MIN and shared:
+            step = max(CHECK_CHUNK, len(positions) // (4 * workers()) + 1)
+            parts = [signatures[i : i + step] for i in range(0, len(signatures), step)]
+            answers = in_shared_pool(unchanged, [(root, part) for part in parts])
+            if answers is not None:
+                return [ok for answer in answers for ok in answer]
+        if not shared and len(positions) >= FORK_CHECK_MIN:
+            half = len(positions) // 2
+            both = halves_in_fork(unchanged, (root, signatures[:half]), (root, signatures[half:]))
+            if both is not None and len(both[0]) + len(both[1]) == len(positions):
+                return [*both[0], *both[1]]
+        return unchanged(root, signatures)
 
     def accept(self, folder: str) -> Any:
         """The stored entry of ``folder``, whose signature was just found unchanged (None:
@@ -288,28 +275,29 @@ class TaskCache:
             self.kept[folder] = kept.reductions
         return entry
 
-    def put(self, entry: Any, first_location: str, seen: Signature | None = None) -> None:
-        """Remember an entry just read; its record is made only when the store is saved."""
-        self.put_encoded(entry, None, first_location, seen)
-
-    def put_encoded(
+    def put(
         self, entry: Any, record: Any, first_location: str, seen: Signature | None = None
     ) -> None:
-        """``record``: the entry's record, when a reader process sent it so. ``seen``: the
-        signature the reader took while reading; else stat the files now. A folder with
-        a racy file is not remembered."""
+        """Remember an entry just read (``record``: its record, when a reader process sent
+        it so; else it is made when the store is saved). ``seen``: the keys the reader
+        took while reading; else the files are stat'ed now. A folder with a racy file is
+        not remembered."""
         sig = seen if seen is not None else signature(self.root, entry_files(entry))
         if sig is not None and not signature_is_racy(sig, self.fence):
             self.fresh[entry.folder] = (sig, first_location, record)
             if record is None:
                 self.unencoded[entry.folder] = entry
 
-    def save(self) -> None:
+    def save(self, reductions: ReductionCache | None = None) -> None:
         """Write the entries seen in this read (atomically). When few folders changed since
         the base file was written, only they go to the delta file (a folder gone as None);
         the base is written whole again once the delta grows past :data:`DELTA_SHARE` of
         it. Every entry is checked against its files before use, so any base and delta
-        combined (one written, the other not) give misses, never a wrong entry."""
+        combined (one written, the other not) give misses, never a wrong entry.
+        ``reductions``: the tasks' reductions under the plan they were scored with, kept
+        with their entries."""
+        if reductions is not None:
+            reductions.attach()
         attached, entries, unencoded = self.attached, self.entries, self.unencoded
         try:
             out = {
@@ -330,11 +318,12 @@ class TaskCache:
         if not changed and not gone:
             return
         delta = {**self.delta, **changed, **dict.fromkeys(gone)}
+        delta_path = delta_file(self.path)
         if entries and len(delta) <= max(DELTA_MIN, len(out) // DELTA_SHARE):
-            store.write_atomically(delta_file(self.path), TaskStore(self.root, delta))
+            store.write_atomically(delta_path, TaskStore(self.root, delta))
         elif store.write_atomically(self.path, TaskStore(self.root, out)):  # type: ignore[arg-type]
             with contextlib.suppress(OSError):
-                os.unlink(delta_file(self.path))
+                os.unlink(delta_path)
 
 
 def plan_key(stream: Any) -> str:
