@@ -237,7 +237,13 @@ def _read(
 ) -> Loaded | Failed:
     # The reader and the engine: an answer from the store is given without loading them.
     from inspector.loading.readers import PARALLEL_MIN
-    from inspector.loading.reading import base_plan, begin_read, derive, finish_and_score
+    from inspector.loading.reading import (
+        base_plan,
+        begin_read,
+        derive,
+        finish_and_score,
+        outputs_of,
+    )
 
     # What an earlier read kept from the collector is handed back, and the collector is
     # kept off what this read builds: its full collections otherwise walk the growing heap
@@ -266,7 +272,7 @@ def _read(
     made = derive(session, plan if derived else None, path)
     said = None
     if outputs and made.refusal is None:
-        said = reports.outputs_of(made.session, made.notes)
+        said = outputs_of(made.session, made.notes)
     loaded = Loaded(made.session, session.run.cache_hits, said, tuple(made.notes), made.refusal)
     emit(loaded)
     extra: dict[str, Any] = {}
@@ -283,7 +289,7 @@ def _read(
         if made.refusal is not None:
             reports.store(session.run, key, made.refusal)  # the runs screen's first mark
         else:
-            kept = said or reports.outputs_of(made.session, made.notes)
+            kept = said or outputs_of(made.session, made.notes)
             table = reports.table_of(session) if made.session is session and whole else None
             reports.store(session.run, key, kept, table, extra)
     return loaded

@@ -82,44 +82,10 @@ def _tail(numbers: Any) -> list[str]:
     return ["/task.json", *(f"/attempt-{number}/result.json" for number in numbers)]
 
 
-def entry_files(entry: Any) -> list[str]:
-    """What an entry was read from: its folder (a new attempt folder or a symbolic link
-    changes it), its task.json and each attempt's result.json."""
-    from inspector.results.layout import AttemptDirs  # only where a run is read
-
-    dirs = entry.attempt_dirs
-    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
-        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
-    else:
-        tail = [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
-    return [entry.folder, f"{entry.folder}/task.json", *tail]
-
-
-def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
-    """The keys of ``rels`` as the reader saw them while reading (the folder's ``lstat``,
-    each file's ``fstat``), None when one of them was not seen."""
-    try:
-        return tuple((rel, *stats[rel]) for rel in rels)
-    except KeyError:
-        return None
-
-
-def packed_signature(entry: Any, signature: Signature) -> bytes | None:
-    """A task folder's keys as :func:`take` needs them, held per task after a read: its
-    folder's, ``task.json``'s and each ``attempt-N/result.json``'s, packed as
-    :attr:`Index.stats` holds them (about 300 bytes for three attempts, against 2.4 KB as
-    tuples). None when they are not of those files or a value does not fit: no index."""
-    folder = entry.folder
-    expected = [folder, f"{folder}/task.json"]
-    expected += [f"{folder}/attempt-{number}/result.json" for number in sorted(entry.attempt_dirs)]
-    if [item[0] for item in signature] != expected:
-        return None  # not the files rels() will check
-    try:
-        return struct.pack(
-            f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]]
-        )
-    except struct.error:
-        return None
+def attempt_numbers(dirs: Any) -> Any:
+    """An entry's attempt numbers: an ``AttemptDirs``' own tuple (no Python iterator per
+    entry), else the mapping's keys."""
+    return getattr(dirs, "numbers", dirs)
 
 
 def listing_digest(listing: tuple[Any, ...]) -> bytes:
@@ -143,7 +109,7 @@ def take(run: Run) -> Index | None:
                 for rel in running_files(entry.folder):
                     stats.extend(run.seen[rel])  # type: ignore[arg-type]
                 continue
-            attempts.append(tuple(sorted(entry.attempt_dirs)))
+            attempts.append(tuple(sorted(attempt_numbers(entry.attempt_dirs))))
             packed = run.signatures[entry.folder]  # packed_signature's
             if packed is None:
                 return None

@@ -22,13 +22,14 @@ from __future__ import annotations
 import gc
 import os
 import stat as stat_module
+import struct
 from collections.abc import Callable, Collection, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from inspector.loading import tasks as task_store
-from inspector.loading.index import Checked, entry_files, known_signature, packed_signature
+from inspector.loading.index import WIDTH, Checked, Signature, attempt_numbers
 from inspector.loading.processes import (
     end_pool,
     own_context,
@@ -41,6 +42,7 @@ from inspector.loading.processes import (
 from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
 from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
+from inspector.results.layout import AttemptDirs
 from inspector.results.listing import StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
@@ -107,6 +109,46 @@ def split(
     return chunks, len(chunks) > 1
 
 
+def entry_files(entry: Any) -> list[str]:
+    """What an entry was read from: its folder (a new attempt folder or a symbolic link
+    changes it), its task.json and each attempt's result.json."""
+    dirs = entry.attempt_dirs
+    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
+        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
+    else:
+        tail = [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
+    return [entry.folder, f"{entry.folder}/task.json", *tail]
+
+
+def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
+    """The keys of ``rels`` as the reader saw them while reading (the folder's ``lstat``,
+    each file's ``fstat``), None when one of them was not seen."""
+    try:
+        return tuple((rel, *stats[rel]) for rel in rels)
+    except KeyError:
+        return None
+
+
+def packed_signature(entry: Any, signature: Signature) -> bytes | None:
+    """A task folder's keys as the run's index takes them (:func:`~.index.take`), held per
+    task after a read: its folder's, ``task.json``'s and each ``attempt-N/result.json``'s,
+    packed (about 300 bytes for three attempts, against 2.4 KB as tuples). None when they
+    are not of those files or a value does not fit: no index."""
+    folder = entry.folder
+    expected = [folder, f"{folder}/task.json"]
+    expected += [
+        f"{folder}/attempt-{n}/result.json" for n in sorted(attempt_numbers(entry.attempt_dirs))
+    ]
+    if [item[0] for item in signature] != expected:
+        return None  # not the files rels() will check
+    try:
+        return struct.pack(
+            f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]]
+        )
+    except struct.error:
+        return None
+
+
 def _read_one(
     files: RunFiles,
     folder: str,
@@ -114,7 +156,7 @@ def _read_one(
     first: str,
     strategies: Collection[str],
     signed: bool = True,
-) -> tuple[TaskEntry, task_store.Signature | None]:
+) -> tuple[TaskEntry, Signature | None]:
     """One folder, and the key of each of its files as the reader saw them (the folder's
     ``lstat``, each file's ``fstat``) for the store; None when not ``signed`` (no store)
     or one of them was not seen."""
@@ -197,7 +239,8 @@ class EntryLoad:
             (*candidates[p], first_location[candidates[p][0].rpartition("/")[2]])
             for p in self.missing
         ]
-        self.chunks, parallel = split(self.items, files.full_path, workers())
+        root = str(files.root)
+        self.chunks, parallel = split(self.items, lambda folder: f"{root}/{folder}", workers())
         self.starts = [*accumulate(map(len, self.chunks), initial=0)]  # in self.missing
         self.pool: Any = None
         self.owned = False
@@ -244,7 +287,7 @@ class EntryLoad:
         that order as soon as they and all before them are read (so they can be reduced
         while the rest is read). With the store on, :attr:`signatures` then holds, per
         folder, the keys of the files its entry was read from, packed for the run's index
-        (:func:`~inspector.loading.index.packed_signature`).
+        (:func:`packed_signature`).
 
         The cyclic garbage collector is paused meanwhile: reading builds hundreds of
         thousands of small acyclic objects, and collecting them as they are made costs more
@@ -309,6 +352,8 @@ class EntryLoad:
         for entry, seen, data in results:
             self.entries[self.missing[cursor]] = entry
             if cache is not None:
+                if seen is None:  # a file the reader did not see: its key now
+                    seen = task_store.signature(cache.root, entry_files(entry))
                 cache.put(entry, data, self.items[cursor][2], seen)
             cursor += 1
         self._emit()

@@ -191,6 +191,23 @@ def finish_and_score(
     return session
 
 
+def outputs_of(session: Session, notes: list[str]) -> Outputs:
+    """The outputs of a scored session (``notes``: the derived-plan notes printed)."""
+    run = session.run
+    assert session.recomputation is not None
+    plan = session.recomputation.plan
+    return Outputs(
+        warnings=tuple((p.path, p.message) for p in run.problems if not p.blocking),
+        notes=tuple(notes),
+        metrics_json=session.metrics_json(),
+        # A derived plan's summary.md has a heading of its own: made now.
+        summary_markdown=session.summary_markdown() if plan.derived else None,
+        stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
+        tasks=len(run.tasks),
+        names=(plan.model_id, plan.benchmark_id),
+    )
+
+
 @dataclass
 class Derived:
     """A session scored as the command line asked, with what it prints besides the report."""

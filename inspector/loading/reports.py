@@ -57,23 +57,6 @@ __all__ = [
 ]
 
 
-def outputs_of(session: Session, notes: list[str]) -> Outputs:
-    """The outputs of a scored session (``notes``: the derived-plan notes printed)."""
-    run = session.run
-    assert session.recomputation is not None
-    plan = session.recomputation.plan
-    return Outputs(
-        warnings=tuple((p.path, p.message) for p in run.problems if not p.blocking),
-        notes=tuple(notes),
-        metrics_json=session.metrics_json(),
-        # A derived plan's summary.md has a heading of its own: made now.
-        summary_markdown=session.summary_markdown() if plan.derived else None,
-        stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
-        tasks=len(run.tasks),
-        names=(plan.model_id, plan.benchmark_id),
-    )
-
-
 def key_for(overrides: Overrides | None, command: str) -> str | None:
     """The cache key of one command and plan, or None when it cannot be cached."""
     if overrides is None:
@@ -295,16 +278,13 @@ def table_of(session: Session) -> Table | None:
     """The score table of a run just read and scored with its plan as given (no derived
     plan), or None when :func:`inspector.loading.reopen.answer` could not use one."""
     from inspector.engine.benchmarks import OVERRIDES
-    from inspector.engine.strategies import resolve_attempt_strategy
 
     run, rec = session.run, session.recomputation
     if rec is None or session.refusal is not None or rec.plan.derived:
         return None
-    plan = rec.plan
-    if plan.benchmark_id in OVERRIDES:
+    if rec.plan.benchmark_id in OVERRIDES:
         return None
-    resolved = resolve_attempt_strategy(plan.strategy).resolve(plan.contract, plan.k)
-    series = [sp.series_id for sp in resolved.series]
+    series = list(rec.reductions)  # the plan's series, in order
     entries = run.entries
     count = sum(1 for entry in entries if entry.state != "running")
     if any(entry.state == "running" for entry in entries[:count]):

@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from inspector.loading import store
-from inspector.loading.index import Checked, Signature, entry_files
+from inspector.loading.index import Checked, Signature
 from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     OPTIONS,
@@ -143,11 +143,6 @@ def store_file(run_root: Path, folder: Path | None = None) -> Path:
     return store.run_folder(run_root, folder) / "tasks"
 
 
-def delta_file(path: Path) -> Path:
-    """Beside a run's task store: the folders changed since it was written."""
-    return path.with_name(path.name + ".delta")
-
-
 def signature(root: str, rels: list[str]) -> Signature | None:
     """``(rel, *stat_key)`` of each path (not following a final link), None when one cannot
     be stat'ed."""
@@ -188,6 +183,7 @@ class TaskCache:
     def __init__(self, run_root: Path, *, reuse: bool = True) -> None:
         self.root = str(run_root)
         self.path = store_file(run_root)
+        self.delta_path = self.path.with_name("tasks.delta")  # the folders changed since
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.entries: dict[str, KeptEntry | None] = {}
         # Per folder read or taken from the store: its signature, where AgentCompass finds
@@ -198,17 +194,14 @@ class TaskCache:
         self.attached: dict[str, Any] = {}  # folder -> its reductions to store
         self.hits = 0
         self.delta: dict[str, KeptEntry | None] = {}
-        base = self._stored(self.path) if reuse else None
-        if base is not None:
-            self.entries = base
-            delta = self._stored(delta_file(self.path))
-            if delta:
-                self.delta = delta
-                base.update(delta)
-
-    def _stored(self, path: Path) -> dict[str, KeptEntry | None] | None:
-        found = store.load(path, TaskStore)
-        return found.entries if found is not None and found.root == self.root else None
+        if reuse:  # the base, then the folders changed since it was written (its delta)
+            base = store.load(self.path, TaskStore)
+            if base is not None and base.root == self.root:
+                self.entries = base.entries
+                delta = store.load(self.delta_path, TaskStore)
+                if delta is not None and delta.root == self.root and delta.entries:
+                    self.delta = delta.entries
+                    self.entries.update(delta.entries)
 
     def look_up(
         self,
@@ -275,16 +268,12 @@ class TaskCache:
             self.kept[folder] = kept.reductions
         return entry
 
-    def put(
-        self, entry: Any, record: Any, first_location: str, seen: Signature | None = None
-    ) -> None:
+    def put(self, entry: Any, record: Any, first_location: str, seen: Signature | None) -> None:
         """Remember an entry just read (``record``: its record, when a reader process sent
-        it so; else it is made when the store is saved). ``seen``: the keys the reader
-        took while reading; else the files are stat'ed now. A folder with a racy file is
-        not remembered."""
-        sig = seen if seen is not None else signature(self.root, entry_files(entry))
-        if sig is not None and not signature_is_racy(sig, self.fence):
-            self.fresh[entry.folder] = (sig, first_location, record)
+        it so; else it is made when the store is saved) with the keys of its files as read
+        (``seen``; None: not remembered). A folder with a racy file is not remembered."""
+        if seen is not None and not signature_is_racy(seen, self.fence):
+            self.fresh[entry.folder] = (seen, first_location, record)
             if record is None:
                 self.unencoded[entry.folder] = entry
 
@@ -318,7 +307,7 @@ class TaskCache:
         if not changed and not gone:
             return
         delta = {**self.delta, **changed, **dict.fromkeys(gone)}
-        delta_path = delta_file(self.path)
+        delta_path = self.delta_path
         if entries and len(delta) <= max(DELTA_MIN, len(out) // DELTA_SHARE):
             store.write_atomically(delta_path, TaskStore(self.root, delta))
         elif store.write_atomically(self.path, TaskStore(self.root, out)):  # type: ignore[arg-type]
@@ -341,10 +330,10 @@ class ReductionCache:
     def __init__(self, cache: TaskCache, stream: Any) -> None:
         self.cache = cache
         self.stream = stream
-        self.series = tuple(stream.series_ids)
         self.key = plan_key(stream)
-        self.maker = ReductionMaker(self.series)
         self.reused: dict[str, Any] = {}
+        self.maker: ReductionMaker | None = None  # made for the first stored reductions
+        self.series = tuple(stream.series_ids)
 
     def add(self, tasks: Sequence[Any]) -> None:
         """Hand ``tasks`` to the stream, with the reductions kept for those whose entry
@@ -354,6 +343,8 @@ class ReductionCache:
             self.stream.add(tasks)
             return
         known: list[Any] = []
+        if self.maker is None:
+            self.maker = ReductionMaker(self.series)
         key, make = self.key, self.maker.make
         for task in tasks:
             folder = task.source.rpartition("/")[0]
