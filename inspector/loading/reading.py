@@ -313,14 +313,14 @@ class EarlyOpen:
             self.pending.cancel()
 
 
-def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
+def prepare(path: Path) -> EarlyOpen | None:
     """Look the run up in the report cache, else start reading it (worker processes)."""
     if not ((path / "run_info.json").exists() or (path / "details").is_dir()):
         return None
     early = EarlyOpen(path)
     # Not checked against the files here: the app shows it as not yet checked while a
     # reader process checks them (:func:`inspector.loading.door.open_run`).
-    early.preview = reports.peek(path, reports.own_plan_key(overrides))
+    early.preview = reports.peek(path, reports.key_for(None, "outputs"))
     if early.preview is None:
         try:
             early.pending = begin_read(path)

@@ -52,7 +52,6 @@ __all__ = [
     "held",
     "key_for",
     "lookup",
-    "own_plan_key",
     "store",
 ]
 
@@ -65,14 +64,6 @@ def key_for(overrides: Overrides | None, command: str) -> str | None:
         return None
     plan = [overrides.k, overrides.strategy, overrides.aggregation, overrides.benchmark_id]
     return json.dumps([command, plan])
-
-
-def own_plan_key(overrides: Overrides | None) -> str | None:
-    """The key of the run's own plan (None for any other plan): what the app caches and
-    may show early."""
-    if overrides not in (None, Overrides()):
-        return None
-    return key_for(None, "outputs")
 
 
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
