@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import tasks as task_store
-from inspector.loading.index import WIDTH, Checked, Signature, attempt_numbers
+from inspector.loading.index import WIDTH, Checked, Signature
 from inspector.loading.processes import (
     end_pool,
     own_context,
@@ -134,11 +134,10 @@ def packed_signature(entry: Any, signature: Signature) -> bytes | None:
     task after a read: its folder's, ``task.json``'s and each ``attempt-N/result.json``'s,
     packed (about 300 bytes for three attempts, against 2.4 KB as tuples). None when they
     are not of those files or a value does not fit: no index."""
-    folder = entry.folder
+    folder, dirs = entry.folder, entry.attempt_dirs
+    numbers = sorted(dirs.numbers if type(dirs) is AttemptDirs else dirs)
     expected = [folder, f"{folder}/task.json"]
-    expected += [
-        f"{folder}/attempt-{n}/result.json" for n in sorted(attempt_numbers(entry.attempt_dirs))
-    ]
+    expected += [f"{folder}/attempt-{n}/result.json" for n in numbers]
     if [item[0] for item in signature] != expected:
         return None  # not the files rels() will check
     try:
@@ -347,16 +346,16 @@ class EntryLoad:
 
     def _place(self, number: int, results: list[tuple[TaskEntry, Any, Any]]) -> None:
         """Put one chunk's entries in place (and in the store), then pass on what is ready."""
-        cursor = self.starts[number]
-        cache = self.cache
-        for entry, seen, data in results:
+        start = self.starts[number]
+        for cursor, (entry, _, _) in enumerate(results, start):
             self.entries[self.missing[cursor]] = entry
-            if cache is not None:
+        self._emit()
+        cache = self.cache
+        if cache is not None:
+            for cursor, (entry, seen, data) in enumerate(results, start):
                 if seen is None:  # a file the reader did not see: its key now
                     seen = task_store.signature(cache.root, entry_files(entry))
                 cache.put(entry, data, self.items[cursor][2], seen)
-            cursor += 1
-        self._emit()
 
     def _emit(self) -> None:
         if self._on_entries is None:
