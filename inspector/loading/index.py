@@ -1,17 +1,11 @@
 """A run's index: has it changed since it was read? A cheap check for reopening it.
 
-An :class:`~inspector.loading.records.Index` covers every file a run's report depends on — the run-level files, each
-task folder, its ``task.json`` and its attempts' ``result.json`` (and the task folders under
-``running/``) — keyed as git's index keys files (device, inode, mode, size, mtime_ns,
-ctime_ns: :func:`~inspector.results.file_io.stat_key`) as the reader saw them while reading,
-plus the task folder listing. Checking it again costs one listing and one ``lstat`` per
-file and parses nothing. A file replaced through a temporary file has a new inode and
-change time, a file edited in place a new change time, whatever its modification time was
-set back to; a run with a file written too recently to tell (racy) is not stored.
-
-It is kept compactly: a digest of the listing, each entry's attempt numbers (from which
-the paths follow) and the stats packed as bytes (:data:`RECORD` per file: taken apart and
-compared as bytes, they cost no Python integers to load, check or store).
+An :class:`~inspector.loading.records.Index` covers every file a run's report depends on
+(the run-level files, each task folder, its ``task.json`` and its attempts'
+``result.json``, the ``running/`` folders) keyed as git's index keys files, as the reader
+saw them, plus a digest of the task folder listing. Checking it costs one listing and one
+``lstat`` per file and parses nothing. The stats are packed as bytes (:data:`RECORD` per
+file), the paths follow from each entry's attempt numbers.
 """
 
 from __future__ import annotations

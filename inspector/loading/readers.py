@@ -1,20 +1,15 @@
 """Reading many task folders fast: the task store first, then reader processes.
 
-A task folder is read independently of the others, so a large run is split into chunks
-read by a pool of reader processes; a small one is read in-process. Unchanged folders come
-from the task store (:mod:`inspector.loading.tasks`). The entries are the same, in the same
-order, whichever path produced them.
-
-Counting folders is not enough to decide: 89 folders of five 5 MB attempts are 2.2 GB,
-read in one process while the other cores idle. So a run of fewer than
-:data:`PARALLEL_MIN` folders goes to the reader processes when its attempt files hold
-:data:`PARALLEL_BYTES` or more, cut into chunks of about equal bytes. The sizes come from
-``lstat`` (of a sample first; of every folder when the run is worth splitting) and only
-decide how the work is shared, never what is read.
+A large run is split into chunks read by a pool of reader processes; a small one is read
+in-process; unchanged folders come from the task store (:mod:`inspector.loading.tasks`).
+The entries are the same, in the same order, whichever path produced them. A run of fewer
+than :data:`PARALLEL_MIN` folders still goes to the reader processes when its attempt
+files hold :data:`PARALLEL_BYTES` or more (89 folders of five 5 MB attempts are 2.2 GB),
+in chunks of about equal bytes; the sizes (``lstat``) only decide how the work is shared.
 
 Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`) apart,
-so the app can start its readers before any thread. The caller says which (``shared``):
-the command line forks its own; the app uses one pool from a fork server.
+so the app can start its readers before any thread: the command line forks its own, the
+app uses one shared pool from a fork server (``shared``).
 """
 
 from __future__ import annotations

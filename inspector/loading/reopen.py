@@ -1,17 +1,13 @@
-"""Reopening a run after a few task folders changed: its report from its score table,
-with only the changed folders read again.
+"""Reopening a run after a few task folders changed: its report from its score table, with
+only the changed folders read again.
 
-When the report cache's check finds that only some task folders' files changed,
-:func:`answer` reads those folders again, reduces their tasks, takes every other folder's
-row from the run's score table (:func:`inspector.loading.reports.table_of`) and aggregates the
-report through the engine (``standard_report``): the cost is the unchanged reopen plus the
-changed folders' work, with no entry or task record made for an unchanged folder. The
-new report is kept with the new snapshot and table, so the next reopen starts from them.
-
-It answers only when it can answer exactly as reading everything would: the run-level
-files unchanged, a plan the run-level files give whole, no benchmark formula over the
-tasks' attempts, no run refused, no unchanged folder becoming or ceasing to be the one
-scored for its task id. Anything else is ``None``: the run is read as usual.
+When the report store's check finds that only some task folders' files changed,
+:func:`answer` reads those folders, reduces their tasks, takes every other folder's row
+from the score table (:func:`~inspector.loading.reports.table_of`) and aggregates the
+report through the engine; the new report is kept with the new index and table. It answers
+only when that is exactly what reading everything would give (the run-level files
+unchanged, no benchmark formula over the attempts, no folder changing which task is
+scored); else ``None``, and the run is read as usual.
 """
 
 from __future__ import annotations

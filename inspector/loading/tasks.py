@@ -1,13 +1,11 @@
 """A run's task store: each task folder's entry, and its reductions under a plan.
 
-Reopening an unchanged run should not parse every ``result.json`` again. Each task folder
-read is kept in the run's store (never under the run) with the key of every file it was
-read from (its folder, ``task.json`` and each attempt's ``result.json``, as git's index
-keys files) and where AgentCompass finds its name first. A folder is taken from the store
-only when every one of those files still has its key, so a live run is read again where
-it changed. Beside each entry, its task's reductions under the plan it was last scored
-with (a pure function of the record and the plan): a reopen after N changed folders
-reduces N tasks. A folder with a file written too recently to tell (racy) is left out.
+Each task folder read is kept with the key of every file it was read from (its folder,
+``task.json``, each attempt's ``result.json``) and where AgentCompass finds its name first;
+it is taken from the store only while every one of those keys is unchanged, so a live run
+is read again where it changed. Beside each entry, its task's reductions under the plan it
+was last scored with: a reopen after N changed folders reduces N tasks. A folder with a
+file written too recently to tell (racy) is left out.
 """
 
 from __future__ import annotations
