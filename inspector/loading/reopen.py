@@ -125,7 +125,7 @@ def answer(
         tasks=len(scored),
         names=(plan.model_id, plan.benchmark_id),
     )
-    _store(root, key, outputs, snapshot, starts, table, fresh, candidates, fence)
+    _store(root, key, outputs, snapshot, starts, table, fresh, fence)
     return Answer(outputs, len(fresh), count + len(running))
 
 
@@ -285,33 +285,25 @@ def _store(
     starts: list[int],
     table: Table,
     fresh: dict[int, tuple[TaskEntry, Any]],
-    candidates: tuple[Any, ...],
     fence: int,
 ) -> None:
-    """Keep the new report and table with the snapshot of the files as now read; nothing
+    """Keep the new report and table with the index of the files as now read; nothing
     when a folder read again could not be (racy, or a file missing)."""
+    from inspector.loading.readers import packed_signature
+
     width = snapshots.RECORD
     attempts = list(snapshot.attempts)
     pieces: list[bytes] = []
     done = 0
     for i in sorted(fresh):
         entry, seen = fresh[i]
-        folder = candidates[i][0]
-        numbers = tuple(sorted(entry.attempt_dirs))
-        expected = [folder, f"{folder}/task.json"]
-        expected += [f"{folder}/attempt-{number}/result.json" for number in numbers]
-        if seen is None or [item[0] for item in seen] != expected:
-            return
-        if signature_is_racy(seen, fence):
-            return
-        packed = [snapshots.pack(item[1:]) for item in seen]
-        if None in packed:
+        packed = None if seen is None else packed_signature(entry, seen)
+        if packed is None or signature_is_racy(seen, fence):
             return
         start = starts[i] * width
-        pieces.append(snapshot.stats[done:start])
-        pieces += packed  # type: ignore[arg-type]
+        pieces += [snapshot.stats[done:start], packed]
         done = start + width * (2 + len(attempts[i]))
-        attempts[i] = numbers
+        attempts[i] = tuple(sorted(entry.attempt_dirs))
     pieces.append(snapshot.stats[done:])
     new = Index(snapshot.listing, tuple(attempts), b"".join(pieces))
     reports.store_snapshot(root, new, key, outputs, table)

@@ -109,20 +109,17 @@ def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | No
     return _lookup_in(None, run_root, key)
 
 
-def peek(run_root: Path, key: str | None) -> Any | None:
-    """What was stored under ``key`` for this run, NOT checked against the run's files
-    (the app's first preview, shown as not yet checked while :func:`lookup` checks them:
-    at 50,000 tasks the check is 250,000 ``lstat`` calls, over a second)."""
-    if key is None or not stores.enabled():
-        return None
-    found = _load(run_root)
-    return found.outputs.get(key) if found is not None else None
+def peek(run_root: Path, key: str | None) -> Outputs | None:
+    """The last outputs stored under ``key`` for this run (:func:`last`), NOT checked."""
+    found = last(run_root, key)[0]
+    return found if isinstance(found, Outputs) else None
 
 
 def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[str, Any]]:
-    """:func:`peek`, NOT checked either: the last report under ``key`` (its outputs, or
-    the line saying why the run could not be scored), and the further answers kept
-    beside it; ``(None, {})`` when none is kept."""
+    """The last report under ``key`` NOT checked against the run's files (the app's first
+    preview, shown as not yet checked while :func:`lookup` checks them: at 50,000 tasks
+    that is 250,000 ``lstat`` calls): its outputs, or the line saying why the run could not
+    be scored, and the further answers kept beside it; ``(None, {})`` when none is kept."""
     found = _load(run_root) if key is not None and stores.enabled() else None
     if found is None or key is None:
         return None, {}
