@@ -1,11 +1,8 @@
 """How a run is opened behind the door (:mod:`inspector.loading`): the store's answer for an
 unchanged run, else the run read (its unchanged task folders from the store, the rest by
-reader processes), scored while it is read, and kept in the store for next time.
-
-What happens is reported as events: the store's report (:class:`CachedReport`), the
-preview withdrawn (:class:`Outdated`), reading progress (:class:`Progress`), the scored
-session (:class:`Loaded`) or a run that cannot be read at all (:class:`Failed`). They are
-named tuples: immutable, and cheap to define in a module every command imports.
+reader processes), scored while it is read, and kept in the store for next time. What
+happens is reported as events (named tuples: cheap to define in a module every command
+imports).
 """
 
 from __future__ import annotations

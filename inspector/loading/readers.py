@@ -278,15 +278,10 @@ class EntryLoad:
         on_entries: Callable[[list[TaskEntry]], None] | None = None,
     ) -> list[TaskEntry]:
         """Every candidate as a TaskEntry, in candidate order; ``on_entries`` gets them in
-        that order as soon as they and all before them are read (so they can be reduced
-        while the rest is read). With the store on, :attr:`signatures` then holds, per
-        folder, the keys of the files its entry was read from, packed for the run's index
-        (:func:`packed_signature`).
-
-        The cyclic garbage collector is paused meanwhile: reading builds hundreds of
-        thousands of small acyclic objects, and collecting them as they are made costs more
-        than the reading itself on large runs.
-        """
+        that order as soon as they and all before them are read (so they are reduced while
+        the rest is read). With the store on, :attr:`signatures` then holds, per folder,
+        the keys its entry was read with (:func:`packed_signature`). The cyclic collector
+        is paused meanwhile: reading builds many small acyclic objects."""
         total = len(self.entries) if total is None else total
         self._emitted = 0
         self._on_entries = on_entries

@@ -66,13 +66,9 @@ class PendingRead:
         *,
         save_cache: bool = True,
     ) -> Run:
-        """Collect every task folder; the run as :func:`~inspector.results.read_run`
-        returns it.
-
-        ``on_tasks`` receives the published tasks (``Run.tasks``, in order) as they come in,
-        while the rest are still being read. ``save_cache=False``: the caller writes the
-        task cache later (:meth:`save_cache`).
-        """
+        """Collect every task folder: the run as :func:`~inspector.results.read_run` returns
+        it. ``on_tasks`` receives the published tasks in order as they come in, while the
+        rest are still read. ``save_cache=False``: the caller writes the task store later."""
         run, files, running = self.run, self.files, self.running
         candidates = len(self.load.entries)
         total = candidates + len(running)
@@ -129,14 +125,8 @@ def begin_read(
     checked: Checked | None = None,
 ) -> PendingRead:
     """Start reading a run: run-level files and the folder listing now, task folders from
-    the cache or by worker processes started now (:class:`EntryLoad`).
-
-    ``reuse_cache=False`` reads every task folder (what is read is still cached, unless
-    ``store=False``: then the caller keeps nothing of this read, and no file's key is taken
-    for a cache).
-    ``shared``: the caller has threads (the app): its shared reader processes are used.
-    ``checked``: what the report cache's check just found (its unchanged files are not
-    checked again for the task cache).
+    the task store or by reader processes started now (:class:`EntryLoad`, which says
+    what ``reuse_cache``, ``store``, ``shared`` and ``checked`` do).
 
     Raises:
         RunReadError: as :func:`~inspector.results.read_run`.
