@@ -16,7 +16,6 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -187,17 +186,6 @@ def _list(fs: Any, root: str, mirror: Mirror) -> dict[str, tuple[str | None, int
     return objects
 
 
-def _read_index(path: Path) -> dict[str, tuple[str | None, int]]:
-    """The mirror's index (each object's version and size), {} when there is none or it
-    is not one (then everything is fetched again)."""
-    found = store.load(path, MirrorIndex)
-    return dict(found.objects) if found is not None else {}
-
-
-def _write_index(path: Path, url: str, objects: dict[str, tuple[str | None, int]]) -> None:
-    store.write_atomically(path, MirrorIndex(url, objects))
-
-
 def _store(tree: Path, key: str, data: bytes) -> None:
     target = tree / key
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -306,7 +294,8 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
         objects = _list(fs, root, result)
         if not objects:
             raise RunReadError(url, "no objects under this URL")
-        index = _read_index(base / "index")
+        kept = store.load(base / "index", MirrorIndex)  # each object's version and size
+        index = dict(kept.objects) if kept is not None else {}
         wanted = [
             key for key, (version, size) in objects.items()
             if version is None or index.get(key) != (version, size)
@@ -334,7 +323,7 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
             result.fetched_bytes += len(data)
             # a size that changed since the listing: kept, and fetched again next time
             stored[key] = objects[key] if len(data) == sizes[key] else (None, len(data))
-        _write_index(base / "index", url, stored)
+        store.write_atomically(base / "index", MirrorIndex(url, stored))
     tree.mkdir(exist_ok=True)
     _OPEN[url] = result
     MIRRORED[url] = result.local
@@ -355,9 +344,3 @@ def forget() -> None:
     """Drop this process's URL -> mirror table (tests open the same URL afresh)."""
     _OPEN.clear()
     MIRRORED.clear()
-
-
-def remove_mirror(url: str) -> None:
-    """Delete the cached mirror of ``url`` (the next open transfers everything)."""
-    shutil.rmtree(mirrors_dir(url) / hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:32],
-                  ignore_errors=True)  # fmt: skip
