@@ -9,57 +9,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-
-import msgspec
+from dataclasses import replace
 
 from inspector import loading
 from inspector.overrides import Overrides
 from inspector.views.leaderboard import Leaderboard
-from inspector.views.ties import ColumnTies, Pair, Standing
+from inspector.views.ties import ColumnTies
 
 
-class KeptPair(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    better: str
-    worse: str
-    delta: float
-    p_value: float | None
-    p_holm: float
-    separated: bool
-
-
-class KeptStanding(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    rank_low: int
-    rank_high: int
-    groups: str
-    tied_with: tuple[str, ...]
-
-
-class KeptTies(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """A :class:`~inspector.views.ties.ColumnTies` as the store keeps it."""
-
-    benchmark: str
-    pairs: tuple[KeptPair, ...]
-    standings: dict[str, KeptStanding]
-    alpha: float
-
-    def ties(self) -> ColumnTies:
-        pairs = tuple(Pair(*msgspec.structs.astuple(p)) for p in self.pairs)
-        standings = {m: Standing(*msgspec.structs.astuple(s)) for m, s in self.standings.items()}
-        return ColumnTies(self.benchmark, pairs, standings, self.alpha)
-
-
-def _kept(ties: ColumnTies) -> KeptTies:
+def _plain(ties: ColumnTies) -> ColumnTies:
+    """``ties`` with plain floats (a statistic may be numpy's), as the store keeps it and
+    gives it back (decoded as :class:`~inspector.views.ties.ColumnTies`)."""
     pairs = tuple(
-        KeptPair(p.better, p.worse, float(p.delta),
-                 None if p.p_value is None else float(p.p_value), float(p.p_holm),
-                 bool(p.separated))
+        replace(p, delta=float(p.delta), p_holm=float(p.p_holm), separated=bool(p.separated),
+                p_value=None if p.p_value is None else float(p.p_value))
         for p in ties.pairs
     )  # fmt: skip
-    standings = {
-        model: KeptStanding(s.rank_low, s.rank_high, s.groups, tuple(s.tied_with))
-        for model, s in ties.standings.items()
-    }
-    return KeptTies(ties.benchmark, pairs, standings, float(ties.alpha))
+    return replace(ties, pairs=pairs, alpha=float(ties.alpha))
 
 
 def _question(
@@ -97,15 +63,15 @@ def board_ties(
         question = None
         if root is not None and all(state is not None for *_, state in named):
             question = _question(overrides, benchmark, named)  # type: ignore[arg-type]
-        kept = loading.kept_for_root(root, question, KeptTies) if question else None
-        if isinstance(kept, KeptTies):
-            found[benchmark] = kept.ties()
+        kept = loading.kept_for_root(root, question, ColumnTies) if question else None
+        if isinstance(kept, ColumnTies):
+            found[benchmark] = kept
             continue
         ties, read = _column(benchmark, shown, overrides)
         if ties is not None:
             found[benchmark] = ties
             if question is not None and read == [state for *_, state in named]:
-                keep[question] = _kept(ties)
+                keep[question] = _plain(ties)
     if root is not None and keep:
         loading.keep_for_root(root, keep)
     return board.with_ties(found)
