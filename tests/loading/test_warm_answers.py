@@ -1,10 +1,8 @@
 """Warm answers over a results root (issue 53 item 5): ``items``, ``gate`` and ``leaderboard``
 of an unchanged root answer from the store (each run's kept answer, the leaderboard's
-ties), opening no attempt file, and print byte for byte what the cache-off path prints; a
-file changed in place (same size, the mtime put back) is read again and seen.
-
-Attempt files are counted as they are opened (``os.open``, which every reader uses), in
-this process (the suite's ``INSPECTOR_WORKERS=1``: no reader process).
+ties), open no attempt file (``opened``, of ``test_warm_root``) and print byte for byte
+what the cache-off path prints; a file changed in place (same size, the mtime put back)
+is read again and seen.
 """
 
 from __future__ import annotations
@@ -32,7 +30,10 @@ ON_FIXTURES = [
     ["gate"],
     ["leaderboard", "--format", "json"],
     ["leaderboard"],
+    ["check", "--cached", "--format", "json"],
+    ["check"],
 ]
+READ_EVERY_FILE = ("errors", "check")  # as they promise, without --cached
 ON_PLANTED = [["items", "--format", "json"], ["items"], ["errors"], ["leaderboard"]]
 
 
@@ -49,38 +50,29 @@ def _off(argv: list[str], capsys, monkeypatch) -> tuple[int, str, str]:  # type:
         return run_cli(argv, capsys)
 
 
-def _warm_equals_off(results, command, attempts, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    argv = [command[0], str(results), *command[1:]]
+CASES = [("root", c) for c in ON_FIXTURES] + [("planted_root", c) for c in ON_PLANTED]
+
+
+@pytest.mark.parametrize(
+    ("where", "command"), CASES, ids=lambda v: v if isinstance(v, str) else " ".join(v)
+)
+def test_a_warm_root_answers_from_the_store_as_the_cache_off_path_does(
+    where: str,
+    command: list[str],
+    opened: list[str],  # noqa: F811
+    request: pytest.FixtureRequest,
+    capsys,
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    argv = [command[0], str(request.getfixturevalue(where)), *command[1:]]
     off = _off(argv, capsys, monkeypatch)
     cold = run_cli(argv, capsys)
     assert cold == off
-    attempts.clear()
+    opened.clear()
     warm = run_cli(argv, capsys)
     assert warm == off
-    if command[0] != "errors":  # errors reads every file
-        assert attempts == [], command
-
-
-@pytest.mark.parametrize("command", ON_FIXTURES, ids=" ".join)
-def test_a_warm_root_answers_from_the_store_as_the_cache_off_path_does(
-    root: Path,  # noqa: F811
-    command: list[str],
-    opened: list[str],  # noqa: F811
-    capsys,
-    monkeypatch,
-) -> None:  # type: ignore[no-untyped-def]
-    _warm_equals_off(root, command, opened, capsys, monkeypatch)
-
-
-@pytest.mark.parametrize("command", ON_PLANTED, ids=" ".join)
-def test_a_warm_planted_root_answers_as_the_cache_off_path_does(
-    planted_root: Path,
-    command: list[str],
-    opened: list[str],  # noqa: F811
-    capsys,
-    monkeypatch,
-) -> None:  # type: ignore[no-untyped-def]
-    _warm_equals_off(planted_root, command, opened, capsys, monkeypatch)
+    if command[0] not in READ_EVERY_FILE or "--cached" in command:
+        assert opened == [], command
 
 
 @pytest.mark.parametrize(
