@@ -12,7 +12,9 @@ by ``inspector report --json``, and copies them until the root holds ``--runs`` 
 (``team_NN/run_NNN``; copies are separate files on disk). The page-cache floor is ``cat`` of
 every file under the root (after one unmeasured read). Each command runs in a fresh process
 with its own empty cache folder (``XDG_CACHE_HOME``), cold, then warm with the folder the
-cold run left; the warm run is also run under ``strace -f -e trace=openat`` (when strace is
+cold run left (wall and CPU seconds, the CPU of the process and its reader processes:
+on a shared machine the wall time of a sub-second answer is mostly waiting for a core);
+the warm run is also run under ``strace -f -e trace=openat`` (when strace is
 installed; its time is not the one printed) to count the ``result.json`` files it opened.
 Nothing here runs in the test suite.
 """
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -85,14 +88,19 @@ def cat_floor(root: Path) -> float:
     return time.perf_counter() - started
 
 
-def timed(command: list[str], root: Path, cache: str) -> tuple[float, int]:
+def timed(command: list[str], root: Path, cache: str) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system, with its children) and the exit code."""
     env = dict(os.environ, XDG_CACHE_HOME=cache, HOME=cache)
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
         [PYTHON, "-m", "inspector", command[0], str(root), *command[1:]],
         cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
-    return time.perf_counter() - started, done.returncode
+    wall = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return wall, cpu, done.returncode
 
 
 def opened_attempts(command: list[str], root: Path, cache: str) -> int | None:
@@ -125,15 +133,16 @@ def main() -> int:
         make_root(args.root, args.runs, args.tasks, args.k, args.attempt_kb, args.distinct)
     cat_floor(args.root)  # unmeasured: the page cache holds the root from here
     print(f"cat of every file: {cat_floor(args.root):.2f} s")
-    print(f"{'command':16} {'cold s':>8} {'warm s':>8} {'exit':>5} {'opened warm':>12}")
+    print(f"{'command':16} {'cold s':>8} {'cpu s':>8} {'warm s':>8} {'cpu s':>8} {'exit':>5} "
+          f"{'opened warm':>12}")  # fmt: skip
     for name in args.only or COMMANDS:
         with tempfile.TemporaryDirectory(prefix="warm-bench-cache-") as cache:
-            cold, code = timed(COMMANDS[name], args.root, cache)
-            warm, _ = timed(COMMANDS[name], args.root, cache)
+            cold, cold_cpu, code = timed(COMMANDS[name], args.root, cache)
+            warm, warm_cpu, _ = timed(COMMANDS[name], args.root, cache)
             opened = opened_attempts(COMMANDS[name], args.root, cache)
-        print(
-            f"{name:16} {cold:8.2f} {warm:8.2f} {code:5d} {opened if opened is not None else '-':>12}"
-        )
+        shown = opened if opened is not None else "-"
+        print(f"{name:16} {cold:8.2f} {cold_cpu:8.2f} {warm:8.2f} {warm_cpu:8.2f} {code:5d} "
+              f"{shown:>12}")  # fmt: skip
     print(os.popen("uptime").read().strip())
     return 0
 

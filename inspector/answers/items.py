@@ -1,11 +1,13 @@
 """Tasks and errors across every run under a results root: ``inspector items``,
 ``inspector errors`` and the tasks-across-runs screen.
 
-Each run is opened through the one door (:mod:`inspector.loading`), as ``check ROOT`` opens
-it (every file read, nothing kept in the caches), in worker processes, and reduced there to
-what the answer needs: a :class:`~inspector.views.items.RunTasks` (the engine's headline
-reductions and how each attempt ended) or its issues as
+Each run is opened through the one door (:mod:`inspector.loading`), in worker processes,
+and reduced there to what the answer needs: a :class:`~inspector.views.items.RunTasks` (the
+engine's headline reductions and how each attempt ended) or its issues as
 :class:`~inspector.views.fingerprints.Occurrence` records. The parent puts them together.
+``items`` keeps each run's reduction in the store beside its report (:class:`KeptItems`):
+an unchanged run is answered from there, none of its files read; ``errors`` reads every
+file (as ``check ROOT`` does) and keeps nothing.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
+
+import msgspec
 
 from inspector import loading
 from inspector.answers.run import say_root
@@ -29,7 +33,7 @@ from inspector.results.root_walk import cannot_read, walk_root
 from inspector.results.run_files import RunFiles
 from inspector.views.attribution import load_retry_records
 from inspector.views.fingerprints import Fingerprints, Occurrence, occurrences
-from inspector.views.items import FINISHED, RunTasks, run_tasks
+from inspector.views.items import FINISHED, RunTasks, TaskOutcome, run_tasks
 
 Say = Callable[[str], None]
 
@@ -42,9 +46,11 @@ class Skipped:
     reason: str
 
 
-def _open(path: str, shown_as: str, overrides: Overrides) -> loading.Loaded | Skipped:
+def _open(
+    path: str, shown_as: str, overrides: Overrides, *, fresh: bool = True
+) -> loading.Loaded | Skipped:
     try:
-        result = loading.read(path, overrides, fresh=True)
+        result = loading.read(path, overrides, fresh=fresh)
     except Exception as exc:  # never a traceback for bad data
         if os.environ.get("INSPECTOR_DEBUG"):
             raise
@@ -55,20 +61,76 @@ def _open(path: str, shown_as: str, overrides: Overrides) -> loading.Loaded | Sk
     return result
 
 
+ITEMS_QUESTION = "items v1"
+"""The question :class:`KeptItems` answers (under each plan)."""
+
+
+class KeptOutcome(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """A :class:`~inspector.views.items.TaskOutcome` as the store keeps it (``value`` of
+    the type the engine gave)."""
+
+    task_id: str
+    solved: int
+    failed: int
+    errored: int
+    unavailable: int
+    value: bool | int | float | None
+    state: str
+    verifier: tuple[str, ...]
+
+
+class KeptItems(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """One run's answer to ``items`` as the store keeps it, without the name it is shown
+    by: its :class:`~inspector.views.items.RunTasks`, or why it is left out (``skipped``)."""
+
+    skipped: str | None
+    model: str = ""
+    benchmark: str = ""
+    plan: str = ""
+    binary: bool = False
+    tasks: tuple[KeptOutcome, ...] = ()
+
+    def answer(self, shown_as: str) -> RunTasks | Skipped:
+        if self.skipped is not None:
+            return Skipped(shown_as, self.skipped)
+        tasks = tuple(TaskOutcome(*msgspec.structs.astuple(task)) for task in self.tasks)
+        return RunTasks(shown_as, self.model, self.benchmark, self.plan, self.binary, tasks)
+
+
+def _kept(answer: RunTasks | Skipped) -> KeptItems:
+    if isinstance(answer, Skipped):
+        return KeptItems(answer.reason)
+    tasks = tuple(
+        KeptOutcome(t.task_id, t.solved, t.failed, t.errored, t.unavailable, t.value, t.state,
+                    t.verifier)
+        for t in answer.tasks
+    )  # fmt: skip
+    return KeptItems(None, answer.model, answer.benchmark, answer.plan, answer.binary, tasks)
+
+
 def items_call(path: str, shown_as: str, overrides: Overrides) -> RunTasks | Skipped:
-    """One run reduced for the tasks-across-runs rows (in a worker process)."""
-    loaded = _open(path, shown_as, overrides)
+    """One run reduced for the tasks-across-runs rows (in a worker process): from the store
+    when the run is unchanged since its answer was kept, else read (its unchanged task
+    folders from the store) and kept."""
+    kept = loading.kept_record(path, overrides, ITEMS_QUESTION, KeptItems)
+    if isinstance(kept, KeptItems):
+        return kept.answer(shown_as)
+    loaded = _open(path, shown_as, overrides, fresh=False)
     if isinstance(loaded, Skipped):
         return loaded
     session = loaded.session
     status = (session.run.run_info or {}).get("status")
+    answer: RunTasks | Skipped
     if status not in FINISHED:
-        return Skipped(shown_as, f"not finished (status {status!r})")
-    rec = session.recomputation
-    if rec is None:
+        answer = Skipped(shown_as, f"not finished (status {status!r})")
+    elif session.recomputation is None:
+        # Not kept: the reason names files under the path given.
         return Skipped(shown_as, f"cannot be recomputed: {loaded.refusal or session.refusal}")
-    reduced = run_tasks(shown_as, rec)
-    return reduced if reduced is not None else Skipped(shown_as, "no headline series")
+    else:
+        reduced = run_tasks(shown_as, session.recomputation)
+        answer = reduced if reduced is not None else Skipped(shown_as, "no headline series")
+    loading.keep(session, overrides, ITEMS_QUESTION, _kept(answer))
+    return answer
 
 
 class RunIssues(NamedTuple):

@@ -111,13 +111,22 @@ def check_root(
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
+    return [check for check, _ in _checked_root(root, overrides, cached, say, _check_call)]
+
+
+def _checked_root(
+    root: str, overrides: Overrides, cached: bool, say: Callable[[str], None], call: Any
+) -> list[tuple[RunCheck, str | None]]:
+    """:func:`check_root`'s checks, each with what ``call`` gives beside it (a bare check:
+    None beside it)."""
     walk = walk_root(root)
     for line in walk.link_lines(root):
         say(line)
     runs = [relative for _, relative in walk.runs]
     calls = [(os.path.join(root, relative), relative, overrides, cached) for relative in runs]
-    checks = loading.audit(_check_call, calls)
-    return sorted(checks + unreadable_checks(walk), key=lambda check: check.run.split("/"))
+    found = [a if isinstance(a, tuple) else (a, None) for a in loading.audit(call, calls)]
+    found += [(check, None) for check in unreadable_checks(walk)]
+    return sorted(found, key=lambda pair: pair[0].run.split("/"))
 
 
 def unreadable_checks(walk: RootWalk) -> list[RunCheck]:
@@ -131,6 +140,13 @@ def unreadable_checks(walk: RootWalk) -> list[RunCheck]:
 
 def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) -> RunCheck:
     return check_one(path, shown_as, overrides, cached=cached)
+
+
+def _stated_check_call(
+    path: str, shown_as: str, overrides: Overrides, cached: bool
+) -> tuple[RunCheck, str | None]:
+    """:func:`_check_call`, and the state of the run's files it was answered for."""
+    return check_one(path, shown_as, overrides, cached=cached), loading.state(path)
 
 
 def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
@@ -215,46 +231,27 @@ def board_of_root(root: str, overrides: Any, say: Callable[[str], None] = say_ro
     Raises:
         RunReadError: ``root`` is not a readable directory.
     """
-    # The leaderboard's statistics (scipy) only here: ``check ROOT`` does without them.
+    # The leaderboard (and its statistics, when a column is compared) only here: ``check
+    # ROOT`` does without them.
+    from inspector.answers.board import board_ties
     from inspector.views.leaderboard import build
 
-    checks = {check.run: check for check in check_root(root, overrides, cached=True, say=say)}
+    pairs = _checked_root(root, overrides, True, say, _stated_check_call)
+    checks = {check.run: check for check, _ in pairs}
     runs = loading.runs_under(root)
     for name in sorted(checks.keys() - {run.relative for run in runs}):
         say(checks[name].problem or name)
     board = build([RunRow(run, checks.get(run.relative)) for run in runs])
-    return with_ties(board, overrides)
+    return board_ties(board, overrides, root, {check.run: state for check, state in pairs})
 
 
 def with_ties(board: Leaderboard, overrides: Overrides | None) -> Leaderboard:
     """``board`` with the ties of each benchmark column (:mod:`inspector.views.ties`): the
     run each cell shows read again (one column's runs at a time) for its headline's task
     values. A run that cannot be scored now leaves the comparisons of its column."""
-    from inspector.views.ties import ties_of_runs
+    from inspector.answers.board import board_ties
 
-    found = {}
-    for benchmark in board.benchmarks:
-        runs = {}
-        valued = [board.cell(m, benchmark) for m in board.models]
-        if sum(c is not None and c.value is not None for c in valued) < 2:
-            continue  # nothing to compare: no run is read
-        for model in board.models:
-            cell = board.cell(model, benchmark)
-            headline = cell.run.recomputed if cell is not None else None
-            if cell is None or headline is None or headline.value is None:
-                continue
-            result = loading.read(str(cell.run.summary.path), overrides)
-            if not isinstance(result, loading.Loaded) or result.refusal is not None:
-                continue
-            rec = result.session.recomputation
-            series = next((s for s in rec.report.series if s.series_id == headline.series_id),
-                          None) if rec is not None else None  # fmt: skip
-            if rec is not None and series is not None:
-                runs[model] = (rec, series)
-        ties = ties_of_runs(benchmark, runs)
-        if ties is not None:
-            found[benchmark] = ties
-    return board.with_ties(found)
+    return board_ties(board, overrides)
 
 
 def interval_call(

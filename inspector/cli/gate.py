@@ -1,5 +1,5 @@
 """``inspector gate RUN|ROOT|URL``: the publish gate. Every run is checked as
-``check ROOT`` checks it and judged by a policy from the person running the gate, never from
+``check ROOT --cached`` checks it and judged by a policy from the person running the gate, never from
 the results: ``--policy FILE``, else ``inspector-gate.toml`` in the current folder
 (unless that lies inside the results gated), else the defaults that ``--show-policy`` prints.
 Exit 0: every run passes; 1: a rule failed (one line per failure: run, series, rule,

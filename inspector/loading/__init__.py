@@ -52,7 +52,10 @@ __all__ = [
     "end_app",
     "is_url",
     "keep",
+    "keep_for_root",
     "kept",
+    "kept_for_root",
+    "kept_record",
     "last_report",
     "mirror",
     "prepare_app",
@@ -61,6 +64,8 @@ __all__ = [
     "runs_under",
     "shown",
     "start_app",
+    "state",
+    "state_read",
     "stop_app",
     "warm_app",
 ]
@@ -178,6 +183,59 @@ def kept(path: Path | str, plan: Overrides | None, question: str) -> tuple[float
     return found if type(found) is tuple else None
 
 
+def kept_record(path: Path | str, plan: Overrides | None, question: str, kind: Any) -> Any | None:
+    """:func:`kept` for an answer that is a typed record (``kind``, as :func:`keep` was
+    given it): decoded as ``kind``, None when none is kept for the run as it is now."""
+    import msgspec
+
+    from inspector.loading import reports
+    from inspector.loading.records import decoder
+
+    found = reports.lookup(Path(path), reports.key_for(plan, question))
+    if not isinstance(found, msgspec.Raw):
+        return None
+    try:
+        return decoder(kind).decode(found)
+    except (ValueError, TypeError):
+        return None
+
+
+def state(path: Path | str) -> str | None:
+    """A name for the state of the run's files, as its store last read them, when they are
+    still so (within :func:`audit`, answered by the call's one check of its files); None
+    when the store keeps nothing for the run or it changed since. Answers about many runs
+    are kept under the names of their runs' states (:func:`keep_for_root`)."""
+    from inspector.loading import reports
+
+    return reports.state(Path(path))
+
+
+def state_read(session: Session) -> str | None:
+    """:func:`state` of the run as ``session`` read it (None: it cannot be named)."""
+    from inspector.loading.index import name_read
+    from inspector.loading.store import enabled
+
+    return name_read(session.run) if enabled() else None
+
+
+def kept_for_root(root: Path | str, question: str, kind: Any) -> Any | None:
+    """The answer of type ``kind`` kept for the results root under ``question`` (which
+    names every input it depends on: the plan, :func:`state` of each run), else None."""
+    from inspector.loading.many import root_kept
+
+    return root_kept(root, question, kind)
+
+
+def keep_for_root(root: Path | str, answers: dict[str, Any]) -> None:
+    """Keep ``answers`` (question → typed record) for the results root; never fails."""
+    from inspector.loading.many import root_keep
+    from inspector.loading.store import enabled
+
+    if enabled():
+        with contextlib.suppress(Exception):
+            root_keep(root, answers)
+
+
 def last_report(
     path: Path | str, plan: Overrides | None
 ) -> tuple[Outputs | str | None, dict[str, tuple[float, ...]]]:
@@ -190,9 +248,10 @@ def last_report(
     return reports.last(Path(path), reports.key_for(plan, "outputs"))
 
 
-def keep(session: Session, plan: Overrides | None, question: str, value: tuple[float, ...]) -> None:
-    """Keep ``value`` as the answer to ``question`` about the run as ``session`` read it
-    (under ``plan``); never fails."""
+def keep(session: Session, plan: Overrides | None, question: str, value: Any) -> None:
+    """Keep ``value`` (a tuple of numbers, or a typed record: :func:`kept_record`) as the
+    answer to ``question`` about the run as ``session`` read it (under ``plan``); never
+    fails."""
     from inspector.loading import reports
     from inspector.loading.store import enabled
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.loading.processes import halves_in_fork, in_shared_pool, preload_in_readers
-from inspector.loading.records import Index
+from inspector.loading.records import ENCODER, Index
 from inspector.loading.store import ABSENT, COARSE_GRANULARITY_NS, is_racy
 from inspector.results.file_io import stat_key
 from inspector.results.listing import RUN_FILES, list_task_folders, running_files
@@ -245,3 +245,15 @@ def _changed_in(
             if len(out) > CHANGES_MAX:
                 return None
     return out
+
+
+def name(index: Index) -> str:
+    """A name for the state of a run's files an index records (the first 32 hex digits of
+    the SHA-256 of its record)."""
+    return hashlib.sha256(ENCODER.encode(index)).hexdigest()[:32]
+
+
+def name_read(run: Run) -> str | None:
+    """:func:`name` of the run as it was just read (None: its index cannot be taken)."""
+    index = take(run)
+    return None if index is None else name(index)

@@ -25,7 +25,15 @@ from inspector.loading.processes import (
     shared_pool,
     shutdown_shared_pool,
 )
-from inspector.loading.records import Summaries, Summary, load_problem, problem_rec
+from inspector.loading.records import (
+    ENCODER,
+    RootAnswers,
+    Summaries,
+    Summary,
+    decoder,
+    load_problem,
+    problem_rec,
+)
 from inspector.results.discover import (
     RunSummary,
     newest_first,
@@ -220,3 +228,46 @@ def _summary(path: Path, relative: str, kept: Summary) -> RunSummary:
 def _kept_summaries(file: Path) -> dict[str, Any]:
     found = store.load(file, Summaries)
     return found.runs if found is not None else {}
+
+
+ROOT_ANSWERS_MAX = 64
+"""Answers kept per root (the newest; each names the states of the runs it is of)."""
+
+
+def root_kept(root: Path | str, question: str, kind: Any) -> Any | None:
+    """The answer of type ``kind`` kept under ``question`` for the root, else None."""
+    if not store.enabled():
+        return None
+    found = store.load(_answers_file(Path(root)), RootAnswers)
+    raw = found.records.get(question) if found is not None else None
+    if raw is None or found.root != os.path.realpath(root):
+        return None
+    try:
+        return decoder(kind).decode(raw)
+    except (ValueError, TypeError):
+        return None
+
+
+def root_keep(root: Path | str, answers: dict[str, Any]) -> None:
+    """Keep ``answers`` (question → a typed record) for the root, with the newest of those
+    kept before; never fails."""
+    if not answers or not store.enabled():
+        return
+    import msgspec
+
+    file = _answers_file(Path(root))
+    found = store.load(file, RootAnswers)
+    real = os.path.realpath(root)
+    records = dict(found.records) if found is not None and found.root == real else {}
+    try:
+        for question, value in answers.items():
+            records.pop(question, None)
+            records[question] = msgspec.Raw(ENCODER.encode(value))
+    except (TypeError, ValueError, OverflowError):
+        return
+    newest = dict(list(records.items())[-ROOT_ANSWERS_MAX:])
+    store.write_atomically(file, RootAnswers(real, newest))
+
+
+def _answers_file(root: Path) -> Path:
+    return store.run_folder(root).with_suffix(".answers")

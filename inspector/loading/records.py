@@ -307,6 +307,18 @@ class Report(msgspec.Struct, **OPTIONS):
     answers: dict[str, tuple[float, ...]]
     tables: dict[str, msgspec.Raw]
     refused: dict[str, str]
+    records: dict[str, msgspec.Raw] = {}
+    """Further answers that are not plain numbers (``items``' task outcomes, the gate's
+    facts), each encoded from its caller's typed record and decoded by that type."""
+
+
+class RootAnswers(msgspec.Struct, **OPTIONS):
+    """Answers about a results root, each under a question naming every input it was
+    computed from (the plan and the state of each run: :func:`~inspector.loading.state`),
+    so an entry is right for as long as its runs are as they were."""
+
+    root: str
+    records: dict[str, msgspec.Raw]
 
 
 class Summary(msgspec.Struct, **OPTIONS):

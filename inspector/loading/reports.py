@@ -150,7 +150,9 @@ def _lookup_in(
     outputs = _held.runs.get(name)
     if outputs is _UNSEEN or name not in _held.runs:
         loaded = _load(run_root, folder)
-        if loaded is None or (key not in loaded.outputs and key not in loaded.answers):
+        if loaded is None or (
+            key not in loaded.outputs and key not in loaded.answers and key not in loaded.records
+        ):
             return None  # nothing to check the files for
         outputs = loaded
         found = snapshots.check(run_root, loaded.index)
@@ -163,7 +165,28 @@ def _lookup_in(
     if outputs is None:
         return None
     found_outputs = outputs.outputs.get(key)
-    return found_outputs if found_outputs is not None else outputs.answers.get(key)
+    if found_outputs is not None:
+        return found_outputs
+    found_answer = outputs.answers.get(key)
+    return found_answer if found_answer is not None else outputs.records.get(key)
+
+
+def state(run_root: Path) -> str | None:
+    """A name for the state of the run's files as its store's index records it, when the
+    files are still as it says (one listing and one ``lstat`` per file; within
+    :func:`held`, the block's one check); None when nothing is kept or the run changed."""
+    if not stores.enabled():
+        return None
+    name = os.path.abspath(run_root)
+    loaded = _held.runs.get(name, _UNSEEN)
+    if loaded is _UNSEEN:
+        loaded = _load(run_root)
+        if loaded is not None:
+            found = snapshots.check(run_root, loaded.index)
+            loaded = loaded if found is not None and not found.changed else None
+        if name in _held.runs:
+            _held.runs[name] = loaded
+    return None if loaded is None else snapshots.name(loaded.index)
 
 
 class _Held(threading.local):
@@ -222,9 +245,10 @@ def store_snapshot(
     answers: dict[str, tuple[float, ...]] = {}
     tables: dict[str, Any] = {}
     refused: dict[str, str] = {}
+    records: dict[str, msgspec.Raw] = {}
     if loaded is not None and loaded.index == snapshot:
         outputs, answers, tables = dict(loaded.outputs), dict(loaded.answers), dict(loaded.tables)
-        refused = dict(loaded.refused)
+        refused, records = dict(loaded.refused), dict(loaded.records)
     if isinstance(value, Outputs | str):
         outputs.pop(key, None)
         refused.pop(key, None)
@@ -236,15 +260,25 @@ def store_snapshot(
         if table is not None:
             tables[key] = msgspec.Raw(ENCODER.encode(table))
     else:
-        answers[key] = tuple(value)
+        _answer_in(answers, records, key, value)
     for name, answer in (extra or {}).items():
-        answers[name] = tuple(answer)
+        _answer_in(answers, records, name, answer)
     if os.path.abspath(run_root) in _held.runs:
         _held.runs[os.path.abspath(run_root)] = _UNSEEN
     global _last
     _last = (None, None)  # written anew: its tables (the whole file's bytes) are not kept
-    record = Report(os.path.realpath(run_root), snapshot, outputs, answers, tables, refused)
+    record = Report(
+        os.path.realpath(run_root), snapshot, outputs, answers, tables, refused, records
+    )
     stores.write_atomically(store_file(run_root), record)
+
+
+def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value: Any) -> None:
+    """A further answer kept: a tuple of numbers as it is, any other record encoded."""
+    if isinstance(value, tuple):
+        answers[key] = tuple(value)
+    else:
+        records[key] = msgspec.Raw(ENCODER.encode(value))
 
 
 def table_in(tables: Any, key: str, count: int) -> Table | None:

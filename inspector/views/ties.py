@@ -33,7 +33,6 @@ from dataclasses import dataclass
 
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import MetricSeries
-from inspector.views.paired import DeltaInterval, delta_interval, series_sample
 
 ALPHA = 0.05
 """The family-wise error rate of a column's decisions."""
@@ -163,6 +162,10 @@ def ties_of_runs(
 ) -> ColumnTies | None:
     """The ties of one column from each model's recomputed run and headline series (models
     whose series has no value are left out); None with fewer than two models."""
+    # The statistics (numpy, scipy) only when a column is compared: a leaderboard whose
+    # ties are kept in the store does without them.
+    from inspector.views.paired import DeltaInterval, delta_interval, series_sample
+
     values = {m: s.shown_value for m, (_, s) in runs.items() if s.shown_value is not None}
     if len(values) < 2:
         return None
