@@ -235,12 +235,14 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     return tuple(parts)
 
 
+TEXT_COLUMNS = {"task": "task_id", "category": "category", "reduction": "words"}
+"""The columns sorted by :func:`natural_key` of a row's text: which attribute."""
+
+
 def sort_value(row: TaskRow, column: str) -> object:
     """What ``column`` sorts ``row`` by (None: a missing value)."""
-    if column == "task":
-        return natural_key(row.task_id)
-    if column == "category":
-        return natural_key(row.category)
+    if column in TEXT_COLUMNS:
+        return natural_key(getattr(row, TEXT_COLUMNS[column]))
     if column == "state":
         return _STATE_ORDER.get(row.state, 9)
     if column == "value":
@@ -251,8 +253,6 @@ def sort_value(row: TaskRow, column: str) -> object:
         return row.attempts
     if column == "outcomes":
         return row.marks
-    if column == "reduction":
-        return natural_key(row.words)
     if column == "severity":
         return SEVERITY_RANK.get(row.severity or "", 0)
     if column == "retries":
