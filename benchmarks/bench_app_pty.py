@@ -1,7 +1,7 @@
 """The app as a user starts it (issue 53, item 3): ``inspector RUN`` in a real terminal.
 
     nice .venv/bin/python benchmarks/bench_app_pty.py RUN [RUN ...] [--size 140x45]
-        [--idle 10] [--repeat 1] [--no-cli] [--no-warm] [--timeout 900]
+        [--idle 10] [--repeat 1] [--cli off first] [--no-warm] [--timeout 900] [--cap-gb 6]
 
 The console script ``inspector`` of this checkout's venv runs in a pseudo-terminal of a fixed
 size: a tmux server of its own (``tmux -L`` with a socket name made here, no user config),
@@ -27,7 +27,8 @@ largest process and of the tree; benchmarks/bench_scale.py's ``measure``); the r
 printed last are the app's against them: headline / cold CLI (target 1.5) and the app's
 tree peak / the CLI's tree peak (target 1.2). The app is then ended with ``q`` and the tmux
 server with ``kill-server`` on its own socket; a process of the measured tree still alive
-after that is killed by its pid (only the ones started here). Run it under ``nice`` on a
+after that is killed by its pid (only the ones started here), as is a tree (the app's or
+the CLI's) whose RSS passes ``--cap-gb``. Run it under ``nice`` on a
 shared machine; nothing here runs in the test suite.
 """
 
@@ -70,6 +71,7 @@ class Figures:
     pss_tree: float = 0.0
     idle: float | None = None
     idle_quiet: float | None = None
+    exceeded: bool = False
     shown: str = ""
     per_second: list[float] = field(default_factory=list)
 
@@ -161,12 +163,17 @@ def run_app(run: Path, home: Path, args: argparse.Namespace) -> Figures:
             figures.rss_app = max(figures.rss_app, memory(pid)[0] / 2**20)
             figures.rss_tree = max(figures.rss_tree, sum(s[0] for s in sizes) / 2**20)
             figures.pss_tree = max(figures.pss_tree, sum(s[1] for s in sizes) / 2**20)
+            if figures.rss_tree > args.cap_gb * 1024 and not figures.exceeded:
+                figures.exceeded = True  # the tree started here, killed by its pids
+                for left in pids:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.kill(left, signal.SIGKILL)
 
     sampler = threading.Thread(target=sample, daemon=True)
     sampler.start()
     try:
         deadline = time.monotonic() + args.timeout
-        while figures.settled is None and time.monotonic() < deadline:
+        while figures.settled is None and time.monotonic() < deadline and not figures.exceeded:
             screen = terminal.screen()
             now = since(start)
             if figures.frame is None and screen.strip():
@@ -178,7 +185,9 @@ def run_app(run: Path, home: Path, args: argparse.Namespace) -> Figures:
             if settled(screen):
                 figures.settled = now
             time.sleep(0.05)
-        if figures.settled is not None:
+        if figures.exceeded:
+            print(f"# {run.name}: the app's tree passed {args.cap_gb} GB, killed", flush=True)
+        elif figures.settled is not None:
             idle_cpu(pid, figures, args.idle)
     finally:
         stop.set()
@@ -218,14 +227,16 @@ def idle_cpu(pid: int, figures: Figures, span: float) -> None:
     figures.idle_quiet = cpu_seconds(tree(pid)) - quiet_from
 
 
-def run_cli(run: Path, home: Path, off: bool) -> tuple[float, float, float, float, float] | None:
+def run_cli(
+    run: Path, home: Path, off: bool, cap_gb: float
+) -> tuple[float, float, float, float, float] | None:
     env = dict(
         os.environ,
         HOME=str(home),
         XDG_CACHE_HOME=str(home / ".cache"),
         INSPECTOR_CACHE="0" if off else "1",
     )
-    return measure([str(INSPECTOR), "report", str(run), "--json"], env, 64 * 2**30)
+    return measure([str(INSPECTOR), "report", str(run), "--json"], env, int(cap_gb * 2**30))
 
 
 def fmt(value: float | None, spec: str = "7.2f") -> str:
@@ -237,12 +248,15 @@ def bench(run: Path, args: argparse.Namespace) -> None:
     clis: dict[str, list[tuple[float, float, float, float, float]]] = {}
     for _ in range(args.repeat):
         with tempfile.TemporaryDirectory(prefix="bench-app-pty-") as tmp:
-            if not args.no_cli:
-                for name, off in (("cli off", True), ("cli first", False)):
-                    home = Path(tmp) / name.replace(" ", "-")
-                    result = run_cli(run, home, off)
-                    if result is not None:
-                        clis.setdefault(name, []).append(result)
+            for which in args.cli:
+                name = f"cli {which}"
+                result = run_cli(
+                    run, Path(tmp) / name.replace(" ", "-"), which == "off", args.cap_gb
+                )
+                if result is None:
+                    print(f"# {run.name} {name}: the tree passed {args.cap_gb} GB, killed")
+                else:
+                    clis.setdefault(name, []).append(result)
             home = Path(tmp) / "app"
             apps.setdefault("app cold", []).append(run_app(run, home, args))
             if not args.no_warm:
@@ -299,7 +313,13 @@ def main() -> None:
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of idle CPU measured")
     parser.add_argument("--repeat", type=int, default=1, help="rounds (medians)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds to settle")
-    parser.add_argument("--no-cli", action="store_true", help="the app only")
+    parser.add_argument(
+        "--cli", nargs="*", default=["off", "first"], choices=["off", "first"],
+        help="the CLI's cold reports measured (none: the app only)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--cap-gb", type=float, default=6.0, help="kill a measured tree above this RSS"
+    )
     parser.add_argument("--no-warm", action="store_true", help="the cold open only")
     args = parser.parse_args()
     args.size = tuple(int(part) for part in args.size.split("x"))
