@@ -4,14 +4,12 @@ and costs nothing; a running one wakes the event loop for as long as its widget 
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 from textual.app import App
 
 from inspector.app.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
-from tests.conftest import conformance_run
 
 from .helpers import compare_marked, pilot_test, settle
 
@@ -55,14 +53,10 @@ async def test_no_timer_runs_after_a_cached_reopen(run_path) -> None:  # type: i
 
 
 @pilot_test
-async def test_no_timer_runs_on_the_runs_screen_after_a_compare(tmp_path: Path) -> None:
-    root = tmp_path / "results"
-    names = ("run_one", "run_two")
-    for name in names:
-        shutil.copytree(conformance_run("e2e_k1_micro"), root / name)
-    app = InspectorApp([root])
+async def test_no_timer_runs_on_the_runs_screen_after_a_compare(runs_root: Path) -> None:
+    app = InspectorApp([runs_root])
     async with app.run_test(size=SIZE) as pilot:
-        await compare_marked(pilot, names)
+        await compare_marked(pilot, ("compare_a", "compare_b"))
         await settle(pilot)
         assert running_timers(app) == []
 
