@@ -138,6 +138,7 @@ class Terminal:
     def __init__(self, size: tuple[int, int]) -> None:
         self.socket = f"bench-app-pty-{os.getpid()}-{time.monotonic_ns()}"
         self.size = size
+        self.path = ""
 
     def tmux(self, *args: str) -> str:
         argv = ["tmux", "-L", self.socket, "-f", "/dev/null", *args]
@@ -146,13 +147,18 @@ class Terminal:
     def start(self, command: str) -> int:
         width, height = self.size
         self.tmux("new-session", "-d", "-s", "bench", "-x", str(width), "-y", str(height), command)
+        self.path = self.tmux("display-message", "-p", "-t", "bench", "#{socket_path}").strip()
         return int(self.tmux("list-panes", "-t", "bench", "-F", "#{pane_pid}").split()[0])
 
     def screen(self) -> str:
         return self.tmux("capture-pane", "-p", "-t", "bench")
 
     def close(self) -> None:
+        """End the server, and remove its socket (tmux leaves it)."""
         self.tmux("kill-server")
+        if self.path.startswith("/") and self.socket in self.path:
+            with contextlib.suppress(OSError):
+                os.unlink(self.path)
 
 
 def run_app(run: Path, home: Path, args: argparse.Namespace) -> Figures:
