@@ -43,11 +43,20 @@ round each (``nice .venv/bin/python benchmarks/bench_app_pty.py RUN``); seconds,
   100k warm, main        4.36   4.36   71.39    1226 / 1432    0.95 (work after settled: quiet at 77.5 s)
   100k cold, this        4.59  51.13   62.14    1044 / 1127    0.01    105.37 / 80.04 s; 396 / 940
   100k warm, this        2.05   2.05   67.31    1214 / 1423    0.01
+  100k cold, c8503e0     7.56  48.00   65.52    1035 / 1114    0.45    131.16 / 110.73 s; 395 / 939
+                         (the 0.45: work in the 3 s after settled; 0.01 in 10 s after it)
+  100k warm, c8503e0     4.30   4.30   88.66    1202 / 1411    0.23 (0.03 after quiet)
+
+("this" is 095a429, the task index's ranks; c8503e0 adds the rows' shared texts, at a load
+average of 17-19.) A run of 1,000,000 tasks x k=3 x 1 KB was not measured: at that load the
+CLI's cold report had not ended after 18 minutes (1.75 GB, its two readers at 1:44 CPU
+minutes each), and the app would have followed it.
 
 Ratios from the same run (the machine's speed drifted 2x between runs): 100k headline /
-CLI cold 0.82 (off) and 1.26 (first) on main, 0.49 / 0.64 here; the app's tree peak /
-the CLI's 1.27 (first) on main, 1.20 here, 3.0 / 2.85 against the cache-off CLI, whose
-largest process holds 242 MB where the app keeps the whole session (961 MB after settling).
+CLI cold 0.82 (off) and 1.26 (first) on main, 0.49 / 0.64 and 0.37 / 0.43 here; the app's
+tree peak / the CLI's 1.27 (first) on main, 1.20 and 1.19 here, 3.0 / 2.85 / 2.82 against
+the cache-off CLI, whose largest process holds 242 MB where the app keeps the whole session
+(961 MB after settling).
 The idle CPU left (0.01-0.02 s in 10 s) is textual's input thread waking every 0.1 s.
 """
 
