@@ -34,13 +34,13 @@ shared machine; nothing here runs in the test suite.
 Figures (issue 53, item 3), 2 cores with a load average of 9-14 from other work, 140x45, one
 round each (``nice .venv/bin/python benchmarks/bench_app_pty.py RUN``); seconds, MB:
 
-  run, code             frame headline settled  RSS app/tree  idle 10 s  CLI off / first: wall, tree MB
+  run, code             frame headline settled  RSS app/tree  idle 10 s  CLI off / first, tree MB
   10k cold, main         5.45   7.72    9.06     185 / 269     0.02      3.60 / 4.73 s;  99 / 147
   10k warm, main         2.87   2.87    9.67     175 / 277     0.01
   10k cold, this         6.13   7.93    9.16     172 / 255     0.01      6.19 / 5.47 s; 100 / 146
   10k warm, this         2.81   2.81    7.28     174 / 275     0.01
   100k cold, main        4.22  46.50   58.78    1106 / 1188    0.01     56.46 / 37.01 s; 396 / 938
-  100k warm, main        4.36   4.36   71.39    1226 / 1432    0.95 (work after settled: quiet at 77.5 s)
+  100k warm, main        4.36   4.36   71.39    1226 / 1432    0.95 (work after settled; quiet 77.5)
   100k cold, this        4.59  51.13   62.14    1044 / 1127    0.01    105.37 / 80.04 s; 396 / 940
   100k warm, this        2.05   2.05   67.31    1214 / 1423    0.01
   100k cold, c8503e0     7.56  48.00   65.52    1035 / 1114    0.45    131.16 / 110.73 s; 395 / 939
