@@ -13,15 +13,18 @@ sorted filtered rows. Pure: imports neither textual nor rich.
 from __future__ import annotations
 
 import threading
+from array import array
 from collections.abc import Sequence
 
 from inspector.engine.recomputation import Recomputation
 from inspector.views.audit import EVERY_TASK, TaskSet
 from inspector.views.tasks import (
     STATE_FILTERS,
+    TEXT_COLUMNS,
     TaskFilter,
     TaskRow,
     in_set,
+    natural_key,
     searched_text,
     sort_value,
     sorted_positions,
@@ -35,6 +38,16 @@ SORT_COLUMNS = (
 """The columns of the tasks table (what :func:`sort_value` knows)."""
 
 
+def text_ranks(texts: Sequence[str]) -> array[int]:
+    """Each text's rank in :func:`natural_key` order (equal texts, equal ranks): it sorts
+    exactly as the keys do, forwards and reversed (a stable sort keeps ties in their order
+    either way), in 4 bytes a row where a key tuple takes 0.3–1 KB (issue 53: the index of
+    100,000 tasks held 180 MB of them). Each distinct text's key is made once."""
+    distinct = sorted(set(texts), key=natural_key)
+    rank = {text: position for position, text in enumerate(distinct)}
+    return array("i", [rank[text] for text in texts])
+
+
 class TaskIndex:
     """The rows of one series with what filtering and sorting them needs."""
 
@@ -43,7 +56,7 @@ class TaskIndex:
         self.rows: tuple[TaskRow, ...] = tuple(rows)
         self._texts: list[str] | None = None
         """What the text filter looks in, per row (:func:`searched_text`), made on first use."""
-        self._sort_values: dict[str, list[object]] = {}
+        self._sort_values: dict[str, Sequence[object]] = {}
         self._orders: dict[tuple[str, bool], list[int]] = {}
         self._states: dict[TaskSet, list[bool]] = {}
 
@@ -62,9 +75,13 @@ class TaskIndex:
         for which, _ in STATE_FILTERS:
             self._state_mask(which)
 
-    def _values(self, column: str) -> list[object]:
+    def _values(self, column: str) -> Sequence[object]:
         if column not in self._sort_values:
-            self._sort_values[column] = [sort_value(row, column) for row in self.rows]
+            if column in TEXT_COLUMNS:
+                texts = [getattr(row, TEXT_COLUMNS[column]) for row in self.rows]
+                self._sort_values[column] = text_ranks(texts)
+            else:
+                self._sort_values[column] = [sort_value(row, column) for row in self.rows]
         return self._sort_values[column]
 
     def order(self, column: str | None, reverse: bool = False) -> list[int]:

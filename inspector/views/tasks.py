@@ -153,6 +153,9 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
         return format_value(value, series)
 
     rows = []
+    # One copy of each marks / words text and issue set: the same few recur in many tasks.
+    texts: dict[str, str] = {}
+    issue_sets: dict[frozenset[tuple[str, str, str]], frozenset[tuple[str, str, str]]] = {}
     for index, entry in enumerate(audit.scoped_tasks(recomputation, series_id)):
         task = tasks[index]
         issue_keys = [
@@ -172,10 +175,14 @@ def task_rows(recomputation: Recomputation, series_id: str) -> list[TaskRow]:
                 k=k,
                 severity=highest_severity(task) if issue_keys else None,
                 retries=task.retry_count,
-                issue_keys=frozenset(issue_keys) if issue_keys else NO_ISSUES,
+                issue_keys=issue_sets.setdefault(keys := frozenset(issue_keys), keys)
+                if issue_keys
+                else NO_ISSUES,
                 reduction=entry.reduction,
-                marks=attempt_marks(task, k, metric_id),
-                words=reduction_words(task, entry.reduction, series, shown),
+                marks=texts.setdefault(marks := attempt_marks(task, k, metric_id), marks),
+                words=texts.setdefault(
+                    words := reduction_words(task, entry.reduction, series, shown), words
+                ),
             )
         )
     return rows
@@ -235,12 +242,14 @@ def natural_key(text: str) -> tuple[tuple[int, int | str], ...]:
     return tuple(parts)
 
 
+TEXT_COLUMNS = {"task": "task_id", "category": "category", "reduction": "words"}
+"""The columns sorted by :func:`natural_key` of a row's text: which attribute."""
+
+
 def sort_value(row: TaskRow, column: str) -> object:
     """What ``column`` sorts ``row`` by (None: a missing value)."""
-    if column == "task":
-        return natural_key(row.task_id)
-    if column == "category":
-        return natural_key(row.category)
+    if column in TEXT_COLUMNS:
+        return natural_key(getattr(row, TEXT_COLUMNS[column]))
     if column == "state":
         return _STATE_ORDER.get(row.state, 9)
     if column == "value":
@@ -251,8 +260,6 @@ def sort_value(row: TaskRow, column: str) -> object:
         return row.attempts
     if column == "outcomes":
         return row.marks
-    if column == "reduction":
-        return natural_key(row.words)
     if column == "severity":
         return SEVERITY_RANK.get(row.severity or "", 0)
     if column == "retries":

@@ -10,7 +10,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Header, ProgressBar, Static
+from textual.widgets import Header, Static
 from textual.worker import Worker, get_current_worker
 
 from inspector import loading
@@ -49,6 +49,7 @@ from widgets.key_footer import KeyFooter
 from widgets.literal import one_line
 from widgets.plan_panel import PlanPanel
 from widgets.problems_table import ProblemsTable, problem_text, problems_title
+from widgets.quiet_progress import QuietProgressBar
 from widgets.series_table import SeriesTable
 
 if TYPE_CHECKING:
@@ -125,8 +126,8 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         return self.query_one(PlanPanel)
 
     @property
-    def progress_bar(self) -> ProgressBar:
-        return self.query_one("#load-progress", ProgressBar)
+    def progress_bar(self) -> QuietProgressBar:
+        return self.query_one("#load-progress", QuietProgressBar)
 
     def banner(self, name: str) -> Banner:
         return self.query_one(f"#{name}", Banner)
@@ -138,7 +139,7 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         yield Banner(id="differences")
         with Horizontal(id="loading"):
             yield Static(LOADING, id="loading-label")
-            yield ProgressBar(id="load-progress", show_eta=False)
+            yield QuietProgressBar(id="load-progress")
         yield Static(id="load-status")
         yield SeriesTable()
         yield Static(Text(COUNTS_NOTE, "dim"), id="counts-note")
@@ -284,6 +285,7 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
     @on(LoadFailed)
     def _failed(self, message: LoadFailed) -> None:  # its numbers go too
         self._withdraw_preview()
+        self.progress_bar.finish()
         self.remove_class("-loading").add_class("-refused")
         self.banner("differences").show([])
         self._cache_hits = 0
@@ -298,6 +300,7 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         # one restyle of the whole screen, not one per class
         classes = {"-loading": False, "-refused": session.recomputation is None}
         self.update_classes(classes | {"-no-problems": not session.problems})
+        self.progress_bar.finish()
         self._previewed = False
         self.query_one("#loading-label", Static).update(LOADING)
         self.session = session

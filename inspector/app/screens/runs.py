@@ -14,7 +14,7 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
-from textual.widgets import DataTable, Header, Input, ProgressBar, Static
+from textual.widgets import DataTable, Header, Input, Static
 from textual.worker import get_current_worker
 
 from inspector.answers.root import audit_intervals, audit_runs
@@ -46,6 +46,7 @@ from inspector.views.runs_view import (
 from widgets.filter_input import FilterInput
 from widgets.key_footer import KeyFooter
 from widgets.literal import literal
+from widgets.quiet_progress import QuietProgressBar
 from widgets.run_table import RunTable
 
 
@@ -136,7 +137,7 @@ class RunsScreen(GatedRunsScreen):
         yield Static(id="runs-note")
         with Horizontal(id="compare-loading"):
             yield Static(id="compare-label")
-            yield ProgressBar(id="compare-progress", show_eta=False)
+            yield QuietProgressBar(id="compare-progress")
         yield RunTable()
         yield Static(id="runs-status")
         yield KeyFooter()
@@ -339,7 +340,7 @@ class RunsScreen(GatedRunsScreen):
         they are aligned (also the leaderboard's entry)."""
         self.set_class(True, "-comparing")
         self.query_one("#compare-label", Static).update("Reading and recomputing A…")
-        self.query_one("#compare-progress", ProgressBar).update(total=None, progress=0)
+        self.query_one("#compare-progress", QuietProgressBar).update(total=None, progress=0)
         self._compare(a, b, self.label_of(a), self.label_of(b))
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="compare-runs",
@@ -358,16 +359,18 @@ class RunsScreen(GatedRunsScreen):
     @on(CompareProgress)
     def _compare_progress(self, message: CompareProgress) -> None:
         self.query_one("#compare-label", Static).update(f"Reading and recomputing {message.side}…")
-        self.query_one("#compare-progress", ProgressBar).update(
+        self.query_one("#compare-progress", QuietProgressBar).update(
             total=max(message.total, 1), progress=message.done
         )
 
     @on(ComparisonReady)
     def _compared(self, message: ComparisonReady) -> None:
+        self.query_one("#compare-progress", QuietProgressBar).finish()
         self.set_class(False, "-comparing")  # the navigator opens the comparison
 
     @on(ComparisonFailed)
     def _compare_failed(self, message: ComparisonFailed) -> None:
         message.stop()
+        self.query_one("#compare-progress", QuietProgressBar).finish()
         self.set_class(False, "-comparing")
         self.notify(message.error, title="Cannot compare", severity="error", markup=False)
