@@ -99,6 +99,25 @@ def unpacked_signature(entry: Any, packed: bytes) -> tuple[tuple[Any, ...], ...]
     )
 
 
+def packed_is_racy(packed: bytes, fence_ns: int) -> bool:
+    """Whether a file of a packed signature is racy (:func:`~store.is_racy`)."""
+    values = _values(packed)
+    newest = max(max(values[4::WIDTH], default=0), max(values[5::WIDTH], default=0))
+    if newest < fence_ns - COARSE_GRANULARITY_NS:
+        return False
+    return any(
+        is_racy(tuple(values[at : at + WIDTH]), fence_ns)  # type: ignore[arg-type]
+        for at in range(0, len(values), WIDTH)
+    )
+
+
+def _values(packed: bytes) -> Any:
+    """The integers of packed stats, unpacked one at a time as they are read."""
+    if sys.byteorder == "little":
+        return memoryview(packed).cast("q")
+    return struct.unpack(f"<{len(packed) // 8}q", packed)  # pragma: no cover - big-endian
+
+
 def packed_signature(entry: Any, signature: Any) -> bytes | None:
     """A task folder's file signature as :func:`take` needs it, held per task after a read:
     the stats of its folder, ``task.json`` and each attempt's ``result.json`` (in that
@@ -151,17 +170,9 @@ def take(run: Run) -> Index | None:
         return None  # a value that does not fit: not cached
     packed = b"".join(pieces)
     del pieces
-    stats = memoryview(packed).cast("q") if sys.byteorder == "little" else None
-    if stats is None:  # pragma: no cover - a big-endian machine
-        stats = struct.unpack(f"<{len(packed) // 8}q", packed)  # type: ignore[assignment]
-    fence = run.read_started_ns
-    newest = max(max(stats[4::WIDTH], default=0), max(stats[5::WIDTH], default=0))
     # No stamp within the coarsest granularity of the fence: none is racy (one pass in C
     # instead of a call per file).
-    if newest >= fence - COARSE_GRANULARITY_NS and any(
-        is_racy(tuple(stats[at : at + WIDTH]), fence)  # type: ignore[arg-type]
-        for at in range(0, len(stats), WIDTH)
-    ):
+    if packed_is_racy(packed, run.read_started_ns):
         return None  # a file written as it was read: read the run again next time
     return Index(listing_digest(run.listing), tuple(attempts), packed)
 

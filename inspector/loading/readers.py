@@ -43,7 +43,8 @@ from inspector.results.tasks import TaskEntry, load_published
 
 preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
-_Chunk = list[tuple[EntryRec, tuple[tuple[str, int, int, int, int, int, int], ...] | None]]
+_Seen = bytes | tuple[tuple[str, int, int, int, int, int, int], ...] | None
+_Chunk = list[tuple[EntryRec, _Seen]]
 PARALLEL_MIN = 1500  # folders; below it (and below by_bytes' bytes) one process reads
 CHUNK = 250
 # From this many cached folders on, a single-threaded caller checks half of them in a
@@ -91,7 +92,9 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies, signed)
-            out.append((entry_record(entry), seen))
+            # Packed here: as tuples, decoding them cost the collector 2 KB a folder.
+            packed = packed_signature(entry, seen) if seen is not None else None
+            out.append((entry_record(entry), seen if packed is None else packed))
         return ENCODER.encode(out)
     finally:
         if enabled:

@@ -23,7 +23,7 @@ from typing import Any
 import msgspec
 
 from inspector.loading import store
-from inspector.loading.index import packed_signature, unpacked_signature
+from inspector.loading.index import packed_is_racy, packed_signature, unpacked_signature
 from inspector.loading.records import (
     ENCODER,
     OPTIONS,
@@ -267,12 +267,15 @@ class TaskCache:
             self.kept[folder] = kept.reductions
         return entry
 
-    def put(self, entry: Any, first_location: str, seen: Signature | None = None) -> None:
+    def put(self, entry: Any, first_location: str, seen: Signature | bytes | None = None) -> None:
         """Remember an entry just read; its record is made only when the store is saved.
         ``seen``: the signature the reader took while reading; else stat the files now. A
         folder with a racy file is not remembered."""
         sig = seen if seen is not None else signature(self.root, entry_files(entry))
-        if sig is not None and not signature_is_racy(sig, self.fence):
+        if type(sig) is bytes:  # packed by a reader process
+            if not packed_is_racy(sig, self.fence):
+                self.fresh[entry.folder] = (sig, first_location, entry)
+        elif sig is not None and not signature_is_racy(sig, self.fence):
             packed = packed_signature(entry, sig)
             self.fresh[entry.folder] = (sig if packed is None else packed, first_location, entry)
 
