@@ -273,7 +273,19 @@ def store_snapshot(
     global _last
     _last = (None, None)  # written anew: its tables (the whole file's bytes) are not kept
     record = Report(os.path.realpath(run_root), snapshot, outputs, answers, tables, refused)
-    stores.write_atomically(store_file(run_root), record)
+    stores.write_streamed(store_file(run_root), lambda: _report_pieces(record))
+
+
+def _report_pieces(record: Report) -> Iterator[bytes]:
+    """``ENCODER.encode(record)`` in pieces, its index's stats (48 bytes a file) as they
+    are, not copied into one string with the rest."""
+    index = record.index
+    yield b"\x96" + ENCODER.encode(record.root)
+    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
+    yield stores.bin_header(len(index.stats))
+    yield index.stats
+    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
+    yield ENCODER.encode(record.tables) + ENCODER.encode(record.refused)
 
 
 def table_in(tables: Any, key: str, count: int) -> Table | None:

@@ -244,6 +244,15 @@ def write_streamed(path: Path, pieces: Callable[[], Iterator[bytes]]) -> bool:
 _BUFFER = 1 << 20
 
 
+def bin_header(size: int) -> bytes:
+    """msgpack's header of ``size`` bytes (its shortest form, as msgspec's)."""
+    if size < 1 << 8:
+        return b"\xc4" + size.to_bytes(1, "big")
+    if size < 1 << 16:
+        return b"\xc5" + size.to_bytes(2, "big")
+    return b"\xc6" + size.to_bytes(4, "big")
+
+
 def map_header(count: int) -> bytes:
     """msgpack's header of a map of ``count`` pairs (its shortest form, as msgspec's)."""
     if count < 16:

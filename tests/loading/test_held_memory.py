@@ -194,3 +194,34 @@ def test_alike_attempts_are_one_object() -> None:
         return {1: Attempt(1, "completed", {"score": -0.0})}
 
     assert alike_attempts(zero())[1] is not alike_attempts(zero())[1]
+
+
+@pytest.mark.parametrize("files", [1, 6, 2000])
+def test_the_report_store_written_in_pieces_is_its_msgpack(files: int) -> None:
+    """The report store is written in pieces (its index's stats as they are): the bytes
+    are msgspec's own for the record, whatever the size of the stats."""
+    from inspector.loading.records import ENCODER, Index, Outputs, Report
+    from inspector.loading.reports import _report_pieces
+
+    stats = bytes(range(256)) * (files * 48 // 256) + b"\x07" * (files * 48 % 256)
+    outputs = Outputs((("a", "b"),), ("note",), "{}", None, None, 3)
+    record = Report(
+        "/r", Index(b"d" * 32, ((1, 2), -1), stats), {"k": outputs}, {"q": (1.0,)}, {}, {}
+    )
+    assert b"".join(_report_pieces(record)) == ENCODER.encode(record)
+
+
+def test_the_task_store_written_a_folder_at_a_time_is_its_msgpack(
+    alike_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspector.loading.records import ENCODER
+    from inspector.loading.tasks import TaskStore, store_file
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert isinstance(loading.read(alike_run), loading.Loaded)
+    path = store_file(alike_run)
+    kept = store.load(path, TaskStore)
+    assert kept is not None and len(kept.entries) == 2000
+    raw = path.read_bytes()
+    assert raw == store.pack(kept)  # header, msgspec's msgpack of the record, digest
+    assert ENCODER.encode(kept) in raw
