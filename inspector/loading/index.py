@@ -142,6 +142,8 @@ def listing_digest(listing: tuple[Any, ...]) -> bytes:
 def take(run: Run) -> Index | None:
     """The index of a run just read (with the cache on), or None when some file could
     not be stat'ed (then nothing is cached)."""
+    if run.index is not None:  # taken before: the signatures are in it
+        return run.index  # type: ignore[no-any-return]
     if run.seen is None or run.listing is None:
         return None
     # The stats as bytes, joined once (as Python integers they cost 1.2 KB a task while
@@ -174,7 +176,9 @@ def take(run: Run) -> Index | None:
     # instead of a call per file).
     if packed_is_racy(packed, run.read_started_ns):
         return None  # a file written as it was read: read the run again next time
-    return Index(listing_digest(run.listing), tuple(attempts), packed)
+    run.index = Index(listing_digest(run.listing), tuple(attempts), packed)
+    run.signatures.clear()  # joined in the index (which holds one copy of them)
+    return run.index  # type: ignore[no-any-return]
 
 
 # From this many files on, a single-threaded caller checks half of them in a forked child.

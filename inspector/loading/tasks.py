@@ -279,6 +279,11 @@ class TaskCache:
             packed = packed_signature(entry, sig)
             self.fresh[entry.folder] = (sig if packed is None else packed, first_location, entry)
 
+    def forget(self) -> None:
+        """Once saved: drop what the store was loaded as and written from."""
+        self.entries, self.delta, self.fresh, self.kept = {}, {}, {}, {}
+        self.attached = _no_reductions
+
     def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder seen in this read as it is stored, made one at a time."""
         reductions = self.attached
@@ -330,8 +335,7 @@ class TaskCache:
                 os.unlink(delta_file(self.path))
 
 
-def _no_reductions(folder: str) -> None:
-    return None
+def _no_reductions(folder: str) -> None: ...
 
 
 def plan_key(stream: Any) -> str:
