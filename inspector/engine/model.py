@@ -129,11 +129,11 @@ def alike_attempt(attempt: Attempt) -> Attempt:
     return attempt if found is None else found
 
 
-def _kept_attempt(attempt: Attempt) -> Attempt | None:
-    if attempt.issues or attempt.scoring_artifacts:
-        return None
-    key: list[object] = [attempt.index, attempt.status]
-    for name, value in attempt.metrics.items():
+def observed_key(key: list[object], metrics: Mapping[str, Observation]) -> list[object] | None:
+    """``key`` with each observation added as ``(name, type, value)`` (``True``, ``1`` and
+    ``1.0`` are equal but differ), or None when one cannot be told apart by equality: a
+    float zero (``-0.0 == 0.0`` but is written apart), NaN (never equal), not a number."""
+    for name, value in metrics.items():
         kind = type(value)
         if kind is float:
             if not value or value != value:
@@ -141,6 +141,15 @@ def _kept_attempt(attempt: Attempt) -> Attempt | None:
         elif kind is not bool and kind is not int:
             return None
         key += (name, kind, value)
+    return key
+
+
+def _kept_attempt(attempt: Attempt) -> Attempt | None:
+    if attempt.issues or attempt.scoring_artifacts:
+        return None
+    key = observed_key([attempt.index, attempt.status], attempt.metrics)
+    if key is None:
+        return None
     found = _ATTEMPTS.get(tuple(key))
     if found is None and len(_ATTEMPTS) < _ALIKE_MAX:
         found = _ATTEMPTS[tuple(key)] = attempt
