@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -80,16 +81,50 @@ def _tail(numbers: Any) -> list[str]:
     return ["/task.json", *(f"/attempt-{number}/result.json" for number in numbers)]
 
 
+def signed_files(entry: Any) -> list[str]:
+    """The files a packed signature of ``entry`` is of, in its order."""
+    folder = entry.folder
+    expected = [folder, f"{folder}/task.json"]
+    return expected + [
+        f"{folder}/attempt-{number}/result.json" for number in sorted(entry.attempt_dirs)
+    ]
+
+
+def unpacked_signature(entry: Any, packed: bytes) -> tuple[tuple[Any, ...], ...]:
+    """The signature :func:`packed_signature` packed for ``entry``, as it was."""
+    values = struct.unpack(f"<{len(packed) // 8}q", packed)
+    return tuple(
+        (rel, *values[at * WIDTH : at * WIDTH + WIDTH])
+        for at, rel in enumerate(signed_files(entry))
+    )
+
+
+def packed_is_racy(packed: bytes, fence_ns: int) -> bool:
+    """Whether a file of a packed signature is racy (:func:`~store.is_racy`)."""
+    values = _values(packed)
+    newest = max(max(values[4::WIDTH], default=0), max(values[5::WIDTH], default=0))
+    if newest < fence_ns - COARSE_GRANULARITY_NS:
+        return False
+    return any(
+        is_racy(tuple(values[at : at + WIDTH]), fence_ns)  # type: ignore[arg-type]
+        for at in range(0, len(values), WIDTH)
+    )
+
+
+def _values(packed: bytes) -> Any:
+    """The integers of packed stats, unpacked one at a time as they are read."""
+    if sys.byteorder == "little":
+        return memoryview(packed).cast("q")
+    return struct.unpack(f"<{len(packed) // 8}q", packed)  # pragma: no cover - big-endian
+
+
 def packed_signature(entry: Any, signature: Any) -> bytes | None:
     """A task folder's file signature as :func:`take` needs it, held per task after a read:
     the stats of its folder, ``task.json`` and each attempt's ``result.json`` (in that
     order: their paths follow from the entry) packed as :attr:`Index.stats` holds them
     (about 300 bytes for three attempts, against 2.4 KB as tuples of paths and integers).
     None when the signature is not of those files or a value does not fit: no index."""
-    folder = entry.folder
-    expected = [folder, f"{folder}/task.json"]
-    expected += [f"{folder}/attempt-{number}/result.json" for number in sorted(entry.attempt_dirs)]
-    if [item[0] for item in signature] != expected:
+    if [item[0] for item in signature] != signed_files(entry):
         return None  # not the files rels() will check
     try:
         return struct.pack(
@@ -107,40 +142,43 @@ def listing_digest(listing: tuple[Any, ...]) -> bytes:
 def take(run: Run) -> Index | None:
     """The index of a run just read (with the cache on), or None when some file could
     not be stat'ed (then nothing is cached)."""
+    if run.index is not None:  # taken before: the signatures are in it
+        return run.index  # type: ignore[no-any-return]
     if run.seen is None or run.listing is None:
         return None
-    stats: list[int] = []
+    # The stats as bytes, joined once (as Python integers they cost 1.2 KB a task while
+    # the store is written); equal attempt numbers one tuple.
+    pieces: list[bytes] = []
     attempts: list[Any] = []
+    shared: dict[Any, Any] = {}
     try:
         for rel in RUN_FILES:
-            stats.extend(run.seen[rel])  # type: ignore[arg-type]
+            pieces.append(PACKED.pack(*run.seen[rel]))  # type: ignore[misc]
         for entry in run.entries:
             if entry.state == "running":
                 attempts.append(RUNNING_ENTRY)
                 for rel in running_files(entry.folder):
-                    stats.extend(run.seen[rel])  # type: ignore[arg-type]
+                    pieces.append(PACKED.pack(*run.seen[rel]))  # type: ignore[misc]
                 continue
-            attempts.append(tuple(sorted(entry.attempt_dirs)))
+            numbers = tuple(sorted(entry.attempt_dirs))
+            attempts.append(shared.setdefault(numbers, numbers))
             packed = run.signatures[entry.folder]  # packed_signature's
             if packed is None:
                 return None
-            stats += struct.unpack(f"<{len(packed) // 8}q", packed)
+            pieces.append(packed)
     except (KeyError, TypeError):
         return None
-    fence = run.read_started_ns
-    newest = max(max(stats[4::WIDTH], default=0), max(stats[5::WIDTH], default=0))
-    # No stamp within the coarsest granularity of the fence: none is racy (one pass in C
-    # instead of a call per file).
-    if newest >= fence - COARSE_GRANULARITY_NS and any(
-        is_racy(tuple(stats[at : at + WIDTH]), fence)  # type: ignore[arg-type]
-        for at in range(0, len(stats), WIDTH)
-    ):
-        return None  # a file written as it was read: read the run again next time
-    try:
-        packed = struct.pack(f"<{len(stats)}q", *stats)
     except struct.error:
         return None  # a value that does not fit: not cached
-    return Index(listing_digest(run.listing), tuple(attempts), packed)
+    packed = b"".join(pieces)
+    del pieces
+    # No stamp within the coarsest granularity of the fence: none is racy (one pass in C
+    # instead of a call per file).
+    if packed_is_racy(packed, run.read_started_ns):
+        return None  # a file written as it was read: read the run again next time
+    run.index = Index(listing_digest(run.listing), tuple(attempts), packed)
+    run.signatures.clear()  # joined in the index (which holds one copy of them)
+    return run.index  # type: ignore[no-any-return]
 
 
 # From this many files on, a single-threaded caller checks half of them in a forked child.

@@ -43,7 +43,8 @@ from inspector.results.tasks import TaskEntry, load_published
 
 preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
-_Chunk = list[tuple[EntryRec, tuple[tuple[str, int, int, int, int, int, int], ...] | None]]
+_Seen = bytes | tuple[tuple[str, int, int, int, int, int, int], ...] | None
+_Chunk = list[tuple[EntryRec, _Seen]]
 PARALLEL_MIN = 1500  # folders; below it (and below by_bytes' bytes) one process reads
 CHUNK = 250
 # From this many cached folders on, a single-threaded caller checks half of them in a
@@ -91,7 +92,9 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies, signed)
-            out.append((entry_record(entry), seen))
+            # Packed here: as tuples, decoding them cost the collector 2 KB a folder.
+            packed = packed_signature(entry, seen) if seen is not None else None
+            out.append((entry_record(entry), seen if packed is None else packed))
         return ENCODER.encode(out)
     finally:
         if enabled:
@@ -303,8 +306,10 @@ class EntryLoad:
                 cache.save()
             for entry in entries:
                 cached = cache.fresh.get(entry.folder)
-                if cached is not None:
-                    self.signatures[entry.folder] = packed_signature(entry, cached[0])
+                if cached is not None:  # packed as the cache holds a folder read
+                    sig = cached[0]
+                    packed = sig if type(sig) is bytes else packed_signature(entry, sig)
+                    self.signatures[entry.folder] = packed
                 else:  # not cacheable (a file is missing: a task not yet published)
                     rels = task_store.entry_files(entry)
                     stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
@@ -338,18 +343,14 @@ class EntryLoad:
                 self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
 
-    def _place(self, number: int, results: list[tuple[TaskEntry, Any, Any]]) -> None:
+    def _place(self, number: int, results: list[tuple[TaskEntry, Any]]) -> None:
         """Put one chunk's entries in place (and in the cache), then pass on what is ready."""
         cursor = self.starts[number]
         cache = self.cache
-        for entry, seen, data in results:
+        for entry, seen in results:
             self.entries[self.missing[cursor]] = entry
             if cache is not None:
-                first = self.items[cursor][2]
-                if data is None:
-                    cache.put(entry, first, seen)
-                else:
-                    cache.put_encoded(entry, data, first, seen)
+                cache.put(entry, self.items[cursor][2], seen)
             cursor += 1
         self._emit()
 
@@ -364,18 +365,14 @@ class EntryLoad:
             self._emitted = end
             self._on_entries(entries[start:end])  # type: ignore[arg-type]
 
-    def _read_here(
-        self, chunk: list[tuple[str, StateName, str]]
-    ) -> list[tuple[TaskEntry, Any, Any]]:
-        out = []
-        for folder, state, first in chunk:
-            entry, seen = _read_one(
-                self.files, folder, state, first, self.strategies, self.cache is not None
-            )
-            out.append((entry, seen, None))
-        return out
+    def _read_here(self, chunk: list[tuple[str, StateName, str]]) -> list[tuple[TaskEntry, Any]]:
+        signed = self.cache is not None
+        return [
+            _read_one(self.files, folder, state, first, self.strategies, signed)
+            for folder, state, first in chunk
+        ]
 
-    def _result(self, number: int) -> list[tuple[TaskEntry, Any, Any]]:
+    def _result(self, number: int) -> list[tuple[TaskEntry, Any]]:
         """A worker's chunk, decoded; read here when there is no worker or it failed."""
         if not self.futures:
             return self._read_here(self.chunks[number])
@@ -392,7 +389,7 @@ class EntryLoad:
                 drop_shared_pool(self.pool)
             return self._read_here(self.chunks[number])
         return [
-            (task_entry(rec, item[0]), seen, rec)
+            (task_entry(rec, item[0]), seen)
             for (rec, seen), item in zip(
                 decoder(_Chunk).decode(data), self.chunks[number], strict=True
             )

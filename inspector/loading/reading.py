@@ -110,6 +110,8 @@ class PendingRead:
         if self.reduction_cache is not None:
             self.reduction_cache.attach()
         self.load.save_cache()
+        if self.load.cache is not None:
+            self.load.cache.forget()
 
     def cancel(self) -> None:
         """Give up: stop the reader processes."""

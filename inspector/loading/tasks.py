@@ -16,16 +16,25 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from inspector.loading import store
-from inspector.loading.records import OPTIONS, EntryRec, IssueRec, entry_record, task_entry
+from inspector.loading.index import packed_is_racy, packed_signature, unpacked_signature
+from inspector.loading.records import (
+    ENCODER,
+    OPTIONS,
+    EntryRec,
+    IssueRec,
+    entry_record,
+    task_entry,
+)
 from inspector.results.file_io import stat_key
 from inspector.results.layout import AttemptDirs
+from inspector.results.problems import RULE_DUPLICATE_ID
 
 Signature = tuple[tuple[Any, ...], ...]
 """Per file ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
@@ -79,38 +88,21 @@ class TaskStore(msgspec.Struct, **OPTIONS):
 
 def reduction_records(plan: str, reductions: Any) -> Reductions:
     """One task's reductions (engine objects) as a record."""
-    return Reductions(
-        plan,
-        tuple(
-            [
-                ReductionRec(
-                    r.value,
-                    r.state,
-                    r.has_error,
-                    (r.coverage.requested, r.coverage.observed, r.coverage.valid, r.coverage.error),
-                    r.missing_attempts,
-                    r.invalidated,
-                    r.early_stopped,
-                    tuple(
-                        [
-                            ReasonRec(
-                                x.code,
-                                x.text,
-                                tuple(x.attempts),
-                                None
-                                if x.issue is None
-                                else IssueRec(
-                                    x.issue.severity, x.issue.phase, x.issue.code, x.issue.message
-                                ),
-                            )
-                            for x in r.reasons
-                        ]
-                    ),
-                )
-                for r in reductions
-            ]
-        ),
-    )
+    return Reductions(plan, tuple([_reduction_record(r) for r in reductions]))
+
+
+def _reduction_record(r: Any) -> ReductionRec:
+    c, issue = r.coverage, _issue_record
+    reasons = [ReasonRec(x.code, x.text, tuple(x.attempts), issue(x.issue)) for x in r.reasons]
+    coverage = (c.requested, c.observed, c.valid, c.error)
+    return ReductionRec(
+        r.value, r.state, r.has_error, coverage, r.missing_attempts, r.invalidated,
+        r.early_stopped, tuple(reasons),
+    )  # fmt: skip
+
+
+def _issue_record(i: Any) -> IssueRec | None:
+    return None if i is None else IssueRec(i.severity, i.phase, i.code, i.message)
 
 
 class ReductionMaker:
@@ -127,7 +119,6 @@ class ReductionMaker:
 
     def make(self, rec: Reductions, task_id: str) -> list[Any] | None:
         """The task's reductions, None when they are not one per series in valid states."""
-        from inspector.engine.model import Issue
         from inspector.engine.reduction import Coverage, Reason, TaskReduction
 
         if len(rec.series) != len(self.series):
@@ -141,36 +132,21 @@ class ReductionMaker:
                 coverage = self.coverages[r.coverage] = Coverage(*r.coverage)
             reasons = self.reasons.get(r.reasons)
             if reasons is None:
-                reasons = self.reasons[r.reasons] = tuple(
-                    [
-                        Reason(
-                            x.code,
-                            x.text,
-                            x.attempts,
-                            None
-                            if x.issue is None
-                            else Issue(
-                                x.issue.severity, x.issue.phase, x.issue.code, x.issue.message
-                            ),
-                        )
-                        for x in r.reasons
-                    ]
-                )
+                made = [Reason(x.code, x.text, x.attempts, _issue(x.issue)) for x in r.reasons]
+                reasons = self.reasons[r.reasons] = tuple(made)
             out.append(
                 TaskReduction(
-                    task_id,
-                    series_id,
-                    r.value,
-                    r.state,
-                    r.has_error,
-                    coverage,
-                    r.missing_attempts,
-                    r.invalidated,
-                    r.early_stopped,
-                    reasons,
+                    task_id, series_id, r.value, r.state, r.has_error, coverage,
+                    r.missing_attempts, r.invalidated, r.early_stopped, reasons,
                 )
-            )
+            )  # fmt: skip
         return out
+
+
+def _issue(rec: IssueRec | None) -> Any:
+    from inspector.engine.model import Issue
+
+    return None if rec is None else Issue(rec.severity, rec.phase, rec.code, rec.message)
 
 
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
@@ -245,12 +221,15 @@ class TaskCache:
         self.path = store_file(run_root)
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.entries: dict[str, KeptEntry | None] = {}
-        # Per folder read or taken from the store: its signature, where AgentCompass finds
-        # it first, and its record (None until :meth:`save`: see :attr:`unencoded`).
-        self.fresh: dict[str, tuple[Signature, str, Any]] = {}
-        self.unencoded: dict[str, Any] = {}
+        # Per folder read or taken from the store: its signature (packed as the session
+        # holds it, :func:`~inspector.loading.index.packed_signature`, for a folder read),
+        # where AgentCompass finds it first, and its record or, for a folder read, its
+        # entry (made a record one at a time as the store is written: a large run's
+        # records and signatures as objects cost three times what the session holds).
+        self.fresh: dict[str, tuple[Signature | bytes, str, Any]] = {}
         self.kept: dict[str, Any] = {}  # folder -> its stored reductions
-        self.attached: dict[str, Any] = {}  # folder -> its reductions to store
+        # folder -> its reductions to store (made as they are written)
+        self.attached: Any = _no_reductions
         self.hits = 0
         self.delta: dict[str, KeptEntry | None] = {}
         base = self._stored(self.path) if reuse else None
@@ -288,21 +267,45 @@ class TaskCache:
             self.kept[folder] = kept.reductions
         return entry
 
-    def put(self, entry: Any, first_location: str, seen: Signature | None = None) -> None:
-        """Remember an entry just read; its record is made only when the store is saved."""
-        self.put_encoded(entry, None, first_location, seen)
-
-    def put_encoded(
-        self, entry: Any, record: Any, first_location: str, seen: Signature | None = None
-    ) -> None:
-        """``record``: the entry's record, when a reader process sent it so. ``seen``: the
-        signature the reader took while reading; else stat the files now. A folder with
-        a racy file is not remembered."""
+    def put(self, entry: Any, first_location: str, seen: Signature | bytes | None = None) -> None:
+        """Remember an entry just read; its record is made only when the store is saved.
+        ``seen``: the signature the reader took while reading; else stat the files now. A
+        folder with a racy file is not remembered."""
         sig = seen if seen is not None else signature(self.root, entry_files(entry))
-        if sig is not None and not signature_is_racy(sig, self.fence):
-            self.fresh[entry.folder] = (sig, first_location, record)
-            if record is None:
-                self.unencoded[entry.folder] = entry
+        if type(sig) is bytes:  # packed by a reader process
+            if not packed_is_racy(sig, self.fence):
+                self.fresh[entry.folder] = (sig, first_location, entry)
+        elif sig is not None and not signature_is_racy(sig, self.fence):
+            packed = packed_signature(entry, sig)
+            self.fresh[entry.folder] = (sig if packed is None else packed, first_location, entry)
+
+    def forget(self) -> None:
+        """Once saved: drop what the store was loaded as and written from."""
+        self.entries, self.delta, self.fresh, self.kept = {}, {}, {}, {}
+        self.attached = _no_reductions
+
+    def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
+        """Each folder seen in this read as it is stored, made one at a time."""
+        reductions = self.attached
+        for folder, (sig, first, held) in self.fresh.items():
+            if type(held) is EntryRec:
+                rec = held
+            else:
+                rec = entry_record(held)
+                if any(p.rule == RULE_DUPLICATE_ID for p in rec.problems):
+                    # Added by the collector, which adds it again on every read.
+                    problems = tuple(p for p in rec.problems if p.rule != RULE_DUPLICATE_ID)
+                    rec = msgspec.structs.replace(rec, problems=problems)
+            files = unpacked_signature(held, sig) if type(sig) is bytes else sig
+            yield folder, KeptEntry(files, first, rec, reductions(folder))  # type: ignore[arg-type]
+
+    def _whole(self) -> Iterator[bytes]:
+        """The task store of this read as msgpack, a folder at a time (as
+        ``ENCODER.encode(TaskStore(root, entries))`` makes it)."""
+        count = len(self.fresh)
+        yield b"\x92" + ENCODER.encode(self.root) + store.map_header(count)
+        for folder, kept in self._kept_entries():
+            yield ENCODER.encode(folder) + ENCODER.encode(kept)
 
     def save(self) -> None:
         """Write the entries seen in this read (atomically). When few folders changed since
@@ -310,31 +313,29 @@ class TaskCache:
         the base is written whole again once the delta grows past :data:`DELTA_SHARE` of
         it. Every entry is checked against its files before use, so any base and delta
         combined (one written, the other not) give misses, never a wrong entry."""
-        attached, entries, unencoded = self.attached, self.entries, self.unencoded
-        try:
-            out = {
-                folder: KeptEntry(
-                    sig,
-                    first,
-                    entry_record(unencoded[folder]) if rec is None else rec,
-                    attached.get(folder),
-                )
-                for folder, (sig, first, rec) in self.fresh.items()
-            }
-        except (TypeError, ValueError, OverflowError):
+        entries, fresh = self.entries, self.fresh
+        if not fresh and not entries:
             return
-        changed = {folder: value for folder, value in out.items() if entries.get(folder) != value}
-        gone = [
-            folder for folder, value in entries.items() if value is not None and folder not in out
-        ]
-        if not changed and not gone:
-            return
-        delta = {**self.delta, **changed, **dict.fromkeys(gone)}
-        if entries and len(delta) <= max(DELTA_MIN, len(out) // DELTA_SHARE):
-            store.write_atomically(delta_file(self.path), TaskStore(self.root, delta))
-        elif store.write_atomically(self.path, TaskStore(self.root, out)):  # type: ignore[arg-type]
+        if entries:  # is it a few folders (the delta file)?
+            try:
+                changed = {f: kept for f, kept in self._kept_entries() if entries.get(f) != kept}
+            except (TypeError, ValueError, OverflowError):
+                return
+            gone = [f for f, value in entries.items() if value is not None and f not in fresh]
+            if not changed and not gone:
+                return
+            delta = {**self.delta, **changed, **dict.fromkeys(gone)}
+            if len(delta) <= max(DELTA_MIN, len(fresh) // DELTA_SHARE):
+                store.write_atomically(delta_file(self.path), TaskStore(self.root, delta))
+                return
+            del changed, delta
+        # Written as it is made: the whole store is never held (nor its records).
+        if store.write_streamed(self.path, self._whole):
             with contextlib.suppress(OSError):
                 os.unlink(delta_file(self.path))
+
+
+def _no_reductions(folder: str) -> None: ...
 
 
 def plan_key(stream: Any) -> str:
@@ -378,16 +379,22 @@ class ReductionCache:
         self.stream.add(tasks, known)
 
     def attach(self) -> None:
-        """Give the task store each keepable task's reductions to store with its entry."""
-        stream, fresh = self.stream, self.cache.fresh
+        """Give the task store each keepable task's reductions to store with its entry
+        (each made as its entry is written)."""
+        stream = self.stream
         if stream.failed:
             return
         columns = [stream.by_series[series_id] for series_id in self.series]
-        attached, reused, key = self.cache.attached, self.reused, self.key
-        for position, task in enumerate(stream.tasks):
-            folder = task.source.rpartition("/")[0]
+        reused, key = self.reused, self.key
+        positions = {task.source: position for position, task in enumerate(stream.tasks)}
+
+        def reductions(folder: str) -> Reductions | None:
             stored = reused.get(folder)
             if stored is not None:
-                attached[folder] = stored
-            elif folder in fresh:
-                attached[folder] = reduction_records(key, [c[position] for c in columns])
+                return stored
+            position = positions.get(f"{folder}/task.json")
+            if position is None:
+                return None
+            return reduction_records(key, [column[position] for column in columns])
+
+        self.cache.attached = reductions
