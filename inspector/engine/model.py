@@ -108,3 +108,68 @@ class TaskRecord:
     @property
     def retry_count(self) -> int:
         return sum(self.retry_counts.values())
+
+
+# Most attempts of a large run are alike (the same index, status and observations, no
+# issue, no artifacts), and so are most tasks' attempt mappings: kept once each, as they
+# are immutable, instead of once per task (435 bytes a task of three attempts). At most
+# _ALIKE_MAX of each are kept, and never let go, so that an object's id stays its own.
+_ALIKE_MAX = 4096
+_ATTEMPTS: dict[tuple[object, ...], Attempt] = {}
+_MAPPINGS: dict[tuple[int, ...], Mapping[int, Attempt]] = {}
+NO_RETRIES: Mapping[int, int] = {}
+"""The retry counts of a task with none (shared: never changed)."""
+
+
+def alike_attempt(attempt: Attempt) -> Attempt:
+    """The one kept attempt equal to ``attempt`` (its values of the same types), else
+    ``attempt``: one with issues or artifacts, or an observation that is a float zero or
+    NaN (equal to others that are written apart, or to none), is not shared."""
+    found = _kept_attempt(attempt)
+    return attempt if found is None else found
+
+
+def observed_key(key: list[object], metrics: Mapping[str, Observation]) -> list[object] | None:
+    """``key`` with each observation added as ``(name, type, value)`` (``True``, ``1`` and
+    ``1.0`` are equal but differ), or None when one cannot be told apart by equality: a
+    float zero (``-0.0 == 0.0`` but is written apart), NaN (never equal), not a number."""
+    for name, value in metrics.items():
+        kind = type(value)
+        if kind is float:
+            if not value or value != value:
+                return None
+        elif kind is not bool and kind is not int:
+            return None
+        key += (name, kind, value)
+    return key
+
+
+def _kept_attempt(attempt: Attempt) -> Attempt | None:
+    if attempt.issues or attempt.scoring_artifacts:
+        return None
+    key = observed_key([attempt.index, attempt.status], attempt.metrics)
+    if key is None:
+        return None
+    found = _ATTEMPTS.get(tuple(key))
+    if found is None and len(_ATTEMPTS) < _ALIKE_MAX:
+        found = _ATTEMPTS[tuple(key)] = attempt
+    return found
+
+
+def alike_attempts(attempts: dict[int, Attempt]) -> Mapping[int, Attempt]:
+    """``attempts`` (number -> attempt, in order: a new dict, given up by the caller)
+    with each attempt shared (:func:`alike_attempt`), and the mapping itself shared when
+    all of them are."""
+    key: list[int] = []
+    for number, attempt in attempts.items():
+        found = _kept_attempt(attempt)
+        if found is None:
+            return {n: alike_attempt(a) for n, a in attempts.items()}
+        attempts[number] = found
+        key += (number, id(found))
+    mapping = _MAPPINGS.get(tuple(key))
+    if mapping is None:
+        if len(_MAPPINGS) >= _ALIKE_MAX:
+            return attempts
+        mapping = _MAPPINGS[tuple(key)] = attempts
+    return mapping

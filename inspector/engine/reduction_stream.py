@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from inspector.engine.contract import MetricContract
-from inspector.engine.model import TaskRecord
+from inspector.engine.model import TaskRecord, observed_key
 from inspector.engine.reduction import (
     Coverage,
     TaskReduction,
@@ -127,14 +127,8 @@ def _alike_key(task: TaskRecord) -> tuple[object, ...] | None:
     for index, attempt in task.attempts.items():
         if attempt.scoring_artifacts:
             return None
-        observed: list[object] = [index, attempt.status, attempt.issues]
-        for name, value in attempt.metrics.items():
-            kind = type(value)
-            if kind is float:
-                if not value or value != value:
-                    return None
-            elif kind is not bool and kind is not int:
-                return None
-            observed += (name, kind, value)
+        observed = observed_key([index, attempt.status, attempt.issues], attempt.metrics)
+        if observed is None:
+            return None
         key.append(tuple(observed))
     return tuple(key)

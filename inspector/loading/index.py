@@ -1,11 +1,17 @@
 """A run's index: has it changed since it was read? A cheap check for reopening it.
 
-An :class:`~inspector.loading.records.Index` covers every file a run's report depends on
-(the run-level files, each task folder, its ``task.json`` and its attempts'
-``result.json``, the ``running/`` folders) keyed as git's index keys files, as the reader
-saw them, plus a digest of the task folder listing. Checking it costs one listing and one
-``lstat`` per file and parses nothing. The stats are packed as bytes (:data:`RECORD` per
-file), the paths follow from each entry's attempt numbers.
+An :class:`~inspector.loading.records.Index` covers every file a run's report depends on — the run-level files, each
+task folder, its ``task.json`` and its attempts' ``result.json`` (and the task folders under
+``running/``) — keyed as git's index keys files (device, inode, mode, size, mtime_ns,
+ctime_ns: :func:`~inspector.results.file_io.stat_key`) as the reader saw them while reading,
+plus the task folder listing. Checking it again costs one listing and one ``lstat`` per
+file and parses nothing. A file replaced through a temporary file has a new inode and
+change time, a file edited in place a new change time, whatever its modification time was
+set back to; a run with a file written too recently to tell (racy) is not stored.
+
+It is kept compactly: a digest of the listing, each entry's attempt numbers (from which
+the paths follow) and the stats packed as bytes (:data:`RECORD` per file: taken apart and
+compared as bytes, they cost no Python integers to load, check or store).
 """
 
 from __future__ import annotations
@@ -13,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import os
 import struct
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -31,9 +38,9 @@ PACKED = struct.Struct("<6q")
 """One file's :data:`~inspector.results.file_io.Stat` in :attr:`Index.stats`: six signed
 64-bit integers (a value that does not fit is not cached)."""
 RECORD = PACKED.size
-"""Bytes per file in :attr:`Index.stats`."""
 Signature = tuple[tuple[Any, ...], ...]
 """Per file of a task folder ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
+"""Bytes per file in :attr:`Index.stats`."""
 
 
 def pack(stat: tuple[int, ...]) -> bytes | None:
@@ -76,10 +83,107 @@ def _tail(numbers: Any) -> list[str]:
     return ["/task.json", *(f"/attempt-{number}/result.json" for number in numbers)]
 
 
-def attempt_numbers(dirs: Any) -> Any:
-    """An entry's attempt numbers: an ``AttemptDirs``' own tuple (no Python iterator per
-    entry), else the mapping's keys."""
-    return getattr(dirs, "numbers", dirs)
+def signed_files(entry: Any) -> list[str]:
+    """The files a packed signature of ``entry`` is of, in its order."""
+    folder = entry.folder
+    expected = [folder, f"{folder}/task.json"]
+    return expected + [
+        f"{folder}/attempt-{number}/result.json" for number in sorted(entry.attempt_dirs)
+    ]
+
+
+def unpacked_signature(entry: Any, packed: bytes) -> tuple[tuple[Any, ...], ...]:
+    """The signature :func:`packed_signature` packed for ``entry``, as it was."""
+    values = struct.unpack(f"<{len(packed) // 8}q", packed)
+    return tuple(
+        (rel, *values[at * WIDTH : at * WIDTH + WIDTH])
+        for at, rel in enumerate(signed_files(entry))
+    )
+
+
+def packed_is_racy(packed: bytes, fence_ns: int) -> bool:
+    """Whether a file of a packed signature is racy (:func:`~store.is_racy`)."""
+    values = _values(packed)
+    newest = max(max(values[4::WIDTH], default=0), max(values[5::WIDTH], default=0))
+    if newest < fence_ns - COARSE_GRANULARITY_NS:
+        return False
+    return any(
+        is_racy(tuple(values[at : at + WIDTH]), fence_ns)  # type: ignore[arg-type]
+        for at in range(0, len(values), WIDTH)
+    )
+
+
+def _values(packed: bytes) -> Any:
+    """The integers of packed stats, unpacked one at a time as they are read."""
+    if sys.byteorder == "little":
+        return memoryview(packed).cast("q")
+    return struct.unpack(f"<{len(packed) // 8}q", packed)  # pragma: no cover - big-endian
+
+
+def packed_signature(entry: Any, signature: Any) -> bytes | None:
+    """A task folder's file signature as :func:`take` needs it, held per task after a read:
+    the stats of its folder, ``task.json`` and each attempt's ``result.json`` (in that
+    order: their paths follow from the entry) packed as :attr:`Index.stats` holds them
+    (about 300 bytes for three attempts, against 2.4 KB as tuples of paths and integers).
+    None when the signature is not of those files or a value does not fit: no index."""
+    if [item[0] for item in signature] != signed_files(entry):
+        return None  # not the files rels() will check
+    try:
+        return struct.pack(
+            f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]]
+        )
+    except struct.error:
+        return None
+
+
+def signature(root: str, rels: list[str]) -> Signature | None:
+    """``(rel, *stat_key)`` of each path (not following a final link), None when one cannot
+    be stat'ed."""
+    out = []
+    lstat = os.lstat
+    for rel in rels:
+        try:
+            info = lstat(f"{root}/{rel}")
+        except OSError:
+            return None
+        out.append((rel, *stat_key(info)))
+    return tuple(out)
+
+
+def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
+    """For each signature, whether its files still have it (a worker process's share)."""
+    return [signature(root, [item[0] for item in sig]) == sig for sig in signatures]
+
+
+def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
+    """The signature of ``rels`` from what the reader saw as it read them (the folder's
+    lstat and each file's fstat), None when one of them was not seen."""
+    try:
+        return tuple((rel, *stats[rel]) for rel in rels)
+    except KeyError:
+        return None
+
+
+def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
+    """Whether any file of ``sig`` is racy (:func:`~inspector.loading.is_racy`); a
+    folder whose newest stamp is older than the coarse granularity is answered at once."""
+    newest = max([max(item[5], item[6]) for item in sig], default=0)
+    if newest < fence_ns - COARSE_GRANULARITY_NS:
+        return False
+    return any(is_racy(item[1:], fence_ns) for item in sig)
+
+
+def entry_files(entry: Any) -> list[str]:
+    """What an entry was read from: its folder (a new attempt folder or a symbolic link
+    changes it), its task.json and each attempt's result.json."""
+    from inspector.results.layout import AttemptDirs  # only where a run is read
+
+    dirs = entry.attempt_dirs
+    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
+        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
+        return [entry.folder, entry.task_file, *tail]
+    files = [entry.folder, entry.task_file]
+    return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
 
 
 def listing_digest(listing: tuple[Any, ...]) -> bytes:
@@ -90,40 +194,43 @@ def listing_digest(listing: tuple[Any, ...]) -> bytes:
 def take(run: Run) -> Index | None:
     """The index of a run just read (with the cache on), or None when some file could
     not be stat'ed (then nothing is cached)."""
+    if run.index is not None:  # taken before: the signatures are in it
+        return run.index  # type: ignore[no-any-return]
     if run.seen is None or run.listing is None:
         return None
-    stats: list[int] = []
+    # The stats as bytes, joined once (as Python integers they cost 1.2 KB a task while
+    # the store is written); equal attempt numbers one tuple.
+    pieces: list[bytes] = []
     attempts: list[Any] = []
+    shared: dict[Any, Any] = {}
     try:
         for rel in RUN_FILES:
-            stats.extend(run.seen[rel])  # type: ignore[arg-type]
+            pieces.append(PACKED.pack(*run.seen[rel]))  # type: ignore[misc]
         for entry in run.entries:
             if entry.state == "running":
                 attempts.append(RUNNING_ENTRY)
                 for rel in running_files(entry.folder):
-                    stats.extend(run.seen[rel])  # type: ignore[arg-type]
+                    pieces.append(PACKED.pack(*run.seen[rel]))  # type: ignore[misc]
                 continue
-            attempts.append(tuple(sorted(attempt_numbers(entry.attempt_dirs))))
+            numbers = tuple(sorted(entry.attempt_dirs))
+            attempts.append(shared.setdefault(numbers, numbers))
             packed = run.signatures[entry.folder]  # packed_signature's
             if packed is None:
                 return None
-            stats += struct.unpack(f"<{len(packed) // 8}q", packed)
+            pieces.append(packed)
     except (KeyError, TypeError):
         return None
-    fence = run.read_started_ns
-    newest = max(max(stats[4::WIDTH], default=0), max(stats[5::WIDTH], default=0))
-    # No stamp within the coarsest granularity of the fence: none is racy (one pass in C
-    # instead of a call per file).
-    if newest >= fence - COARSE_GRANULARITY_NS and any(
-        is_racy(tuple(stats[at : at + WIDTH]), fence)  # type: ignore[arg-type]
-        for at in range(0, len(stats), WIDTH)
-    ):
-        return None  # a file written as it was read: read the run again next time
-    try:
-        packed = struct.pack(f"<{len(stats)}q", *stats)
     except struct.error:
         return None  # a value that does not fit: not cached
-    return Index(listing_digest(run.listing), tuple(attempts), packed)
+    packed = b"".join(pieces)
+    del pieces
+    # No stamp within the coarsest granularity of the fence: none is racy (one pass in C
+    # instead of a call per file).
+    if packed_is_racy(packed, run.read_started_ns):
+        return None  # a file written as it was read: read the run again next time
+    run.index = Index(listing_digest(run.listing), tuple(attempts), packed)
+    run.signatures.clear()  # joined in the index (which holds one copy of them)
+    return run.index  # type: ignore[no-any-return]
 
 
 # From this many files on, a single-threaded caller checks half of them in a forked child.

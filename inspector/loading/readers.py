@@ -17,14 +17,19 @@ from __future__ import annotations
 import gc
 import os
 import stat as stat_module
-import struct
 from collections.abc import Callable, Collection, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
 from inspector.loading import tasks as task_store
-from inspector.loading.index import WIDTH, Checked, Signature
+from inspector.loading.index import (
+    Checked,
+    Signature,
+    entry_files,
+    known_signature,
+    packed_signature,
+)
 from inspector.loading.processes import (
     end_pool,
     own_context,
@@ -37,7 +42,6 @@ from inspector.loading.processes import (
 from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
 from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
-from inspector.results.layout import AttemptDirs
 from inspector.results.listing import StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
@@ -46,7 +50,8 @@ from inspector.results.tasks import TaskEntry, load_published
 
 preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
-_Chunk = list[tuple[EntryRec, tuple[tuple[str, int, int, int, int, int, int], ...] | None]]
+_Seen = bytes | tuple[tuple[str, int, int, int, int, int, int], ...] | None
+_Chunk = list[tuple[EntryRec, _Seen]]
 PARALLEL_MIN = 1500  # folders; below it (and below PARALLEL_BYTES) one process reads
 CHUNK = 250
 PARALLEL_BYTES = 32 << 20
@@ -104,45 +109,6 @@ def split(
     return chunks, len(chunks) > 1
 
 
-def entry_files(entry: Any) -> list[str]:
-    """What an entry was read from: its folder (a new attempt folder or a symbolic link
-    changes it), its task.json and each attempt's result.json."""
-    dirs = entry.attempt_dirs
-    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
-        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
-    else:
-        tail = [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
-    return [entry.folder, f"{entry.folder}/task.json", *tail]
-
-
-def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
-    """The keys of ``rels`` as the reader saw them while reading (the folder's ``lstat``,
-    each file's ``fstat``), None when one of them was not seen."""
-    try:
-        return tuple((rel, *stats[rel]) for rel in rels)
-    except KeyError:
-        return None
-
-
-def packed_signature(entry: Any, signature: Signature) -> bytes | None:
-    """A task folder's keys as the run's index takes them (:func:`~.index.take`), held per
-    task after a read: its folder's, ``task.json``'s and each ``attempt-N/result.json``'s,
-    packed (about 300 bytes for three attempts, against 2.4 KB as tuples). None when they
-    are not of those files or a value does not fit: no index."""
-    folder, dirs = entry.folder, entry.attempt_dirs
-    numbers = sorted(dirs.numbers if type(dirs) is AttemptDirs else dirs)
-    expected = [folder, f"{folder}/task.json"]
-    expected += [f"{folder}/attempt-{n}/result.json" for n in numbers]
-    if [item[0] for item in signature] != expected:
-        return None  # not the files rels() will check
-    try:
-        return struct.pack(
-            f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]]
-        )
-    except struct.error:
-        return None
-
-
 def _read_one(
     files: RunFiles,
     folder: str,
@@ -176,7 +142,9 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies, signed)
-            out.append((entry_record(entry), seen))
+            # Packed here: as tuples, decoding them cost the collector 2 KB a folder.
+            packed = packed_signature(entry, seen) if seen is not None else None
+            out.append((entry_record(entry), seen if packed is None else packed))
         return ENCODER.encode(out)
     finally:
         if enabled:
@@ -301,8 +269,10 @@ class EntryLoad:
         if cache is not None:
             for entry in entries:
                 cached = cache.fresh.get(entry.folder)
-                if cached is not None:
-                    self.signatures[entry.folder] = packed_signature(entry, cached[0])
+                if cached is not None:  # packed as the store holds a folder read
+                    sig = cached[0]
+                    packed = sig if type(sig) is bytes else packed_signature(entry, sig)
+                    self.signatures[entry.folder] = packed
                 else:  # not kept (a file is missing: a task not yet published)
                     rels = entry_files(entry)
                     stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
@@ -334,18 +304,17 @@ class EntryLoad:
                 self.pool.shutdown(wait=True, cancel_futures=True)
             self.pool = None
 
-    def _place(self, number: int, results: list[tuple[TaskEntry, Any, Any]]) -> None:
-        """Put one chunk's entries in place (and in the store), then pass on what is ready."""
+    def _place(self, number: int, results: list[tuple[TaskEntry, Any]]) -> None:
+        """Put one chunk's entries in place, pass on what is ready, then give them to the
+        task store (which stats now the files of one the reader did not see)."""
         start = self.starts[number]
-        for cursor, (entry, _, _) in enumerate(results, start):
+        for cursor, (entry, _) in enumerate(results, start):
             self.entries[self.missing[cursor]] = entry
         self._emit()
         cache = self.cache
         if cache is not None:
-            for cursor, (entry, seen, data) in enumerate(results, start):
-                if seen is None:  # a file the reader did not see: its key now
-                    seen = task_store.signature(cache.root, entry_files(entry))
-                cache.put(entry, data, self.items[cursor][2], seen)
+            for cursor, (entry, seen) in enumerate(results, start):
+                cache.put(entry, self.items[cursor][2], seen)
 
     def _emit(self) -> None:
         if self._on_entries is None:
@@ -358,7 +327,7 @@ class EntryLoad:
             self._emitted = end
             self._on_entries(entries[start:end])  # type: ignore[arg-type]
 
-    def _result(self, number: int) -> list[tuple[TaskEntry, Any, Any]]:
+    def _result(self, number: int) -> list[tuple[TaskEntry, Any]]:
         """A worker's chunk, decoded; read here when there is no worker or it failed."""
         if self.futures:
             # Loaded by now (the pool that made the futures imported it).
@@ -368,7 +337,7 @@ class EntryLoad:
                 data = self.futures[number].result()
                 self.futures[number] = None  # it would keep the bytes for the whole read
                 return [
-                    (task_entry(rec, item[0]), seen, rec)
+                    (task_entry(rec, item[0]), seen)
                     for (rec, seen), item in zip(
                         decoder(_Chunk).decode(data), self.chunks[number], strict=True
                     )
@@ -378,6 +347,6 @@ class EntryLoad:
                     shutdown_shared_pool(self.pool)
         signed = self.cache is not None
         return [
-            (*_read_one(self.files, folder, state, first, self.strategies, signed), None)
+            _read_one(self.files, folder, state, first, self.strategies, signed)
             for folder, state, first in self.chunks[number]
         ]

@@ -105,10 +105,13 @@ class PendingRead:
 
     def save_cache(self) -> None:
         """Write the task store, with the reductions (after ``finish(save_cache=False)``;
-        nothing when the read keeps nothing)."""
+        nothing when the read keeps nothing), then drop what it was loaded as and written
+        from."""
         cache = self.load.cache
-        if cache is not None and self.load.store:
-            cache.save(self.reduction_cache)
+        if cache is not None:
+            if self.load.store:
+                cache.save(self.reduction_cache)
+            cache.forget()
 
     def cancel(self) -> None:
         """Give up: stop the reader processes."""

@@ -148,7 +148,14 @@ def task_entry(rec: EntryRec, folder: str | None = None) -> Any:
     ``folder``: the folder string asked for (the entry keeps that one object)."""
     # The reader and the engine's model: only when an entry is made (an answer from the
     # store makes none).
-    from inspector.engine.model import ON_DISK, Attempt, Issue, TaskRecord
+    from inspector.engine.model import (
+        NO_RETRIES,
+        ON_DISK,
+        Attempt,
+        Issue,
+        TaskRecord,
+        alike_attempts,
+    )
     from inspector.results.layout import AttemptDirs
     from inspector.results.problems import LoadProblem
     from inspector.results.tasks import TaskEntry
@@ -166,26 +173,31 @@ def task_entry(rec: EntryRec, folder: str | None = None) -> Any:
             category,
             r.plan_k,
             intern(r.plan_strategy),
-            {
-                a.index: Attempt(
-                    a.index,
-                    intern(a.status),
-                    shared(a.metrics),
-                    tuple([Issue(i.severity, i.phase, i.code, i.message) for i in a.issues])
-                    if a.issues
-                    else (),
-                    shared(a.artifacts),
-                )
-                for a in r.attempts
-            },
-            r.retry_counts,
+            alike_attempts(
+                {
+                    a.index: Attempt(
+                        a.index,
+                        intern(a.status),
+                        shared(a.metrics),
+                        tuple([Issue(i.severity, i.phase, i.code, i.message) for i in a.issues])
+                        if a.issues
+                        else (),
+                        shared(a.artifacts),
+                    )
+                    for a in r.attempts
+                }
+            ),
+            r.retry_counts or NO_RETRIES,
             ON_DISK,
             r.source,
         )
     dirs: Any = AttemptDirs(folder, rec.numbers) if rec.numbers is not None else rec.dirs or {}
     problems = [LoadProblem(p.path, p.message, p.rule, p.blocking) for p in rec.problems]
+    task_id = rec.task_id
+    if record is not None and record.task_id == task_id:
+        task_id = record.task_id  # one string for both (decoded apart)
     return TaskEntry(
-        rec.task_id,
+        task_id,
         folder,
         intern(rec.state),
         rec.published,

@@ -32,7 +32,6 @@ from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import index as snapshots
 from inspector.loading import reports
 from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem, problem_rec
-from inspector.loading.tasks import signature_is_racy
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES
 from inspector.results.problems import LoadProblem
@@ -289,16 +288,14 @@ def _store(
 ) -> None:
     """Keep the new report and table with the index of the files as now read; nothing
     when a folder read again could not be (racy, or a file missing)."""
-    from inspector.loading.readers import packed_signature
-
     width = snapshots.RECORD
     attempts = list(snapshot.attempts)
     pieces: list[bytes] = []
     done = 0
     for i in sorted(fresh):
         entry, seen = fresh[i]
-        packed = None if seen is None else packed_signature(entry, seen)
-        if packed is None or signature_is_racy(seen, fence):
+        packed = None if seen is None else snapshots.packed_signature(entry, seen)
+        if packed is None or snapshots.signature_is_racy(seen, fence):
             return
         start = starts[i] * width
         pieces += [snapshot.stats[done:start], packed]

@@ -270,7 +270,7 @@ def store_snapshot(
     record = Report(
         os.path.realpath(run_root), snapshot, outputs, answers, tables, refused, records
     )
-    stores.write_atomically(store_file(run_root), record)
+    stores.write_streamed(store_file(run_root), lambda: stores.report_pieces(record))
 
 
 def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value: Any) -> None:

@@ -18,6 +18,7 @@ import os
 import pwd
 import stat
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -146,13 +147,13 @@ def make_folder(folder: Path) -> bool:
     return trusted(missing[0] if missing else folder)
 
 
-def _parts(record: Any) -> tuple[bytes, bytes, bytes]:
-    """A record as a store file's three parts (the header, msgpack, SHA-256 of it), written
-    one after the other: joined, a large store would be copied twice more."""
+def pack(record: Any) -> bytes:
+    """A record as a store file's bytes: the header, msgpack, SHA-256 of the msgpack (what
+    a streamed write of it must equal)."""
     from inspector.loading.records import ENCODER
 
     payload = ENCODER.encode(record)
-    return _header(), payload, hashlib.sha256(payload).digest()
+    return _header() + payload + hashlib.sha256(payload).digest()
 
 
 def unpack(raw: bytes, kind: Any) -> Any:
@@ -176,19 +177,36 @@ def write_atomically(path: Path, record: Any) -> bool:
     """Write ``record`` to ``path`` through a temporary file in the same folder, only in a
     trusted folder; on any failure (a full disk, a read-only folder, a value msgpack cannot
     hold) nothing is left behind."""
+    from inspector.loading.records import ENCODER
+
+    return write_streamed(path, lambda: iter((ENCODER.encode(record),)))
+
+
+def write_streamed(path: Path, pieces: Callable[[], Iterator[bytes]]) -> bool:
+    """:func:`write_atomically` for a record whose msgpack comes in ``pieces`` (made one
+    after the other as they are written, so the whole is never held at once: a large
+    run's task store), digested as they go."""
     import tempfile  # only when something is written: an answer from the store writes nothing
 
     if not make_folder(path.parent):
         return False
     tmp = None
     try:
-        parts = _parts(record)
+        digest = hashlib.sha256()
         fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".inspector-", suffix=".tmp")
         with os.fdopen(fd, "wb", buffering=0) as handle:
-            for part in parts:
-                view = memoryview(part)
-                while view:  # unbuffered: a short write is possible
-                    view = view[handle.write(view) :]
+            _write_all(handle, _header())
+            buffer = bytearray()  # small pieces: a write per megabyte, not per piece
+            for piece in pieces():
+                if len(piece) >= _BUFFER:  # a large piece as it is, never copied
+                    _flush(handle, digest, buffer)
+                    _flush(handle, digest, piece)
+                    continue
+                buffer += piece
+                if len(buffer) >= _BUFFER:
+                    _flush(handle, digest, buffer)
+            _flush(handle, digest, buffer)
+            _write_all(handle, digest.digest())
         os.replace(tmp, path)
         return True
     except BaseException as exc:  # Ctrl-C too: no temporary file is left behind
@@ -198,6 +216,40 @@ def write_atomically(path: Path, record: Any) -> bool:
         if not isinstance(exc, OSError | ValueError | TypeError | OverflowError):
             raise
         return False
+
+
+_BUFFER = 1 << 20
+
+
+def bin_header(size: int) -> bytes:
+    """msgpack's header of ``size`` bytes (its shortest form, as msgspec's)."""
+    if size < 1 << 8:
+        return b"\xc4" + size.to_bytes(1, "big")
+    if size < 1 << 16:
+        return b"\xc5" + size.to_bytes(2, "big")
+    return b"\xc6" + size.to_bytes(4, "big")
+
+
+def map_header(count: int) -> bytes:
+    """msgpack's header of a map of ``count`` pairs (its shortest form, as msgspec's)."""
+    if count < 16:
+        return bytes([0x80 | count])
+    if count < 1 << 16:
+        return b"\xde" + count.to_bytes(2, "big")
+    return b"\xdf" + count.to_bytes(4, "big")
+
+
+def _write_all(handle: Any, data: bytes | bytearray) -> None:
+    view = memoryview(data)
+    while view:  # unbuffered: a short write is possible
+        view = view[handle.write(view) :]
+
+
+def _flush(handle: Any, digest: Any, data: bytes | bytearray) -> None:
+    digest.update(data)
+    _write_all(handle, data)
+    if type(data) is bytearray:
+        data.clear()
 
 
 def load(path: Path, kind: Any) -> Any:
@@ -284,3 +336,19 @@ def stat_or_absent(path: str) -> Stat | None:
     except OSError:
         return None
     return stat_key(info)
+
+
+def report_pieces(record: Any) -> Iterator[bytes]:
+    """A report store (``records.Report``, seven fields) encoded in pieces, as
+    ``ENCODER.encode(record)`` would, its index's stats (48 bytes a file) as they are,
+    not copied into one string with the rest."""
+    from inspector.loading.records import ENCODER
+
+    index = record.index
+    yield b"\x97" + ENCODER.encode(record.root)
+    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
+    yield bin_header(len(index.stats))
+    yield index.stats
+    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
+    yield ENCODER.encode(record.tables) + ENCODER.encode(record.refused)
+    yield ENCODER.encode(record.records)

@@ -14,35 +14,41 @@ import contextlib
 import hashlib
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from inspector.loading import store
-from inspector.loading.index import Checked, Signature
+from inspector.loading.index import (
+    Checked,
+    entry_files,
+    packed_is_racy,
+    packed_signature,
+    signature,
+    signature_is_racy,
+    unchanged,
+    unpacked_signature,
+)
 from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
+    ENCODER,
     OPTIONS,
     EntryRec,
     IssueRec,
     entry_record,
-    issue_of,
-    issue_rec,
     task_entry,
 )
-from inspector.results.file_io import stat_key
+from inspector.results.problems import RULE_DUPLICATE_ID
 
+Signature = tuple[tuple[Any, ...], ...]
+"""Per file ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
 DELTA_MIN = 64
 DELTA_SHARE = 8
+CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250  # the app's reader processes check from so many
+FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child from so many
 """The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
-CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250
-"""From this many stored folders on, the app's shared reader processes check them, in
-parts of at least this many."""
-FORK_CHECK_MIN = 4000
-"""From this many stored folders on, a single-threaded caller checks half of them in a
-forked child (about five files each)."""
 
 
 class KeptEntry(msgspec.Struct, **OPTIONS):
@@ -90,16 +96,21 @@ class TaskStore(msgspec.Struct, **OPTIONS):
 
 def reduction_records(plan: str, reductions: Any) -> Reductions:
     """One task's reductions (engine objects) as a record."""
-    out = []
-    for r in reductions:
-        c = r.coverage
-        reasons = [
-            ReasonRec(x.code, x.text, tuple(x.attempts), issue_rec(x.issue)) for x in r.reasons
-        ]
-        coverage = (c.requested, c.observed, c.valid, c.error)
-        out.append(ReductionRec(r.value, r.state, r.has_error, coverage, r.missing_attempts,
-                                r.invalidated, r.early_stopped, tuple(reasons)))  # fmt: skip
-    return Reductions(plan, tuple(out))
+    return Reductions(plan, tuple([_reduction_record(r) for r in reductions]))
+
+
+def _reduction_record(r: Any) -> ReductionRec:
+    c, issue = r.coverage, _issue_record
+    reasons = [ReasonRec(x.code, x.text, tuple(x.attempts), issue(x.issue)) for x in r.reasons]
+    coverage = (c.requested, c.observed, c.valid, c.error)
+    return ReductionRec(
+        r.value, r.state, r.has_error, coverage, r.missing_attempts, r.invalidated,
+        r.early_stopped, tuple(reasons),
+    )  # fmt: skip
+
+
+def _issue_record(i: Any) -> IssueRec | None:
+    return None if i is None else IssueRec(i.severity, i.phase, i.code, i.message)
 
 
 class ReductionMaker:
@@ -129,11 +140,21 @@ class ReductionMaker:
                 coverage = self.coverages[r.coverage] = Coverage(*r.coverage)
             reasons = self.reasons.get(r.reasons)
             if reasons is None:
-                made = [Reason(x.code, x.text, x.attempts, issue_of(x.issue)) for x in r.reasons]
+                made = [Reason(x.code, x.text, x.attempts, _issue(x.issue)) for x in r.reasons]
                 reasons = self.reasons[r.reasons] = tuple(made)
-            out.append(TaskReduction(task_id, series_id, r.value, r.state, r.has_error, coverage,
-                                     r.missing_attempts, r.invalidated, r.early_stopped, reasons))  # fmt: skip
+            out.append(
+                TaskReduction(
+                    task_id, series_id, r.value, r.state, r.has_error, coverage,
+                    r.missing_attempts, r.invalidated, r.early_stopped, reasons,
+                )
+            )  # fmt: skip
         return out
+
+
+def _issue(rec: IssueRec | None) -> Any:
+    from inspector.engine.model import Issue
+
+    return None if rec is None else Issue(rec.severity, rec.phase, rec.code, rec.message)
 
 
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
@@ -141,65 +162,42 @@ def store_file(run_root: Path, folder: Path | None = None) -> Path:
     return store.run_folder(run_root, folder) / "tasks"
 
 
-def signature(root: str, rels: list[str]) -> Signature | None:
-    """``(rel, *stat_key)`` of each path (not following a final link), None when one cannot
-    be stat'ed."""
-    out = []
-    lstat = os.lstat
-    for rel in rels:
-        try:
-            info = lstat(f"{root}/{rel}")
-        except OSError:
-            return None
-        out.append((rel, *stat_key(info)))
-    return tuple(out)
-
-
-def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
-    """For each signature, whether its files still have it (a worker process's share)."""
-    return [signature(root, [item[0] for item in sig]) == sig for sig in signatures]
-
-
-def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
-    """Whether any file of ``sig`` is racy (:func:`~inspector.loading.store.is_racy`); a
-    folder whose newest stamp is older than the coarse granularity is answered at once."""
-    newest = max([max(item[5], item[6]) for item in sig], default=0)
-    if newest < fence_ns - store.COARSE_GRANULARITY_NS:
-        return False
-    return any(store.is_racy(item[1:], fence_ns) for item in sig)
+def delta_file(path: Path) -> Path:
+    """Beside a run's task store: the folders changed since it was written."""
+    return path.with_name(path.name + ".delta")
 
 
 class TaskCache:
-    """Load once, look up folders, save once. Never raises: a broken store is a miss.
-
-    Args:
-        run_root: The run directory.
-        reuse: False takes nothing from the store (every folder is read again; what is
-            read is still kept for next time).
-    """
+    """Load once, look up folders, save once; never raises (a broken store is a miss).
+    ``reuse`` False takes nothing from the store (what is read is still kept)."""
 
     def __init__(self, run_root: Path, *, reuse: bool = True) -> None:
         self.root = str(run_root)
         self.path = store_file(run_root)
-        self.delta_path = self.path.with_name("tasks.delta")  # the folders changed since
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.entries: dict[str, KeptEntry | None] = {}
-        # Per folder read or taken from the store: its signature, where AgentCompass finds
-        # it first, and its record (None until :meth:`save`: see :attr:`unencoded`).
-        self.fresh: dict[str, tuple[Signature, str, Any]] = {}
-        self.unencoded: dict[str, Any] = {}
+        # Per folder read or taken from the store: its signature (packed as the session
+        # holds it, :func:`~inspector.loading.index.packed_signature`, for a folder read),
+        # where AgentCompass finds it first, and its record or, for a folder read, its
+        # entry (made a record one at a time as the store is written: a large run's
+        # records and signatures as objects cost three times what the session holds).
+        self.fresh: dict[str, tuple[Signature | bytes, str, Any]] = {}
         self.kept: dict[str, Any] = {}  # folder -> its stored reductions
-        self.attached: dict[str, Any] = {}  # folder -> its reductions to store
+        # folder -> its reductions to store (made as they are written)
+        self.attached: Any = _no_reductions
         self.hits = 0
         self.delta: dict[str, KeptEntry | None] = {}
-        if reuse:  # the base, then the folders changed since it was written (its delta)
-            base = store.load(self.path, TaskStore)
-            if base is not None and base.root == self.root:
-                self.entries = base.entries
-                delta = store.load(self.delta_path, TaskStore)
-                if delta is not None and delta.root == self.root and delta.entries:
-                    self.delta = delta.entries
-                    self.entries.update(delta.entries)
+        base = self._stored(self.path) if reuse else None
+        if base is not None:
+            self.entries = base
+            delta = self._stored(delta_file(self.path))
+            if delta:
+                self.delta = delta
+                base.update(delta)
+
+    def _stored(self, path: Path) -> dict[str, KeptEntry | None] | None:
+        found = store.load(path, TaskStore)
+        return found.entries if found is not None and found.root == self.root else None
 
     def look_up(
         self,
@@ -209,11 +207,10 @@ class TaskCache:
         checked: Checked | None,
         shared: bool,
     ) -> list[int]:
-        """Put in ``entries`` (by position) every candidate folder whose stored entry may
-        be used (every file it was read from still has its key, and the folder is still
-        the first of its name where AgentCompass looks); the positions of the rest.
-        ``checked``: what the report store's check found (its unchanged files are not
-        stat'ed again). ``shared``: the caller has threads (the app)."""
+        """Put in ``entries`` every candidate folder whose stored entry may be used (its
+        files' keys unchanged, and it is still the first of its name where AgentCompass
+        looks); the positions of the rest. ``checked``: what the report store's check found
+        (those files are not stat'ed again). ``shared``: the caller has threads (the app)."""
         known: dict[int, Signature] = {}
         for position, (folder, state) in enumerate(candidates):
             kept = self.entries.get(folder)
@@ -235,22 +232,21 @@ class TaskCache:
         return missing
 
     def _check(self, known: dict[int, Signature], positions: list[int], shared: bool) -> list[Any]:
-        """Whether the files of each folder at ``positions`` still have their stored keys
-        (``lstat``, split between processes for many)."""
-        signatures = [known[p] for p in positions]
-        root = self.root
+        """Whether each folder's files still have their stored keys (``lstat``, split
+        between processes for many)."""
+        sigs, root = [known[p] for p in positions], self.root
         if len(positions) >= CHECK_PARALLEL_MIN and shared:
             step = max(CHECK_CHUNK, len(positions) // (4 * workers()) + 1)
-            parts = [signatures[i : i + step] for i in range(0, len(signatures), step)]
-            answers = in_shared_pool(unchanged, [(root, part) for part in parts])
+            parts = [(root, sigs[i : i + step]) for i in range(0, len(sigs), step)]
+            answers = in_shared_pool(unchanged, parts)
             if answers is not None:
                 return [ok for answer in answers for ok in answer]
         if not shared and len(positions) >= FORK_CHECK_MIN:
             half = len(positions) // 2
-            both = halves_in_fork(unchanged, (root, signatures[:half]), (root, signatures[half:]))
+            both = halves_in_fork(unchanged, (root, sigs[:half]), (root, sigs[half:]))
             if both is not None and len(both[0]) + len(both[1]) == len(positions):
                 return [*both[0], *both[1]]
-        return unchanged(root, signatures)
+        return unchanged(root, sigs)
 
     def accept(self, folder: str) -> Any:
         """The stored entry of ``folder``, whose signature was just found unchanged (None:
@@ -266,14 +262,45 @@ class TaskCache:
             self.kept[folder] = kept.reductions
         return entry
 
-    def put(self, entry: Any, record: Any, first_location: str, seen: Signature | None) -> None:
-        """Remember an entry just read (``record``: its record, when a reader process sent
-        it so; else it is made when the store is saved) with the keys of its files as read
-        (``seen``; None: not remembered). A folder with a racy file is not remembered."""
-        if seen is not None and not signature_is_racy(seen, self.fence):
-            self.fresh[entry.folder] = (seen, first_location, record)
-            if record is None:
-                self.unencoded[entry.folder] = entry
+    def put(self, entry: Any, first_location: str, seen: Signature | bytes | None = None) -> None:
+        """Remember an entry just read; its record is made only when the store is saved.
+        ``seen``: the signature the reader took while reading; else stat the files now. A
+        folder with a racy file is not remembered."""
+        sig = seen if seen is not None else signature(self.root, entry_files(entry))
+        if type(sig) is bytes:  # packed by a reader process
+            if not packed_is_racy(sig, self.fence):
+                self.fresh[entry.folder] = (sig, first_location, entry)
+        elif sig is not None and not signature_is_racy(sig, self.fence):
+            packed = packed_signature(entry, sig)
+            self.fresh[entry.folder] = (sig if packed is None else packed, first_location, entry)
+
+    def forget(self) -> None:
+        """Once saved: drop what the store was loaded as and written from."""
+        self.entries, self.delta, self.fresh, self.kept = {}, {}, {}, {}
+        self.attached = _no_reductions
+
+    def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
+        """Each folder seen in this read as it is stored, made one at a time."""
+        reductions = self.attached
+        for folder, (sig, first, held) in self.fresh.items():
+            if type(held) is EntryRec:
+                rec = held
+            else:
+                rec = entry_record(held)
+                if any(p.rule == RULE_DUPLICATE_ID for p in rec.problems):
+                    # Added by the collector, which adds it again on every read.
+                    problems = tuple(p for p in rec.problems if p.rule != RULE_DUPLICATE_ID)
+                    rec = msgspec.structs.replace(rec, problems=problems)
+            files = unpacked_signature(held, sig) if type(sig) is bytes else sig
+            yield folder, KeptEntry(files, first, rec, reductions(folder))  # type: ignore[arg-type]
+
+    def _whole(self) -> Iterator[bytes]:
+        """The task store of this read as msgpack, a folder at a time (as
+        ``ENCODER.encode(TaskStore(root, entries))`` makes it)."""
+        count = len(self.fresh)
+        yield b"\x92" + ENCODER.encode(self.root) + store.map_header(count)
+        for folder, kept in self._kept_entries():
+            yield ENCODER.encode(folder) + ENCODER.encode(kept)
 
     def save(self, reductions: ReductionCache | None = None) -> None:
         """Write the entries seen in this read (atomically). When few folders changed since
@@ -281,36 +308,32 @@ class TaskCache:
         the base is written whole again once the delta grows past :data:`DELTA_SHARE` of
         it. Every entry is checked against its files before use, so any base and delta
         combined (one written, the other not) give misses, never a wrong entry.
-        ``reductions``: the tasks' reductions under the plan they were scored with, kept
-        with their entries."""
+        ``reductions``: the tasks' reductions, kept with their entries."""
         if reductions is not None:
             reductions.attach()
-        attached, entries, unencoded = self.attached, self.entries, self.unencoded
-        try:
-            out = {
-                folder: KeptEntry(
-                    sig,
-                    first,
-                    entry_record(unencoded[folder]) if rec is None else rec,
-                    attached.get(folder),
-                )
-                for folder, (sig, first, rec) in self.fresh.items()
-            }
-        except (TypeError, ValueError, OverflowError):
+        entries, fresh = self.entries, self.fresh
+        if not fresh and not entries:
             return
-        changed = {folder: value for folder, value in out.items() if entries.get(folder) != value}
-        gone = [
-            folder for folder, value in entries.items() if value is not None and folder not in out
-        ]
-        if not changed and not gone:
-            return
-        delta = {**self.delta, **changed, **dict.fromkeys(gone)}
-        delta_path = self.delta_path
-        if entries and len(delta) <= max(DELTA_MIN, len(out) // DELTA_SHARE):
-            store.write_atomically(delta_path, TaskStore(self.root, delta))
-        elif store.write_atomically(self.path, TaskStore(self.root, out)):  # type: ignore[arg-type]
+        if entries:  # is it a few folders (the delta file)?
+            try:
+                changed = {f: kept for f, kept in self._kept_entries() if entries.get(f) != kept}
+            except (TypeError, ValueError, OverflowError):
+                return
+            gone = [f for f, value in entries.items() if value is not None and f not in fresh]
+            if not changed and not gone:
+                return
+            delta = {**self.delta, **changed, **dict.fromkeys(gone)}
+            if len(delta) <= max(DELTA_MIN, len(fresh) // DELTA_SHARE):
+                store.write_atomically(delta_file(self.path), TaskStore(self.root, delta))
+                return
+            del changed, delta
+        # Written as it is made: the whole store is never held (nor its records).
+        if store.write_streamed(self.path, self._whole):
             with contextlib.suppress(OSError):
-                os.unlink(delta_path)
+                os.unlink(delta_file(self.path))
+
+
+def _no_reductions(folder: str) -> None: ...
 
 
 def plan_key(stream: Any) -> str:
@@ -328,10 +351,10 @@ class ReductionCache:
     def __init__(self, cache: TaskCache, stream: Any) -> None:
         self.cache = cache
         self.stream = stream
-        self.key = plan_key(stream)
-        self.reused: dict[str, Any] = {}
-        self.maker: ReductionMaker | None = None  # made for the first stored reductions
         self.series = tuple(stream.series_ids)
+        self.key = plan_key(stream)
+        self.maker = ReductionMaker(self.series)
+        self.reused: dict[str, Any] = {}
 
     def add(self, tasks: Sequence[Any]) -> None:
         """Hand ``tasks`` to the stream, with the reductions kept for those whose entry
@@ -341,8 +364,6 @@ class ReductionCache:
             self.stream.add(tasks)
             return
         known: list[Any] = []
-        if self.maker is None:
-            self.maker = ReductionMaker(self.series)
         key, make = self.key, self.maker.make
         for task in tasks:
             folder = task.source.rpartition("/")[0]
@@ -356,16 +377,22 @@ class ReductionCache:
         self.stream.add(tasks, known)
 
     def attach(self) -> None:
-        """Give the task store each keepable task's reductions to store with its entry."""
-        stream, fresh = self.stream, self.cache.fresh
+        """Give the task store each keepable task's reductions to store with its entry
+        (each made as its entry is written)."""
+        stream = self.stream
         if stream.failed:
             return
         columns = [stream.by_series[series_id] for series_id in self.series]
-        attached, reused, key = self.cache.attached, self.reused, self.key
-        for position, task in enumerate(stream.tasks):
-            folder = task.source.rpartition("/")[0]
+        reused, key = self.reused, self.key
+        positions = {task.source: position for position, task in enumerate(stream.tasks)}
+
+        def reductions(folder: str) -> Reductions | None:
             stored = reused.get(folder)
             if stored is not None:
-                attached[folder] = stored
-            elif folder in fresh:
-                attached[folder] = reduction_records(key, [c[position] for c in columns])
+                return stored
+            position = positions.get(f"{folder}/task.json")
+            if position is None:
+                return None
+            return reduction_records(key, [column[position] for column in columns])
+
+        self.cache.attached = reductions

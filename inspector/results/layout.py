@@ -78,6 +78,9 @@ def relpath(*parts: str) -> str:
     return "/".join([part for part in parts if part])
 
 
+_NUMBERS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
 class AttemptDirs(Mapping[int, str]):
     """Attempt number → its folder (``<task folder>/attempt-N``), made when asked for.
 
@@ -90,7 +93,12 @@ class AttemptDirs(Mapping[int, str]):
 
     def __init__(self, folder: str, numbers: tuple[int, ...]) -> None:
         self.folder = folder
-        self.numbers = numbers  # in the order the folders were found
+        # In the order the folders were found; equal numbers one tuple (most tasks have
+        # the same), up to a bound.
+        shared = _NUMBERS.get(numbers)
+        if shared is None and len(_NUMBERS) < 1024:
+            shared = _NUMBERS[numbers] = numbers
+        self.numbers = numbers if shared is None else shared
 
     def __getitem__(self, number: int) -> str:
         if number not in self.numbers:

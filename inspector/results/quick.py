@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from inspector.engine.model import ON_DISK, Attempt, TaskRecord
+from inspector.engine.model import NO_RETRIES, ON_DISK, Attempt, TaskRecord, alike_attempts
 from inspector.results.file_io import READ_FLAGS, Stat, read_all, stat_key
 from inspector.results.layout import SHARED_TASK_KEYS, TASK_SCHEMA, AttemptDirs, task_directory_name
 from inspector.results.lean import lean_result, payload_of, plain_attempt
@@ -232,8 +232,8 @@ def _read_folder(
             category,
             k,
             strategy,
-            dict(sorted(attempts.items())),
-            dict(sorted(retry_counts.items())),
+            alike_attempts(dict(sorted(attempts.items()))),
+            dict(sorted(retry_counts.items())) or NO_RETRIES,
             ON_DISK,  # present (checked above); read again where it is shown
             task_file,
         ),

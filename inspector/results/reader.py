@@ -67,6 +67,9 @@ class Run:
     # signature (inspector.loading.task_cache), and the task folder listing.
     seen: dict[str, tuple[int, ...] | None] | None = field(default=None, repr=False)
     signatures: dict[str, Any] = field(default_factory=dict, repr=False)
+    # The run's index once taken (inspector.loading.index.take): the signatures are then
+    # joined in it and not kept apart.
+    index: Any = field(default=None, repr=False)
     listing: tuple[Any, ...] | None = field(default=None, repr=False)
     # When reading began (time.time_ns()): files stamped after it are racy (not cached).
     read_started_ns: int = field(default=0, repr=False)

@@ -12,7 +12,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspector.engine.model import ON_DISK, Attempt, TaskRecord
+from inspector.engine.model import NO_RETRIES, ON_DISK, Attempt, TaskRecord, alike_attempts
 from inspector.results.file_io import JsonError, parse_json
 from inspector.results.layout import (
     PREVIOUS_TASK_SCHEMA,
@@ -50,7 +50,7 @@ from inspector.results.validate import (
 _BIG = float(2**63)  # orjson turns integers beyond 64 bits into floats of at least this size
 
 
-@dataclass
+@dataclass(slots=True)
 class TaskEntry:
     """One task folder found in the run, in any state folder (published or not)."""
 
@@ -306,8 +306,8 @@ def _assemble(
         category=category,
         plan_k=k,
         plan_strategy=strategy,
-        attempts=dict(sorted(attempts.items())),
-        retry_counts=dict(sorted(retry_counts.items())),
+        attempts=alike_attempts(dict(sorted(attempts.items()))),
+        retry_counts=dict(sorted(retry_counts.items())) or NO_RETRIES,
         ground_truth=ON_DISK,  # present (checked by _read_index); read again where shown
         source=task_file,
     )

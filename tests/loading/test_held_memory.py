@@ -49,9 +49,10 @@ def _lstat_keys(run: Path, entry: Any) -> bytes:
 
 @pytest.mark.parametrize("opening", ["first", "warm"])
 def test_a_read_run_holds_each_folders_file_keys_packed(opening: str, tmp_path: Path) -> None:
-    """Per task folder the session keeps the keys of the files it was read from, for the
+    """The session keeps the keys of the files each task folder was read from, for the
     run's index: as 48 bytes per file (was a tuple of paths and integers, 2.4 KB per task
-    of three attempts), the same keys, and the index made from them is the same."""
+    of three attempts), the same keys; once the index is taken (the report stored), only
+    in it: one string, not a string per folder beside it."""
     run = copy_run(tmp_path)
     if opening == "warm":
         assert isinstance(loading.read(run), loading.Loaded)
@@ -61,13 +62,10 @@ def test_a_read_run_holds_each_folders_file_keys_packed(opening: str, tmp_path: 
     session_run = result.session.run
     published = [e for e in session_run.entries if e.state != "running"]
     assert published
-    for entry in published:
-        held = session_run.signatures[entry.folder]
-        assert type(held) is bytes
-        assert held == _lstat_keys(run, entry)
+    assert session_run.index is not None and session_run.signatures == {}
     made = index.take(session_run)
-    assert made is not None
-    assert made.stats.endswith(b"".join(_lstat_keys(run, e) for e in published[-1:]))
+    assert made is session_run.index
+    assert made.stats.endswith(b"".join(_lstat_keys(run, e) for e in published))
 
 
 def test_a_warm_reopen_keeps_no_report_store_loaded(tmp_path: Path) -> None:
@@ -106,3 +104,122 @@ def test_entries_from_records_share_their_schema_version() -> None:
     first, second = [task_entry(rec) for rec in decoder(list[EntryRec]).decode(raw)]
     assert first.schema_version == "agentcompass.task.v3"
     assert first.schema_version is second.schema_version
+
+
+@pytest.fixture(scope="module")
+def alike_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """2,000 generated tasks x k=3 (more than one process reads: the records path), most
+    of them alike as in a real run (binary outcomes, a few issues and missing attempts)."""
+    import subprocess
+    import sys
+
+    from tests.loading.helpers import settle_time_stamps
+
+    run = tmp_path_factory.mktemp("alike") / "run"
+    script = Path(__file__).resolve().parents[2] / "fixtures" / "make_large_run.py"
+    argv = ["--out", str(run), "--tasks", "2000", "--k", "3", "--trajectory-kb", "0.5"]
+    subprocess.run([sys.executable, str(script), *argv, "--workers", "1"], check=True)
+    settle_time_stamps()
+    return run
+
+
+def _read_traced(run: Path) -> tuple[float, float, int]:
+    """Bytes held once the run is read, the peak while it was (both above what was
+    allocated before), and its tasks."""
+    import gc
+
+    with pytest.MonkeyPatch.context() as patch:  # imports and lasting caches are not held
+        patch.setenv("INSPECTOR_CACHE", "0")
+        assert isinstance(loading.read(run), loading.Loaded)
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        result = loading.read(run)
+        gc.collect()
+        held, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert isinstance(result, loading.Loaded) and result.session.recomputation is not None
+    return held - before, peak - before, len(result.session.run.entries)
+
+
+def test_a_read_run_holds_under_1400_bytes_a_task(
+    alike_run: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Cache off, a run of alike tasks: alike attempts and attempt mappings are one object
+    each, no retry counts one shared mapping, one task id string per task (1,768 bytes a
+    task before, 1,135 now)."""
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    held, _, tasks = _read_traced(alike_run)
+    assert tasks == 2000
+    assert held / tasks < 1400, held / tasks
+
+
+def test_writing_the_store_on_first_open_raises_the_peak_little(
+    alike_run: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The task store is written a folder at a time, from the entries the session holds
+    and their packed file keys: a first open peaks within twice a read with the cache off
+    (1.55 times; was 4.1: every folder's record and file keys as objects, then the whole
+    store as objects and as one msgpack string)."""
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    _, off, _ = _read_traced(alike_run)
+    monkeypatch.setenv("INSPECTOR_CACHE", "1")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    _, first, _ = _read_traced(alike_run)
+    assert store.load(store.run_folder(alike_run) / "tasks", msgspec.Raw) is not None
+    assert first < 2 * off, (first, off)
+    warm = loading.read(alike_run)  # the store written so reads back, every folder
+    assert isinstance(warm, loading.Loaded) and warm.cache_hits == 2000
+
+
+def test_alike_attempts_are_one_object() -> None:
+    from inspector.engine.model import Attempt, alike_attempts
+
+    def made(correct: bool) -> dict[int, Attempt]:
+        return {n: Attempt(n, "completed", {"correct": correct}) for n in (1, 2)}
+
+    first, second = alike_attempts(made(True)), alike_attempts(made(True))
+    assert first is second and first == made(True)
+    assert alike_attempts(made(False)) is not first
+    # Equal values of other types (1 == True) and float zeros are not taken for alike.
+    ones = alike_attempts({1: Attempt(1, "completed", {"correct": 1})})
+    assert type(ones[1].metrics["correct"]) is int
+
+    def zero() -> dict[int, Attempt]:
+        return {1: Attempt(1, "completed", {"score": -0.0})}
+
+    assert alike_attempts(zero())[1] is not alike_attempts(zero())[1]
+
+
+@pytest.mark.parametrize("files", [1, 6, 2000])
+def test_the_report_store_written_in_pieces_is_its_msgpack(files: int) -> None:
+    """The report store is written in pieces (its index's stats as they are): the bytes
+    are msgspec's own for the record, whatever the size of the stats."""
+    from inspector.loading.records import ENCODER, Index, Outputs, Report
+    from inspector.loading.store import report_pieces as _report_pieces
+
+    stats = bytes(range(256)) * (files * 48 // 256) + b"\x07" * (files * 48 % 256)
+    outputs = Outputs((("a", "b"),), ("note",), "{}", None, None, 3)
+    record = Report(
+        "/r", Index(b"d" * 32, ((1, 2), -1), stats), {"k": outputs}, {"q": (1.0,)}, {}, {}
+    )
+    assert b"".join(_report_pieces(record)) == ENCODER.encode(record)
+
+
+def test_the_task_store_written_a_folder_at_a_time_is_its_msgpack(
+    alike_run: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from inspector.loading.records import ENCODER
+    from inspector.loading.tasks import TaskStore, store_file
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert isinstance(loading.read(alike_run), loading.Loaded)
+    path = store_file(alike_run)
+    kept = store.load(path, TaskStore)
+    assert kept is not None and len(kept.entries) == 2000
+    raw = path.read_bytes()
+    assert raw == store.pack(kept)  # header, msgspec's msgpack of the record, digest
+    assert ENCODER.encode(kept) in raw
