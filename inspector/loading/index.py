@@ -87,9 +87,14 @@ def signed_files(entry: Any) -> list[str]:
     """The files a packed signature of ``entry`` is of, in its order."""
     folder = entry.folder
     expected = [folder, f"{folder}/task.json"]
-    return expected + [
-        f"{folder}/attempt-{number}/result.json" for number in sorted(entry.attempt_dirs)
-    ]
+    numbers = sorted(attempt_numbers(entry.attempt_dirs))
+    return expected + [f"{folder}/attempt-{number}/result.json" for number in numbers]
+
+
+def attempt_numbers(dirs: Any) -> Any:
+    """An entry's attempt numbers: an ``AttemptDirs``' own tuple (no Python iterator per
+    entry), else the mapping's keys."""
+    return getattr(dirs, "numbers", dirs)
 
 
 def unpacked_signature(entry: Any, packed: bytes) -> tuple[tuple[Any, ...], ...]:
@@ -181,8 +186,8 @@ def entry_files(entry: Any) -> list[str]:
     dirs = entry.attempt_dirs
     if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
         tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
-        return [entry.folder, entry.task_file, *tail]
-    files = [entry.folder, entry.task_file]
+        return [entry.folder, f"{entry.folder}/task.json", *tail]
+    files = [entry.folder, f"{entry.folder}/task.json"]
     return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
 
 
@@ -212,7 +217,7 @@ def take(run: Run) -> Index | None:
                 for rel in running_files(entry.folder):
                     pieces.append(PACKED.pack(*run.seen[rel]))  # type: ignore[misc]
                 continue
-            numbers = tuple(sorted(entry.attempt_dirs))
+            numbers = tuple(sorted(attempt_numbers(entry.attempt_dirs)))
             attempts.append(shared.setdefault(numbers, numbers))
             packed = run.signatures[entry.folder]  # packed_signature's
             if packed is None:

@@ -162,11 +162,6 @@ def store_file(run_root: Path, folder: Path | None = None) -> Path:
     return store.run_folder(run_root, folder) / "tasks"
 
 
-def delta_file(path: Path) -> Path:
-    """Beside a run's task store: the folders changed since it was written."""
-    return path.with_name(path.name + ".delta")
-
-
 class TaskCache:
     """Load once, look up folders, save once; never raises (a broken store is a miss).
     ``reuse`` False takes nothing from the store (what is read is still kept)."""
@@ -174,6 +169,7 @@ class TaskCache:
     def __init__(self, run_root: Path, *, reuse: bool = True) -> None:
         self.root = str(run_root)
         self.path = store_file(run_root)
+        self.delta_path = self.path.with_name("tasks.delta")  # the folders changed since
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.entries: dict[str, KeptEntry | None] = {}
         # Per folder read or taken from the store: its signature (packed as the session
@@ -187,17 +183,14 @@ class TaskCache:
         self.attached: Any = _no_reductions
         self.hits = 0
         self.delta: dict[str, KeptEntry | None] = {}
-        base = self._stored(self.path) if reuse else None
-        if base is not None:
-            self.entries = base
-            delta = self._stored(delta_file(self.path))
-            if delta:
-                self.delta = delta
-                base.update(delta)
-
-    def _stored(self, path: Path) -> dict[str, KeptEntry | None] | None:
-        found = store.load(path, TaskStore)
-        return found.entries if found is not None and found.root == self.root else None
+        if reuse:  # the base, then the folders changed since it was written (its delta)
+            base = store.load(self.path, TaskStore)
+            if base is not None and base.root == self.root:
+                self.entries = base.entries
+                delta = store.load(self.delta_path, TaskStore)
+                if delta is not None and delta.root == self.root and delta.entries:
+                    self.delta = delta.entries
+                    self.entries.update(delta.entries)
 
     def look_up(
         self,
@@ -324,13 +317,13 @@ class TaskCache:
                 return
             delta = {**self.delta, **changed, **dict.fromkeys(gone)}
             if len(delta) <= max(DELTA_MIN, len(fresh) // DELTA_SHARE):
-                store.write_atomically(delta_file(self.path), TaskStore(self.root, delta))
+                store.write_atomically(self.delta_path, TaskStore(self.root, delta))
                 return
             del changed, delta
         # Written as it is made: the whole store is never held (nor its records).
         if store.write_streamed(self.path, self._whole):
             with contextlib.suppress(OSError):
-                os.unlink(delta_file(self.path))
+                os.unlink(self.delta_path)
 
 
 def _no_reductions(folder: str) -> None: ...
