@@ -4,7 +4,7 @@ in the same interleaved rounds.
     .venv/bin/python benchmarks/bench_scale.py [--tasks 1000 10000 100000] [--k 3]
         [--kb 8] [--run TASKS K KB]... [--big 89 5 5120] [--root 27 89 5 1024] [--repeat 3]
         [--workdir /tmp/inspector-scale] [--cap-gb 8] [--src DIR] [--compare DIR]
-        [--floors bytes1 bytes2 orjson1 orjson2] [--no-big] [--keep-cache]
+        [--floors bytes1 bytes2 orjson1 orjson2] [--what off first warm] [--no-big] [--keep-cache]
 
 Runs are generated once into --workdir (fixtures/make_large_run.py, in parts by its worker
 processes; the time each took is printed) and reused: ``--tasks`` runs of ``--k`` attempts
@@ -35,6 +35,38 @@ large as the run's reduced data) unless ``--keep-cache``.
 ``--src DIR`` runs the inspector package found in DIR instead of this checkout (for a
 before/after: ``git archive main inspector | tar -x -C DIR``); ``--compare DIR`` adds a row
 ``off-cmp``, the cache-off command with that package, to every round.
+
+Measured 2026-12-07 on a 2-CPU VM shared with other engineers (load average 10-25 all
+along: every time below is stretched by the neighbours and the page cache was churned, so
+the files were read from the disk; the ratios of one round hold better than the times):
+
+  .venv/bin/python benchmarks/bench_scale.py --tasks --workdir /tmp/scale-bench \
+      --floors bytes1 bytes2 orjson2 --repeat 3          (12:20 UTC, load 17 -> 20)
+  | 89x5x5120KB | bytes2  |  4.98 |  0.84 |  18 |  23 |  10 | 2.85-7.27 |
+  | 89x5x5120KB | orjson2 | 39.75 | 10.19 |  64 | 120 | 106 | 39.72-44.40 |
+  | 89x5x5120KB | off     |  5.58 |  1.64 |  38 | 102 |  61 | 3.92-6.29 |
+  | 89x5x5120KB | first   |  6.54 |  1.59 |  38 | 103 |  62 | 4.18-7.89 |
+  | 89x5x5120KB | warm    |  0.59 |  0.11 |  22 |  22 |  13 | 0.24-0.70 |
+  wall off/bytes2 1.12 (target 2.5); first/off 1.17 wall, 1.01 tree RSS; the three
+  outputs identical (sha256 ba8f48ef913ec2c5).
+
+The million-task run (fixtures/make_large_run.py --tasks 1000000 --k 3 --trajectory-kb 1
+--workers 2 --no-resolved-plans --link-checkpoints, in two parts joined by --resume: 33 min
+at load 10-23, about 41 GB and 8.8 M inodes with its 2.7 GB progress.jsonl): one pass over
+its files took about 25 min at that load (the bytes2 floor had read a third of them after
+10 min when it was stopped), so its rows are one round, measured without floors:
+  .venv/bin/python benchmarks/bench_scale.py --tasks --run 1000000 3 1 --no-big \
+      --workdir /tmp/scale-bench --floors --what off first warm --repeat 1 --cap-gb 8 \
+      [--src DIR]     (12:53 UTC, load 10 -> 25; main 90acdd8 and, with --src, the
+                       wt-mem branch at ddf605c, the two run side by side)
+  | 1000000x3x1KB main | off   | 1467.23 | 279.58 | 2187 | 3211 | 2623 |
+  | 1000000x3x1KB main | first | exceeded 8 GB (its parent at 6.6 GB, tree 7.1 GB, when stopped) |
+  | 1000000x3x1KB mem  | off   | 1465.87 | 276.39 | 1524 | 2556 | 1966 |
+  | 1000000x3x1KB mem  | first |  912.93 | 331.02 | 2657 | 3125 | 2651 |
+  | 1000000x3x1KB mem  | warm  |  324.53 | 174.78 | 1819 | 3633 | 2628 |
+  The reports of off (both) / first / warm are identical (sha256 c2a74d9fa6cdaff5). The
+  cache-off tree RSS sums the parent and two readers forked after the parent had listed the
+  million folders (about 480 MB each at their start, shared with it: PSS 1966 of 2556 MB).
 """
 
 from __future__ import annotations
@@ -244,14 +276,16 @@ def bench(
         ],
     }
     inspector = [py, "-c", INSPECTOR, *command]
-    cache_dir = Path(args.workdir) / "cache"
+    cache_dir = Path(args.workdir) / f"cache-{os.getpid()}"  # two benches may share a workdir
     rows: dict[str, list[tuple[float, float, float, float, float] | None]] = {}
     digests: dict[str, set[str]] = {}  # sha256 of each inspector row's standard output
 
     def inspect(name: str, env: dict[str, str]) -> tuple[float, ...] | None:
-        out = Path(args.workdir) / f"{name}.out"
+        out = Path(args.workdir) / f"{name}-{os.getpid()}.out"
         result = measure(inspector, env, cap, out)
         rows.setdefault(name, []).append(result)
+        shown = "exceeded" if result is None else " ".join(f"{value:.2f}" for value in result)
+        print(f"# {label} {name}: {shown}", file=sys.stderr, flush=True)  # as it comes
         if result is not None:
             digests.setdefault(name, set()).add(hashlib.sha256(out.read_bytes()).hexdigest())
         out.unlink(missing_ok=True)
@@ -271,18 +305,22 @@ def bench(
                     )
                 )
             )
-        inspect("off", dict(base, INSPECTOR_CACHE="0"))
+        if "off" in args.what:
+            inspect("off", dict(base, INSPECTOR_CACHE="0"))
         if args.compare:
             inspect(
                 "off-cmp",
                 dict(base, INSPECTOR_CACHE="0", BENCH_SCALE_SRC=str(Path(args.compare).resolve())),
             )
+        if "first" not in args.what:
+            continue
         shutil.rmtree(cache_dir, ignore_errors=True)
         cached = dict(base, INSPECTOR_CACHE="1", XDG_CACHE_HOME=str(cache_dir))
         if inspect("first", cached) is None:
             continue  # no store was written: a "warm" open would be another first one
         time.sleep(0.2)  # files written just now are racy: let the stamps age
-        inspect("warm", cached)
+        if "warm" in args.what:
+            inspect("warm", cached)
     if not args.keep_cache:
         shutil.rmtree(cache_dir, ignore_errors=True)
     medians: dict[str, tuple[float, ...]] = {}
@@ -299,7 +337,7 @@ def bench(
             f" | {min(walls):.2f}-{max(walls):.2f} |",
             flush=True,
         )
-    if "warm" not in rows and "first" in rows:
+    if "warm" in args.what and "warm" not in rows and "first" in rows:
         print(f"| {label} | warm | not measured (first exceeded) |{' |' * 5}", flush=True)
     ratios = [
         f"{what} {top}/{bottom} {medians[top][i] / medians[bottom][i]:.2f}"
@@ -308,7 +346,7 @@ def bench(
     ]
     print(f"| {label} | ratios | {'; '.join(ratios)} |{' |' * 5}", flush=True)
     same = {name: sorted(found) for name, found in digests.items()}
-    first = same.get("off", ["?"])[0]
+    first = next(iter(same.values()), ["?"])[0]
     verdict = (
         "identical"
         if all(found == [first] for found in same.values())
@@ -360,6 +398,13 @@ def main() -> None:
         nargs="*",
         default=["bytes1", "bytes2", "orjson1", "orjson2"],
         help="the floors to measure (orjson ones take long on large trajectories)",
+    )
+    parser.add_argument(
+        "--what",
+        nargs="*",
+        choices=("off", "first", "warm"),
+        default=["off", "first", "warm"],
+        help="the inspector rows to measure (warm needs first)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (medians)")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "inspector-scale"))
