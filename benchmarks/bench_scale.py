@@ -2,13 +2,13 @@
 in the same interleaved rounds.
 
     .venv/bin/python benchmarks/bench_scale.py [--tasks 1000 10000 100000] [--k 3]
-        [--kb 8] [--big 89 5 5120] [--root 27 89 5 1024] [--repeat 3]
+        [--kb 8] [--run TASKS K KB]... [--big 89 5 5120] [--root 27 89 5 1024] [--repeat 3]
         [--workdir /tmp/inspector-scale] [--cap-gb 8] [--src DIR] [--compare DIR]
-        [--floors bytes1 bytes2 orjson1 orjson2] [--no-big]
+        [--floors bytes1 bytes2 orjson1 orjson2] [--what off first warm] [--no-big] [--keep-cache]
 
 Runs are generated once into --workdir (fixtures/make_large_run.py, in parts by its worker
 processes; the time each took is printed) and reused: ``--tasks`` runs of ``--k`` attempts
-of about ``--kb`` KB each, the ``--big`` run (tasks, k, KB per attempt: 89 x 5 x 5 MB is
+of about ``--kb`` KB each, each ``--run`` of its own size, the ``--big`` run (tasks, k, KB per attempt: 89 x 5 x 5 MB is
 2.2 GB) and, with ``--root``, a results root of runs x tasks x k x KB (Terminal-Bench 2's
 shape is 27 x 89 x 5 x 1 MB, 12 GB) read by ``leaderboard``, ``check ROOT``, ``items`` and
 ``gate``. Nothing is generated inside the repository.
@@ -25,14 +25,54 @@ process (wait4) and of the whole tree (its /proc sampled every 20 ms: the tree i
 the process started here through /proc/PID/task/*/children), and the tree's peak PSS (pages
 a forked reader shares with its parent counted once, where the RSS sum counts them in each). A measured tree whose RSS
 passes --cap-gb is killed (its own process group, started here) and reported 'exceeded'.
+The table is Markdown, ready for a note; under each run's rows come the ratios of the
+medians (``wall off/orjson2``: the cache-off wall time over the two-process orjson floor;
+``treeRSS first/off``: the first open's peak tree RSS over the cache-off one; ...) and
+whether the ``off`` / ``first`` / ``warm`` commands printed the same bytes in every round
+(sha256 of their standard output). A ``warm`` row is left out of a round whose ``first``
+was killed (no store was written). The store is removed after the run's rounds (it is as
+large as the run's reduced data) unless ``--keep-cache``.
 ``--src DIR`` runs the inspector package found in DIR instead of this checkout (for a
 before/after: ``git archive main inspector | tar -x -C DIR``); ``--compare DIR`` adds a row
 ``off-cmp``, the cache-off command with that package, to every round.
+
+Measured 2026-12-07 on a 2-CPU VM shared with other engineers (load average 10-25 all
+along: every time below is stretched by the neighbours and the page cache was churned, so
+the files were read from the disk; the ratios of one round hold better than the times):
+
+  .venv/bin/python benchmarks/bench_scale.py --tasks --workdir /tmp/scale-bench \
+      --floors bytes1 bytes2 orjson2 --repeat 3          (12:20 UTC, load 17 -> 20)
+  | 89x5x5120KB | bytes2  |  4.98 |  0.84 |  18 |  23 |  10 | 2.85-7.27 |
+  | 89x5x5120KB | orjson2 | 39.75 | 10.19 |  64 | 120 | 106 | 39.72-44.40 |
+  | 89x5x5120KB | off     |  5.58 |  1.64 |  38 | 102 |  61 | 3.92-6.29 |
+  | 89x5x5120KB | first   |  6.54 |  1.59 |  38 | 103 |  62 | 4.18-7.89 |
+  | 89x5x5120KB | warm    |  0.59 |  0.11 |  22 |  22 |  13 | 0.24-0.70 |
+  wall off/bytes2 1.12 (target 2.5); first/off 1.17 wall, 1.01 tree RSS; the three
+  outputs identical (sha256 ba8f48ef913ec2c5).
+
+The million-task run (fixtures/make_large_run.py --tasks 1000000 --k 3 --trajectory-kb 1
+--workers 2 --no-resolved-plans --link-checkpoints, in two parts joined by --resume: 33 min
+at load 10-23, about 41 GB and 8.8 M inodes with its 2.7 GB progress.jsonl): one pass over
+its files took about 25 min at that load (the bytes2 floor had read a third of them after
+10 min when it was stopped), so its rows are one round, measured without floors:
+  .venv/bin/python benchmarks/bench_scale.py --tasks --run 1000000 3 1 --no-big \
+      --workdir /tmp/scale-bench --floors --what off first warm --repeat 1 --cap-gb 8 \
+      [--src DIR]     (12:53 UTC, load 10 -> 25; main 90acdd8 and, with --src, the
+                       wt-mem branch at ddf605c, the two run side by side)
+  | 1000000x3x1KB main | off   | 1467.23 | 279.58 | 2187 | 3211 | 2623 |
+  | 1000000x3x1KB main | first | exceeded 8 GB (its parent at 6.6 GB, tree 7.1 GB, when stopped) |
+  | 1000000x3x1KB mem  | off   | 1465.87 | 276.39 | 1524 | 2556 | 1966 |
+  | 1000000x3x1KB mem  | first |  912.93 | 331.02 | 2657 | 3125 | 2651 |
+  | 1000000x3x1KB mem  | warm  |  324.53 | 174.78 | 1819 | 3633 | 2628 |
+  The reports of off (both) / first / warm are identical (sha256 c2a74d9fa6cdaff5). The
+  cache-off tree RSS sums the parent and two readers forked after the parent had listed the
+  million folders (about 480 MB each at their start, shared with it: PSS 1966 of 2556 MB).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import signal
@@ -127,19 +167,23 @@ def memory(pid: int) -> tuple[int, int]:
 
 
 def measure(
-    argv: list[str], env: dict[str, str], cap: int
+    argv: list[str], env: dict[str, str], cap: int, out: Path | None = None
 ) -> tuple[float, float, float, float, float] | None:
     """(wall s, CPU s of the tree, peak RSS MB of the largest process, peak RSS and PSS MB
-    of the tree), or None when the tree passed ``cap`` bytes (RSS) and was killed."""
+    of the tree), or None when the tree passed ``cap`` bytes (RSS) and was killed. The
+    command's standard output goes to ``out`` (else nowhere)."""
     began = time.perf_counter()
+    sink = open(out, "wb") if out else subprocess.DEVNULL  # noqa: SIM115 - closed below
     proc = subprocess.Popen(
         argv,
         env=env,
         cwd=ROOT,
-        stdout=subprocess.DEVNULL,
+        stdout=sink,
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
+    if out:
+        sink.close()  # type: ignore[union-attr]
     peak = [0, False, 0]
 
     def sample() -> None:
@@ -188,10 +232,11 @@ def generate(run: Path, tasks: int, k: int, kb: float, model: str = "") -> None:
         "1",
         "--workers",
         "2",
-        "--force",
+        "--resume",  # an interrupted generation is completed, not started again
     ]
     if tasks >= 200_000:
         argv.append("--no-resolved-plans")  # run_info.json would hold a plan per attempt
+        argv.append("--link-checkpoints")  # 3 inodes and 12 KB less a task (report reads none)
     if model:
         argv += ["--model", model]
     subprocess.run(argv, check=True, stderr=subprocess.DEVNULL)
@@ -231,8 +276,21 @@ def bench(
         ],
     }
     inspector = [py, "-c", INSPECTOR, *command]
-    cache_dir = Path(args.workdir) / "cache"
+    cache_dir = Path(args.workdir) / f"cache-{os.getpid()}"  # two benches may share a workdir
     rows: dict[str, list[tuple[float, float, float, float, float] | None]] = {}
+    digests: dict[str, set[str]] = {}  # sha256 of each inspector row's standard output
+
+    def inspect(name: str, env: dict[str, str]) -> tuple[float, ...] | None:
+        out = Path(args.workdir) / f"{name}-{os.getpid()}.out"
+        result = measure(inspector, env, cap, out)
+        rows.setdefault(name, []).append(result)
+        shown = "exceeded" if result is None else " ".join(f"{value:.2f}" for value in result)
+        print(f"# {label} {name}: {shown}", file=sys.stderr, flush=True)  # as it comes
+        if result is not None:
+            digests.setdefault(name, set()).add(hashlib.sha256(out.read_bytes()).hexdigest())
+        out.unlink(missing_ok=True)
+        return result
+
     floors = {name: argvs for name, argvs in floors.items() if name in args.floors}
     for _ in range(args.repeat):
         for name, argvs in floors.items():
@@ -247,38 +305,69 @@ def bench(
                     )
                 )
             )
-        rows.setdefault("off", []).append(measure(inspector, dict(base, INSPECTOR_CACHE="0"), cap))
+        if "off" in args.what:
+            inspect("off", dict(base, INSPECTOR_CACHE="0"))
         if args.compare:
-            other = dict(
-                base, INSPECTOR_CACHE="0", BENCH_SCALE_SRC=str(Path(args.compare).resolve())
+            inspect(
+                "off-cmp",
+                dict(base, INSPECTOR_CACHE="0", BENCH_SCALE_SRC=str(Path(args.compare).resolve())),
             )
-            rows.setdefault("off-cmp", []).append(measure(inspector, other, cap))
+        if "first" not in args.what:
+            continue
         shutil.rmtree(cache_dir, ignore_errors=True)
         cached = dict(base, INSPECTOR_CACHE="1", XDG_CACHE_HOME=str(cache_dir))
-        rows.setdefault("first", []).append(measure(inspector, cached, cap))
+        if inspect("first", cached) is None:
+            continue  # no store was written: a "warm" open would be another first one
         time.sleep(0.2)  # files written just now are racy: let the stamps age
-        rows.setdefault("warm", []).append(measure(inspector, cached, cap))
+        if "warm" in args.what:
+            inspect("warm", cached)
+    if not args.keep_cache:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+    medians: dict[str, tuple[float, ...]] = {}
     for name, results in rows.items():
         done = [r for r in results if r is not None]
         if len(done) < len(results):
-            print(f"{label:>22} {name:>8}  exceeded {args.cap_gb} GB", flush=True)
+            print(f"| {label} | {name} | exceeded {args.cap_gb:g} GB |{' |' * 5}", flush=True)
             continue
-        wall, cpu, big, whole, shared = (statistics.median(r[i] for r in done) for i in range(5))
+        medians[name] = tuple(statistics.median(r[i] for r in done) for i in range(5))
+        wall, cpu, big, whole, shared = medians[name]
         walls = [r[0] for r in done]
         print(
-            f"{label:>22} {name:>8} {wall:>7.2f} {cpu:>7.2f} {big:>7.0f} {whole:>7.0f} {shared:>7.0f}"
-            f"  {min(walls):.2f}-{max(walls):.2f}",
+            f"| {label} | {name} | {wall:.2f} | {cpu:.2f} | {big:.0f} | {whole:.0f} | {shared:.0f}"
+            f" | {min(walls):.2f}-{max(walls):.2f} |",
             flush=True,
         )
-    off = [r for r in rows["off"] if r is not None]
-    if off:
-        cold = statistics.median(r[0] for r in off)
-        ratios = []
-        for name in ("bytes2", "orjson2", "off-cmp"):
-            floor = [r[0] for r in rows.get(name, []) if r is not None]
-            if floor:
-                ratios.append(f"off/{name} {cold / statistics.median(floor):.2f}")
-        print(f"{label:>22}   ratios  {'  '.join(ratios)}", flush=True)
+    if "warm" in args.what and "warm" not in rows and "first" in rows:
+        print(f"| {label} | warm | not measured (first exceeded) |{' |' * 5}", flush=True)
+    ratios = [
+        f"{what} {top}/{bottom} {medians[top][i] / medians[bottom][i]:.2f}"
+        for what, i, top, bottom in RATIOS
+        if top in medians and bottom in medians and medians[bottom][i] > 0
+    ]
+    print(f"| {label} | ratios | {'; '.join(ratios)} |{' |' * 5}", flush=True)
+    same = {name: sorted(found) for name, found in digests.items()}
+    first = next(iter(same.values()), ["?"])[0]
+    verdict = (
+        "identical"
+        if all(found == [first] for found in same.values())
+        else "DIFFER " + ", ".join(f"{n} {' '.join(d[:12] for d in f)}" for n, f in same.items())
+    )
+    print(
+        f"| {label} | output | {' = '.join(same)}: {verdict} (sha256 {first[:16]}) |{' |' * 5}",
+        flush=True,
+    )
+
+
+RATIOS = (
+    ("wall", 0, "off", "bytes2"),
+    ("wall", 0, "off", "orjson2"),
+    ("wall", 0, "off", "off-cmp"),
+    ("wall", 0, "first", "off"),
+    ("treeRSS", 3, "off", "orjson2"),
+    ("treeRSS", 3, "first", "off"),
+    ("treeRSS", 3, "warm", "off"),
+)
+"""The ratios printed under each run's rows: (column, its index, row, floor row)."""
 
 
 def main() -> None:
@@ -292,12 +381,30 @@ def main() -> None:
         "--big", type=float, nargs=3, default=[89, 5, 5120], metavar=("TASKS", "K", "KB")
     )
     parser.add_argument("--no-big", action="store_true")
+    parser.add_argument(
+        "--run",
+        type=float,
+        nargs=3,
+        action="append",
+        metavar=("TASKS", "K", "KB"),
+        help="a further run of its own size (repeatable), e.g. --run 1000000 3 1",
+    )
+    parser.add_argument(
+        "--keep-cache", action="store_true", help="leave the last round's store in --workdir"
+    )
     parser.add_argument("--root", type=float, nargs=4, metavar=("RUNS", "TASKS", "K", "KB"))
     parser.add_argument(
         "--floors",
         nargs="*",
         default=["bytes1", "bytes2", "orjson1", "orjson2"],
         help="the floors to measure (orjson ones take long on large trajectories)",
+    )
+    parser.add_argument(
+        "--what",
+        nargs="*",
+        choices=("off", "first", "warm"),
+        default=["off", "first", "warm"],
+        help="the inspector rows to measure (warm needs first)",
     )
     parser.add_argument("--repeat", type=int, default=3, help="interleaved rounds (medians)")
     parser.add_argument("--workdir", default=os.path.join(tempfile.gettempdir(), "inspector-scale"))
@@ -323,26 +430,28 @@ def main() -> None:
     print(
         f"# {os.uname().nodename} {os.cpu_count()} CPUs; load {os.getloadavg()}; src {args.src or ROOT}"
     )
-    print(
-        f"{'run':>22} {'what':>8} {'wall s':>7} {'cpu s':>7} {'maxRSS':>7} {'treeRSS':>7} {'treePSS':>7}"
-        f"  wall min-max  (MB; {args.repeat} interleaved rounds, medians)",
-        flush=True,
-    )
-    for tasks in args.tasks:
-        run = workdir / f"run_{tasks}_k{args.k}_{args.kb:g}kb"
-        generate(run, tasks, args.k, args.kb)
-        bench(f"{tasks}x{args.k}x{args.kb:g}KB", run, ["report", str(run), "--json"], args, base)
+    sized = [(tasks, args.k, args.kb) for tasks in args.tasks]
+    sized += [(int(t), int(k), kb) for t, k, kb in args.run or []]
     if not args.no_big:
-        tasks, k, kb = int(args.big[0]), int(args.big[1]), args.big[2]
-        run = workdir / f"run_{tasks}_k{k}_{kb:g}kb"
+        sized.append((int(args.big[0]), int(args.big[1]), args.big[2]))
+    runs = [(workdir / f"run_{tasks}_k{k}_{kb:g}kb", tasks, k, kb) for tasks, k, kb in sized]
+    for run, tasks, k, kb in runs:  # all generated first: the table below is one piece
         generate(run, tasks, k, kb)
-        bench(f"{tasks}x{k}x{kb:g}KB", run, ["report", str(run), "--json"], args, base)
     if args.root:
         count, tasks, k, kb = int(args.root[0]), int(args.root[1]), int(args.root[2]), args.root[3]
         root = workdir / f"root_{count}x{tasks}_k{k}_{kb:g}kb"
         for number in range(count):
             generate(root / f"run_{number:02d}", tasks, k, kb, model=f"model-{number:02d}")
             store_metrics(root / f"run_{number:02d}", base)
+    print(f"# {args.repeat} interleaved rounds, medians; RSS / PSS in MB", flush=True)
+    print(
+        "| run | what | wall s | CPU s | max RSS | tree RSS | tree PSS | wall min-max |\n"
+        "|---|---|---|---|---|---|---|---|",
+        flush=True,
+    )
+    for run, tasks, k, kb in runs:
+        bench(f"{tasks}x{k}x{kb:g}KB", run, ["report", str(run), "--json"], args, base)
+    if args.root:
         for command in (
             ["leaderboard", str(root)],
             ["check", str(root)],
