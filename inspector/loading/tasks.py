@@ -344,9 +344,9 @@ class ReductionCache:
     def __init__(self, cache: TaskCache, stream: Any) -> None:
         self.cache = cache
         self.stream = stream
-        self.series = tuple(stream.series_ids)
         self.key = plan_key(stream)
-        self.maker = ReductionMaker(self.series)
+        self.maker: ReductionMaker | None = None  # made for the first stored reductions
+        self.series = tuple(stream.series_ids)
         self.reused: dict[str, Any] = {}
 
     def add(self, tasks: Sequence[Any]) -> None:
@@ -357,6 +357,8 @@ class ReductionCache:
             self.stream.add(tasks)
             return
         known: list[Any] = []
+        if self.maker is None:
+            self.maker = ReductionMaker(self.series)
         key, make = self.key, self.maker.make
         for task in tasks:
             folder = task.source.rpartition("/")[0]
