@@ -29,7 +29,7 @@ from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.loading.reading import EarlyOpen
+    from inspector.loading.reading import EarlyOpen, derived_note
     from inspector.results.discover import RunSummary
     from inspector.session import Session
 
@@ -102,11 +102,9 @@ def answer(
     now, else :class:`Loaded` (with ``outputs``), or :class:`Failed`. ``fresh``: every file
     is read (``check`` without ``--cached``). ``also``: further answers about the run,
     each under its key, kept with the report for the same state of its files."""
-    from inspector.loading.door import keep_for, open_run
+    from inspector.loading.door import open_run
 
-    return open_run(
-        path, plan, fresh=fresh, keep=keep_for(fresh), derived=True, answer=True, also=also
-    )
+    return open_run(path, plan, fresh=fresh, answer=True, also=also)
 
 
 def read(
@@ -123,19 +121,10 @@ def read(
     the run comes first (in the app: :class:`CachedReport` unchecked, then checked or
     :class:`Outdated`); ``early``: what :func:`prepare_app` started. ``fresh``: every file
     is read (the app's ``R``)."""
-    from inspector.loading.door import keep_for, open_run
+    from inspector.loading.door import open_run
 
     result = open_run(
-        path,
-        plan,
-        fresh=fresh,
-        keep=keep_for(fresh),
-        derived=True,
-        preview=preview,
-        in_app=_in_app,
-        early=early,
-        on_event=on_event,
-        progress_interval=0.1 if _in_app else 0.0,
+        path, plan, fresh=fresh, preview=preview, in_app=_in_app, early=early, on_event=on_event
     )
     assert not isinstance(result, CachedReport)
     return result
@@ -287,18 +276,6 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Any:
     return fetch(url, say=say)
 
 
-def derived_note(description: str, equivalent: bool, labelled: str | None = None) -> str:
-    """The stderr note every output of a derived plan gets (``labelled``: where the output
-    itself says so)."""
-    from inspector.loading.reading import derived_note as note
-
-    return (
-        note(description, equivalent)
-        if labelled is None
-        else note(description, equivalent, labelled)
-    )
-
-
 def prepare_app(
     paths: list[Path], preload: Sequence[str] = (), root_preload: Sequence[str] = ()
 ) -> EarlyOpen | None:
@@ -358,8 +335,10 @@ def end_app() -> None:
 
 
 def __getattr__(name: str) -> Any:
-    if name == "EarlyOpen":  # the app's settings name its type
-        from inspector.loading.reading import EarlyOpen
+    """``EarlyOpen`` (the app's settings name its type) and ``derived_note`` (the stderr
+    note of a derived plan), from the module that reads runs, loaded when asked for."""
+    if name in ("EarlyOpen", "derived_note"):
+        from inspector.loading import reading
 
-        return EarlyOpen
+        return getattr(reading, name)
     raise AttributeError(name)

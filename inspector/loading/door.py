@@ -1,11 +1,8 @@
 """How a run is opened behind the door (:mod:`inspector.loading`): the store's answer for an
 unchanged run, else the run read (its unchanged task folders from the store, the rest by
-reader processes), scored while it is read, and kept in the store for next time.
-
-What happens is reported as events: the store's report (:class:`CachedReport`), the
-preview withdrawn (:class:`Outdated`), reading progress (:class:`Progress`), the scored
-session (:class:`Loaded`) or a run that cannot be read at all (:class:`Failed`). They are
-named tuples: immutable, and cheap to define in a module every command imports.
+reader processes), scored while it is read, and kept in the store for next time. What
+happens is reported as events (named tuples: cheap to define in a module every command
+imports).
 """
 
 from __future__ import annotations
@@ -82,16 +79,6 @@ class Failed(NamedTuple):
 Event = CachedReport | Outdated | Progress | Loaded | Failed
 
 
-class Keep(NamedTuple):
-    """What a read keeps in the store: ``nothing``; else the report, and the task store
-    unless ``lean`` (a run too small for reader processes, in an audit of many runs: the
-    report store answers its next look, and its folders cost less to read again than to
-    keep)."""
-
-    nothing: bool = False
-    lean: bool = False
-
-
 class _Auditing(threading.local):
     on = False
 
@@ -122,44 +109,31 @@ class Audited:
             _auditing.on = before
 
 
-def keep_for(fresh: bool) -> Any:
-    """What a read keeps in the store: everything, except in an audit of many runs, where
-    a fresh read (``check ROOT``, ``tasks ROOT``: hundreds of runs read once) keeps nothing
-    and any other keeps the task store only of runs large enough for reader processes."""
-    if not _auditing.on:
-        return Keep()
-    return Keep(nothing=True) if fresh else Keep(lean=True)
-
-
 def open_run(
     path: Path | str,
     plan: Overrides | None,
     *,
     fresh: bool,
-    keep: Keep,
-    derived: bool,
     answer: bool = False,
     preview: bool = False,
     in_app: bool = False,
     early: EarlyOpen | None = None,
     also: Callable[[Session], dict[str, Any]] | None = None,
     on_event: Callable[[Event], Any] | None = None,
-    progress_interval: float = 0.0,
 ) -> CachedReport | Loaded | Failed:
-    """Open the run at ``path``; every event goes to ``on_event`` (from the calling thread)
-    and the last one is returned.
+    """Open the run at ``path`` under ``plan`` (``k`` / ``strategy`` applied as a derived
+    plan); every event goes to ``on_event`` (from the calling thread) and the last one is
+    returned.
 
-    ``fresh``: every file is read, nothing is taken from the store. ``derived``: ``k`` /
-    ``strategy`` of ``plan`` are applied as a derived plan (the command line), else the run
-    is scored with ``plan`` as given and only its own plan is kept (the app). ``answer``:
-    the store's report of an unchanged run is the answer (the run is not read), and
+    ``fresh``: every file is read, nothing is taken from the store. ``answer``: the
+    store's report of an unchanged run is the answer (the run is not read), and
     :attr:`Loaded.outputs` is filled. ``preview``: the store's report is given first, then
     the run is read anyway. ``also``: further answers about the run kept with its report.
     """
     emit = on_event or (lambda event: None)
     early = early if early is not None and early.matches(Path(path)) else None
     pending = early.pending if early is not None else None
-    key = reports.key_for(plan, "outputs") if derived else reports.own_plan_key(plan)
+    key = reports.key_for(plan, "outputs")
     checked = None  # what the store's check found changed, for the task store
     if in_app and preview and not fresh:
         if pending is None:
@@ -167,7 +141,7 @@ def open_run(
     elif not fresh and (preview or answer):
         found, checked = reports.lookup_checked(Path(path), key)
         cached = found if isinstance(found, Outputs) else None
-        if cached is None and checked is not None and key is not None and answer and derived:
+        if cached is None and checked is not None and key is not None and answer:
             warm = _warm(path, key, plan, checked)
             if warm is not None:
                 emit(warm)
@@ -180,11 +154,8 @@ def open_run(
     elif pending is not None and fresh:
         pending.cancel()
         pending = None
-    return _read(
-        Path(path), plan, key, pending, emit, checked,
-        fresh=fresh, keep=keep, derived=derived, outputs=answer, in_app=in_app,
-        also=also, interval=progress_interval,
-    )  # fmt: skip
+    return _read(Path(path), plan, key, pending, emit, checked, fresh=fresh, outputs=answer,
+                 in_app=in_app, also=also)  # fmt: skip
 
 
 def _preview_in_app(
@@ -228,17 +199,25 @@ def _read(
     checked: Checked | None,
     *,
     fresh: bool,
-    keep: Keep,
-    derived: bool,
     outputs: bool,
     in_app: bool,
     also: Callable[[Session], dict[str, Any]] | None,
-    interval: float,
 ) -> Loaded | Failed:
     # The reader and the engine: an answer from the store is given without loading them.
     from inspector.loading.readers import PARALLEL_MIN
-    from inspector.loading.reading import base_plan, begin_read, derive, finish_and_score
+    from inspector.loading.reading import (
+        base_plan,
+        begin_read,
+        derive,
+        finish_and_score,
+        outputs_of,
+    )
 
+    # In an audit of many runs, a fresh read (``check ROOT``: hundreds of runs read once)
+    # keeps nothing, and any other keeps the task store only of a run large enough for
+    # reader processes (the report store answers its next look, and a small run's folders
+    # cost less to read again than to keep).
+    nothing, lean = _auditing.on and fresh, _auditing.on and not fresh
     # What an earlier read kept from the collector is handed back, and the collector is
     # kept off what this read builds: its full collections otherwise walk the growing heap
     # again and again.
@@ -247,43 +226,39 @@ def _read(
         with paused():
             if pending is None:
                 pending = begin_read(
-                    path,
-                    reuse_cache=not fresh,
-                    store=not keep.nothing,
-                    shared=in_app,
-                    checked=checked,
+                    path, reuse_cache=not fresh, store=not nothing, shared=in_app, checked=checked
                 )
             session = finish_and_score(
                 pending,
-                base_plan(plan) if derived else plan,
-                progress=_progress(emit, interval),
+                base_plan(plan),
+                progress=_progress(emit, 0.1 if in_app else 0.0),
                 save_cache=False,
             )
     except RunReadError as exc:
         failed = Failed(str(exc))
         emit(failed)
         return failed
-    made = derive(session, plan if derived else None, path)
+    made = derive(session, plan, path)
     said = None
     if outputs and made.refusal is None:
-        said = reports.outputs_of(made.session, made.notes)
+        said = outputs_of(made.session, made.notes)
     loaded = Loaded(made.session, session.run.cache_hits, said, tuple(made.notes), made.refusal)
     emit(loaded)
     extra: dict[str, Any] = {}
     if also is not None and made.refusal is None:
         extra = also(made.session)
-    if keep.nothing:
+    if nothing:
         return loaded
     # The store is optional: a failure to keep never fails the read. It is written after
     # the session is out, so a large run is on screen before it is.
     with contextlib.suppress(Exception):
-        whole = not keep.lean or len(pending.load.entries) >= PARALLEL_MIN
+        whole = not lean or len(pending.load.entries) >= PARALLEL_MIN
         if whole:
             pending.save_cache()
         if made.refusal is not None:
             reports.store(session.run, key, made.refusal)  # the runs screen's first mark
         else:
-            kept = said or reports.outputs_of(made.session, made.notes)
+            kept = said or outputs_of(made.session, made.notes)
             table = reports.table_of(session) if made.session is session and whole else None
             reports.store(session.run, key, kept, table, extra)
     return loaded

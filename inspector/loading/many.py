@@ -1,13 +1,10 @@
-"""Many runs: a function over many calls in worker processes (``check ROOT``, the runs
-screen), here when no worker process can be had; and a results root's runs list, kept in
-the store.
+"""Many runs: a function over many calls in reader processes (``check ROOT``, the runs
+screen), here when there are none; and a results root's runs list, kept in the store.
 
-A root's runs list reads every run's ``run_info.json`` (which can be large),
-``params.json``, ``progress.json`` and ``metrics.json``: what they give (a
-:class:`~inspector.results.discover.RunSummary` but the task counts) is kept per root with
-each file's key, taken before the file was read, and used only while all four keys are
-unchanged; the task folders are counted again. A link among them, or a file too recent to
-tell (racy), is not kept.
+A run's line in the runs list (a :class:`~inspector.results.discover.RunSummary` but the
+task counts, from its four run-level files) is kept with each file's key, taken before it
+was read, and used while all four are unchanged; the task folders are counted again. A
+link among them, or a file too recent to tell (racy), is not kept.
 """
 
 from __future__ import annotations
@@ -21,12 +18,12 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import store
-from inspector.loading.ending import pool_in_use
 from inspector.loading.processes import (
-    drop_shared_pool,
     own_context,
+    pool_in_use,
     reader_pool,
     shared_pool,
+    shutdown_shared_pool,
 )
 from inspector.loading.records import (
     ENCODER,
@@ -117,7 +114,7 @@ def stream_in_shared_pool(
         futures = {pool.submit(function, *call): index for index, call in enumerate(calls)}
     except (BrokenProcessPool, OSError, RuntimeError, ValueError):
         if pool is not None:
-            drop_shared_pool(pool)
+            shutdown_shared_pool(pool)
         for index, call in enumerate(calls):
             if cancelled():
                 return

@@ -1,6 +1,7 @@
 """The reader processes: one per core, forked by a single-threaded caller (the command
 line) or, for the app, one shared pool started by a fork server before textual is
-imported, kept for reloads, other runs and store checks."""
+imported, kept for reloads, other runs and store checks; and how a pool ends: shut down
+once its work is done, or ended at once (Ctrl-C, a closed terminal, SIGTERM)."""
 
 from __future__ import annotations
 
@@ -16,16 +17,16 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from inspector.loading.ending import end_pool
+END_WAIT_SECONDS = 1.0
+"""Reader processes sent SIGTERM get this long before SIGKILL (:func:`end_pool`)."""
 
 
 def halves_in_fork(
     function: Callable[..., Any], first: tuple[Any, ...], second: tuple[Any, ...]
 ) -> tuple[Any, Any] | None:
-    """``function(*first)`` here while a forked child does ``function(*second)`` (its answer,
-    plain data, comes back through a pipe as :mod:`marshal`): two cores for work that waits
-    on the kernel (``lstat``). Only for a caller with one thread (the command line). None
-    when there is no fork or the child failed (the caller then does it all itself)."""
+    """``function(*first)`` here while a forked child does ``function(*second)`` (its plain
+    answer comes back through a pipe, marshalled): two cores for ``lstat`` work, for a
+    caller with one thread. None when there is no fork or the child failed."""
     if not hasattr(os, "fork"):
         return None
     read_end, write_end = os.pipe()
@@ -35,7 +36,15 @@ def halves_in_fork(
         with _interrupts_held():  # the child takes no Ctrl-C before it ignores them
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the child's coverage is not collected
-                _half_in_child(parent, read_end, write_end, function, second)
+                code = 1
+                try:
+                    reader_started(parent)
+                    os.close(read_end)
+                    with os.fdopen(write_end, "wb") as out:
+                        out.write(marshal.dumps(function(*second)))
+                    code = 0
+                finally:
+                    os._exit(code)
             os.close(write_end)
         mine = function(*first)
     except BaseException as exc:  # Ctrl-C (the child ignores it), a failure, or no fork
@@ -59,68 +68,40 @@ def halves_in_fork(
         return None
 
 
-def _half_in_child(
-    parent: int, read_end: int, write_end: int, function: Callable[..., Any], args: tuple[Any, ...]
-) -> None:  # pragma: no cover - the child's coverage is not collected
-    """The child of :func:`halves_in_fork`: its answer down the pipe, then ``_exit``."""
-    code = 1
-    try:
-        reader_started(parent)
-        os.close(read_end)
-        with os.fdopen(write_end, "wb") as out:
-            out.write(marshal.dumps(function(*args)))
-        code = 0
-    finally:
-        os._exit(code)
-
-
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-
-
-def reader_started(parent: int | None = None) -> None:
-    """What every reader process does first: ignore SIGINT, which a terminal's Ctrl-C sends
-    to the whole process group (the process that made the pool decides, and ends its
-    readers: :func:`~inspector.loading.ending.end_pool`), then :func:`die_with_parent`. A ``fork`` pool's processes
-    start with SIGINT blocked (:func:`reader_pool`), so that none is taken before this."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    die_with_parent(parent)
-    reuse_read_buffers()
-
-
 # <malloc.h>: mallopt parameters, and the values set in reader processes.
 M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20
 
 
-def reuse_read_buffers() -> None:
-    """Let a reader process read file after file into the same pages.
+def reader_started(parent: int | None = None) -> None:
+    """What every reader process does first: ignore SIGINT, which a terminal's Ctrl-C sends
+    to the whole process group (the process that made the pool ends its readers), then
+    :func:`die_with_parent`. A ``fork`` pool's processes start with SIGINT blocked
+    (:func:`reader_pool`), so that none is taken before this.
 
-    Each file is read into a new buffer. glibc gives a buffer of more than its mmap
-    threshold fresh pages from the kernel and hands them back when it is freed, so every
-    megabyte read costs 256 page faults, much of the CPU of reading large result files.
-    Buffers up to 32 MB come from the heap and go back to it instead (up to 64 MB of its
-    free top is kept), and the next file reuses them. glibc only; nothing elsewhere."""
-    if not sys.platform.startswith("linux"):
-        return
-    import ctypes  # here: only reader processes need it
+    Then (glibc) each file read reuses the heap: a buffer over the mmap threshold gets
+    fresh pages from the kernel, 256 page faults a megabyte, much of the CPU of reading
+    large result files; buffers up to 32 MB come from the heap and go back to it (64 MB of
+    its free top kept)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    die_with_parent(parent)
+    if sys.platform.startswith("linux"):
+        import ctypes  # here: only reader processes need it
 
-    with contextlib.suppress(OSError, AttributeError):
-        libc = ctypes.CDLL(None)
-        libc.mallopt(M_MMAP_THRESHOLD, HEAP_BUFFER_MAX)
-        libc.mallopt(M_TRIM_THRESHOLD, HEAP_FREE_KEPT)
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None)
+            libc.mallopt(M_MMAP_THRESHOLD, HEAP_BUFFER_MAX)
+            libc.mallopt(M_TRIM_THRESHOLD, HEAP_FREE_KEPT)
 
 
 def die_with_parent(parent: int | None = None) -> None:
     """Make this reader process end when ``parent`` (the process that made its pool) does,
-    by any signal: without that, a reader blocked on the pipe of a killed
-    ``inspector report`` waits forever, re-parented to init.
-
-    Forked by ``parent`` itself: on Linux the kernel sends SIGKILL when the parent ends
-    (``prctl(PR_SET_PDEATHSIG)``). Forked by the fork server (the app's shared pool): the
-    fork server outlives the app while its readers hold its ``alive`` pipe, so a thread
-    here waits for ``parent`` to end (a pidfd) and ends the process. Either way, if
-    ``parent`` has already gone, this one ends now."""
+    by any signal: else a reader blocked on the pipe of a killed ``inspector report`` waits
+    forever. Forked by ``parent``: the kernel sends SIGKILL (``PR_SET_PDEATHSIG``). Forked
+    by the fork server (the app's pool, which outlives the app): a thread waits for
+    ``parent`` to end (a pidfd). If ``parent`` has already gone, this one ends now."""
     if parent is None:
         return
     if os.getppid() == parent and sys.platform.startswith("linux"):
@@ -161,9 +142,8 @@ _pools: weakref.WeakSet[Any] = weakref.WeakSet()
 
 
 def reader_pool(max_workers: int, context: Any) -> Any:
-    """A pool of reader processes that ignore SIGINT and end with this process
-    (:func:`reader_started`), forked by ``context`` (``fork``: this process, all of them
-    now, with SIGINT held meanwhile; ``forkserver``: the fork server, as they are needed)."""
+    """A pool of reader processes (:func:`reader_started`) forked by ``context``: ``fork``,
+    this process, all now, SIGINT held meanwhile; ``forkserver``, as they are needed."""
     from concurrent.futures import ProcessPoolExecutor  # see start_forkserver
 
     pool = ProcessPoolExecutor(
@@ -185,8 +165,8 @@ def reader_pool(max_workers: int, context: Any) -> Any:
 
 @contextlib.contextmanager
 def _interrupts_held() -> Iterator[None]:
-    """SIGINT held (blocked) in this thread meanwhile, and so in the processes and threads
-    it starts (the pool's), until they choose; one that came meanwhile is taken after."""
+    """SIGINT blocked in this thread meanwhile, and so in the processes and threads it
+    starts, until they choose; one that came meanwhile is taken after."""
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
     try:
         yield
@@ -206,6 +186,76 @@ def end_pools() -> None:
         end_pool(pool)
 
 
+@contextlib.contextmanager
+def pool_in_use(pool: Any) -> Iterator[Any]:
+    """``pool`` for a block: shut down after it, its work done; ended at once when the
+    block raises (Ctrl-C: its processes ignore SIGINT, and a shutdown would wait for all
+    the work queued)."""
+    try:
+        yield pool
+    except BaseException:
+        end_pool(pool)
+        raise
+    pool.shutdown(wait=True)
+
+
+def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
+    """End ``pool`` now, as ``serve`` ends a session: its work is dropped, its processes
+    get SIGTERM, and SIGKILL when any is left after ``wait`` seconds."""
+    # The pool's processes and its answers' pipe (ProcessPoolExecutor has no public way to
+    # them before 3.14's terminate_workers), taken before shutdown forgets them.
+    processes = list((getattr(pool, "_processes", None) or {}).values())
+    answers = getattr(pool, "_result_queue", None)
+    thread = getattr(pool, "_executor_manager_thread", None)  # shutdown sets it to None
+    _quiet_cancelled_futures_race()
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            process.terminate()
+    deadline = time.monotonic() + wait
+    for process in processes:
+        with contextlib.suppress(OSError, ValueError, AssertionError, AttributeError):
+            process.join(max(0.0, deadline - time.monotonic()))
+            if process.exitcode is None:
+                process.kill()
+                process.join(wait)
+    # A process ended while it wrote an answer left half of it in the pipe: the pool's
+    # thread waits for the rest, and the interpreter, at exit, for that thread. With this
+    # process's write end closed too it reads the end of the pipe and stops.
+    if answers is not None:
+        with contextlib.suppress(OSError, AttributeError):
+            answers._writer.close()
+    # Nothing is left to wake: Python 3.11's exit hook would still write to the pool's
+    # wakeup pipe, racing the pool's thread closing it (EBADF, a traceback after
+    # `interrupted`). The thread itself ends on the closed pipe.
+    from concurrent.futures import process as pools
+
+    wakeups = getattr(pools, "_threads_wakeups", None)
+    if thread is not None and wakeups is not None:
+        with contextlib.suppress(KeyError, TypeError):
+            del wakeups[thread]
+
+
+def _quiet_cancelled_futures_race() -> None:
+    """Python 3.11's pool thread, finding its processes ended, marks every pending call
+    failed, and raises (a traceback on stderr) on one already cancelled (as a Ctrl-C
+    cancels them): 3.12 ignores that error there, and so does this hook, for that thread
+    and that error only."""
+    if sys.version_info >= (3, 12) or getattr(threading.excepthook, "_inspector", False):
+        return
+    from concurrent.futures import InvalidStateError
+
+    before = threading.excepthook
+
+    def hook(args: Any) -> None:
+        thread = type(args.thread).__name__ if args.thread is not None else ""
+        if not (args.exc_type is InvalidStateError and thread == "_ExecutorManagerThread"):
+            before(args)
+
+    hook._inspector = True  # type: ignore[attr-defined]
+    threading.excepthook = hook
+
+
 def workers(spare: int = 0) -> int:
     """Reader processes: ``INSPECTOR_WORKERS``, else one per available core and ``spare``
     more (work that often waits for the disk keeps the cores busy meanwhile)."""
@@ -223,25 +273,15 @@ _also_preloaded: list[str] = []
 
 
 def preload_in_readers(module: str) -> None:
-    """A module whose functions run in reader processes (reading folders, checking
-    snapshots and cached reports) calls this with its ``__name__`` as it is imported: the
-    fork server imports it once for every reader process it starts. This module knows
-    nothing of the modules above it."""
+    """A module whose functions run in reader processes calls this with its ``__name__``
+    as it is imported: the fork server imports it once for every reader process."""
     if module not in _work_modules:
         _work_modules.append(module)
 
 
-def _preload() -> list[str]:
-    """What the fork server imports once for every reader process it starts: the work
-    those processes do (:func:`preload_in_readers`), and what the caller named
-    (:func:`start_forkserver`)."""
-    return [__name__, *_work_modules, *_also_preloaded]
-
-
 def start_forkserver(preload: Sequence[str] = ()) -> None:
-    """Start the fork server now, in the background (the app calls this before it imports
-    textual): later worker processes then start in milliseconds, with the readers loaded,
-    and the modules named in ``preload`` (the functions the caller will run in them)."""
+    """Start the fork server now, before the app imports textual: later reader processes
+    start in milliseconds, with the readers and the modules in ``preload`` loaded."""
     # multiprocessing and concurrent.futures (many modules) when processes start, here
     # and below: a report answered from the cache imports this module and starts none.
     import multiprocessing
@@ -249,8 +289,7 @@ def start_forkserver(preload: Sequence[str] = ()) -> None:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
     _also_preloaded[:] = list(preload)
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(_preload())
+    _forkserver()
     from multiprocessing import forkserver
 
     with contextlib.suppress(OSError, ValueError), _outliving_the_terminal():
@@ -261,13 +300,12 @@ def _forkserver() -> Any:
     import multiprocessing  # only large runs need it: load on use
 
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(_preload())
+    context.set_forkserver_preload([__name__, *_work_modules, *_also_preloaded])
     return context
 
 
 def own_context() -> Any:
-    """``fork`` for a single-threaded caller's own pool (no start-up cost, nothing to
-    re-import), else ``forkserver``."""
+    """``fork`` for a single-threaded caller's own pool, else ``forkserver``."""
     import multiprocessing  # when processes start (see start_forkserver)
 
     if "fork" in multiprocessing.get_all_start_methods():
@@ -276,15 +314,11 @@ def own_context() -> Any:
 
 
 def start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker while stderr is still the process's own.
-
-    The reader processes need the tracker, and the tracker is spawned with
-    ``sys.stderr.fileno()``; inside the app Textual's print capture answers -1 there, and
-    the spawn fails ("bad value(s) in fds_to_keep").
-    """
+    """Start multiprocessing's resource tracker while stderr is still the process's own:
+    it is spawned with ``sys.stderr.fileno()``, which inside the app Textual's print
+    capture answers -1 ("bad value(s) in fds_to_keep")."""
     from multiprocessing import resource_tracker  # when processes start (see start_forkserver)
 
-    # no subprocesses here: read in-process
     with contextlib.suppress(OSError, ValueError), _outliving_the_terminal():
         resource_tracker.ensure_running()
 
@@ -292,14 +326,10 @@ def start_resource_tracker() -> None:
 @contextlib.contextmanager
 def _outliving_the_terminal() -> Iterator[None]:
     """SIGHUP and SIGINT ignored in this process meanwhile, so in the programs it starts
-    (an ignored signal stays ignored across ``exec``): multiprocessing's resource tracker,
-    and the fork server with every reader process it forks.
-
-    A closed terminal (an SSH disconnect, a killed tmux pane) sends SIGHUP to the app's
-    whole process group. The tracker ignores SIGINT and SIGTERM but not SIGHUP: it died
-    with the others and left the reader pool's five named semaphores in /dev/shm. Now it
-    outlives them, sees its pipe close and removes what the app did not. The reader
-    processes leave SIGINT and SIGHUP to the app, which ends them (:func:`end_pools`).
+    (an ignored signal stays ignored across ``exec``): the resource tracker and the fork
+    server with its readers. A closed terminal sends SIGHUP to the app's process group:
+    the tracker would die with the others and leave the pool's semaphores in /dev/shm;
+    now it outlives them and removes them. The app ends the readers (:func:`end_pools`).
     Only the main thread may set handlers: elsewhere nothing changes."""
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -316,9 +346,7 @@ _TERMINAL_SIGNALS = (signal.SIGHUP, signal.SIGINT)
 
 
 def warm_shared_pool(first: Callable[[], object]) -> None:
-    """Start the shared reader processes now, each running ``first`` (the work they will
-    all need), so that opening another run, a reload or a report-cache check does not wait
-    for them."""
+    """Start the shared reader processes now, each running ``first`` (what they all need)."""
     pool = shared_pool()
     for future in [pool.submit(first) for _ in range(workers())]:
         future.result()
@@ -330,9 +358,8 @@ _ended = False
 
 
 def shared_pool() -> Any:
-    """The reader processes of a threaded process (the app), started once and kept: a
-    reload, another run or a cache check then costs no process start-up. RuntimeError
-    once :func:`end_pools` has run (the callers then work in-process)."""
+    """The reader processes of a threaded process (the app), started once and kept.
+    RuntimeError once :func:`end_pools` has run (the callers then work in-process)."""
     global _shared
     with _shared_lock:
         if _ended:
@@ -343,22 +370,16 @@ def shared_pool() -> Any:
         return _shared
 
 
-def shutdown_shared_pool() -> None:
-    """Stop the shared reader processes (the app, as it exits)."""
+def shutdown_shared_pool(broken: Any = None) -> None:
+    """Stop the shared reader processes (the app, as it exits), or ``broken``, a pool that
+    broke (the next call starts a new one)."""
     global _shared
     with _shared_lock:
-        pool, _shared = _shared, None
-    if pool is not None:
-        pool.shutdown(wait=False, cancel_futures=True)
-
-
-def drop_shared_pool(pool: Any) -> None:
-    """Forget a shared pool that broke (the next call starts a new one)."""
-    global _shared
-    with _shared_lock:
+        pool = _shared if broken is None else broken
         if _shared is pool:
             _shared = None
-    pool.shutdown(wait=False, cancel_futures=True)
+    if pool is not None:
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 def in_shared_pool(function: Callable[..., Any], calls: list[tuple[Any, ...]]) -> list[Any] | None:
@@ -373,5 +394,5 @@ def in_shared_pool(function: Callable[..., Any], calls: list[tuple[Any, ...]]) -
         return [future.result() for future in futures]
     except (BrokenProcessPool, OSError, RuntimeError, ValueError):
         if pool is not None:
-            drop_shared_pool(pool)
+            shutdown_shared_pool(pool)
         return None

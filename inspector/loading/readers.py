@@ -1,35 +1,42 @@
 """Reading many task folders fast: the task store first, then reader processes.
 
-A task folder is read independently of the others, so a large run (by folders or by bytes:
-:mod:`inspector.loading.by_bytes`) is split into chunks read by a pool of worker processes;
-a small one is read in-process. Unchanged folders come from :mod:`inspector.loading.tasks`.
-The entries are the same, in the same order, whichever path produced them.
+A large run is split into chunks read by a pool of reader processes; a small one is read
+in-process; unchanged folders come from the task store (:mod:`inspector.loading.tasks`).
+The entries are the same, in the same order, whichever path produced them. A run of fewer
+than :data:`PARALLEL_MIN` folders still goes to the reader processes when its attempt
+files hold :data:`PARALLEL_BYTES` or more (89 folders of five 5 MB attempts are 2.2 GB),
+in chunks of about equal bytes; the sizes (``lstat``) only decide how the work is shared.
 
 Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`) apart,
-so the app can start its readers before any thread. The caller says which (``shared``):
-the command line forks its own; the app uses one pool from a fork server.
+so the app can start its readers before any thread: the command line forks its own, the
+app uses one shared pool from a fork server (``shared``).
 """
 
 from __future__ import annotations
 
 import gc
+import os
+import stat as stat_module
 from collections.abc import Callable, Collection, Sequence
 from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading import by_bytes
 from inspector.loading import tasks as task_store
-from inspector.loading.ending import end_pool
-from inspector.loading.index import Checked, packed_signature
+from inspector.loading.index import (
+    Checked,
+    Signature,
+    entry_files,
+    known_signature,
+    packed_signature,
+)
 from inspector.loading.processes import (
-    drop_shared_pool,
-    halves_in_fork,
-    in_shared_pool,
+    end_pool,
     own_context,
     preload_in_readers,
     reader_pool,
     shared_pool,
+    shutdown_shared_pool,
     workers,
 )
 from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
@@ -45,11 +52,61 @@ preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
 _Seen = bytes | tuple[tuple[str, int, int, int, int, int, int], ...] | None
 _Chunk = list[tuple[EntryRec, _Seen]]
-PARALLEL_MIN = 1500  # folders; below it (and below by_bytes' bytes) one process reads
+PARALLEL_MIN = 1500  # folders; below it (and below PARALLEL_BYTES) one process reads
 CHUNK = 250
-# From this many cached folders on, a single-threaded caller checks half of them in a
-# forked child (about five files each: the snapshot check's FORK_MIN files).
-FORK_CHECK_MIN = 4000
+PARALLEL_BYTES = 32 << 20
+"""From this many bytes of attempt files on, two processes read a run faster than one
+(about where PARALLEL_MIN folders stand, at 8 KB attempts)."""
+SAMPLE = 32
+"""Folders whose sizes are looked at before deciding."""
+
+
+def folder_bytes(path: str) -> int:
+    """The bytes of the ``attempt-*/result.json`` files in the task folder at ``path``
+    (regular files only, nothing followed through a link; 0 for what cannot be seen)."""
+    total = 0
+    try:
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.name.startswith("attempt-"):
+                    try:
+                        info = os.lstat(f"{entry.path}/result.json")
+                    except OSError:
+                        continue
+                    if stat_module.S_ISREG(info.st_mode):
+                        total += info.st_size
+    except OSError:
+        return 0
+    return total
+
+
+def split(
+    items: Sequence[Any], path_of: Callable[[Any], str], processes: int
+) -> tuple[list[list[Any]], bool]:
+    """``items`` (``(folder, ...)`` to read, in order; ``path_of(folder)`` its path) cut
+    into consecutive chunks, and whether reader processes should read them: from
+    :data:`PARALLEL_MIN` folders on, about sixteen chunks per process of at least
+    :data:`CHUNK` folders; fewer, by bytes, as the module says."""
+    count = len(items)
+    if count >= PARALLEL_MIN or processes < 2 or count < 2:
+        size = max(CHUNK, count // (16 * processes) + 1)
+        chunks = [list(items[i : i + size]) for i in range(0, count, size)]
+        return chunks, count >= PARALLEL_MIN and processes > 1 and len(chunks) > 1
+    step = max(1, count // SAMPLE)
+    sample = [folder_bytes(path_of(items[i][0])) for i in range(0, count, step)]
+    if sum(sample) * count < PARALLEL_BYTES * len(sample):
+        return [list(items[i : i + CHUNK]) for i in range(0, count, CHUNK)], False
+    sizes = [folder_bytes(path_of(item[0])) for item in items]
+    target = max(1, sum(sizes) // (16 * processes))
+    chunks, current, held = [], [], 0
+    for item, size in zip(items, sizes, strict=True):
+        if current and (held + size > target or len(current) >= CHUNK):
+            chunks.append(current)
+            current, held = [], 0
+        current.append(item)
+        held += size
+    chunks.append(current)
+    return chunks, len(chunks) > 1
 
 
 def _read_one(
@@ -59,15 +116,14 @@ def _read_one(
     first: str,
     strategies: Collection[str],
     signed: bool = True,
-) -> tuple[TaskEntry, task_store.Signature | None]:
-    """One folder, and the signature of its files as they were read (for the cache; None
-    when not ``signed``: there is no cache)."""
+) -> tuple[TaskEntry, Signature | None]:
+    """One folder, and the key of each of its files as the reader saw them (the folder's
+    ``lstat``, each file's ``fstat``) for the store; None when not ``signed`` (no store)
+    or one of them was not seen."""
     entry = read_plain_task(files, folder, state, first, strategies, signed)
     if entry is None:
         entry = load_published(files, folder, state, first, strategies)
-    if not signed:
-        return entry, None
-    return entry, task_store.known_signature(files.stats, task_store.entry_files(entry))
+    return entry, known_signature(files.stats, entry_files(entry)) if signed else None
 
 
 def _read_chunk(
@@ -76,15 +132,9 @@ def _read_chunk(
     strategies: tuple[str, ...],
     signed: bool = True,
 ) -> bytes:
-    """Worker: read folders and send them back compactly — each entry as its record
-    (:class:`~inspector.loading.records.EntryRec`) with the signature of its files (None
-    when not ``signed``: without a store nothing uses it), the whole chunk as one msgpack
-    string (cheaper to make and to take apart than pickling, and one object for the pool
-    to pass on).
-
-    The cyclic garbage collector is off meanwhile: what is built is acyclic, and the
-    collections triggered by the parsed documents would walk the growing chunk again and
-    again."""
+    """A reader process's chunk: each entry as its record with the key of its files, the
+    whole chunk as one msgpack string (cheaper than pickling, one object for the pool to
+    pass on). The cyclic collector is off meanwhile: what is built is acyclic."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -104,24 +154,14 @@ def _read_chunk(
 class EntryLoad:
     """The task folders of one run, being read.
 
-    Creating it looks every folder up in the cache and, for a large run, hands the rest to
-    worker processes at once; :meth:`collect` gathers the entries in candidate order.
-
-    Args:
-        files: The run's files.
-        candidates: ``(folder, state)`` in ``RunStore`` order.
-        first_location: For each folder name, where AgentCompass finds it first.
-        strategies: Registered attempt strategy ids.
-        reuse: False reads every folder, whatever the cache holds (it is still written).
-        store: False keeps nothing of what is read (no task cache at all when not
-            ``reuse`` either: no file signatures are taken, nothing is written).
-        shared: The caller has threads (the app): the shared reader processes read and
-            check, never a pool forked from this process.
-        checked: What the report cache's check of the run just found: a cached folder
-            whose files it found with their cached keys is not stat'ed again.
-
-    The collecting thread does not read chunks itself: it decodes the workers' entries and
-    passes them on (``on_entries``), so the tasks can be reduced while the rest is read.
+    Creating it looks every folder up in the task store and, for a large run, hands the
+    rest to reader processes at once; :meth:`collect` gathers the entries in candidate
+    order. ``candidates``: ``(folder, state)`` in ``RunStore`` order; ``first_location``:
+    for each folder name, where AgentCompass finds it first. ``reuse`` False reads every
+    folder (what is read is still kept, unless ``store`` is False too: then no file's key
+    is taken). ``shared``: the caller has threads (the app): its shared reader processes
+    read and check. ``checked``: what the report store's check just found (a folder whose
+    files it found with their stored keys is not stat'ed again).
     """
 
     def __init__(
@@ -146,23 +186,23 @@ class EntryLoad:
             else None
         )
         self.entries: list[TaskEntry | None] = [None] * len(candidates)
-        self.missing: list[int] = []
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            self._look_up(candidates, first_location, checked)
-        finally:
-            if enabled:
-                gc.enable()
+        self.missing: list[int] = list(range(len(candidates)))
+        if self.cache is not None:
+            enabled = gc.isenabled()
+            gc.disable()
+            try:
+                self.missing = self.cache.look_up(
+                    self.entries, candidates, first_location, checked, shared
+                )
+            finally:
+                if enabled:
+                    gc.enable()
         self.items = [
             (*candidates[p], first_location[candidates[p][0].rpartition("/")[2]])
             for p in self.missing
         ]
-        # About sixteen chunks per reader process: by count for many folders (no fewer than
-        # CHUNK each), by bytes for fewer (a few large folders still use every core).
-        self.chunks, parallel = by_bytes.split(
-            self.items, files.full_path, parallel_min=PARALLEL_MIN, chunk=CHUNK, processes=workers()
-        )
+        root = str(files.root)
+        self.chunks, parallel = split(self.items, lambda folder: f"{root}/{folder}", workers())
         self.starts = [*accumulate(map(len, self.chunks), initial=0)]  # in self.missing
         self.pool: Any = None
         self.owned = False
@@ -172,64 +212,6 @@ class EntryLoad:
         self._on_entries: Callable[[list[TaskEntry]], None] | None = None
         if parallel:
             self._start_pool(min(workers(), len(self.chunks)))
-
-    def _look_up(
-        self,
-        candidates: Sequence[tuple[str, StateName]],
-        first_location: dict[str, str],
-        checked: Checked | None = None,
-    ) -> None:
-        """Cache hits go to :attr:`entries`, the rest to :attr:`missing`.
-
-        Each hit's files are stat'ed first; for a large run in a threaded process (the app)
-        the shared reader processes do that, so the interface keeps the interpreter.
-        """
-        cache = self.cache
-        if cache is None:
-            self.missing = list(range(len(candidates)))
-            return
-        signatures = [
-            cache.candidate(folder, state, first_location[folder.rpartition("/")[2]])
-            for folder, state in candidates
-        ]
-        known = {position: sig for position, sig in enumerate(signatures) if sig is not None}
-        hits: set[int] = set()
-        if checked is not None:
-            hits = {position for position, sig in known.items() if checked.covers(sig)}
-        self._check(known, [position for position in known if position not in hits], hits)
-        for position, (folder, _) in enumerate(candidates):
-            entry = cache.accept(folder) if position in hits else None
-            if entry is not None:
-                self.entries[position] = entry
-            else:
-                self.missing.append(position)
-
-    def _check(self, known: dict[int, Any], checked: list[int], hits: set[int]) -> None:
-        """Add to ``hits`` the positions in ``checked`` whose files still have their
-        cached signature (``lstat``, split between processes for many)."""
-        root = str(self.files.root)
-        valid = None
-        if len(checked) >= PARALLEL_MIN and self.shared:
-            step = max(CHUNK, len(checked) // (4 * workers()) + 1)
-            parts = [checked[i : i + step] for i in range(0, len(checked), step)]
-            answers = in_shared_pool(
-                task_store.unchanged, [(root, [known[p] for p in part]) for part in parts]
-            )
-            if answers is not None:
-                valid = [ok for answer in answers for ok in answer]
-        if valid is None and not self.shared and len(checked) >= FORK_CHECK_MIN:
-            # A single-threaded caller: half of the lstat calls in a forked child.
-            half = len(checked) // 2
-            both = halves_in_fork(
-                task_store.unchanged,
-                (root, [known[p] for p in checked[:half]]),
-                (root, [known[p] for p in checked[half:]]),
-            )
-            if both is not None and len(both[0]) + len(both[1]) == len(checked):
-                valid = [*both[0], *both[1]]
-        if valid is None:
-            valid = task_store.unchanged(root, [known[p] for p in checked])
-        hits.update(position for position, ok in zip(checked, valid, strict=True) if ok)
 
     def _start_pool(self, pool_size: int) -> None:
         try:
@@ -248,11 +230,6 @@ class EntryLoad:
             # No worker processes here (a sandbox, an odd __main__): read in-process.
             self.cancel()
 
-    def save_cache(self) -> None:
-        """Write the task cache (after ``collect(save=False)``; nothing when not ``store``)."""
-        if self.cache is not None and self.store:
-            self.cache.save()
-
     def cancel(self) -> None:
         """Stop the workers (what they have not started is dropped)."""
         for future in self.futures:
@@ -267,24 +244,12 @@ class EntryLoad:
         progress: OnProgress | None = None,
         total: int | None = None,
         on_entries: Callable[[list[TaskEntry]], None] | None = None,
-        *,
-        save: bool = True,
     ) -> list[TaskEntry]:
-        """Every candidate as a TaskEntry, in candidate order.
-
-        ``save=False`` leaves writing the cache to the caller (:meth:`save_cache`), so a
-        large run can be shown before its cache file is written.
-
-        ``on_entries`` is called with the entries in candidate order as soon as they and
-        all before them are read (so work on them can start while the rest is read).
-        With the cache on, :attr:`signatures` then holds, per folder, the signature of the
-        files each entry was read from, as the reader saw them, packed
-        (:func:`~inspector.loading.index.packed_signature`, for the run's index).
-
-        The cyclic garbage collector is paused meanwhile: reading builds hundreds of
-        thousands of small acyclic objects, and collecting them as they are made costs more
-        than the reading itself on large runs.
-        """
+        """Every candidate as a TaskEntry, in candidate order; ``on_entries`` gets them in
+        that order as soon as they and all before them are read (so they are reduced while
+        the rest is read). With the store on, :attr:`signatures` then holds, per folder,
+        the keys its entry was read with (:func:`packed_signature`). The cyclic collector
+        is paused meanwhile: reading builds many small acyclic objects."""
         total = len(self.entries) if total is None else total
         self._emitted = 0
         self._on_entries = on_entries
@@ -295,29 +260,25 @@ class EntryLoad:
         finally:
             if enabled:
                 # What was built is old now: without this the first collection after
-                # re-enabling walks all of it at once (half a second at 50,000 tasks).
+                # re-enabling walks all of it at once.
                 gc.freeze()
                 gc.unfreeze()
                 gc.enable()
         entries = [entry for entry in self.entries if entry is not None]
         cache = self.cache
         if cache is not None:
-            if save and self.store:
-                cache.save()
             for entry in entries:
                 cached = cache.fresh.get(entry.folder)
-                if cached is not None:  # packed as the cache holds a folder read
+                if cached is not None:  # packed as the store holds a folder read
                     sig = cached[0]
                     packed = sig if type(sig) is bytes else packed_signature(entry, sig)
                     self.signatures[entry.folder] = packed
-                else:  # not cacheable (a file is missing: a task not yet published)
-                    rels = task_store.entry_files(entry)
+                else:  # not kept (a file is missing: a task not yet published)
+                    rels = entry_files(entry)
                     stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
-                    present = [stat for stat in stats if stat is not None]
-                    if len(present) == len(stats):
-                        self.signatures[entry.folder] = packed_signature(
-                            entry, [(rel, *stat) for rel, stat in zip(rels, present, strict=True)]
-                        )
+                    if None not in stats:
+                        signature = [(rel, *stat) for rel, stat in zip(rels, stats, strict=True)]  # type: ignore[misc]
+                        self.signatures[entry.folder] = packed_signature(entry, signature)
         return entries
 
     def _collect(self, progress: OnProgress | None, total: int) -> None:
@@ -344,15 +305,16 @@ class EntryLoad:
             self.pool = None
 
     def _place(self, number: int, results: list[tuple[TaskEntry, Any]]) -> None:
-        """Put one chunk's entries in place (and in the cache), then pass on what is ready."""
-        cursor = self.starts[number]
-        cache = self.cache
-        for entry, seen in results:
+        """Put one chunk's entries in place, pass on what is ready, then give them to the
+        task store (which stats now the files of one the reader did not see)."""
+        start = self.starts[number]
+        for cursor, (entry, _) in enumerate(results, start):
             self.entries[self.missing[cursor]] = entry
-            if cache is not None:
-                cache.put(entry, self.items[cursor][2], seen)
-            cursor += 1
         self._emit()
+        cache = self.cache
+        if cache is not None:
+            for cursor, (entry, seen) in enumerate(results, start):
+                cache.put(entry, self.items[cursor][2], seen)
 
     def _emit(self) -> None:
         if self._on_entries is None:
@@ -365,32 +327,26 @@ class EntryLoad:
             self._emitted = end
             self._on_entries(entries[start:end])  # type: ignore[arg-type]
 
-    def _read_here(self, chunk: list[tuple[str, StateName, str]]) -> list[tuple[TaskEntry, Any]]:
+    def _result(self, number: int) -> list[tuple[TaskEntry, Any]]:
+        """A worker's chunk, decoded; read here when there is no worker or it failed."""
+        if self.futures:
+            # Loaded by now (the pool that made the futures imported it).
+            from concurrent.futures.process import BrokenProcessPool
+
+            try:
+                data = self.futures[number].result()
+                self.futures[number] = None  # it would keep the bytes for the whole read
+                return [
+                    (task_entry(rec, item[0]), seen)
+                    for (rec, seen), item in zip(
+                        decoder(_Chunk).decode(data), self.chunks[number], strict=True
+                    )
+                ]
+            except (BrokenProcessPool, OSError, RuntimeError, ValueError) as exc:
+                if isinstance(exc, BrokenProcessPool) and self.pool is not None and not self.owned:
+                    shutdown_shared_pool(self.pool)
         signed = self.cache is not None
         return [
             _read_one(self.files, folder, state, first, self.strategies, signed)
-            for folder, state, first in chunk
-        ]
-
-    def _result(self, number: int) -> list[tuple[TaskEntry, Any]]:
-        """A worker's chunk, decoded; read here when there is no worker or it failed."""
-        if not self.futures:
-            return self._read_here(self.chunks[number])
-        # Loaded by now (the pool that made the futures imported it): no cost, and none
-        # for a read without workers.
-        from concurrent.futures.process import BrokenProcessPool
-
-        try:
-            data = self.futures[number].result()
-            # The future would keep the chunk's bytes for the rest of the read.
-            self.futures[number] = None
-        except (BrokenProcessPool, OSError, RuntimeError, ValueError) as exc:
-            if isinstance(exc, BrokenProcessPool) and self.pool is not None and not self.owned:
-                drop_shared_pool(self.pool)
-            return self._read_here(self.chunks[number])
-        return [
-            (task_entry(rec, item[0]), seen)
-            for (rec, seen), item in zip(
-                decoder(_Chunk).decode(data), self.chunks[number], strict=True
-            )
+            for folder, state, first in self.chunks[number]
         ]

@@ -66,13 +66,9 @@ class PendingRead:
         *,
         save_cache: bool = True,
     ) -> Run:
-        """Collect every task folder; the run as :func:`~inspector.results.read_run`
-        returns it.
-
-        ``on_tasks`` receives the published tasks (``Run.tasks``, in order) as they come in,
-        while the rest are still being read. ``save_cache=False``: the caller writes the
-        task cache later (:meth:`save_cache`).
-        """
+        """Collect every task folder: the run as :func:`~inspector.results.read_run` returns
+        it. ``on_tasks`` receives the published tasks in order as they come in, while the
+        rest are still read. ``save_cache=False``: the caller writes the task store later."""
         run, files, running = self.run, self.files, self.running
         candidates = len(self.load.entries)
         total = candidates + len(running)
@@ -83,7 +79,9 @@ class PendingRead:
             if on_tasks is not None and tasks:
                 on_tasks(tasks)
 
-        self.load.collect(progress, total, on_entries=take, save=save_cache)
+        self.load.collect(progress, total, on_entries=take)
+        if save_cache:
+            self.save_cache()
         run.signatures = self.load.signatures
         run.cache_hits = self.load.cache.hits if self.load.cache is not None else 0
         for done, folder in enumerate(running, start=candidates + 1):
@@ -106,12 +104,14 @@ class PendingRead:
         return self.reduction_cache
 
     def save_cache(self) -> None:
-        """Write the task cache, with the reductions (after ``finish(save_cache=False)``)."""
-        if self.reduction_cache is not None:
-            self.reduction_cache.attach()
-        self.load.save_cache()
-        if self.load.cache is not None:
-            self.load.cache.forget()
+        """Write the task store, with the reductions (after ``finish(save_cache=False)``;
+        nothing when the read keeps nothing), then drop what it was loaded as and written
+        from."""
+        cache = self.load.cache
+        if cache is not None:
+            if self.load.store:
+                cache.save(self.reduction_cache)
+            cache.forget()
 
     def cancel(self) -> None:
         """Give up: stop the reader processes."""
@@ -128,14 +128,8 @@ def begin_read(
     checked: Checked | None = None,
 ) -> PendingRead:
     """Start reading a run: run-level files and the folder listing now, task folders from
-    the cache or by worker processes started now (:class:`EntryLoad`).
-
-    ``reuse_cache=False`` reads every task folder (what is read is still cached, unless
-    ``store=False``: then the caller keeps nothing of this read, and no file's key is taken
-    for a cache).
-    ``shared``: the caller has threads (the app): its shared reader processes are used.
-    ``checked``: what the report cache's check just found (its unchanged files are not
-    checked again for the task cache).
+    the task store or by reader processes started now (:class:`EntryLoad`, which says
+    what ``reuse_cache``, ``store``, ``shared`` and ``checked`` do).
 
     Raises:
         RunReadError: as :func:`~inspector.results.read_run`.
@@ -188,6 +182,23 @@ def finish_and_score(
     if save_cache:
         pending.save_cache()
     return session
+
+
+def outputs_of(session: Session, notes: list[str]) -> Outputs:
+    """The outputs of a scored session (``notes``: the derived-plan notes printed)."""
+    run = session.run
+    assert session.recomputation is not None
+    plan = session.recomputation.plan
+    return Outputs(
+        warnings=tuple((p.path, p.message) for p in run.problems if not p.blocking),
+        notes=tuple(notes),
+        metrics_json=session.metrics_json(),
+        # A derived plan's summary.md has a heading of its own: made now.
+        summary_markdown=session.summary_markdown() if plan.derived else None,
+        stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
+        tasks=len(run.tasks),
+        names=(plan.model_id, plan.benchmark_id),
+    )
 
 
 @dataclass
@@ -295,14 +306,14 @@ class EarlyOpen:
             self.pending.cancel()
 
 
-def prepare(path: Path, overrides: Overrides | None = None) -> EarlyOpen | None:
+def prepare(path: Path) -> EarlyOpen | None:
     """Look the run up in the report cache, else start reading it (worker processes)."""
     if not ((path / "run_info.json").exists() or (path / "details").is_dir()):
         return None
     early = EarlyOpen(path)
     # Not checked against the files here: the app shows it as not yet checked while a
     # reader process checks them (:func:`inspector.loading.door.open_run`).
-    early.preview = reports.peek(path, reports.own_plan_key(overrides))
+    early.preview = reports.peek(path, reports.key_for(None, "outputs"))
     if early.preview is None:
         try:
             early.pending = begin_read(path)

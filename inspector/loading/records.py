@@ -26,6 +26,16 @@ class IssueRec(msgspec.Struct, **OPTIONS):
     message: str
 
 
+def issue_rec(i: Any) -> IssueRec | None:
+    return None if i is None else IssueRec(i.severity, i.phase, i.code, i.message)
+
+
+def issue_of(i: IssueRec | None) -> Any:
+    from inspector.engine.model import Issue
+
+    return None if i is None else Issue(i.severity, i.phase, i.code, i.message)
+
+
 class AttemptRec(msgspec.Struct, **OPTIONS):
     index: int
     status: str
@@ -83,7 +93,7 @@ def entry_record(entry: Any) -> EntryRec:
                         a.index,
                         a.status,
                         dict(a.metrics),
-                        tuple([IssueRec(i.severity, i.phase, i.code, i.message) for i in a.issues]),
+                        tuple([issue_rec(i) for i in a.issues]),  # type: ignore[misc]
                         dict(a.scoring_artifacts),
                     )
                     for a in record.attempts.values()
@@ -102,7 +112,7 @@ def entry_record(entry: Any) -> EntryRec:
         rec,
         numbers,
         None if numbers is not None else dict(dirs),
-        tuple([ProblemRec(p.path, p.message, p.rule, p.blocking) for p in entry.problems]),
+        tuple([problem_rec(p) for p in entry.problems]),
         entry.schema_version,
     )
 

@@ -1,27 +1,13 @@
 """Runs on object storage (``s3://``, ``gs://``, ``az://``, ``http(s)://``, ``file://``), read-only.
 
-A URL names a run or a results root. :func:`mirror` lists the objects under it (fsspec),
-fetches the new and changed ones in parallel with bounded concurrency into a content mirror
-in the user's cache directory (``remote/<hash of the URL>`` in the cache folder, :func:`~inspector.loading.store.cache_root`),
-and returns that folder; the ordinary local reader and the one engine then read it, so the
-numbers are those of a local copy. Each mirrored object is keyed by its ETag (S3, Azure),
-generation (GCS) or modification time, and its size: a reopen lists the prefix and transfers
-only the objects whose key, size or version changed, and removes the ones gone.
-
-Same reader rules as on disk: only regular objects (folder markers and other kinds are not
-mirrored), no key that could leave the folder (``..``, ``.``, empty or absolute components,
-backslashes, NUL; objects outside the prefix), no key no local file can be named (a component
-over 255 bytes), no object over
-``INSPECTOR_REMOTE_MAX_OBJECT_MB`` (default 1024) and no listing over
-``INSPECTOR_REMOTE_MAX_TOTAL_MB`` (default 32768) in all; each refusal is a warning naming
-the remote object, and the run is read without it. ``INSPECTOR_REMOTE_CONCURRENCY`` (default
-32) bounds the transfers in flight.
-
-Credentials come only from each backend's standard chain and fsspec's configuration
-(``FSSPEC_S3_ENDPOINT_URL`` and the like, read when a URL is opened); the inspector stores
-none and never writes to the remote. Messages name the URL, never the cache folder
-(:func:`~inspector.loading.shown`). Backends are extras: ``pip install 'agentcompass-inspector[s3]'`` (s3fs),
-``[gcs]`` (gcsfs), ``[azure]`` (adlfs), ``[http]`` (aiohttp).
+:func:`mirror` lists the objects under a URL (fsspec) and fetches the new and changed ones
+(keyed by ETag, generation or modification time, and size) into a mirror in the cache
+folder, which the ordinary reader then reads; the ones gone are removed. The reader's
+rules hold: only regular objects, no key that could leave the folder or that no local file
+can be named, size limits; each refusal is a warning naming the remote object
+(``docs/cache-and-trust.md``, *Remote mirrors*). Credentials come only from each backend's
+standard chain; nothing is written to the remote. Messages name the URL, never the mirror
+(:func:`~inspector.loading.shown`).
 """
 
 from __future__ import annotations
@@ -30,7 +16,6 @@ import contextlib
 import fcntl
 import hashlib
 import os
-import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -201,17 +186,6 @@ def _list(fs: Any, root: str, mirror: Mirror) -> dict[str, tuple[str | None, int
     return objects
 
 
-def _read_index(path: Path) -> dict[str, tuple[str | None, int]]:
-    """The mirror's index (each object's version and size), {} when there is none or it
-    is not one (then everything is fetched again)."""
-    found = store.load(path, MirrorIndex)
-    return dict(found.objects) if found is not None else {}
-
-
-def _write_index(path: Path, url: str, objects: dict[str, tuple[str | None, int]]) -> None:
-    store.write_atomically(path, MirrorIndex(url, objects))
-
-
 def _store(tree: Path, key: str, data: bytes) -> None:
     target = tree / key
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -320,7 +294,8 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
         objects = _list(fs, root, result)
         if not objects:
             raise RunReadError(url, "no objects under this URL")
-        index = _read_index(base / "index")
+        kept = store.load(base / "index", MirrorIndex)  # each object's version and size
+        index = dict(kept.objects) if kept is not None else {}
         wanted = [
             key for key, (version, size) in objects.items()
             if version is None or index.get(key) != (version, size)
@@ -348,7 +323,7 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
             result.fetched_bytes += len(data)
             # a size that changed since the listing: kept, and fetched again next time
             stored[key] = objects[key] if len(data) == sizes[key] else (None, len(data))
-        _write_index(base / "index", url, stored)
+        store.write_atomically(base / "index", MirrorIndex(url, stored))
     tree.mkdir(exist_ok=True)
     _OPEN[url] = result
     MIRRORED[url] = result.local
@@ -369,9 +344,3 @@ def forget() -> None:
     """Drop this process's URL -> mirror table (tests open the same URL afresh)."""
     _OPEN.clear()
     MIRRORED.clear()
-
-
-def remove_mirror(url: str) -> None:
-    """Delete the cached mirror of ``url`` (the next open transfers everything)."""
-    shutil.rmtree(mirrors_dir(url) / hashlib.sha256(url.rstrip("/").encode()).hexdigest()[:32],
-                  ignore_errors=True)  # fmt: skip

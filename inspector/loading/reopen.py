@@ -1,17 +1,13 @@
-"""Reopening a run after a few task folders changed: its report from its score table,
-with only the changed folders read again.
+"""Reopening a run after a few task folders changed: its report from its score table, with
+only the changed folders read again.
 
-When the report cache's check finds that only some task folders' files changed,
-:func:`answer` reads those folders again, reduces their tasks, takes every other folder's
-row from the run's score table (:func:`inspector.loading.reports.table_of`) and aggregates the
-report through the engine (``standard_report``): the cost is the unchanged reopen plus the
-changed folders' work, with no entry or task record made for an unchanged folder. The
-new report is kept with the new snapshot and table, so the next reopen starts from them.
-
-It answers only when it can answer exactly as reading everything would: the run-level
-files unchanged, a plan the run-level files give whole, no benchmark formula over the
-tasks' attempts, no run refused, no unchanged folder becoming or ceasing to be the one
-scored for its task id. Anything else is ``None``: the run is read as usual.
+When the report store's check finds that only some task folders' files changed,
+:func:`answer` reads those folders, reduces their tasks, takes every other folder's row
+from the score table (:func:`~inspector.loading.reports.table_of`) and aggregates the
+report through the engine; the new report is kept with the new index and table. It answers
+only when that is exactly what reading everything would give (the run-level files
+unchanged, no benchmark formula over the attempts, no folder changing which task is
+scored); else ``None``, and the run is read as usual.
 """
 
 from __future__ import annotations
@@ -36,7 +32,6 @@ from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import index as snapshots
 from inspector.loading import reports
 from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem, problem_rec
-from inspector.loading.tasks import signature_is_racy
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES
 from inspector.results.problems import LoadProblem
@@ -129,7 +124,7 @@ def answer(
         tasks=len(scored),
         names=(plan.model_id, plan.benchmark_id),
     )
-    _store(root, key, outputs, snapshot, starts, table, fresh, candidates, fence)
+    _store(root, key, outputs, snapshot, starts, table, fresh, fence)
     return Answer(outputs, len(fresh), count + len(running))
 
 
@@ -289,10 +284,9 @@ def _store(
     starts: list[int],
     table: Table,
     fresh: dict[int, tuple[TaskEntry, Any]],
-    candidates: tuple[Any, ...],
     fence: int,
 ) -> None:
-    """Keep the new report and table with the snapshot of the files as now read; nothing
+    """Keep the new report and table with the index of the files as now read; nothing
     when a folder read again could not be (racy, or a file missing)."""
     width = snapshots.RECORD
     attempts = list(snapshot.attempts)
@@ -300,22 +294,13 @@ def _store(
     done = 0
     for i in sorted(fresh):
         entry, seen = fresh[i]
-        folder = candidates[i][0]
-        numbers = tuple(sorted(entry.attempt_dirs))
-        expected = [folder, f"{folder}/task.json"]
-        expected += [f"{folder}/attempt-{number}/result.json" for number in numbers]
-        if seen is None or [item[0] for item in seen] != expected:
-            return
-        if signature_is_racy(seen, fence):
-            return
-        packed = [snapshots.pack(item[1:]) for item in seen]
-        if None in packed:
+        packed = None if seen is None else snapshots.packed_signature(entry, seen)
+        if packed is None or snapshots.signature_is_racy(seen, fence):
             return
         start = starts[i] * width
-        pieces.append(snapshot.stats[done:start])
-        pieces += packed  # type: ignore[arg-type]
+        pieces += [snapshot.stats[done:start], packed]
         done = start + width * (2 + len(attempts[i]))
-        attempts[i] = numbers
+        attempts[i] = tuple(sorted(entry.attempt_dirs))
     pieces.append(snapshot.stats[done:])
     new = Index(snapshot.listing, tuple(attempts), b"".join(pieces))
     reports.store_snapshot(root, new, key, outputs, table)

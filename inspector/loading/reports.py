@@ -52,26 +52,8 @@ __all__ = [
     "held",
     "key_for",
     "lookup",
-    "own_plan_key",
     "store",
 ]
-
-
-def outputs_of(session: Session, notes: list[str]) -> Outputs:
-    """The outputs of a scored session (``notes``: the derived-plan notes printed)."""
-    run = session.run
-    assert session.recomputation is not None
-    plan = session.recomputation.plan
-    return Outputs(
-        warnings=tuple((p.path, p.message) for p in run.problems if not p.blocking),
-        notes=tuple(notes),
-        metrics_json=session.metrics_json(),
-        # A derived plan's summary.md has a heading of its own: made now.
-        summary_markdown=session.summary_markdown() if plan.derived else None,
-        stored_metrics_text=run.stored_metrics_text if run.stored_metrics is not None else None,
-        tasks=len(run.tasks),
-        names=(plan.model_id, plan.benchmark_id),
-    )
 
 
 def key_for(overrides: Overrides | None, command: str) -> str | None:
@@ -82,14 +64,6 @@ def key_for(overrides: Overrides | None, command: str) -> str | None:
         return None
     plan = [overrides.k, overrides.strategy, overrides.aggregation, overrides.benchmark_id]
     return json.dumps([command, plan])
-
-
-def own_plan_key(overrides: Overrides | None) -> str | None:
-    """The key of the run's own plan (None for any other plan): what the app caches and
-    may show early."""
-    if overrides not in (None, Overrides()):
-        return None
-    return key_for(None, "outputs")
 
 
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
@@ -135,20 +109,17 @@ def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | No
     return _lookup_in(None, run_root, key)
 
 
-def peek(run_root: Path, key: str | None) -> Any | None:
-    """What was stored under ``key`` for this run, NOT checked against the run's files
-    (the app's first preview, shown as not yet checked while :func:`lookup` checks them:
-    at 50,000 tasks the check is 250,000 ``lstat`` calls, over a second)."""
-    if key is None or not stores.enabled():
-        return None
-    found = _load(run_root)
-    return found.outputs.get(key) if found is not None else None
+def peek(run_root: Path, key: str | None) -> Outputs | None:
+    """The last outputs stored under ``key`` for this run (:func:`last`), NOT checked."""
+    found = last(run_root, key)[0]
+    return found if isinstance(found, Outputs) else None
 
 
 def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[str, Any]]:
-    """:func:`peek`, NOT checked either: the last report under ``key`` (its outputs, or
-    the line saying why the run could not be scored), and the further answers kept
-    beside it; ``(None, {})`` when none is kept."""
+    """The last report under ``key`` NOT checked against the run's files (the app's first
+    preview, shown as not yet checked while :func:`lookup` checks them: at 50,000 tasks
+    that is 250,000 ``lstat`` calls): its outputs, or the line saying why the run could not
+    be scored, and the further answers kept beside it; ``(None, {})`` when none is kept."""
     found = _load(run_root) if key is not None and stores.enabled() else None
     if found is None or key is None:
         return None, {}
@@ -329,16 +300,13 @@ def table_of(session: Session) -> Table | None:
     """The score table of a run just read and scored with its plan as given (no derived
     plan), or None when :func:`inspector.loading.reopen.answer` could not use one."""
     from inspector.engine.benchmarks import OVERRIDES
-    from inspector.engine.strategies import resolve_attempt_strategy
 
     run, rec = session.run, session.recomputation
     if rec is None or session.refusal is not None or rec.plan.derived:
         return None
-    plan = rec.plan
-    if plan.benchmark_id in OVERRIDES:
+    if rec.plan.benchmark_id in OVERRIDES:
         return None
-    resolved = resolve_attempt_strategy(plan.strategy).resolve(plan.contract, plan.k)
-    series = [sp.series_id for sp in resolved.series]
+    series = list(rec.reductions)  # the plan's series, in order
     entries = run.entries
     count = sum(1 for entry in entries if entry.state != "running")
     if any(entry.state == "running" for entry in entries[:count]):

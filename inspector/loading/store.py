@@ -1,23 +1,12 @@
 """The store: one cache folder, trusted as git trusts a repository, and how every file in it
-is written and read.
+is written and read (the rules: ``docs/cache-and-trust.md``).
 
-Everything the inspector keeps between runs lives under :func:`cache_root`: per run, a
-folder (:func:`run_folder`) with its task store, its index and report objects and the ref
-of each plan; per results root, its runs list; per remote run, a mirror of its inputs. A
-file holds numbers the inspector prints as the run's, so the store trusts only its owner:
-every folder from the cache root down to a file, and the file itself, must belong to the
-user and must not be writable by group or others. Anything else is not used: one line on
-stderr names it and says why, and the run is read from its own files. Folders the store
-makes are ``0700``, files ``0600``, written through a temporary file and ``os.replace``.
-
-Every file starts with :data:`MAGIC` (the one :data:`STORE_VERSION`) and the
-:func:`code_signature` of the inspector that wrote it, then a typed record
-(:mod:`~inspector.loading.records`, msgpack) and SHA-256 of it. A file of another version,
-another code, a checksum that does not match (a torn write, a disk error, an edit) or a
-record that does not decode as its type is a miss: the run is read from its files. Since
-whatever is kept was shaped by the reader, the engine and the package data, the code
-signature makes an upgrade, or any edit of the code, unable to serve an old number.
-``INSPECTOR_CACHE=0`` turns the store off; the inspector works the same without it.
+Per run, a folder (:func:`run_folder`) with its task store and report; per results root,
+its runs list; per remote run, a mirror of its inputs. Only the user's own folders and
+files, writable by no one else, are used (anything else is named once on stderr and the
+run is read from its files). Every file is :data:`MAGIC`, the :func:`code_signature` of
+the inspector that wrote it, a typed record (msgpack) and SHA-256 of it: another version,
+another code, a bad checksum or a record that does not decode is a miss.
 """
 
 from __future__ import annotations
@@ -34,22 +23,18 @@ from pathlib import Path
 from typing import Any
 
 STORE_VERSION = 3
-"""The one version of everything kept: any change of a record's shape changes it (a code
-change changes :func:`code_signature` anyway)."""
+"""The one version of everything kept: any change of a record's shape changes it."""
 MAGIC = b"inspector-store/%d\n" % STORE_VERSION
-"""What every file of the store starts with; then the code signature and a newline, the
-record, then SHA-256 of the record."""
+"""What every store file starts with; then the code signature and a newline."""
 DIGEST = 32
 WARNING = "inspector: warning: "
 
 
 def cache_root() -> Path | None:
-    """The one cache folder of every cache (tasks, reports, checks, summaries, remote
-    mirrors): ``platformdirs.user_cache_dir("agentcompass-inspector")``, which takes
-    ``$XDG_CACHE_HOME`` only when absolute, as the XDG specification asks, else
-    ``$HOME/.cache`` (the account's home when ``HOME`` is unset). None when there is no
-    such home (``HOME=''`` or ``/``, with no absolute ``XDG_CACHE_HOME``): then nothing is
-    cached rather than written somewhere unexpected (``/.cache``, the current folder)."""
+    """The one cache folder: ``platformdirs.user_cache_dir("agentcompass-inspector")``
+    (``$XDG_CACHE_HOME`` only when absolute, else ``$HOME/.cache``). None when there is no
+    such home (``HOME=''`` or ``/``): nothing is cached rather than written somewhere
+    unexpected."""
     if not os.path.isabs(os.environ.get("XDG_CACHE_HOME", "")):
         home = os.environ.get("HOME")
         if home is None:
@@ -70,7 +55,8 @@ def cache_root() -> Path | None:
 @functools.cache
 def code_signature() -> str:
     """The inspector's version and the size and modification time of each of its source
-    files and of its package data (``inspector/data``): what shaped every cached value."""
+    files and of its package data (``inspector/data``): what shaped every kept value, so
+    an upgrade, or any edit of the code, cannot serve an old number."""
     import inspector
 
     package = os.path.dirname(os.path.abspath(inspector.__file__))
@@ -108,9 +94,8 @@ _warned: set[str] = set()
 
 
 def _refuse(path: Path | str, kind: str, why: str) -> None:
-    """Say once per process and path why the cache there is not used; a worker process
-    says nothing (its stderr may be the app's terminal: the process that started it judges
-    the cache folder before it does, :func:`~inspector.loading.many.map_in_processes`)."""
+    """Say once per process and path why the cache there is not used; a reader process
+    says nothing (its stderr may be the app's terminal; its parent judged the folder)."""
     name = str(path)
     if name not in _warned:
         _warned.add(name)
@@ -124,10 +109,9 @@ def _refuse(path: Path | str, kind: str, why: str) -> None:
 
 
 def trusted(folder: Path) -> bool:
-    """Whether every folder from the cache root down to ``folder`` that exists belongs to
-    the user and is not writable by group or others (a folder that does not exist yet is
-    made by :func:`make_folder`). ``folder`` outside the cache root: that folder alone.
-    An untrusted folder is named on stderr, once."""
+    """Whether every existing folder from the cache root down to ``folder`` (outside the
+    root: that folder alone) is the user's and not writable by group or others; an
+    untrusted one is named on stderr, once."""
     root = cache_root()
     chain = [folder]
     if root is not None and folder.is_relative_to(root):
@@ -164,24 +148,17 @@ def make_folder(folder: Path) -> bool:
 
 
 def pack(record: Any) -> bytes:
-    """A record as a store file's bytes: :data:`MAGIC`, the code signature, msgpack,
-    SHA-256 of the msgpack."""
-    return b"".join(_parts(record))
-
-
-def _parts(record: Any) -> tuple[bytes, bytes, bytes]:
-    """:func:`pack`'s three parts, written one after the other: joined, a large store
-    (a 10k-task run's is 15 MB) would be copied twice more while it is written."""
+    """A record as a store file's bytes: the header, msgpack, SHA-256 of the msgpack (what
+    a streamed write of it must equal)."""
     from inspector.loading.records import ENCODER
 
     payload = ENCODER.encode(record)
-    return _header(), payload, hashlib.sha256(payload).digest()
+    return _header() + payload + hashlib.sha256(payload).digest()
 
 
 def unpack(raw: bytes, kind: Any) -> Any:
-    """The record of type ``kind`` :func:`pack` made ``raw`` from, or None when it does
-    not start with :data:`MAGIC` and this inspector's code signature, its checksum does
-    not match or it does not decode as ``kind``."""
+    """The record of type ``kind`` in a store file's bytes, or None when they do not start
+    with this header, their checksum does not match or it does not decode as ``kind``."""
     from inspector.loading.records import decoder
 
     header = _header()
@@ -197,9 +174,9 @@ def unpack(raw: bytes, kind: Any) -> Any:
 
 
 def write_atomically(path: Path, record: Any) -> bool:
-    """Write ``record`` (:func:`pack`) to ``path`` through a temporary file in the same
-    folder, only in a trusted folder (:func:`make_folder`); on any failure (a full disk, a
-    read-only folder, a value msgpack cannot hold) nothing is left behind."""
+    """Write ``record`` to ``path`` through a temporary file in the same folder, only in a
+    trusted folder; on any failure (a full disk, a read-only folder, a value msgpack cannot
+    hold) nothing is left behind."""
     from inspector.loading.records import ENCODER
 
     return write_streamed(path, lambda: iter((ENCODER.encode(record),)))
@@ -276,9 +253,8 @@ def _flush(handle: Any, digest: Any, data: bytes | bytearray) -> None:
 
 
 def load(path: Path, kind: Any) -> Any:
-    """The record of type ``kind`` in a store file, or None when it is missing, in an
-    untrusted folder (:func:`trusted`), not the user's own or writable by others, or not
-    what :func:`pack` makes."""
+    """The record of type ``kind`` in a store file, or None when it is missing, untrusted
+    (:func:`trusted`, :func:`_why_not`) or not a store file of this inspector."""
     if not trusted(path.parent):
         return None
     try:
@@ -294,8 +270,7 @@ def load(path: Path, kind: Any) -> Any:
 
 
 def enabled() -> bool:
-    """The store is on (``INSPECTOR_CACHE`` is not ``0``) and there is a cache folder that
-    only its owner, the user, can write (:func:`trusted`: else it is named on stderr)."""
+    """The store is on (``INSPECTOR_CACHE`` is not ``0``) and its folder is trusted."""
     flag = os.environ.get("INSPECTOR_CACHE", "1").strip().lower()
     if flag in ("0", "false", "no", "off"):
         return False

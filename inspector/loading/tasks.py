@@ -1,13 +1,11 @@
 """A run's task store: each task folder's entry, and its reductions under a plan.
 
-Reopening an unchanged run should not parse every ``result.json`` again. Each task folder
-read is kept in the run's store (never under the run) with the key of every file it was
-read from (its folder, ``task.json`` and each attempt's ``result.json``, as git's index
-keys files) and where AgentCompass finds its name first. A folder is taken from the store
-only when every one of those files still has its key, so a live run is read again where
-it changed. Beside each entry, its task's reductions under the plan it was last scored
-with (a pure function of the record and the plan): a reopen after N changed folders
-reduces N tasks. A folder with a file written too recently to tell (racy) is left out.
+Each task folder read is kept with the key of every file it was read from (its folder,
+``task.json``, each attempt's ``result.json``) and where AgentCompass finds its name first;
+it is taken from the store only while every one of those keys is unchanged, so a live run
+is read again where it changed. Beside each entry, its task's reductions under the plan it
+was last scored with: a reopen after N changed folders reduces N tasks. A folder with a
+file written too recently to tell (racy) is left out.
 """
 
 from __future__ import annotations
@@ -23,7 +21,17 @@ from typing import Any
 import msgspec
 
 from inspector.loading import store
-from inspector.loading.index import packed_is_racy, packed_signature, unpacked_signature
+from inspector.loading.index import (
+    Checked,
+    entry_files,
+    packed_is_racy,
+    packed_signature,
+    signature,
+    signature_is_racy,
+    unchanged,
+    unpacked_signature,
+)
+from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     ENCODER,
     OPTIONS,
@@ -32,14 +40,14 @@ from inspector.loading.records import (
     entry_record,
     task_entry,
 )
-from inspector.results.file_io import stat_key
-from inspector.results.layout import AttemptDirs
 from inspector.results.problems import RULE_DUPLICATE_ID
 
 Signature = tuple[tuple[Any, ...], ...]
 """Per file ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
 DELTA_MIN = 64
 DELTA_SHARE = 8
+CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250  # the app's reader processes check from so many
+FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child from so many
 """The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
 
 
@@ -154,71 +162,14 @@ def store_file(run_root: Path, folder: Path | None = None) -> Path:
     return store.run_folder(run_root, folder) / "tasks"
 
 
-def delta_file(path: Path) -> Path:
-    """Beside a run's task store: the folders changed since it was written."""
-    return path.with_name(path.name + ".delta")
-
-
-def signature(root: str, rels: list[str]) -> Signature | None:
-    """``(rel, *stat_key)`` of each path (not following a final link), None when one cannot
-    be stat'ed."""
-    out = []
-    lstat = os.lstat
-    for rel in rels:
-        try:
-            info = lstat(f"{root}/{rel}")
-        except OSError:
-            return None
-        out.append((rel, *stat_key(info)))
-    return tuple(out)
-
-
-def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
-    """For each signature, whether its files still have it (a worker process's share)."""
-    return [signature(root, [item[0] for item in sig]) == sig for sig in signatures]
-
-
-def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
-    """The signature of ``rels`` from what the reader saw as it read them (the folder's
-    lstat and each file's fstat), None when one of them was not seen."""
-    try:
-        return tuple((rel, *stats[rel]) for rel in rels)
-    except KeyError:
-        return None
-
-
-def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
-    """Whether any file of ``sig`` is racy (:func:`~inspector.loading.store.is_racy`); a
-    folder whose newest stamp is older than the coarse granularity is answered at once."""
-    newest = max([max(item[5], item[6]) for item in sig], default=0)
-    if newest < fence_ns - store.COARSE_GRANULARITY_NS:
-        return False
-    return any(store.is_racy(item[1:], fence_ns) for item in sig)
-
-
-def entry_files(entry: Any) -> list[str]:
-    """What an entry was read from: its folder (a new attempt folder or a symbolic link
-    changes it), its task.json and each attempt's result.json."""
-    dirs = entry.attempt_dirs
-    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
-        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
-        return [entry.folder, entry.task_file, *tail]
-    files = [entry.folder, entry.task_file]
-    return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
-
-
 class TaskCache:
-    """Load once, look up folders, save once. Never raises: a broken store is a miss.
-
-    Args:
-        run_root: The run directory.
-        reuse: False takes nothing from the store (every folder is read again; what is
-            read is still kept for next time).
-    """
+    """Load once, look up folders, save once; never raises (a broken store is a miss).
+    ``reuse`` False takes nothing from the store (what is read is still kept)."""
 
     def __init__(self, run_root: Path, *, reuse: bool = True) -> None:
         self.root = str(run_root)
         self.path = store_file(run_root)
+        self.delta_path = self.path.with_name("tasks.delta")  # the folders changed since
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.entries: dict[str, KeptEntry | None] = {}
         # Per folder read or taken from the store: its signature (packed as the session
@@ -232,26 +183,63 @@ class TaskCache:
         self.attached: Any = _no_reductions
         self.hits = 0
         self.delta: dict[str, KeptEntry | None] = {}
-        base = self._stored(self.path) if reuse else None
-        if base is not None:
-            self.entries = base
-            delta = self._stored(delta_file(self.path))
-            if delta:
-                self.delta = delta
-                base.update(delta)
+        if reuse:  # the base, then the folders changed since it was written (its delta)
+            base = store.load(self.path, TaskStore)
+            if base is not None and base.root == self.root:
+                self.entries = base.entries
+                delta = store.load(self.delta_path, TaskStore)
+                if delta is not None and delta.root == self.root and delta.entries:
+                    self.delta = delta.entries
+                    self.entries.update(delta.entries)
 
-    def _stored(self, path: Path) -> dict[str, KeptEntry | None] | None:
-        found = store.load(path, TaskStore)
-        return found.entries if found is not None and found.root == self.root else None
+    def look_up(
+        self,
+        entries: list[Any],
+        candidates: Sequence[tuple[str, str]],
+        first_location: dict[str, str],
+        checked: Checked | None,
+        shared: bool,
+    ) -> list[int]:
+        """Put in ``entries`` every candidate folder whose stored entry may be used (its
+        files' keys unchanged, and it is still the first of its name where AgentCompass
+        looks); the positions of the rest. ``checked``: what the report store's check found
+        (those files are not stat'ed again). ``shared``: the caller has threads (the app)."""
+        known: dict[int, Signature] = {}
+        for position, (folder, state) in enumerate(candidates):
+            kept = self.entries.get(folder)
+            first = first_location[folder.rpartition("/")[2]]
+            if kept is not None and kept.first == first and kept.entry.state == state:
+                known[position] = kept.files
+        hits: set[int] = set()
+        if checked is not None:
+            hits = {position for position, sig in known.items() if checked.covers(sig)}
+        rest = [position for position in known if position not in hits]
+        hits.update(p for p, ok in zip(rest, self._check(known, rest, shared), strict=True) if ok)
+        missing = []
+        for position, (folder, _) in enumerate(candidates):
+            entry = self.accept(folder) if position in hits else None
+            if entry is not None:
+                entries[position] = entry
+            else:
+                missing.append(position)
+        return missing
 
-    def candidate(self, folder: str, state: str, first_location: str) -> Signature | None:
-        """The signature to check before the stored entry of ``folder`` may be used (None:
-        nothing usable is kept). ``first_location`` is part of the key: a same-named folder
-        appearing in another state folder changes the entry."""
-        kept = self.entries.get(folder)
-        if kept is None or kept.first != first_location or kept.entry.state != state:
-            return None
-        return kept.files
+    def _check(self, known: dict[int, Signature], positions: list[int], shared: bool) -> list[Any]:
+        """Whether each folder's files still have their stored keys (``lstat``, split
+        between processes for many)."""
+        sigs, root = [known[p] for p in positions], self.root
+        if len(positions) >= CHECK_PARALLEL_MIN and shared:
+            step = max(CHECK_CHUNK, len(positions) // (4 * workers()) + 1)
+            parts = [(root, sigs[i : i + step]) for i in range(0, len(sigs), step)]
+            answers = in_shared_pool(unchanged, parts)
+            if answers is not None:
+                return [ok for answer in answers for ok in answer]
+        if not shared and len(positions) >= FORK_CHECK_MIN:
+            half = len(positions) // 2
+            both = halves_in_fork(unchanged, (root, sigs[:half]), (root, sigs[half:]))
+            if both is not None and len(both[0]) + len(both[1]) == len(positions):
+                return [*both[0], *both[1]]
+        return unchanged(root, sigs)
 
     def accept(self, folder: str) -> Any:
         """The stored entry of ``folder``, whose signature was just found unchanged (None:
@@ -307,12 +295,15 @@ class TaskCache:
         for folder, kept in self._kept_entries():
             yield ENCODER.encode(folder) + ENCODER.encode(kept)
 
-    def save(self) -> None:
+    def save(self, reductions: ReductionCache | None = None) -> None:
         """Write the entries seen in this read (atomically). When few folders changed since
         the base file was written, only they go to the delta file (a folder gone as None);
         the base is written whole again once the delta grows past :data:`DELTA_SHARE` of
         it. Every entry is checked against its files before use, so any base and delta
-        combined (one written, the other not) give misses, never a wrong entry."""
+        combined (one written, the other not) give misses, never a wrong entry.
+        ``reductions``: the tasks' reductions, kept with their entries."""
+        if reductions is not None:
+            reductions.attach()
         entries, fresh = self.entries, self.fresh
         if not fresh and not entries:
             return
@@ -326,13 +317,13 @@ class TaskCache:
                 return
             delta = {**self.delta, **changed, **dict.fromkeys(gone)}
             if len(delta) <= max(DELTA_MIN, len(fresh) // DELTA_SHARE):
-                store.write_atomically(delta_file(self.path), TaskStore(self.root, delta))
+                store.write_atomically(self.delta_path, TaskStore(self.root, delta))
                 return
             del changed, delta
         # Written as it is made: the whole store is never held (nor its records).
         if store.write_streamed(self.path, self._whole):
             with contextlib.suppress(OSError):
-                os.unlink(delta_file(self.path))
+                os.unlink(self.delta_path)
 
 
 def _no_reductions(folder: str) -> None: ...
@@ -353,9 +344,9 @@ class ReductionCache:
     def __init__(self, cache: TaskCache, stream: Any) -> None:
         self.cache = cache
         self.stream = stream
-        self.series = tuple(stream.series_ids)
         self.key = plan_key(stream)
-        self.maker = ReductionMaker(self.series)
+        self.maker: ReductionMaker | None = None  # made for the first stored reductions
+        self.series = tuple(stream.series_ids)
         self.reused: dict[str, Any] = {}
 
     def add(self, tasks: Sequence[Any]) -> None:
@@ -366,6 +357,8 @@ class ReductionCache:
             self.stream.add(tasks)
             return
         known: list[Any] = []
+        if self.maker is None:
+            self.maker = ReductionMaker(self.series)
         key, make = self.key, self.maker.make
         for task in tasks:
             folder = task.source.rpartition("/")[0]

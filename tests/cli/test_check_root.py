@@ -253,10 +253,10 @@ def test_a_run_read_for_its_audit_brings_its_interval_from_that_read(
         door, "open_run", lambda path, *a, **k: opened.append(path) or real_open(path, *a, **k)
     )
     written: list[Path] = []
-    real_write = store.write_atomically
+    real_write = store.write_streamed  # every store file is written through it
     monkeypatch.setattr(
         store,
-        "write_atomically",
+        "write_streamed",
         lambda path, data: written.append(path) or real_write(path, data),
     )
     check = loading.audit(module.audit_call, [(str(run), "ns/k3_pass", Overrides())])[0]

@@ -60,7 +60,7 @@ def test_a_changed_folder_goes_to_the_delta_file_only(
     run: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     base = task_cache.store_file(run)
-    delta = task_cache.delta_file(base)
+    delta = base.with_name("tasks.delta")
     tasks = len(read_run(run).tasks)
     before = base.read_bytes(), base.stat().st_ino
     assert not delta.exists()
@@ -92,7 +92,7 @@ def test_a_grown_delta_is_folded_into_the_base(run: Path, monkeypatch: pytest.Mo
     monkeypatch.setattr(task_cache, "DELTA_MIN", 1)
     monkeypatch.setattr(task_cache, "DELTA_SHARE", 10**6)
     base = task_cache.store_file(run)
-    delta = task_cache.delta_file(base)
+    delta = base.with_name("tasks.delta")
     tasks = len(read_run(run).tasks)
     flip(results(run)[0])
     scored(run)
@@ -111,7 +111,7 @@ def test_a_stale_delta_over_a_new_base_is_only_misses(
     """A delta left over a base written later (the base written, then a crash before the
     delta was removed): its entries are checked against the files like any other."""
     base = task_cache.store_file(run)
-    delta = task_cache.delta_file(base)
+    delta = base.with_name("tasks.delta")
     flip(results(run)[0])
     scored(run)
     stale = delta.read_bytes()

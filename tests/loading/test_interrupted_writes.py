@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from inspector.loading import remote, store
-from inspector.loading.records import Summaries
+from inspector.loading.records import MirrorIndex, Summaries
 
 
 def _interrupt(*args: Any, **kwargs: Any) -> None:
@@ -35,7 +35,7 @@ def test_a_remote_mirror_interrupted_while_written_leaves_no_temporary_file(
     else:
         monkeypatch.setattr(os, "replace", _interrupt)
     with pytest.raises(KeyboardInterrupt):
-        remote._write_index(tmp_path / "index", "s3://bucket/root", {})
+        store.write_atomically(tmp_path / "index", MirrorIndex("s3://bucket/root", {}))
     if step == "replace":
         with pytest.raises(KeyboardInterrupt):
             remote._store(tmp_path / "tree", "run/metrics.json", b"{}")

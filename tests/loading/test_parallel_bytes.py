@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import by_bytes
 from inspector.loading import readers as parallel
 from inspector.loading import tasks as task_cache
 from inspector.loading.reading import begin_read
@@ -67,7 +66,7 @@ def test_few_large_folders_use_every_reader_process(
     pools: list[tuple[int, list[list[str]]]],
 ) -> None:
     monkeypatch.setenv("INSPECTOR_CACHE", cache)
-    monkeypatch.setattr(by_bytes, "PARALLEL_BYTES", 1_000_000)  # the run holds about 1.4 MB
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 1_000_000)  # the run holds about 1.4 MB
     run, big = padded_run(tmp_path)
     assert len(list(run.glob("details/*/*/task.json"))) < parallel.PARALLEL_MIN
     plain = read_run(run)  # one process, no cache
@@ -101,13 +100,11 @@ def test_a_small_run_stays_in_one_process(
 
 def test_chunks_hold_about_equal_bytes(monkeypatch: pytest.MonkeyPatch) -> None:
     sizes = {"a": 10, "b": 10, "c": 5000, "d": 10, "e": 3000, "f": 10, "g": 10}
-    monkeypatch.setattr(by_bytes, "folder_bytes", lambda path: sizes[path])
-    monkeypatch.setattr(by_bytes, "PARALLEL_BYTES", 100)
+    monkeypatch.setattr(parallel, "folder_bytes", lambda path: sizes[path])
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 100)
     items = [(name, "normal", name) for name in sizes]
 
-    chunks, parallel_read = by_bytes.split(
-        items, lambda folder: folder, parallel_min=1500, chunk=250, processes=2
-    )
+    chunks, parallel_read = parallel.split(items, lambda folder: folder, processes=2)
 
     assert parallel_read
     assert [item for chunk in chunks for item in chunk] == items  # in order, each once
@@ -120,15 +117,11 @@ def test_many_folders_are_not_stat_ed_to_decide(monkeypatch: pytest.MonkeyPatch)
     def no_stat(path: str) -> int:
         raise AssertionError(f"{path} stat'ed")
 
-    monkeypatch.setattr(by_bytes, "folder_bytes", no_stat)
+    monkeypatch.setattr(parallel, "folder_bytes", no_stat)
     items = [(f"f{i}", "normal", f"f{i}") for i in range(3000)]
-    chunks, parallel_read = by_bytes.split(
-        items, lambda folder: folder, parallel_min=1500, chunk=250, processes=2
-    )
+    chunks, parallel_read = parallel.split(items, lambda folder: folder, processes=2)
     assert parallel_read and [i for c in chunks for i in c] == items
     few = items[:20]
-    monkeypatch.setattr(by_bytes, "folder_bytes", lambda path: 1000)  # 20 kB in all
-    chunks, parallel_read = by_bytes.split(
-        few, lambda folder: folder, parallel_min=1500, chunk=250, processes=2
-    )
+    monkeypatch.setattr(parallel, "folder_bytes", lambda path: 1000)  # 20 kB in all
+    chunks, parallel_read = parallel.split(few, lambda folder: folder, processes=2)
     assert not parallel_read and chunks == [few]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading import tasks as task_cache
+from inspector.loading import readers
 from inspector.loading.records import entry_record
 from inspector.results import quick as quick_module
 from inspector.results.quick import read_plain_task
@@ -34,10 +34,10 @@ def both(run: Path, folder: str, state: str, first: str) -> tuple[object, object
     quick = read_plain_task(files, folder, state, first, BUILTIN_STRATEGIES)  # type: ignore[arg-type]
     quick_seen = None
     if quick is not None:
-        quick_seen = task_cache.known_signature(files.stats, task_cache.entry_files(quick))
+        quick_seen = readers.known_signature(files.stats, readers.entry_files(quick))
     files = RunFiles(run)
     careful = load_published(files, folder, state, first, BUILTIN_STRATEGIES)  # type: ignore[arg-type]
-    careful_seen = task_cache.known_signature(files.stats, task_cache.entry_files(careful))
+    careful_seen = readers.known_signature(files.stats, readers.entry_files(careful))
     return (
         None if quick is None else (entry_record(quick), quick_seen),
         (entry_record(careful), careful_seen),
@@ -178,13 +178,13 @@ def test_an_entry_names_the_same_files_with_attempt_folders_as_numbers_or_as_a_m
             continue
         shuffled = AttemptDirs(entry.attempt_dirs.folder, entry.attempt_dirs.numbers[::-1])
         as_mapping = dict(entry.attempt_dirs.items())
-        names = task_cache.entry_files(entry)
+        names = readers.entry_files(entry)
         assert names[:2] == [entry.folder, entry.task_file]
         assert names[2:] == [
             f"{entry.folder}/attempt-{n}/result.json" for n in sorted(entry.attempt_dirs.numbers)
         ]
-        assert task_cache.entry_files(replace(entry, attempt_dirs=shuffled)) == names
-        assert task_cache.entry_files(replace(entry, attempt_dirs=as_mapping)) == names
+        assert readers.entry_files(replace(entry, attempt_dirs=shuffled)) == names
+        assert readers.entry_files(replace(entry, attempt_dirs=as_mapping)) == names
         seen += 1
     assert seen > 0
 

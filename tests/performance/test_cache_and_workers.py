@@ -50,6 +50,8 @@ def small_parallel_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
     """Make even a small run go through the worker processes."""
     monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
     monkeypatch.setattr(parallel, "CHUNK", 2)
+    monkeypatch.setattr(task_cache, "CHECK_PARALLEL_MIN", 2)
+    monkeypatch.setattr(task_cache, "CHECK_CHUNK", 2)
     monkeypatch.setenv("INSPECTOR_WORKERS", "2")
 
 
@@ -118,6 +120,8 @@ def test_cache_is_invalidated_by_changes(
     if threaded:
         monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
         monkeypatch.setattr(parallel, "CHUNK", 2)
+        monkeypatch.setattr(task_cache, "CHECK_PARALLEL_MIN", 2)
+        monkeypatch.setattr(task_cache, "CHECK_CHUNK", 2)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     source = conformance_run("e2e_k1_micro")
     run = _copy(source, tmp_path)
@@ -240,16 +244,16 @@ def test_cached_folders_checked_half_in_a_forked_child(
 ) -> None:
     """The command line checks half of the cached folders' files in a forked child: a
     rewrite in either half is seen, and the rest still comes from the cache."""
-    monkeypatch.setattr(parallel, "FORK_CHECK_MIN", 1)
+    monkeypatch.setattr(task_cache, "FORK_CHECK_MIN", 1)
     forked: list[int] = []
-    original = parallel.halves_in_fork
+    original = task_cache.halves_in_fork
 
     def spy(*args):  # type: ignore[no-untyped-def]
         both = original(*args)
         forked.append(both is not None)
         return both
 
-    monkeypatch.setattr(parallel, "halves_in_fork", spy)
+    monkeypatch.setattr(task_cache, "halves_in_fork", spy)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run = _copy(conformance_run("e2e_k1_micro"), tmp_path)
     loaded(run)

@@ -8,7 +8,7 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures import process as pools
 
-from inspector.loading.ending import end_pool
+from inspector.loading.processes import end_pool
 
 
 def test_an_ended_pool_is_not_woken_at_exit() -> None:
