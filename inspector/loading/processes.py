@@ -75,15 +75,11 @@ HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20
 
 
 def reader_started(parent: int | None = None) -> None:
-    """What every reader process does first: ignore SIGINT, which a terminal's Ctrl-C sends
-    to the whole process group (the process that made the pool ends its readers), then
-    :func:`die_with_parent`. A ``fork`` pool's processes start with SIGINT blocked
-    (:func:`reader_pool`), so that none is taken before this.
-
-    Then (glibc) each file read reuses the heap: a buffer over the mmap threshold gets
-    fresh pages from the kernel, 256 page faults a megabyte, much of the CPU of reading
-    large result files; buffers up to 32 MB come from the heap and go back to it (64 MB of
-    its free top kept)."""
+    """What every reader process does first: ignore SIGINT (a terminal's Ctrl-C goes to
+    the process group; the pool's maker ends its readers; a ``fork`` pool starts them with
+    it blocked), then :func:`die_with_parent`. Then (glibc) file reads reuse the heap:
+    buffers up to 32 MB come from it and go back (64 MB of its free top kept), instead of
+    fresh pages from the kernel, 256 page faults a megabyte."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     die_with_parent(parent)
@@ -304,11 +300,16 @@ def _forkserver() -> Any:
     return context
 
 
-def own_context() -> Any:
-    """``fork`` for a single-threaded caller's own pool, else ``forkserver``."""
+FORK_SERVER_FROM = 100_000  # folders: a caller that listed that many holds ~100s of MB
+
+
+def own_context(folders: int = 0) -> Any:
+    """``fork`` for a single-threaded caller's own pool, else ``forkserver``; also from
+    :data:`FORK_SERVER_FROM` folders to read, whose readers forked from the caller would
+    each count its pages again (1M tasks: about 480 MB a reader)."""
     import multiprocessing  # when processes start (see start_forkserver)
 
-    if "fork" in multiprocessing.get_all_start_methods():
+    if folders < FORK_SERVER_FROM and "fork" in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("fork")
     return _forkserver()
 

@@ -217,7 +217,7 @@ class EntryLoad:
         try:
             if not self.shared:
                 # Forked now, by a caller with one thread; shut down after collect.
-                self.pool = reader_pool(pool_size, own_context())
+                self.pool = reader_pool(pool_size, own_context(len(self.items)))
                 self.owned = True
             else:
                 self.pool, self.owned = shared_pool(), False

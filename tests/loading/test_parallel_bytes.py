@@ -125,3 +125,33 @@ def test_many_folders_are_not_stat_ed_to_decide(monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(parallel, "folder_bytes", lambda path: 1000)  # 20 kB in all
     chunks, parallel_read = parallel.split(few, lambda folder: folder, processes=2)
     assert not parallel_read and chunks == [few]
+
+
+def test_a_long_listing_starts_its_readers_from_the_fork_server(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pools: list[tuple[int, list[list[str]]]]
+) -> None:
+    """Readers forked from a caller that has listed a million folders each count its
+    pages again (480 MB a reader); from FORK_SERVER_FROM folders they start from the fork
+    server: none is this process's child, and what is read is the same."""
+    import os
+
+    from inspector.loading import processes
+
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    monkeypatch.setattr(parallel, "PARALLEL_BYTES", 1_000_000)
+    monkeypatch.setattr(processes, "FORK_SERVER_FROM", 5)  # the run has 10 folders
+    parents: list[int] = []
+    original = parallel.EntryLoad._start_pool
+
+    def spy(self, pool_size):  # type: ignore[no-untyped-def]
+        original(self, pool_size)
+        if self.pool is not None:
+            parents.extend(self.pool.submit(os.getppid).result() for _ in range(4))
+
+    monkeypatch.setattr(parallel.EntryLoad, "_start_pool", spy)
+    run, _ = padded_run(tmp_path)
+    read = begin_read(run).finish()
+
+    assert parents, "no reader processes started"
+    assert os.getpid() not in parents, "the readers were forked from this process"
+    assert view(read) == view(read_run(run))
