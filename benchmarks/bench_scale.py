@@ -178,16 +178,18 @@ def subreaper() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
 
 
-def orphans_reaped(timeout: float = 30.0) -> None:
-    """Wait for the measured tree's orphans that came to this process (see subreaper)."""
+def orphans_reaped(seen: set[int], timeout: float = 30.0) -> None:
+    """Reap the measured tree's orphans (pids in ``seen``) that came to this process (see
+    subreaper), waiting for them at most ``timeout`` seconds; other children are left."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        try:
-            pid, _ = os.waitpid(-1, os.WNOHANG)
-        except ChildProcessError:
+        mine = [pid for pid in tree(os.getpid())[1:] if pid in seen]
+        if not mine:
             return
-        if pid == 0:
-            time.sleep(0.02)
+        for pid in mine:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, os.WNOHANG)
+        time.sleep(0.02)
 
 
 def measure(
@@ -211,10 +213,13 @@ def measure(
     if out:
         sink.close()  # type: ignore[union-attr]
     peak = [0, False, 0]
+    seen: set[int] = set()
 
     def sample() -> None:
         while proc.returncode is None:
-            sizes = [memory(pid) for pid in tree(proc.pid)]
+            pids = tree(proc.pid)
+            seen.update(pids)
+            sizes = [memory(pid) for pid in pids]
             total = sum(size[0] for size in sizes)
             peak[0] = max(peak[0], total)
             peak[2] = max(peak[2], sum(size[1] for size in sizes))
@@ -229,7 +234,7 @@ def measure(
     wall = time.perf_counter() - began
     proc.returncode = os.waitstatus_to_exitcode(status)
     watcher.join()
-    orphans_reaped()
+    orphans_reaped(seen)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     err = proc.stderr.read().decode(errors="replace") if proc.stderr else ""
     if peak[1]:
