@@ -67,6 +67,15 @@ its files took about 25 min at that load (the bytes2 floor had read a third of t
   The reports of off (both) / first / warm are identical (sha256 c2a74d9fa6cdaff5). The
   cache-off tree RSS sums the parent and two readers forked after the parent had listed the
   million folders (about 480 MB each at their start, shared with it: PSS 1966 of 2556 MB).
+Main at 25d00a9 (the memory work in), 13:42 UTC, load 0.6 -> 3.6, floors in the same run:
+  ... --floors bytes2 orjson2 --what off --repeat 1 --cap-gb 8
+  | 1000000x3x1KB | bytes2  | 364.65 | 267.75 |  301 |  414 |  394 |
+  | 1000000x3x1KB | orjson2 | 332.64 | 243.57 |  209 |  415 |  392 |
+  | 1000000x3x1KB | off     | 391.74 | 321.48 | 1528 | 2564 | 1981 |
+  off / orjson2 1.18 (wall), off / bytes2 1.07. Then 9810bf8 (readers of 100,000 folders
+  or more start from the fork server), 14:23 UTC, load 2.8 -> 3.7, --floors --what off:
+  | 1000000x3x1KB | off     | 384.04 |  (*)   | 1513 | 1551 | 1529 |
+  (*) 30.21 printed: wait4 missed the readers, reaped by the fork server; counted since.
 """
 
 from __future__ import annotations
