@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -29,6 +31,17 @@ def conformance_runs() -> list[Path]:
     for extra in _runs_in(SHARED_CONFORMANCE):
         runs.setdefault(extra.name, extra)
     return [runs[name] for name in sorted(runs)]
+
+
+def script(relative: str) -> ModuleType:
+    """A script of the repository (``fixtures/make_big_attempt.py``, a benchmark) imported
+    as a module by its path: those folders are not packages."""
+    path = ROOT / relative
+    spec = importlib.util.spec_from_file_location(path.stem, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def conformance_run(name: str) -> Path:

@@ -8,7 +8,6 @@ benchmarks/bench_big_attempt.py).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import re
 import shutil
@@ -29,6 +28,7 @@ from inspector.results.stream import PAGE_BYTES, StreamedAttempt
 from inspector.views.paged import KEEP_PAGES, PagedDocument, trajectory_document
 from tests.app.helpers import pilot_test, settle, static_text
 from tests.conftest import open_session as open_run
+from tests.conftest import script
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZE = (140, 45)
@@ -36,13 +36,7 @@ MB = 1024**2
 
 
 def _maker() -> Any:
-    spec = importlib.util.spec_from_file_location(
-        "make_big_attempt", ROOT / "fixtures" / "make_big_attempt.py"
-    )
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return script("fixtures/make_big_attempt.py")
 
 
 MAKER = _maker()

@@ -6,7 +6,6 @@ benchmarks/bench_ties.py."""
 from __future__ import annotations
 
 import csv
-import importlib.util
 import io
 import json
 from pathlib import Path
@@ -15,7 +14,7 @@ import pytest
 
 from inspector.cli.main import main
 from inspector.views.ties import column_ties, holm
-from tests.conftest import ROOT
+from tests.conftest import script
 
 from .helpers import pilot_test
 
@@ -47,12 +46,7 @@ def test_a_pair_without_an_interval_is_never_separated() -> None:
 
 
 def _tied_root(out: Path) -> Path:
-    path = ROOT / "fixtures" / "make_tied_root.py"
-    spec = importlib.util.spec_from_file_location("make_tied_root", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    module.make(out)
+    script("fixtures/make_tied_root.py").make(out)
     return out
 
 

@@ -10,21 +10,14 @@ band, wide enough that a correct interval with another seed still lands in it.
 
 from __future__ import annotations
 
-import importlib.util
-
 import pytest
 
-from .helpers import ROOT
+from tests.conftest import script
 
 
 @pytest.mark.slow
 def test_bernoulli_coverage_of_the_95_interval() -> None:
-    spec = importlib.util.spec_from_file_location(
-        "bench_coverage", ROOT / "benchmarks" / "bench_coverage.py"
-    )
-    assert spec is not None and spec.loader is not None
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = script("benchmarks/bench_coverage.py")
     covered, counted = bench.coverage("bernoulli", 2000, 15)
     assert counted == 2000
     assert 0.93 <= covered / counted <= 0.97, covered
