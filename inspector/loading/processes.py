@@ -17,6 +17,8 @@ import weakref
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
+from inspector.loading.store import remove_unfinished
+
 END_WAIT_SECONDS = 1.0
 """Reader processes sent SIGTERM get this long before SIGKILL (:func:`end_pool`)."""
 
@@ -74,14 +76,17 @@ M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
 HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20
 
 
-def reader_started(parent: int | None = None) -> None:
-    """What every reader process does first: ignore SIGINT (a terminal's Ctrl-C goes to
-    the process group; the pool's maker ends its readers; a ``fork`` pool starts them with
-    it blocked), then :func:`die_with_parent`. Then (glibc) file reads reuse the heap:
-    buffers up to 32 MB come from it and go back (64 MB of its free top kept), instead of
-    fresh pages from the kernel, 256 page faults a megabyte."""
+def reader_started(parent: int | None = None, environ: dict[str, str] | None = None) -> None:
+    """What every reader process does first: take ``environ``, the pool maker's (the fork
+    server keeps its own from when it started: another cache folder), ignore SIGINT (the
+    pool's maker ends its readers), take SIGTERM, then :func:`die_with_parent`; (glibc)
+    file buffers up to 32 MB come from the heap and go back (64 MB of its top kept)."""
+    if environ is not None and environ != os.environ:
+        os.environ.clear()
+        os.environ.update(environ)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+    signal.signal(signal.SIGTERM, _ended_by_pool)
     die_with_parent(parent)
     if sys.platform.startswith("linux"):
         import ctypes  # here: only reader processes need it
@@ -92,12 +97,17 @@ def reader_started(parent: int | None = None) -> None:
             libc.mallopt(M_TRIM_THRESHOLD, HEAP_FREE_KEPT)
 
 
+def _ended_by_pool(number: int, frame: Any) -> None:
+    """SIGTERM (:func:`end_pool`): the store file being written goes, then the reader."""
+    remove_unfinished()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
+
+
 def die_with_parent(parent: int | None = None) -> None:
-    """Make this reader process end when ``parent`` (the process that made its pool) does,
-    by any signal: else a reader blocked on the pipe of a killed ``inspector report`` waits
-    forever. Forked by ``parent``: the kernel sends SIGKILL (``PR_SET_PDEATHSIG``). Forked
-    by the fork server (the app's pool, which outlives the app): a thread waits for
-    ``parent`` to end (a pidfd). If ``parent`` has already gone, this one ends now."""
+    """End this reader process when ``parent`` (its pool's maker) ends, by any signal (else
+    it waits forever on a killed command's pipe): by ``PR_SET_PDEATHSIG`` when forked by
+    ``parent``, else (the fork server's) by a thread waiting on a pidfd; now if gone."""
     if parent is None:
         return
     if os.getppid() == parent and sys.platform.startswith("linux"):
@@ -113,23 +123,21 @@ def die_with_parent(parent: int | None = None) -> None:
 
 
 def _end_after(parent: int) -> None:
-    """End this process as soon as ``parent`` has ended."""
+    """End this process, its store write removed, as soon as ``parent`` has ended."""
+    import select  # here: only reader processes need it
+
     try:
-        fd = os.pidfd_open(parent)
-    except ProcessLookupError:
-        os._exit(1)
-    except (AttributeError, OSError):  # no pidfd here: look every quarter of a second
-        while True:
+        select.select([os.pidfd_open(parent)], [], [])
+    except (AttributeError, OSError) as exc:  # gone, or no pidfd: look every 0.25 s
+        while not isinstance(exc, ProcessLookupError):
             try:
                 os.kill(parent, 0)
             except ProcessLookupError:
-                os._exit(1)
+                break
             except OSError:
                 pass
             time.sleep(0.25)
-    import select  # here: only reader processes need it
-
-    select.select([fd], [], [])
+    remove_unfinished()
     os._exit(1)
 
 
@@ -146,7 +154,7 @@ def reader_pool(max_workers: int, context: Any) -> Any:
         max_workers=max_workers,
         mp_context=context,
         initializer=reader_started,
-        initargs=(os.getpid(),),
+        initargs=(os.getpid(), dict(os.environ)),
     )
     _pools.add(pool)
     if context.get_start_method() == "fork":
@@ -171,8 +179,7 @@ def _interrupts_held() -> Iterator[None]:
 
 
 def end_pools() -> None:
-    """End every reader pool this process made (:func:`end_pool`): the command line on
-    Ctrl-C, the app on SIGHUP, SIGTERM or SIGINT."""
+    """End every reader pool this process made (:func:`end_pool`): on Ctrl-C, SIGHUP, SIGTERM."""
     global _ended, _shared
     with _shared_lock:
         _ended = True  # no new shared pool: the process is ending
@@ -185,8 +192,7 @@ def end_pools() -> None:
 @contextlib.contextmanager
 def pool_in_use(pool: Any) -> Iterator[Any]:
     """``pool`` for a block: shut down after it, its work done; ended at once when the
-    block raises (Ctrl-C: its processes ignore SIGINT, and a shutdown would wait for all
-    the work queued)."""
+    block raises (Ctrl-C: its processes ignore SIGINT; a shutdown waits for the queue)."""
     try:
         yield pool
     except BaseException:
@@ -215,15 +221,13 @@ def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
             if process.exitcode is None:
                 process.kill()
                 process.join(wait)
-    # A process ended while it wrote an answer left half of it in the pipe: the pool's
-    # thread waits for the rest, and the interpreter, at exit, for that thread. With this
-    # process's write end closed too it reads the end of the pipe and stops.
+    # A process ended mid-answer left half of it in the pipe; the pool's thread (which
+    # the exit waits for) waits for the rest, until this write end is closed too.
     if answers is not None:
         with contextlib.suppress(OSError, AttributeError):
             answers._writer.close()
-    # Nothing is left to wake: Python 3.11's exit hook would still write to the pool's
-    # wakeup pipe, racing the pool's thread closing it (EBADF, a traceback after
-    # `interrupted`). The thread itself ends on the closed pipe.
+    # Nothing is left to wake: 3.11's exit hook would write to the pool's wakeup pipe as
+    # its thread closes it (EBADF, a traceback after `interrupted`).
     from concurrent.futures import process as pools
 
     wakeups = getattr(pools, "_threads_wakeups", None)
@@ -233,10 +237,9 @@ def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
 
 
 def _quiet_cancelled_futures_race() -> None:
-    """Python 3.11's pool thread, finding its processes ended, marks every pending call
-    failed, and raises (a traceback on stderr) on one already cancelled (as a Ctrl-C
-    cancels them): 3.12 ignores that error there, and so does this hook, for that thread
-    and that error only."""
+    """Python 3.11's pool thread, marking pending calls failed, raises on one already
+    cancelled (a traceback on stderr after Ctrl-C): 3.12 ignores that error, and so does
+    this hook, for that thread and that error only."""
     if sys.version_info >= (3, 12) or getattr(threading.excepthook, "_inspector", False):
         return
     from concurrent.futures import InvalidStateError
@@ -304,9 +307,8 @@ FORK_SERVER_FROM = 100_000  # folders: a caller that listed that many holds ~100
 
 
 def own_context(folders: int = 0) -> Any:
-    """``fork`` for a single-threaded caller's own pool, else ``forkserver``; also from
-    :data:`FORK_SERVER_FROM` folders to read, whose readers forked from the caller would
-    each count its pages again (1M tasks: about 480 MB a reader)."""
+    """``fork`` for a single-threaded caller's own pool, else (and from
+    :data:`FORK_SERVER_FROM` folders: each fork counts the caller's pages) ``forkserver``."""
     import multiprocessing  # when processes start (see start_forkserver)
 
     if folders < FORK_SERVER_FROM and "fork" in multiprocessing.get_all_start_methods():
@@ -326,12 +328,10 @@ def start_resource_tracker() -> None:
 
 @contextlib.contextmanager
 def _outliving_the_terminal() -> Iterator[None]:
-    """SIGHUP and SIGINT ignored in this process meanwhile, so in the programs it starts
-    (an ignored signal stays ignored across ``exec``): the resource tracker and the fork
-    server with its readers. A closed terminal sends SIGHUP to the app's process group:
-    the tracker would die with the others and leave the pool's semaphores in /dev/shm;
-    now it outlives them and removes them. The app ends the readers (:func:`end_pools`).
-    Only the main thread may set handlers: elsewhere nothing changes."""
+    """SIGHUP and SIGINT ignored in this process meanwhile (main thread only), so in the
+    programs it starts (across ``exec``): the resource tracker and the fork server. A
+    closed terminal's SIGHUP to the app's group would end the tracker before it removed
+    the pool's semaphores from /dev/shm. The app ends the readers (:func:`end_pools`)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return

@@ -186,14 +186,16 @@ def write_streamed(path: Path, pieces: Callable[[], Iterator[bytes]]) -> bool:
     """:func:`write_atomically` for a record whose msgpack comes in ``pieces`` (made one
     after the other as they are written, so the whole is never held at once: a large
     run's task store), digested as they go."""
-    import tempfile  # only when something is written: an answer from the store writes nothing
+    global _unfinished
+    import secrets  # only when something is written: an answer from the store writes nothing
 
     if not make_folder(path.parent):
         return False
-    tmp = None
+    # Named before it exists: a reader process ended at any moment removes it (see above).
+    tmp = _unfinished = str(path.parent / f".inspector-{secrets.token_hex(8)}.tmp")
     try:
         digest = hashlib.sha256()
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".inspector-", suffix=".tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
         with os.fdopen(fd, "wb", buffering=0) as handle:
             _write_all(handle, _header())
             buffer = bytearray()  # small pieces: a write per megabyte, not per piece
@@ -210,12 +212,25 @@ def write_streamed(path: Path, pieces: Callable[[], Iterator[bytes]]) -> bool:
         os.replace(tmp, path)
         return True
     except BaseException as exc:  # Ctrl-C too: no temporary file is left behind
-        if tmp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
+        remove_unfinished()
         if not isinstance(exc, OSError | ValueError | TypeError | OverflowError):
             raise
         return False
+    finally:
+        _unfinished = None
+
+
+_unfinished: str | None = None
+"""The temporary file :func:`write_streamed` is writing in this process now, if any."""
+
+
+def remove_unfinished() -> None:
+    """Remove the temporary file this process is writing, if any: a write that failed, or
+    a reader process ending in the middle of one (SIGTERM from its pool, or its parent
+    gone: :func:`inspector.loading.processes.reader_started`)."""
+    if _unfinished is not None:
+        with contextlib.suppress(OSError):
+            os.unlink(_unfinished)
 
 
 _BUFFER = 1 << 20

@@ -30,9 +30,16 @@ def test_no_behaviour_depends_on_the_thread_count() -> None:
 
 
 def test_no_worker_rewrites_the_environment() -> None:
+    """But a reader process takes its pool maker's, whole, as a fork would have given it
+    (the fork server's children start with the server's: ``test_reader_environment``)."""
     assignment = re.compile(r"os\.environ(\[[^]]*\]\s*=|\.pop\(|\.update\(|\.setdefault\()")
-    found = [name for name, text in _sources(PACKAGE).items() if assignment.search(text)]
-    assert found == []
+    found = {
+        name: assignment.findall(text)
+        for name, text in _sources(PACKAGE).items()
+        if assignment.search(text)
+    }
+    assert found == {"inspector/loading/processes.py": [".update("]}
+    assert "os.environ.update(environ)" in (PACKAGE / "loading" / "processes.py").read_text()
 
 
 def test_no_module_names_another_by_a_string() -> None:
