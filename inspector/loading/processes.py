@@ -79,14 +79,13 @@ HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20
 def reader_started(parent: int | None = None, environ: dict[str, str] | None = None) -> None:
     """What every reader process does first: take ``environ``, the pool maker's (the fork
     server keeps its own from when it started: another cache folder), ignore SIGINT (the
-    pool's maker ends its readers), take SIGTERM, then :func:`die_with_parent`; (glibc)
-    file buffers up to 32 MB come from the heap and go back (64 MB of its top kept)."""
+    pool's maker ends its readers), then :func:`die_with_parent`; (glibc) file buffers
+    up to 32 MB come from the heap and go back (64 MB of its top kept)."""
     if environ is not None and environ != os.environ:
         os.environ.clear()
         os.environ.update(environ)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
-    signal.signal(signal.SIGTERM, _ended_by_pool)
     die_with_parent(parent)
     if sys.platform.startswith("linux"):
         import ctypes  # here: only reader processes need it
@@ -95,13 +94,6 @@ def reader_started(parent: int | None = None, environ: dict[str, str] | None = N
             libc = ctypes.CDLL(None)
             libc.mallopt(M_MMAP_THRESHOLD, HEAP_BUFFER_MAX)
             libc.mallopt(M_TRIM_THRESHOLD, HEAP_FREE_KEPT)
-
-
-def _ended_by_pool(number: int, frame: Any) -> None:
-    """SIGTERM (:func:`end_pool`): the store file being written goes, then the reader."""
-    remove_unfinished()
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    os.kill(os.getpid(), signal.SIGTERM)
 
 
 def die_with_parent(parent: int | None = None) -> None:

@@ -16,8 +16,10 @@ import functools
 import hashlib
 import os
 import pwd
+import signal
 import stat
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -191,8 +193,9 @@ def write_streamed(path: Path, pieces: Callable[[], Iterator[bytes]]) -> bool:
 
     if not make_folder(path.parent):
         return False
-    # Named before it exists: a reader process ended at any moment removes it (see above).
+    # Named before it exists: a process ended at any moment removes it (remove_unfinished).
     tmp = _unfinished = str(path.parent / f".inspector-{secrets.token_hex(8)}.tmp")
+    sigterm_taken = _sigterm_removes_it()
     try:
         digest = hashlib.sha256()
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
@@ -218,6 +221,8 @@ def write_streamed(path: Path, pieces: Callable[[], Iterator[bytes]]) -> bool:
         return False
     finally:
         _unfinished = None
+        if sigterm_taken:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 _unfinished: str | None = None
@@ -226,11 +231,29 @@ _unfinished: str | None = None
 
 def remove_unfinished() -> None:
     """Remove the temporary file this process is writing, if any: a write that failed, or
-    a reader process ending in the middle of one (SIGTERM from its pool, or its parent
-    gone: :func:`inspector.loading.processes.reader_started`)."""
+    a process ended in the middle of one (SIGTERM: a reader's pool ending it; a reader
+    whose parent has gone: :func:`inspector.loading.processes.die_with_parent`)."""
     if _unfinished is not None:
         with contextlib.suppress(OSError):
             os.unlink(_unfinished)
+
+
+def _sigterm_removes_it() -> bool:
+    """While the main thread writes and SIGTERM would end the process as by default, it
+    removes the file first, then ends it so; True when so (the default is put back after).
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return False
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return False  # the process handles it (a KeyboardInterrupt-like exception cleans up)
+    signal.signal(signal.SIGTERM, _ended_while_writing)
+    return True
+
+
+def _ended_while_writing(number: int, frame: Any) -> None:
+    remove_unfinished()
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    os.kill(os.getpid(), signal.SIGTERM)
 
 
 _BUFFER = 1 << 20

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from inspector.loading import store
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="reader processes are POSIX")
@@ -68,3 +69,21 @@ def test_a_reader_whose_parent_ended_while_writing_removes_its_temporary_file(
 ) -> None:
     assert ended_while_writing(tmp_path, subprocess.Popen(["sleep", "30"])) == 1
     assert list((tmp_path / "store").iterdir()) == []
+
+
+def test_sigterm_is_taken_only_while_writing(tmp_path: Path) -> None:
+    """An idle reader process (the usual one when its pool ends) is ended by SIGTERM's
+    default at once, as before: no Python handler has to run in it first."""
+    before = signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    during = []
+
+    def pieces():  # type: ignore[no-untyped-def]
+        during.append(signal.getsignal(signal.SIGTERM))
+        yield b"x"
+
+    try:
+        assert store.write_streamed(tmp_path / "store" / "entry", pieces)
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+    finally:
+        signal.signal(signal.SIGTERM, before)
+    assert during and during[0] is not signal.SIG_DFL
