@@ -18,7 +18,7 @@ from inspector.engine.errors import EngineError, ObservationError
 from inspector.engine.model import TaskRecord
 from inspector.engine.plan import Plan
 from inspector.engine.recomputation import Recomputation, recompute
-from inspector.engine.reduction_stream import ReductionStream
+from inspector.engine.reduction_stream import PlannedStream, ReductionStream
 from inspector.engine.report import dumps_metrics_json
 from inspector.overrides import Overrides
 from inspector.resolve import resolve_plan
@@ -138,20 +138,10 @@ class _NoTasks(Sequence[TaskRecord]):
         return iter(())
 
 
-class PlannedStream(ReductionStream):
-    """A reduction stream for a plan the run-level files gave whole: :func:`score_run`
-    takes that plan instead of resolving it again."""
-
-    def __init__(self, plan: Plan, overrides: Overrides | None) -> None:
-        super().__init__(plan.contract, plan.k, plan.strategy)
-        self.plan = plan
-        self.overrides = overrides
-
-
 def reduction_stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:
     """A reduction stream for the plan the run-level files give, if they give one without
     the tasks (the usual case; otherwise the tasks are reduced after reading)."""
-    if run.blocking_problems:
+    if any(problem.blocking for problem in run.problems):
         return None
     no_tasks = _NoTasks()
     try:
@@ -169,7 +159,7 @@ def score_run(
     """Resolve the plan (unless ``stream`` holds it already) and recompute (``stream``:
     reductions made while reading)."""
     own_plan = overrides in (None, Overrides())
-    blocking = run.blocking_problems
+    blocking = [problem for problem in run.problems if problem.blocking]
     if blocking:
         return Session(run, refusal=blocking[0].message, refusal_path=blocking[0].path)
     try:

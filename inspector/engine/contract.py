@@ -52,14 +52,6 @@ class MetricDisplay:
         ):
             raise ContractError(f"display precision must be an int >= 0, got {self.precision!r}")
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "description": self.description,
-            "label": self.label,
-            "precision": self.precision,
-            "unit": self.unit,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class MetricSpec:

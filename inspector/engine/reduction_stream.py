@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 from inspector.engine.contract import MetricContract
 from inspector.engine.model import TaskRecord, observed_key
+from inspector.engine.plan import Plan
 from inspector.engine.reduction import (
     Coverage,
     TaskReduction,
@@ -114,6 +115,17 @@ class ReductionStream:
         if any(a is not b for a, b in zip(tasks, self.tasks, strict=True)):
             return None
         return self.by_series
+
+
+class PlannedStream(ReductionStream):
+    """A reduction stream for a plan the run-level files gave whole (with the
+    ``overrides`` it was resolved under): :func:`~inspector.session.score_run` takes that
+    plan instead of resolving it again."""
+
+    def __init__(self, plan: Plan, overrides: object) -> None:
+        super().__init__(plan.contract, plan.k, plan.strategy)
+        self.plan = plan
+        self.overrides = overrides
 
 
 def _alike_key(task: TaskRecord) -> tuple[object, ...] | None:

@@ -42,7 +42,7 @@ from inspector.loading.processes import (
 from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
 from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
-from inspector.results.listing import StateName
+from inspector.results.layout import StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
 from inspector.results.run_files import RunFiles
