@@ -9,13 +9,11 @@ them. A :class:`Session` is frozen: a derived plan is a new session made from th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, overload
+from typing import Any
 
 from inspector.engine.errors import EngineError, ObservationError
-from inspector.engine.model import TaskRecord
 from inspector.engine.plan import Plan
 from inspector.engine.recomputation import Recomputation, recompute
 from inspector.engine.reduction_stream import PlannedStream, ReductionStream
@@ -113,44 +111,6 @@ class Session:
         title, rest = text.split("\n", 1)
         heading = f"## Derived plan: {markdown_text(plan.derived)}\n\n{DERIVED_NOTE}"
         return f"{title}\n\n{heading}\n{rest}"
-
-
-class _NoTasks(Sequence[TaskRecord]):
-    """No tasks, noting whether plan resolution looked for any."""
-
-    def __init__(self) -> None:
-        self.looked = False
-
-    def __len__(self) -> int:
-        self.looked = True
-        return 0
-
-    @overload
-    def __getitem__(self, index: int) -> TaskRecord: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[TaskRecord]: ...
-    def __getitem__(self, index: int | slice) -> TaskRecord | Sequence[TaskRecord]:
-        self.looked = True
-        raise IndexError(index)
-
-    def __iter__(self) -> Iterator[TaskRecord]:
-        self.looked = True
-        return iter(())
-
-
-def reduction_stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:
-    """A reduction stream for the plan the run-level files give, if they give one without
-    the tasks (the usual case; otherwise the tasks are reduced after reading)."""
-    if any(problem.blocking for problem in run.problems):
-        return None
-    no_tasks = _NoTasks()
-    try:
-        plan = resolve_plan(run.run_info, run.params, run.stored_metrics, no_tasks, overrides)
-    except (EngineError, KeyError, TypeError, ValueError):
-        return None
-    if no_tasks.looked:  # a part of the plan comes from the tasks: resolved once they are read
-        return ReductionStream(plan.contract, plan.k, plan.strategy)
-    return PlannedStream(plan, overrides)
 
 
 def score_run(

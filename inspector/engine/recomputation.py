@@ -81,13 +81,16 @@ def recompute(
     tasks = tuple(tasks)
     root = parse_hierarchy(plan.hierarchy)
     strategy = resolve_attempt_strategy(plan.strategy)
-    strategy_plan = strategy.resolve(plan.contract, plan.k)
+    if stream and not stream.failed and stream.key == (plan.contract, plan.k, strategy.id):
+        series = stream.plans  # the stream resolved this same plan's strategy already
+    else:
+        series = strategy.resolve(plan.contract, plan.k).series
     check_plans(tasks, plan)
     reductions = stream.result(tasks, plan.contract, plan.k, strategy.id) if stream else None
     if reductions is None:
-        reductions = reduce_tasks(tasks, strategy_plan.series, plan.contract, plan.k)
+        reductions = reduce_tasks(tasks, series, plan.contract, plan.k)
     keys = tuple(category_key(t.category) for t in tasks)
-    report = standard_report(plan, reductions, keys, root, strategy_plan.series)
+    report = standard_report(plan, reductions, keys, root, series)
     all_reductions: dict[str, tuple[TaskReduction, ...]] = {
         k: tuple(v) for k, v in reductions.items()
     }

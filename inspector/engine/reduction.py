@@ -12,10 +12,11 @@ status, an undeclared metric or an observation of the wrong type. A failed check
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspector.engine.contract import MetricContract
+from inspector.engine.contract import BINARY, FLOAT_INT, MetricContract
 from inspector.engine.errors import ObservationError
 from inspector.engine.model import STATUSES, Attempt, Issue, TaskRecord
 from inspector.engine.reducers import MetricReducer, ReducerContext, resolve_metric_reducer
@@ -48,10 +49,34 @@ def validate_task(task: TaskRecord, contract: MetricContract, k: int) -> None:
             type(index) is int
             and 1 <= index <= k
             and attempt.status in STATUSES
-            and contract.accepts_plainly(attempt.metrics)
+            and _accepted_plainly(attempt.metrics, contract)
         ):
             continue
         _validate_attempt(task, index, attempt, contract, k)
+
+
+def _accepted_plainly(observations: object, contract: MetricContract) -> bool:
+    """True when ``contract.validate_observations`` would accept ``observations`` by the
+    cheapest test of each rule: a dict whose every key is declared and whose every value
+    is of its kind's own type (a bool for a binary metric, an int or a finite float for a
+    scalar one). False says only that the full checks must decide."""
+    if type(observations) is not dict:
+        return False
+    specs = contract.metrics
+    for key, value in observations.items():
+        spec = specs.get(key)
+        if spec is None:
+            return False
+        kind = type(value)
+        if spec.kind == BINARY:
+            if kind is not bool:
+                return False
+        elif not (
+            (kind is int and -FLOAT_INT < value < FLOAT_INT)
+            or (kind is float and math.isfinite(value))
+        ):
+            return False
+    return True
 
 
 def _validate_attempt(

@@ -16,7 +16,7 @@ from inspector.engine.reduction import (
     reduce_resolved,
     resolve_series,
 )
-from inspector.engine.strategies import resolve_attempt_strategy
+from inspector.engine.strategies import SeriesPlan, resolve_attempt_strategy
 
 
 class ReductionStream:
@@ -37,16 +37,15 @@ class ReductionStream:
         except Exception:  # recompute raises it properly
             self.failed = True
             series = ()
+        self.plans: tuple[SeriesPlan, ...] = tuple(series)
+        """The series the strategy resolved to under this plan (none when it failed)."""
         self.series = resolve_series(series)
+        self.series_ids = tuple(sid for _, _, sid in self.series)
+        """The series each task is reduced for, in the order :meth:`add` takes them."""
         self.coverages: dict[tuple[int, int, int, int], Coverage] = {}
         self.by_series: dict[str, list[TaskReduction]] = {sid: [] for _, _, sid in self.series}
         self.alike: dict[tuple[object, ...], list[TaskReduction]] = {}
         """The reductions of a task, by what they depend on (:func:`_alike_key`)."""
-
-    @property
-    def series_ids(self) -> tuple[str, ...]:
-        """The series each task is reduced for, in the order :meth:`add` takes them."""
-        return tuple(sid for _, _, sid in self.series)
 
     def add(
         self,

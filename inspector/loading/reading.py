@@ -24,7 +24,7 @@ from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
 from inspector.loading.tasks import ReductionCache
 from inspector.overrides import Overrides
-from inspector.resolve import contract_guessed
+from inspector.resolve import contract_guessed, reduction_stream
 from inspector.results.listing import RUN_FILES, running_files
 from inspector.results.problems import RunReadError
 from inspector.results.reader import (
@@ -36,7 +36,7 @@ from inspector.results.reader import (
 )
 from inspector.results.tasks import load_running
 from inspector.results.validate import BUILTIN_STRATEGIES
-from inspector.session import DERIVED_KEY, Session, reduction_stream, score_run
+from inspector.session import DERIVED_KEY, Session, score_run
 
 
 class PendingRead:
