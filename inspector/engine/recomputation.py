@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -81,13 +82,18 @@ def recompute(
     tasks = tuple(tasks)
     root = parse_hierarchy(plan.hierarchy)
     strategy = resolve_attempt_strategy(plan.strategy)
-    if stream and not stream.failed and stream.key == (plan.contract, plan.k, strategy.id):
-        series = stream.plans  # the stream resolved this same plan's strategy already
-    else:
-        series = strategy.resolve(plan.contract, plan.k).series
+    planned = (plan.contract, plan.k, strategy.id)
+    made = stream if stream is not None and not stream.failed and stream.key == planned else None
+    # The stream resolved this same plan's strategy already.
+    series = made.plans if made is not None else strategy.resolve(plan.contract, plan.k).series
     check_plans(tasks, plan)
-    reductions = stream.result(tasks, plan.contract, plan.k, strategy.id) if stream else None
-    if reductions is None:
+    if (
+        made is not None
+        and len(made.tasks) == len(tasks)
+        and all(map(operator.is_, tasks, made.tasks))
+    ):
+        reductions = made.by_series  # made while reading, of exactly these tasks
+    else:
         reductions = reduce_tasks(tasks, series, plan.contract, plan.k)
     keys = tuple(category_key(t.category) for t in tasks)
     report = standard_report(plan, reductions, keys, root, series)

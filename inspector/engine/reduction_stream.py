@@ -105,16 +105,6 @@ class ReductionStream:
             for r in alike
         ]
 
-    def result(
-        self, tasks: Sequence[TaskRecord], contract: MetricContract, k: int, strategy: str
-    ) -> dict[str, list[TaskReduction]] | None:
-        """The reductions of ``tasks`` under this plan, if exactly these were added."""
-        if self.failed or self.key != (contract, k, strategy) or len(tasks) != len(self.tasks):
-            return None
-        if any(a is not b for a, b in zip(tasks, self.tasks, strict=True)):
-            return None
-        return self.by_series
-
 
 class PlannedStream(ReductionStream):
     """A reduction stream for a plan the run-level files gave whole (with the
