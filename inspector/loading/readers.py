@@ -209,7 +209,7 @@ class EntryLoad:
         self.futures: list[Any] = []  # None once its chunk is taken
         self.signatures: dict[str, bytes | None] = {}
         self._emitted = 0
-        self._on_entries: Callable[[list[TaskEntry]], None] | None = None
+        self._on_entries: Callable[[list[TaskEntry]], object] | None = None
         if parallel:
             self._start_pool(min(workers(), len(self.chunks)))
 
@@ -243,7 +243,7 @@ class EntryLoad:
         self,
         progress: OnProgress | None = None,
         total: int | None = None,
-        on_entries: Callable[[list[TaskEntry]], None] | None = None,
+        on_entries: Callable[[list[TaskEntry]], object] | None = None,
     ) -> list[TaskEntry]:
         """Every candidate as a TaskEntry, in candidate order; ``on_entries`` gets them in
         that order as soon as they and all before them are read (so they are reduced while
