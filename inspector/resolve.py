@@ -4,13 +4,15 @@ Pure: takes what the reader found (run_info, stored metrics.json, tasks) and the
 overrides, and returns a :class:`~inspector.engine.Plan` whose ``sources`` say where each
 part came from. The one thing it reads is the inspector's own package data: the reference
 tables a benchmark scores with (:mod:`inspector.results.reference`); from a stored
-metrics.json it takes only their provenance, never a value.
+metrics.json it takes only their provenance, never a value. :func:`reduction_stream`
+resolves it from the run-level files alone, when they give it whole, so that the tasks
+are reduced as they are read.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, overload
 
 from inspector.engine.benchmarks import builtin_contract, default_hierarchy
 from inspector.engine.contract import (
@@ -22,11 +24,15 @@ from inspector.engine.contract import (
     MetricSpec,
     default_label,
 )
-from inspector.engine.errors import ContractError, PlanError
+from inspector.engine.errors import ContractError, EngineError, PlanError
 from inspector.engine.model import TaskRecord
 from inspector.engine.plan import Plan
+from inspector.engine.reduction_stream import PlannedStream, ReductionStream
 from inspector.overrides import Overrides
 from inspector.results.reference import reference_for
+
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.results.reader import Run
 
 
 def _get(data: Any, *path: str) -> Any:
@@ -297,3 +303,41 @@ def resolve_plan(
         sources=sources,
         reference=reference,
     )
+
+
+class _NoTasks(Sequence[TaskRecord]):
+    """No tasks, noting whether plan resolution looked for any."""
+
+    def __init__(self) -> None:
+        self.looked = False
+
+    def __len__(self) -> int:
+        self.looked = True
+        return 0
+
+    @overload
+    def __getitem__(self, index: int) -> TaskRecord: ...
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[TaskRecord]: ...
+    def __getitem__(self, index: int | slice) -> TaskRecord | Sequence[TaskRecord]:
+        self.looked = True
+        raise IndexError(index)
+
+    def __iter__(self) -> Iterator[TaskRecord]:
+        self.looked = True
+        return iter(())
+
+
+def reduction_stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:
+    """A reduction stream for the plan the run-level files give, if they give one without
+    the tasks (the usual case; otherwise the tasks are reduced after reading)."""
+    if any(problem.blocking for problem in run.problems):
+        return None
+    no_tasks = _NoTasks()
+    try:
+        plan = resolve_plan(run.run_info, run.params, run.stored_metrics, no_tasks, overrides)
+    except (EngineError, KeyError, TypeError, ValueError):
+        return None
+    if no_tasks.looked:  # a part of the plan comes from the tasks: resolved once they are read
+        return ReductionStream(plan.contract, plan.k, plan.strategy)
+    return PlannedStream(plan, overrides)

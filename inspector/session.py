@@ -9,16 +9,14 @@ them. A :class:`Session` is frozen: a derived plan is a new session made from th
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any, overload
+from typing import Any
 
 from inspector.engine.errors import EngineError, ObservationError
-from inspector.engine.model import TaskRecord
 from inspector.engine.plan import Plan
 from inspector.engine.recomputation import Recomputation, recompute
-from inspector.engine.reduction_stream import ReductionStream
+from inspector.engine.reduction_stream import PlannedStream, ReductionStream
 from inspector.engine.report import dumps_metrics_json
 from inspector.overrides import Overrides
 from inspector.resolve import resolve_plan
@@ -115,61 +113,13 @@ class Session:
         return f"{title}\n\n{heading}\n{rest}"
 
 
-class _NoTasks(Sequence[TaskRecord]):
-    """No tasks, noting whether plan resolution looked for any."""
-
-    def __init__(self) -> None:
-        self.looked = False
-
-    def __len__(self) -> int:
-        self.looked = True
-        return 0
-
-    @overload
-    def __getitem__(self, index: int) -> TaskRecord: ...
-    @overload
-    def __getitem__(self, index: slice) -> Sequence[TaskRecord]: ...
-    def __getitem__(self, index: int | slice) -> TaskRecord | Sequence[TaskRecord]:
-        self.looked = True
-        raise IndexError(index)
-
-    def __iter__(self) -> Iterator[TaskRecord]:
-        self.looked = True
-        return iter(())
-
-
-class PlannedStream(ReductionStream):
-    """A reduction stream for a plan the run-level files gave whole: :func:`score_run`
-    takes that plan instead of resolving it again."""
-
-    def __init__(self, plan: Plan, overrides: Overrides | None) -> None:
-        super().__init__(plan.contract, plan.k, plan.strategy)
-        self.plan = plan
-        self.overrides = overrides
-
-
-def reduction_stream(run: Run, overrides: Overrides | None) -> ReductionStream | None:
-    """A reduction stream for the plan the run-level files give, if they give one without
-    the tasks (the usual case; otherwise the tasks are reduced after reading)."""
-    if run.blocking_problems:
-        return None
-    no_tasks = _NoTasks()
-    try:
-        plan = resolve_plan(run.run_info, run.params, run.stored_metrics, no_tasks, overrides)
-    except (EngineError, KeyError, TypeError, ValueError):
-        return None
-    if no_tasks.looked:  # a part of the plan comes from the tasks: resolved once they are read
-        return ReductionStream(plan.contract, plan.k, plan.strategy)
-    return PlannedStream(plan, overrides)
-
-
 def score_run(
     run: Run, overrides: Overrides | None = None, *, stream: ReductionStream | None = None
 ) -> Session:
     """Resolve the plan (unless ``stream`` holds it already) and recompute (``stream``:
     reductions made while reading)."""
     own_plan = overrides in (None, Overrides())
-    blocking = run.blocking_problems
+    blocking = [problem for problem in run.problems if problem.blocking]
     if blocking:
         return Session(run, refusal=blocking[0].message, refusal_path=blocking[0].path)
     try:

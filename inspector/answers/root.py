@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector import loading
 from inspector.answers.check import NoStoredReport, checked, stored_differences, unstored
-from inspector.answers.run import Unusable, load_outputs, say_root, warnings_in
+from inspector.answers.run import Unusable, load_outputs, say_root, stderr_lines, warnings_in
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.loading import Outputs
 from inspector.overrides import Overrides
@@ -83,7 +83,7 @@ def last_check(path: str, shown_as: str, overrides: Overrides | None) -> RunChec
         return RunCheck(shown_as, UNUSABLE, problem=_under(path, shown_as)(found))
     if found is None:
         return None
-    warnings = warnings_in(found.stderr_lines(path), _under(path, shown_as))
+    warnings = warnings_in(stderr_lines(found, path), _under(path, shown_as))
     check = _judged(path, shown_as, found, warnings)
     headline = check.headline
     if headline is not None and not headline.is_reference:

@@ -134,9 +134,16 @@ def load_outputs(
         outputs, hits = loaded.outputs, loaded.cache_hits
         total = len(loaded.session.run.entries)
         source = f"{hits} of {total} task folders (their files are unchanged)" if hits else None
-    for line in outputs.stderr_lines(path):
+    for line in stderr_lines(outputs, path):
         say(line)
     return outputs, source
+
+
+def stderr_lines(outputs: Outputs, path: str | Path) -> list[str]:
+    """What a report says on stderr besides the report: its load warnings (the files named
+    under ``path``) and its notes."""
+    warnings = [f"{WARNING_PREFIX}{Path(path) / rel}: {text}" for rel, text in outputs.warnings]
+    return warnings + list(outputs.notes)
 
 
 def warnings_in(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from inspector.engine.hierarchy import HierarchyNode, hierarchy_breakdowns, resampled_node_values
@@ -12,15 +12,19 @@ from inspector.engine.report import (
     CATEGORY_MEAN,
     MICRO_WEIGHTED,
     MetricBreakdown,
+    MetricReport,
     MetricSeries,
     SeriesCounts,
+    select_value_role,
 )
-from inspector.engine.strategies import SeriesPlan
+from inspector.engine.strategies import SeriesPlan, resolve_attempt_strategy
 from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
     from numpy.typing import NDArray
+
+    from inspector.engine.plan import Plan
 
 UNCATEGORIZED = "__uncategorized__"
 
@@ -189,3 +193,39 @@ def resampled_values(
         leaves = {name: (means[:, g], counts[:, g]) for g, name in enumerate(names)}
         return resampled_node_values(root, leaves, sums.shape[0])
     raise ValueError(f"unknown aggregation {aggregation!r}")
+
+
+def standard_report(
+    plan: Plan,
+    reductions: Mapping[str, Sequence[Outcome]],
+    keys: Sequence[str],
+    root: HierarchyNode | None,
+    series_plans: Sequence[SeriesPlan] | None = None,
+) -> MetricReport:
+    """The report of the standard path (before a benchmark's corpus formula or its own
+    series): every series aggregated from its tasks' outcomes (``reductions[series_id]``,
+    aligned with the category ``keys``); ``series_plans``: the plan's strategy resolved
+    already (else resolved here)."""
+    aggregation = CATEGORY_HIERARCHY if root is not None else plan.aggregation
+    strategy = resolve_attempt_strategy(plan.strategy)
+    if series_plans is None:
+        series_plans = strategy.resolve(plan.contract, plan.k).series
+    series = [
+        aggregate_series(
+            sp,
+            plan.contract.metrics[sp.metric_id].display,
+            reductions[sp.series_id],
+            keys,
+            aggregation,
+            root,
+        )
+        for sp in series_plans
+    ]
+    failed = any(s.counts.invalidated for s in series)
+    return MetricReport(
+        k=plan.k,
+        strategy=strategy.id,
+        aggregation=aggregation,
+        series=tuple(select_value_role(s, failed) for s in series),
+        evaluation_failed=failed,
+    )

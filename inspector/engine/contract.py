@@ -52,14 +52,6 @@ class MetricDisplay:
         ):
             raise ContractError(f"display precision must be an int >= 0, got {self.precision!r}")
 
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "description": self.description,
-            "label": self.label,
-            "precision": self.precision,
-            "unit": self.unit,
-        }
-
 
 @dataclass(frozen=True, slots=True)
 class MetricSpec:
@@ -122,29 +114,6 @@ class MetricContract:
         spec = self.metrics[metric_id]
         return spec.display.label if spec.display else default_label(metric_id)
 
-    def accepts_plainly(self, observations: object) -> bool:
-        """True when :meth:`validate_observations` would accept ``observations`` by the
-        cheapest test of each rule: a dict whose every key is declared and whose every
-        value is of its kind's own type (a bool for a binary metric, an int or a finite
-        float for a scalar one). False says only that the full checks must decide."""
-        if type(observations) is not dict:
-            return False
-        specs = self.metrics
-        for key, value in observations.items():
-            spec = specs.get(key)
-            if spec is None:
-                return False
-            kind = type(value)
-            if spec.kind == BINARY:
-                if kind is not bool:
-                    return False
-            elif not (
-                (kind is int and -_FLOAT_INT < value < _FLOAT_INT)
-                or (kind is float and math.isfinite(value))
-            ):
-                return False
-        return True
-
     def validate_observations(
         self, observations: object, *, task_id: str | None = None, source: str = ""
     ) -> None:
@@ -184,7 +153,7 @@ def check_observation(
         raise ObservationError(
             f"metric {metric_id!r} has a non-finite value {value!r}", task_id=task_id, source=source
         )
-    if isinstance(value, int) and not -_FLOAT_INT < value < _FLOAT_INT:
+    if isinstance(value, int) and not -FLOAT_INT < value < FLOAT_INT:
         try:
             float(value)
         except OverflowError:  # AgentCompass's MetricObservationError, as it words it
@@ -197,8 +166,8 @@ def check_observation(
             ) from None
 
 
-_FLOAT_INT = 2**1023
-"""Every integer strictly between ``-_FLOAT_INT`` and ``_FLOAT_INT`` converts to a float;
+FLOAT_INT = 2**1023
+"""Every integer strictly between ``-FLOAT_INT`` and ``FLOAT_INT`` converts to a float;
 from ``2**1024 - 2**970`` on, ``float()`` overflows (AgentCompass then refuses the run)."""
 
 

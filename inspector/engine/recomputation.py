@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from inspector.engine.aggregation import Outcome, aggregate_series, category_key
+from inspector.engine.aggregation import category_key, standard_report
 from inspector.engine.benchmarks import OVERRIDES
 from inspector.engine.corpus import AggregationContext
 from inspector.engine.errors import ObservationError
@@ -19,12 +20,7 @@ from inspector.engine.reduction import (
     reduce_tasks,
 )
 from inspector.engine.reduction_stream import ReductionStream
-from inspector.engine.report import (
-    CATEGORY_HIERARCHY,
-    MetricReport,
-    select_value_role,
-    validate_report,
-)
+from inspector.engine.report import MetricReport, validate_report
 from inspector.engine.strategies import resolve_attempt_strategy
 from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED
 
@@ -70,38 +66,6 @@ def check_plans(tasks: Sequence[TaskRecord], plan: Plan) -> None:
             )
 
 
-def standard_report(
-    plan: Plan,
-    reductions: Mapping[str, Sequence[Outcome]],
-    keys: Sequence[str],
-    root: HierarchyNode | None,
-) -> MetricReport:
-    """The report of the standard path (before a benchmark's corpus formula or its own
-    series): every series aggregated from its tasks' outcomes (``reductions[series_id]``,
-    aligned with the category ``keys``)."""
-    aggregation = CATEGORY_HIERARCHY if root is not None else plan.aggregation
-    strategy = resolve_attempt_strategy(plan.strategy)
-    series = [
-        aggregate_series(
-            sp,
-            plan.contract.metrics[sp.metric_id].display,
-            reductions[sp.series_id],
-            keys,
-            aggregation,
-            root,
-        )
-        for sp in strategy.resolve(plan.contract, plan.k).series
-    ]
-    failed = any(s.counts.invalidated for s in series)
-    return MetricReport(
-        k=plan.k,
-        strategy=strategy.id,
-        aggregation=aggregation,
-        series=tuple(select_value_role(s, failed) for s in series),
-        evaluation_failed=failed,
-    )
-
-
 def recompute(
     tasks: Sequence[TaskRecord],
     plan: Plan,
@@ -118,13 +82,21 @@ def recompute(
     tasks = tuple(tasks)
     root = parse_hierarchy(plan.hierarchy)
     strategy = resolve_attempt_strategy(plan.strategy)
-    strategy_plan = strategy.resolve(plan.contract, plan.k)
+    planned = (plan.contract, plan.k, strategy.id)
+    made = stream if stream is not None and not stream.failed and stream.key == planned else None
+    # The stream resolved this same plan's strategy already.
+    series = made.plans if made is not None else strategy.resolve(plan.contract, plan.k).series
     check_plans(tasks, plan)
-    reductions = stream.result(tasks, plan.contract, plan.k, strategy.id) if stream else None
-    if reductions is None:
-        reductions = reduce_tasks(tasks, strategy_plan.series, plan.contract, plan.k)
+    if (
+        made is not None
+        and len(made.tasks) == len(tasks)
+        and all(map(operator.is_, tasks, made.tasks))
+    ):
+        reductions = made.by_series  # made while reading, of exactly these tasks
+    else:
+        reductions = reduce_tasks(tasks, series, plan.contract, plan.k)
     keys = tuple(category_key(t.category) for t in tasks)
-    report = standard_report(plan, reductions, keys, root)
+    report = standard_report(plan, reductions, keys, root, series)
     all_reductions: dict[str, tuple[TaskReduction, ...]] = {
         k: tuple(v) for k, v in reductions.items()
     }

@@ -3,19 +3,102 @@
 AgentCompass keeps no reasons; the inspector records, for every state other than
 ``evaluated`` and for every ``has_error``, *why*: which attempts are missing, which issue made
 the task an error or invalidated it, which attempts lack the metric.
+
+First, the checks on a task's attempts that abort AgentCompass's aggregation (spec §6.3
+step 1, §10 item 13, :func:`validate_task`): an attempt index outside 1..k, an unknown
+status, an undeclared metric or an observation of the wrong type. A failed check raises
+:class:`~inspector.engine.errors.ObservationError` naming the file it was written in.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from inspector.engine.contract import MetricContract
-from inspector.engine.model import Attempt, Issue, TaskRecord
-from inspector.engine.observations import validate_task
+from inspector.engine.contract import BINARY, FLOAT_INT, MetricContract
+from inspector.engine.errors import ObservationError
+from inspector.engine.model import STATUSES, Attempt, Issue, TaskRecord
 from inspector.engine.reducers import MetricReducer, ReducerContext, resolve_metric_reducer
 from inspector.engine.strategies import SeriesPlan, attempt_completed, resolve_attempt_strategy
 from inspector.engine.vocabulary import ERROR, EVALUATED, INVALIDATED, UNAVAILABLE
+
+
+def attempt_file(task: TaskRecord, index: int) -> str:
+    """The ``result.json`` of attempt ``index``: ``attempt-N/`` beside the task's ``task.json``.
+
+    Falls back to ``task.source`` when that is not a ``task.json`` path.
+    """
+    folder, _, name = task.source.rpartition("/")
+    if name != "task.json":
+        return task.source
+    return f"{folder}/attempt-{index}/result.json" if folder else f"attempt-{index}/result.json"
+
+
+def validate_task(task: TaskRecord, contract: MetricContract, k: int) -> None:
+    """The checks that abort AgentCompass's aggregation (spec §6.3 step 1, §10 item 13).
+
+    A bad status or observation names the attempt's ``result.json``, where it was written.
+    An attempt that passes every check by its first, cheapest test (an int index in range, a
+    known status, a dict of declared metrics of exactly the right types) is not checked
+    again; any other goes through the full checks, which raise the same errors in the same
+    order.
+    """
+    for index, attempt in task.attempts.items():
+        if (
+            type(index) is int
+            and 1 <= index <= k
+            and attempt.status in STATUSES
+            and _accepted_plainly(attempt.metrics, contract)
+        ):
+            continue
+        _validate_attempt(task, index, attempt, contract, k)
+
+
+def _accepted_plainly(observations: object, contract: MetricContract) -> bool:
+    """True when ``contract.validate_observations`` would accept ``observations`` by the
+    cheapest test of each rule: a dict whose every key is declared and whose every value
+    is of its kind's own type (a bool for a binary metric, an int or a finite float for a
+    scalar one). False says only that the full checks must decide."""
+    if type(observations) is not dict:
+        return False
+    specs = contract.metrics
+    for key, value in observations.items():
+        spec = specs.get(key)
+        if spec is None:
+            return False
+        kind = type(value)
+        if spec.kind == BINARY:
+            if kind is not bool:
+                return False
+        elif not (
+            (kind is int and -FLOAT_INT < value < FLOAT_INT)
+            or (kind is float and math.isfinite(value))
+        ):
+            return False
+    return True
+
+
+def _validate_attempt(
+    task: TaskRecord, index: int, attempt: Attempt, contract: MetricContract, k: int
+) -> None:
+    """One attempt through every check of :func:`validate_task`."""
+    if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= k:
+        raise ObservationError(
+            f"attempt {index} is outside 1..{k}", task_id=task.task_id, source=task.source
+        )
+    if attempt.status not in STATUSES:
+        raise ObservationError(
+            f"attempt {index} has unknown status {attempt.status!r}",
+            task_id=task.task_id,
+            source=attempt_file(task, index),
+        )
+    try:
+        contract.validate_observations(attempt.metrics, task_id=task.task_id)
+    except ObservationError as exc:
+        # The file is named only when needed: this runs for every attempt of a run.
+        exc.source = attempt_file(task, index)
+        raise
 
 
 @dataclass(frozen=True, slots=True)

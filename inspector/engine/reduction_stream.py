@@ -9,13 +9,14 @@ from collections.abc import Sequence
 
 from inspector.engine.contract import MetricContract
 from inspector.engine.model import TaskRecord, observed_key
+from inspector.engine.plan import Plan
 from inspector.engine.reduction import (
     Coverage,
     TaskReduction,
     reduce_resolved,
     resolve_series,
 )
-from inspector.engine.strategies import resolve_attempt_strategy
+from inspector.engine.strategies import SeriesPlan, resolve_attempt_strategy
 
 
 class ReductionStream:
@@ -36,16 +37,15 @@ class ReductionStream:
         except Exception:  # recompute raises it properly
             self.failed = True
             series = ()
+        self.plans: tuple[SeriesPlan, ...] = tuple(series)
+        """The series the strategy resolved to under this plan (none when it failed)."""
         self.series = resolve_series(series)
+        self.series_ids = tuple(sid for _, _, sid in self.series)
+        """The series each task is reduced for, in the order :meth:`add` takes them."""
         self.coverages: dict[tuple[int, int, int, int], Coverage] = {}
         self.by_series: dict[str, list[TaskReduction]] = {sid: [] for _, _, sid in self.series}
         self.alike: dict[tuple[object, ...], list[TaskReduction]] = {}
         """The reductions of a task, by what they depend on (:func:`_alike_key`)."""
-
-    @property
-    def series_ids(self) -> tuple[str, ...]:
-        """The series each task is reduced for, in the order :meth:`add` takes them."""
-        return tuple(sid for _, _, sid in self.series)
 
     def add(
         self,
@@ -105,15 +105,16 @@ class ReductionStream:
             for r in alike
         ]
 
-    def result(
-        self, tasks: Sequence[TaskRecord], contract: MetricContract, k: int, strategy: str
-    ) -> dict[str, list[TaskReduction]] | None:
-        """The reductions of ``tasks`` under this plan, if exactly these were added."""
-        if self.failed or self.key != (contract, k, strategy) or len(tasks) != len(self.tasks):
-            return None
-        if any(a is not b for a, b in zip(tasks, self.tasks, strict=True)):
-            return None
-        return self.by_series
+
+class PlannedStream(ReductionStream):
+    """A reduction stream for a plan the run-level files gave whole (with the
+    ``overrides`` it was resolved under): :func:`~inspector.session.score_run` takes that
+    plan instead of resolving it again."""
+
+    def __init__(self, plan: Plan, overrides: object) -> None:
+        super().__init__(plan.contract, plan.k, plan.strategy)
+        self.plan = plan
+        self.overrides = overrides
 
 
 def _alike_key(task: TaskRecord) -> tuple[object, ...] | None:

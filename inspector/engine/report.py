@@ -125,7 +125,7 @@ class MetricSeries:
             "aggregation": self.aggregation,
             "categories": {key: b.to_json() for key, b in self.categories.items()},
             "counts": self.counts.to_json(),
-            "display": self.display.to_json() if self.display else None,
+            "display": _display_json(self.display) if self.display else None,
             "extra": _plain(self.extra),
             "hierarchy": {key: b.to_json() for key, b in self.hierarchy.items()},
             "k": self.k,
@@ -171,6 +171,16 @@ class MetricReport:
             "series": [s.to_json() for s in self.series],
             "strategy": self.strategy,
         }
+
+
+def _display_json(display: MetricDisplay) -> dict[str, Any]:
+    """A series' ``display`` as metrics.json writes it."""
+    return {
+        "description": display.description,
+        "label": display.label,
+        "precision": display.precision,
+        "unit": display.unit,
+    }
 
 
 def _plain(value: Any) -> Any:

@@ -42,7 +42,7 @@ from inspector.loading.processes import (
 from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
 from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
-from inspector.results.listing import StateName
+from inspector.results.layout import StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
 from inspector.results.run_files import RunFiles
@@ -209,7 +209,7 @@ class EntryLoad:
         self.futures: list[Any] = []  # None once its chunk is taken
         self.signatures: dict[str, bytes | None] = {}
         self._emitted = 0
-        self._on_entries: Callable[[list[TaskEntry]], None] | None = None
+        self._on_entries: Callable[[list[TaskEntry]], object] | None = None
         if parallel:
             self._start_pool(min(workers(), len(self.chunks)))
 
@@ -243,7 +243,7 @@ class EntryLoad:
         self,
         progress: OnProgress | None = None,
         total: int | None = None,
-        on_entries: Callable[[list[TaskEntry]], None] | None = None,
+        on_entries: Callable[[list[TaskEntry]], object] | None = None,
     ) -> list[TaskEntry]:
         """Every candidate as a TaskEntry, in candidate order; ``on_entries`` gets them in
         that order as soon as they and all before them are read (so they are reduced while

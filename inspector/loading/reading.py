@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.engine.errors import EngineError
-from inspector.engine.model import TaskRecord
 from inspector.engine.reduction_stream import ReductionStream
 from inspector.loading import reports
 from inspector.loading.index import Checked
@@ -25,21 +24,19 @@ from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
 from inspector.loading.tasks import ReductionCache
 from inspector.overrides import Overrides
-from inspector.resolve import contract_guessed
-from inspector.results.listing import RUN_FILES, listing_key, running_files
+from inspector.resolve import contract_guessed, reduction_stream
+from inspector.results.listing import RUN_FILES, running_files
 from inspector.results.problems import RunReadError
 from inspector.results.reader import (
     ListedRun,
     OnProgress,
     Run,
-    TaskCollector,
-    finish_problems,
     list_run,
     read_run_files,
 )
 from inspector.results.tasks import load_running
 from inspector.results.validate import BUILTIN_STRATEGIES
-from inspector.session import DERIVED_KEY, Session, reduction_stream, score_run
+from inspector.session import DERIVED_KEY, Session, score_run
 
 
 class PendingRead:
@@ -52,6 +49,7 @@ class PendingRead:
         self.files = listed.files
         self.running = listed.running
         self.run = listed.run
+        self.collector = listed.collector
         self.load = load
         self.reduction_cache: ReductionCache | None = None
 
@@ -62,28 +60,27 @@ class PendingRead:
     def finish(
         self,
         progress: OnProgress | None = None,
-        on_tasks: Callable[[list[TaskRecord]], None] | None = None,
+        stream: ReductionStream | None = None,
         *,
         save_cache: bool = True,
     ) -> Run:
         """Collect every task folder: the run as :func:`~inspector.results.read_run` returns
-        it. ``on_tasks`` receives the published tasks in order as they come in, while the
-        rest are still read. ``save_cache=False``: the caller writes the task store later."""
-        run, files, running = self.run, self.files, self.running
+        it. ``stream`` reduces the published tasks in order as they come in, while the rest
+        are still read (the tasks whose files are unchanged take their stored reductions).
+        ``save_cache=False``: the caller writes the task store later."""
+        run, files, running, cache = self.run, self.files, self.running, self.load.cache
+        if stream is not None and cache is not None:
+            self.reduction_cache = ReductionCache(cache, stream)
+            self.collector.on_tasks = self.reduction_cache.add
+        elif stream is not None:
+            self.collector.on_tasks = stream.add
         candidates = len(self.load.entries)
         total = candidates + len(running)
-        collector = TaskCollector(run)
-
-        def take(entries: list) -> None:  # type: ignore[type-arg]
-            tasks = collector.take(entries)
-            if on_tasks is not None and tasks:
-                on_tasks(tasks)
-
-        self.load.collect(progress, total, on_entries=take)
+        self.load.collect(progress, total, on_entries=self.collector.take)
         if save_cache:
             self.save_cache()
         run.signatures = self.load.signatures
-        run.cache_hits = self.load.cache.hits if self.load.cache is not None else 0
+        run.cache_hits = cache.hits if cache is not None else 0
         for done, folder in enumerate(running, start=candidates + 1):
             if run.seen is not None:
                 for rel in running_files(folder):
@@ -91,17 +88,8 @@ class PendingRead:
             run.entries.append(load_running(files, folder))
             if progress is not None:
                 progress(done, total)
-        finish_problems(run)
+        run.problems.extend(problem for entry in run.entries for problem in entry.problems)
         return run
-
-    def reductions(self, stream: ReductionStream) -> ReductionCache | None:
-        """The stored reductions of this run's unchanged tasks under ``stream``'s plan
-        (None when the cache is off); :meth:`save_cache` writes them again."""
-        cache = self.load.cache
-        if cache is None:
-            return None
-        self.reduction_cache = ReductionCache(cache, stream)
-        return self.reduction_cache
 
     def save_cache(self) -> None:
         """Write the task store, with the reductions (after ``finish(save_cache=False)``;
@@ -141,7 +129,7 @@ def begin_read(
     if store_enabled() and store:
         # Before reading: a file changed while we read it then differs next time.
         run.seen = {rel: stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
-    run.listing = listing_key(listed.candidates, listed.running, listed.problems)
+    run.listing = listed.listing
     # The task folders first: their reader processes start while the run-level files
     # (run_info.json can be hundreds of megabytes) are read here.
     load = EntryLoad(
@@ -172,12 +160,7 @@ def finish_and_score(
     """Finish a read started earlier and score it, reducing the tasks while the rest are
     still read. ``save_cache=False``: the caller writes the task cache later."""
     stream = reduction_stream(pending.run, overrides)
-    on_tasks = None
-    if stream is not None:
-        # The tasks whose files are unchanged take their stored reductions.
-        kept = pending.reductions(stream)
-        on_tasks = kept.add if kept is not None else stream.add
-    run = pending.finish(progress, on_tasks=on_tasks, save_cache=False)
+    run = pending.finish(progress, stream, save_cache=False)
     session = score_run(run, overrides, stream=stream)
     if save_cache:
         pending.save_cache()

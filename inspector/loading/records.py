@@ -243,12 +243,6 @@ class Outputs(msgspec.Struct, **OPTIONS):
         report = report_from_json(json.loads(self.metrics_json))
         return render_summary_markdown(model, benchmark, report)
 
-    def stderr_lines(self, path: str | Any) -> list[str]:
-        from pathlib import Path
-
-        lines = [f"{WARNING_PREFIX}{Path(path) / rel}: {message}" for rel, message in self.warnings]
-        return lines + list(self.notes)
-
 
 class RunLevel(msgspec.Struct, **OPTIONS):
     """What was read of a run's run-level files (a reopen whose run-level files are

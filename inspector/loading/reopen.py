@@ -74,7 +74,8 @@ def answer(
     root = Path(os.path.abspath(path))
     files = RunFiles(root)
     run = _level_run(root, table.level)  # the run-level files are unchanged
-    from inspector.session import PlannedStream, reduction_stream
+    from inspector.engine.reduction_stream import PlannedStream
+    from inspector.resolve import reduction_stream
 
     stream = reduction_stream(run, overrides)
     if not isinstance(stream, PlannedStream) or stream.overrides != overrides:

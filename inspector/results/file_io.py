@@ -200,3 +200,19 @@ def absent_reason(path: str) -> str | None:
     except OSError:
         return None
     return None
+
+
+def is_dir(entry: os.DirEntry[str]) -> bool:
+    """``entry`` is a folder (following links); False when that cannot be told."""
+    try:
+        return entry.is_dir()
+    except OSError:
+        return False
+
+
+def is_file(entry: os.DirEntry[str]) -> bool:
+    """``entry`` is a file (following links); False when that cannot be told."""
+    try:
+        return entry.is_file()
+    except OSError:
+        return False

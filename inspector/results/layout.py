@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Literal
 
 TASK_SCHEMA = "agentcompass.task.v3"
 PREVIOUS_TASK_SCHEMA = "agentcompass.task.v2"
@@ -28,6 +28,8 @@ RUN_FILE_MAX_BYTES = 256 * 1024**2
 RUNNING, NORMAL, ERROR, FATAL = "running", "normal", "error", "fatal"
 FINAL_STATES = (NORMAL, ERROR, FATAL)
 TASK_STATES = (RUNNING, *FINAL_STATES)
+StateName = Literal["normal", "error", "fatal", "running", "v2"]
+"""Where a task folder was found: a state folder, or ``v2`` (directly under details/)."""
 # The publication marker: all three or none (spec §1.5).
 SHARED_TASK_KEYS = ("category", "ground_truth", "attempt_plan")
 

@@ -1,17 +1,14 @@
-"""The task folders of a run, as AgentCompass lists them (spec §1.7), and the run-level
-files a report depends on. Light on purpose: reopening an unchanged run needs only this."""
+"""The run-level files a report depends on and a run's task folder listing as it is now
+(:func:`~inspector.results.run_files.task_folders`). Light on purpose: reopening an
+unchanged run needs only this."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import Any
 
-from inspector.results.layout import FINAL_STATES, RUNNING, TASK_STATES, relpath
-from inspector.results.problems import RULE_NO_DETAILS, RULE_OLD_FLAT, LoadProblem
-from inspector.results.run_files import RunFiles
-
-StateName = Literal["normal", "error", "fatal", "running", "v2"]
-
+from inspector.results.problems import LoadProblem
+from inspector.results.run_files import RunFiles, listing_key, task_folders
 
 RUN_FILES = ("run_info.json", "params.json", "metrics.json", "summary.md")
 """The run-level files a report depends on."""
@@ -22,70 +19,8 @@ def running_files(folder: str) -> list[str]:
     return [folder, f"{folder}/task.json"]
 
 
-def listing_key(
-    candidates: list[tuple[str, StateName]], running: list[str], problems: list[LoadProblem]
-) -> tuple[Any, ...]:
-    """The task folder listing as comparable data."""
-    return (
-        tuple(candidates),
-        tuple(running),
-        tuple((p.path, p.message, p.rule, p.blocking) for p in problems),
-    )
-
-
 def list_task_folders(root: Path) -> tuple[Any, ...]:
     """:func:`listing_key` of a run directory as it is now."""
     problems: list[LoadProblem] = []
     candidates, running = task_folders(RunFiles(root), problems)
     return listing_key(candidates, running, problems)
-
-
-def task_folders(
-    files: RunFiles, problems: list[LoadProblem]
-) -> tuple[list[tuple[str, StateName]], list[str]]:
-    """Candidates in ``layout.result_files`` order (normal, error, fatal, v2) and running folders."""
-    details = "details"
-    refused = files.link_load_problem(details, strict=True, blocking=True)
-    if refused is not None:
-        problems.append(refused)
-        return [], []
-    names, problem = files.subdirs(details)
-    if problem is not None:
-        problems.append(problem)
-    elif not names and not files.exists(details):
-        message = (
-            "missing: the run has no details/ folder, so no task results; AgentCompass"
-            " reports it as an empty run"
-        )
-        problems.append(LoadProblem(details, message, RULE_NO_DETAILS, False))
-    candidates: list[tuple[str, StateName]] = []
-    running: list[str] = []
-    # Final states first and running/ last: a task published while we list is then
-    # missed (until the next read) rather than seen twice.
-    for state in (*FINAL_STATES, RUNNING):
-        if state not in names:
-            continue
-        folder = relpath(details, state)
-        refused = files.link_load_problem(folder, strict=True, blocking=True)
-        if refused is not None:
-            problems.append(refused)
-            continue
-        children, problem = files.subdirs(folder)
-        if problem is not None:
-            problems.append(problem)
-        # relpath(folder, child), inline: both parts are names, never empty (a call per
-        # task folder is a fifth of the listing that a reopen's check starts with).
-        prefix = f"{folder}/"
-        if state == RUNNING:
-            running = [prefix + child for child in children]
-        else:
-            final = cast(StateName, state)  # one of FINAL_STATES
-            candidates.extend([(prefix + child, final) for child in children])
-    for name in names:
-        if name not in TASK_STATES or files.is_file(relpath(details, name, "task.json")):
-            candidates.append((relpath(details, name), "v2"))
-    flat = files.files(details, ".json")
-    if flat:
-        message = f"holds {len(flat)} older flat detail file(s) (*.json); AgentCompass 1.0.1 does not read them"
-        problems.append(LoadProblem(details, message, RULE_OLD_FLAT, False))
-    return candidates, running

@@ -31,9 +31,14 @@ import orjson
 
 from inspector.engine.model import NO_RETRIES, ON_DISK, Attempt, TaskRecord, alike_attempts
 from inspector.results.file_io import READ_FLAGS, Stat, read_all, stat_key
-from inspector.results.layout import SHARED_TASK_KEYS, TASK_SCHEMA, AttemptDirs, task_directory_name
+from inspector.results.layout import (
+    SHARED_TASK_KEYS,
+    TASK_SCHEMA,
+    AttemptDirs,
+    StateName,
+    task_directory_name,
+)
 from inspector.results.lean import lean_result, payload_of, plain_attempt
-from inspector.results.listing import StateName
 from inspector.results.run_files import RunFiles
 from inspector.results.runinfo import MIN_SIZE
 from inspector.results.tasks import TaskEntry
@@ -119,29 +124,27 @@ def read_plain_task(
     except OSError:
         return None
     try:
-        return _read_folder(files, folder, state, name, dir_fd, strategies, signed)
+        stats = {folder: stat_key(os.fstat(dir_fd))} if signed else None
+        entry = _read_folder(folder, state, name, dir_fd, strategies, stats)
+    except OSError:
+        return None
     finally:
         os.close(dir_fd)
+    if entry is not None and stats is not None:
+        files.stats = stats
+    return entry
 
 
 def _read_folder(
-    files: RunFiles,
     folder: str,
     state: StateName,
     name: str,
     dir_fd: int,
     strategies: Collection[str],
-    signed: bool,
+    stats: dict[str, Stat] | None,
 ) -> Any:
     """:func:`read_plain_task` of the folder open as ``dir_fd`` (a directory: it was opened
-    with ``O_DIRECTORY``)."""
-    stats: dict[str, Stat] | None = None
-    if signed:
-        try:
-            info = os.fstat(dir_fd)
-        except OSError:
-            return None
-        stats = {folder: stat_key(info)}
+    with ``O_DIRECTORY``); the key of each file read goes in ``stats`` (when there is one)."""
     task_file = f"{folder}/task.json"
     index = _read_object("task.json", task_file, stats, dir_fd)
     if index is None or index.get("schema_version") != TASK_SCHEMA:
@@ -219,8 +222,6 @@ def _read_folder(
         category = task_category(index["category"])
     except DetailError:
         return None
-    if stats is not None:
-        files.stats = stats
     # Positional, in field order (as entry_data.trusted_entry): once per task of a run.
     return TaskEntry(
         task_id,

@@ -24,8 +24,8 @@ from inspector.results.layout import (
     RUN_INFO_MAX_BYTES,
     RUN_INFO_SCHEMA,
     TASK_STATES,
+    StateName,
 )
-from inspector.results.listing import StateName, task_folders
 from inspector.results.problems import (
     RULE_DUPLICATE_ID,
     RULE_JSON,
@@ -36,7 +36,7 @@ from inspector.results.problems import (
     LoadProblem,
     RunReadError,
 )
-from inspector.results.run_files import RunFiles
+from inspector.results.run_files import RunFiles, listing_key, task_folders
 from inspector.results.runinfo import (
     parse_without_plans,
     read_without_plans,
@@ -120,10 +120,9 @@ def read_run(
         RunReadError: ``path`` does not exist, is not a directory, or cannot be listed.
     """
     listed = list_run(path)
-    files, run = listed.files, listed.run
+    files, run, collector = listed.files, listed.run, listed.collector
     read_run_files(files, run)
     run.problems.extend(listed.problems)
-    collector = TaskCollector(run)
     total = len(listed.candidates) + len(listed.running)
     for done, (folder, state) in enumerate(listed.candidates, start=1):
         first = listed.first_location[folder.rpartition("/")[2]]
@@ -134,7 +133,7 @@ def read_run(
         run.entries.append(load_running(files, folder))
         if progress is not None:
             progress(done, total)
-    finish_problems(run)
+    run.problems.extend(problem for entry in run.entries for problem in entry.problems)
     return run
 
 
@@ -143,11 +142,13 @@ class ListedRun:
     """A run directory whose task folders are listed and not yet read."""
 
     run: Run
+    collector: TaskCollector  # takes the run's entries as they are read
     files: RunFiles
     candidates: list[tuple[str, StateName]]  # in RunStore order
     running: list[str]
     first_location: dict[str, str]  # for each folder name, where AgentCompass finds it first
     problems: list[LoadProblem]  # of the listing (added after the run-level files')
+    listing: tuple[Any, ...]  # the listing as comparable data (:func:`listing_key`)
 
 
 def list_run(path: Path | str) -> ListedRun:
@@ -165,11 +166,14 @@ def list_run(path: Path | str) -> ListedRun:
         os.listdir(root)
     except OSError as exc:
         raise RunReadError(str(path), f"cannot be listed: {exc.strerror or exc}") from exc
+    run = Run(path=root)
+    collector = TaskCollector(run)
     files = RunFiles(root)
     problems: list[LoadProblem] = []
     candidates, running = task_folders(files, problems)
+    listing = listing_key(candidates, running, problems)
     first_location = first_locations([*running, *(folder for folder, _ in candidates)])
-    return ListedRun(Run(path=root), files, candidates, running, first_location, problems)
+    return ListedRun(run, collector, files, candidates, running, first_location, problems, listing)
 
 
 class TaskCollector:
@@ -178,9 +182,12 @@ class TaskCollector:
     def __init__(self, run: Run) -> None:
         self.run = run
         self.seen: set[str] = set()
+        self.on_tasks: Callable[[list[TaskRecord]], None] | None = None
+        """Given the tasks AgentCompass scores among the entries of each :meth:`take`."""
 
     def take(self, entries: list[TaskEntry]) -> list[TaskRecord]:
-        """Add ``entries``; returns the tasks among them AgentCompass scores."""
+        """Add ``entries``; returns the tasks among them AgentCompass scores (given to
+        :attr:`on_tasks` too, when there are any)."""
         run, seen = self.run, self.seen
         start = len(run.tasks)
         for entry in entries:
@@ -195,12 +202,10 @@ class TaskCollector:
                     seen.add(task_id)
                     run.tasks.append(entry.record)
             run.entries.append(entry)
-        return run.tasks[start:]
-
-
-def finish_problems(run: Run) -> None:
-    """Add every entry's problems to the run's (once all entries are in)."""
-    run.problems.extend(problem for entry in run.entries for problem in entry.problems)
+        tasks = run.tasks[start:]
+        if self.on_tasks is not None and tasks:
+            self.on_tasks(tasks)
+        return tasks
 
 
 def read_run_files(files: RunFiles, run: Run) -> None:
@@ -208,7 +213,16 @@ def read_run_files(files: RunFiles, run: Run) -> None:
     run.run_info = _run_info(files, run.problems)
     # AgentCompass's summary refuses a params.json that is not JSON or not an object
     # ("JSON file must contain an object", measured with the oracle): so does this.
-    run.params = _json_object(files, "params.json", run.problems, blocking=True)
+    params, found, problem = files.read_json(
+        "params.json", strict=False, blocking=True, max_bytes=RUN_FILE_MAX_BYTES
+    )
+    if problem is not None:
+        run.problems.append(problem)
+    elif found and not isinstance(params, dict):
+        message = f"must be a JSON object, got {_kind(params)}"
+        run.problems.append(LoadProblem("params.json", message, RULE_RUN_FILE, True))
+    else:
+        run.params = params
     text, problem = files.read_text("metrics.json", max_bytes=RUN_FILE_MAX_BYTES)
     if problem is not None:
         run.problems.append(problem)
@@ -282,23 +296,6 @@ def _run_info(files: RunFiles, problems: list[LoadProblem]) -> dict[str, Any] | 
         )
         problems.append(LoadProblem(rel, message, RULE_RUN_INFO_V2, False))
     return value
-
-
-def _json_object(
-    files: RunFiles, rel: str, problems: list[LoadProblem], *, blocking: bool = False
-) -> dict[str, Any] | None:
-    value, found, problem = files.read_json(
-        rel, strict=False, blocking=blocking, max_bytes=RUN_FILE_MAX_BYTES
-    )
-    if problem is not None:
-        problems.append(problem)
-        return None
-    if found and not isinstance(value, dict):
-        problems.append(
-            LoadProblem(rel, f"must be a JSON object, got {_kind(value)}", RULE_RUN_FILE, blocking)
-        )
-        return None
-    return value if isinstance(value, dict) else None
 
 
 def _parse_object(

@@ -1,4 +1,4 @@
-"""Read-only access to the files of one run directory.
+"""Read-only access to the files of one run directory, and its task folders (:func:`task_folders`).
 
 :class:`RunFiles` is the only place that opens files under a run: it never writes, refuses
 symbolic links that leave the run (and, for result paths, any symbolic link, as
@@ -14,19 +14,28 @@ import os
 import stat as stat_module
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from inspector.results.file_io import (
     READ_FLAGS,
     JsonError,
     Stat,
     absent_reason,
+    is_dir,
+    is_file,
     not_a_file,
     parse_json,
     read_all,
     stat_key,
 )
-from inspector.results.problems import RULE_JSON, RULE_SYMLINK, LoadProblem
+from inspector.results.layout import FINAL_STATES, RUNNING, TASK_STATES, StateName, relpath
+from inspector.results.problems import (
+    RULE_JSON,
+    RULE_NO_DETAILS,
+    RULE_OLD_FLAT,
+    RULE_SYMLINK,
+    LoadProblem,
+)
 
 Reader = Callable[[int, int, int | None], bytes | None]
 """Reads an open regular file: its descriptor, size at ``fstat`` and the size limit."""
@@ -290,7 +299,7 @@ class RunFiles:
         """Sorted names of the sub-directories of ``rel`` (following links, as glob does)."""
         try:
             with os.scandir(self._full(rel)) as entries:
-                names = [entry.name for entry in entries if _is_dir(entry)]
+                names = [entry.name for entry in entries if is_dir(entry)]
         except FileNotFoundError:
             return [], None
         except NotADirectoryError:
@@ -309,7 +318,7 @@ class RunFiles:
                 return sorted(
                     entry.name
                     for entry in entries
-                    if entry.name.endswith(suffix) and _is_file(entry)
+                    if entry.name.endswith(suffix) and is_file(entry)
                 )
         except OSError:
             return []
@@ -330,15 +339,62 @@ class RunFiles:
         return os.path.isfile(self._full(rel))
 
 
-def _is_dir(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_dir()
-    except OSError:
-        return False
+def listing_key(
+    candidates: list[tuple[str, StateName]], running: list[str], problems: list[LoadProblem]
+) -> tuple[Any, ...]:
+    """The task folder listing as comparable data."""
+    return (
+        tuple(candidates),
+        tuple(running),
+        tuple((p.path, p.message, p.rule, p.blocking) for p in problems),
+    )
 
 
-def _is_file(entry: os.DirEntry[str]) -> bool:
-    try:
-        return entry.is_file()
-    except OSError:
-        return False
+def task_folders(
+    files: RunFiles, problems: list[LoadProblem]
+) -> tuple[list[tuple[str, StateName]], list[str]]:
+    """Candidates in ``layout.result_files`` order (normal, error, fatal, v2) and running folders."""
+    details = "details"
+    refused = files.link_load_problem(details, strict=True, blocking=True)
+    if refused is not None:
+        problems.append(refused)
+        return [], []
+    names, problem = files.subdirs(details)
+    if problem is not None:
+        problems.append(problem)
+    elif not names and not files.exists(details):
+        message = (
+            "missing: the run has no details/ folder, so no task results; AgentCompass"
+            " reports it as an empty run"
+        )
+        problems.append(LoadProblem(details, message, RULE_NO_DETAILS, False))
+    candidates: list[tuple[str, StateName]] = []
+    running: list[str] = []
+    # Final states first and running/ last: a task published while we list is then
+    # missed (until the next read) rather than seen twice.
+    for state in (*FINAL_STATES, RUNNING):
+        if state not in names:
+            continue
+        folder = relpath(details, state)
+        refused = files.link_load_problem(folder, strict=True, blocking=True)
+        if refused is not None:
+            problems.append(refused)
+            continue
+        children, problem = files.subdirs(folder)
+        if problem is not None:
+            problems.append(problem)
+        # relpath(folder, child) inline: a call per task folder is a fifth of a reopen's check.
+        prefix = f"{folder}/"
+        if state == RUNNING:
+            running = [prefix + child for child in children]
+        else:
+            final = cast(StateName, state)  # one of FINAL_STATES
+            candidates.extend([(prefix + child, final) for child in children])
+    for name in names:
+        if name not in TASK_STATES or files.is_file(relpath(details, name, "task.json")):
+            candidates.append((relpath(details, name), "v2"))
+    flat = files.files(details, ".json")
+    if flat:
+        message = f"holds {len(flat)} older flat detail file(s) (*.json); AgentCompass 1.0.1 does not read them"
+        problems.append(LoadProblem(details, message, RULE_OLD_FLAT, False))
+    return candidates, running

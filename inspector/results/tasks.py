@@ -19,12 +19,12 @@ from inspector.results.layout import (
     SHARED_TASK_KEYS,
     TASK_SCHEMAS,
     AttemptDirs,
+    StateName,
     is_canonical_attempt_key,
     relpath,
     task_directory_name,
 )
 from inspector.results.legacy import LegacyConversionError, convert_legacy_attempt
-from inspector.results.listing import StateName
 from inspector.results.problems import (
     RULE_DETAIL,
     RULE_JSON,

@@ -11,16 +11,20 @@ from pathlib import Path
 
 import pytest
 
+import inspector.resolve as resolve_module
 import inspector.session as session_module
 from inspector.engine.recomputation import recompute
+from inspector.engine.reduction_stream import PlannedStream
 from inspector.engine.whatif import derived
+from inspector.resolve import reduction_stream
 from inspector.results.reader import read_run
-from inspector.session import PlannedStream, reduction_stream, score_run
+from inspector.session import score_run
 from tests.conftest import FIXTURE_RUNS
 
 
 class Calls:
-    """Counts the calls of one function of :mod:`inspector.session`."""
+    """Counts the calls of one function :mod:`inspector.session` calls, wherever it is
+    called from (``resolve_plan`` is called by :mod:`inspector.resolve` too)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, name: str) -> None:
         self.count = 0
@@ -30,7 +34,8 @@ class Calls:
             self.count += 1
             return real(*args, **kwargs)
 
-        monkeypatch.setattr(session_module, name, counted)
+        for module in (resolve_module, session_module):
+            monkeypatch.setattr(module, name, counted, raising=module is session_module)
 
 
 def test_a_plan_the_run_level_files_give_is_resolved_once(
