@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.loading.door import CachedReport, Event, Failed, Loaded, Outdated, Progress
 from inspector.loading.door import paused as collector_paused
-from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
+from inspector.loading.records import WARNING_PREFIX, Outputs
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,7 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
 
 __all__ = [
-    "NOTE_PREFIX",
     "WARNING_PREFIX",
     "CachedReport",
     "EarlyOpen",
