@@ -16,14 +16,12 @@ from pathlib import Path
 
 from inspector.engine.errors import EngineError
 from inspector.engine.model import TaskRecord
-from inspector.engine.reduction_stream import ReductionStream
 from inspector.loading import reports
 from inspector.loading.index import Checked
 from inspector.loading.readers import EntryLoad
 from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
 from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
-from inspector.loading.tasks import ReductionCache
 from inspector.overrides import Overrides
 from inspector.resolve import contract_guessed
 from inspector.results.listing import RUN_FILES, listing_key, running_files
@@ -53,7 +51,6 @@ class PendingRead:
         self.running = listed.running
         self.run = listed.run
         self.load = load
-        self.reduction_cache: ReductionCache | None = None
 
     @property
     def path(self) -> Path:
@@ -94,23 +91,13 @@ class PendingRead:
         finish_problems(run)
         return run
 
-    def reductions(self, stream: ReductionStream) -> ReductionCache | None:
-        """The stored reductions of this run's unchanged tasks under ``stream``'s plan
-        (None when the cache is off); :meth:`save_cache` writes them again."""
-        cache = self.load.cache
-        if cache is None:
-            return None
-        self.reduction_cache = ReductionCache(cache, stream)
-        return self.reduction_cache
-
     def save_cache(self) -> None:
-        """Write the task store, with the reductions (after ``finish(save_cache=False)``;
-        nothing when the read keeps nothing), then drop what it was loaded as and written
-        from."""
+        """Write the task store (after ``finish(save_cache=False)``; nothing when the read
+        keeps nothing), then drop what it was loaded as and written from."""
         cache = self.load.cache
         if cache is not None:
             if self.load.store:
-                cache.save(self.reduction_cache)
+                cache.save()
             cache.forget()
 
     def cancel(self) -> None:
@@ -172,11 +159,7 @@ def finish_and_score(
     """Finish a read started earlier and score it, reducing the tasks while the rest are
     still read. ``save_cache=False``: the caller writes the task cache later."""
     stream = reduction_stream(pending.run, overrides)
-    on_tasks = None
-    if stream is not None:
-        # The tasks whose files are unchanged take their stored reductions.
-        kept = pending.reductions(stream)
-        on_tasks = kept.add if kept is not None else stream.add
+    on_tasks = stream.add if stream is not None else None
     run = pending.finish(progress, on_tasks=on_tasks, save_cache=False)
     session = score_run(run, overrides, stream=stream)
     if save_cache:

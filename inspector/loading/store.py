@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-STORE_VERSION = 3
+STORE_VERSION = 4
 """The one version of everything kept: any change of a record's shape changes it."""
 MAGIC = b"inspector-store/%d\n" % STORE_VERSION
 """What every store file starts with; then the code signature and a newline."""
