@@ -66,9 +66,7 @@ class Mirror:
 
     url: str
     local: Path
-    listed: int = 0
     fetched: list[str] = field(default_factory=list)
-    fetched_bytes: int = 0
     removed: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (key, why)
 
@@ -147,7 +145,6 @@ def _list(fs: Any, root: str, mirror: Mirror) -> dict[str, tuple[str | None, int
     objects: dict[str, tuple[str | None, int]] = {}
     total = 0
     for name, info in sorted(found.items()):
-        mirror.listed += 1
         prefix = root + "/"
         if not name.startswith(prefix):
             mirror.refused.append((name, "outside the URL's prefix"))
@@ -320,7 +317,6 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
                 result.refused.append((key, f"cannot be stored locally: {exc.strerror or exc}"))
                 continue
             result.fetched.append(key)
-            result.fetched_bytes += len(data)
             # a size that changed since the listing: kept, and fetched again next time
             stored[key] = objects[key] if len(data) == sizes[key] else (None, len(data))
         store.write_atomically(base / "index", MirrorIndex(url, stored))
