@@ -315,10 +315,11 @@ def stop_app(early: EarlyOpen | None = None) -> None:
     """As the app closes: stop an early read not used and the shared reader processes,
     and hand the run's objects back to the garbage collector."""
     global _in_app
-    from inspector.loading.door import release
+    import gc
+
     from inspector.loading.processes import shutdown_shared_pool
 
-    release()
+    gc.unfreeze()
     if early is not None:
         early.cancel()
     shutdown_shared_pool()

@@ -221,7 +221,7 @@ def _read(
     # What an earlier read kept from the collector is handed back, and the collector is
     # kept off what this read builds: its full collections otherwise walk the growing heap
     # again and again.
-    release()
+    gc.unfreeze()
     try:
         with paused():
             if pending is None:
@@ -280,29 +280,19 @@ def _progress(emit: Callable[[Event], Any], interval: float) -> Callable[[int, i
 
 # The cyclic garbage collector and the large, long-lived data of an open run: a 50,000-task
 # run is millions of small objects, and each full collection walks all of them (about half
-# a second on the interface thread, whenever allocation triggers it). keep() moves what is
-# alive into the permanent generation (gc.freeze), where it is never walked; reference
-# counting still frees it. release() hands it back before a run is read again, so cycles
-# among the replaced data can still be collected; paused() keeps the collector off the
-# objects a read builds.
-def keep() -> None:
-    """Exempt every object alive now from full collections (call once a run is loaded)."""
-    gc.freeze()
-
-
-def release() -> None:
-    """Let full collections see the exempted objects again (call before re-reading)."""
-    gc.unfreeze()
-
-
+# a second on the interface thread, whenever allocation triggers it). paused() keeps the
+# collector off the objects a read builds, then moves what is alive into the permanent
+# generation (gc.freeze), where it is never walked; reference counting still frees it.
+# gc.unfreeze() hands it back before a run is read again (and as the app closes), so
+# cycles among the replaced data can still be collected.
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
-    """No cyclic collection inside the block; what it built is then kept (:func:`keep`)."""
+    """No cyclic collection inside the block; then every object alive is frozen."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        keep()
+        gc.freeze()
         if enabled:
             gc.enable()
