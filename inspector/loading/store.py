@@ -22,12 +22,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from inspector.loading.records import WARNING_PREFIX
+
 STORE_VERSION = 4
 """The one version of everything kept: any change of a record's shape changes it."""
 MAGIC = b"inspector-store/%d\n" % STORE_VERSION
 """What every store file starts with; then the code signature and a newline."""
 DIGEST = 32
-WARNING = "inspector: warning: "
 
 
 def cache_root() -> Path | None:
@@ -104,7 +105,7 @@ def _refuse(path: Path | str, kind: str, why: str) -> None:
             return
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.write(
-                f"{WARNING}cache {kind} {name} not used: {why}; the run is read from its files\n"
+                f"{WARNING_PREFIX}cache {kind} {name} not used: {why}; the run is read from its files\n"
             )
 
 

@@ -21,6 +21,7 @@ import msgspec
 from inspector.loading import store
 from inspector.loading.index import (
     Checked,
+    Signature,
     entry_files,
     packed_is_racy,
     packed_signature,
@@ -39,13 +40,11 @@ from inspector.loading.records import (
 )
 from inspector.results.problems import RULE_DUPLICATE_ID
 
-Signature = tuple[tuple[Any, ...], ...]
-"""Per file ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
 DELTA_MIN = 64
 DELTA_SHARE = 8
+"""The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
 CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250  # the app's reader processes check from so many
 FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child from so many
-"""The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
 
 
 class KeptEntry(msgspec.Struct, **OPTIONS):
