@@ -54,7 +54,6 @@ __all__ = [
     "keep_for_root",
     "kept",
     "kept_for_root",
-    "kept_record",
     "last_report",
     "mirror",
     "prepare_app",
@@ -173,26 +172,18 @@ def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) 
     return find_runs(root, folders)
 
 
-def kept(path: Path | str, plan: Overrides | None, question: str) -> tuple[float, ...] | None:
+def kept(path: Path | str, plan: Overrides | None, question: str, kind: Any = None) -> Any | None:
     """The further answer to ``question`` kept with the run's report under ``plan``
-    (:func:`answer`'s ``also``, :func:`keep`), when the run is as it was then; else None."""
-    from inspector.loading import reports
-
-    found = reports.lookup(Path(path), reports.key_for(plan, question))
-    return found if type(found) is tuple else None
-
-
-def kept_record(path: Path | str, plan: Overrides | None, question: str, kind: Any) -> Any | None:
-    """:func:`kept` for an answer that is a typed record (``kind``, as :func:`keep` was
-    given it): decoded as ``kind``, None when none is kept for the run as it is now."""
+    (:func:`answer`'s ``also``, :func:`keep`), when the run is as it was then; else None.
+    A tuple of numbers, or with ``kind`` a typed record (as :func:`keep` was given it)."""
     import msgspec
 
     from inspector.loading import reports
     from inspector.loading.records import decoder
 
     found = reports.lookup(Path(path), reports.key_for(plan, question))
-    if not isinstance(found, msgspec.Raw):
-        return None
+    if kind is None or not isinstance(found, msgspec.Raw):
+        return found if kind is None and type(found) is tuple else None
     try:
         return decoder(kind).decode(found)
     except (ValueError, TypeError):
@@ -248,7 +239,7 @@ def last_report(
 
 
 def keep(session: Session, plan: Overrides | None, question: str, value: Any) -> None:
-    """Keep ``value`` (a tuple of numbers, or a typed record: :func:`kept_record`) as the
+    """Keep ``value`` (a tuple of numbers, or a typed record: :func:`kept`) as the
     answer to ``question`` about the run as ``session`` read it (under ``plan``); never
     fails."""
     from inspector.loading import reports
