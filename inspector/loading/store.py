@@ -148,15 +148,6 @@ def make_folder(folder: Path) -> bool:
     return trusted(missing[0] if missing else folder)
 
 
-def pack(record: Any) -> bytes:
-    """A record as a store file's bytes: the header, msgpack, SHA-256 of the msgpack (what
-    a streamed write of it must equal)."""
-    from inspector.loading.records import ENCODER
-
-    payload = ENCODER.encode(record)
-    return _header() + payload + hashlib.sha256(payload).digest()
-
-
 def unpack(raw: bytes, kind: Any) -> Any:
     """The record of type ``kind`` in a store file's bytes, or None when they do not start
     with this header, their checksum does not match or it does not decode as ``kind``."""
