@@ -121,15 +121,8 @@ def open_run(
     also: Callable[[Session], dict[str, Any]] | None = None,
     on_event: Callable[[Event], Any] | None = None,
 ) -> CachedReport | Loaded | Failed:
-    """Open the run at ``path`` under ``plan`` (``k`` / ``strategy`` applied as a derived
-    plan); every event goes to ``on_event`` (from the calling thread) and the last one is
-    returned.
-
-    ``fresh``: every file is read, nothing is taken from the store. ``answer``: the
-    store's report of an unchanged run is the answer (the run is not read), and
-    :attr:`Loaded.outputs` is filled. ``preview``: the store's report is given first, then
-    the run is read anyway. ``also``: further answers about the run kept with its report.
-    """
+    """:func:`inspector.loading.answer` (``answer``) and :func:`inspector.loading.read`:
+    every event goes to ``on_event`` (from the calling thread); the last one is returned."""
     emit = on_event or (lambda event: None)
     early = early if early is not None and early.matches(Path(path)) else None
     pending = early.pending if early is not None else None
