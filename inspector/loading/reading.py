@@ -52,10 +52,6 @@ class PendingRead:
         self.run = listed.run
         self.load = load
 
-    @property
-    def path(self) -> Path:
-        return self.run.path
-
     def finish(
         self,
         progress: OnProgress | None = None,
