@@ -17,7 +17,7 @@ import fcntl
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,21 +184,15 @@ def _list(fs: Any, root: str, mirror: Mirror) -> dict[str, tuple[str | None, int
 
 
 def _store(tree: Path, key: str, data: bytes) -> None:
+    """``data`` written to a temporary file moved in place; the temporary file is removed
+    when that fails (a full disk, Ctrl-C)."""
     target = tree / key
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".fetch.", suffix=".tmp")
-    with _removed_unless_replaced(tmp):
+    try:
         with open(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, target)
-
-
-@contextlib.contextmanager
-def _removed_unless_replaced(tmp: str) -> Iterator[None]:
-    """A temporary file being written and moved in place: removed when that fails (a full
-    disk, Ctrl-C)."""
-    try:
-        yield
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
