@@ -219,11 +219,9 @@ def kept_for_root(root: Path | str, question: str, kind: Any) -> Any | None:
 def keep_for_root(root: Path | str, answers: dict[str, Any]) -> None:
     """Keep ``answers`` (question → typed record) for the results root; never fails."""
     from inspector.loading.many import root_keep
-    from inspector.loading.store import enabled
 
-    if enabled():
-        with contextlib.suppress(Exception):
-            root_keep(root, answers)
+    with contextlib.suppress(Exception):
+        root_keep(root, answers)
 
 
 def last_report(
@@ -243,11 +241,9 @@ def keep(session: Session, plan: Overrides | None, question: str, value: Any) ->
     answer to ``question`` about the run as ``session`` read it (under ``plan``); never
     fails."""
     from inspector.loading import reports
-    from inspector.loading.store import enabled
 
-    if enabled():
-        with contextlib.suppress(Exception):
-            reports.store(session.run, reports.key_for(plan, question), value)
+    with contextlib.suppress(Exception):
+        reports.store(session.run, reports.key_for(plan, question), value)
 
 
 def question_key(plan: Overrides | None, question: str) -> str | None:
