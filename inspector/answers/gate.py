@@ -127,7 +127,7 @@ def run_facts(
 
 def _kept_facts(path: str, overrides: Overrides, question: str, comparing: bool) -> dict[str, Any]:
     """The facts kept for the run as it is now, else those of the run read now (and kept)."""
-    kept = loading.kept_record(path, overrides, question, KeptFacts)
+    kept = loading.kept(path, overrides, question, KeptFacts)
     if isinstance(kept, KeptFacts):
         return kept.found()
     result = loading.read(path, overrides)

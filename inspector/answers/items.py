@@ -112,7 +112,7 @@ def items_call(path: str, shown_as: str, overrides: Overrides) -> RunTasks | Ski
     """One run reduced for the tasks-across-runs rows (in a worker process): from the store
     when the run is unchanged since its answer was kept, else read (its unchanged task
     folders from the store) and kept."""
-    kept = loading.kept_record(path, overrides, ITEMS_QUESTION, KeptItems)
+    kept = loading.kept(path, overrides, ITEMS_QUESTION, KeptItems)
     if isinstance(kept, KeptItems):
         return kept.answer(shown_as)
     loaded = _open(path, shown_as, overrides, fresh=False)

@@ -47,23 +47,14 @@ class ReductionStream:
         self.alike: dict[tuple[object, ...], list[TaskReduction]] = {}
         """The reductions of a task, by what they depend on (:func:`_alike_key`)."""
 
-    def add(
-        self,
-        tasks: Sequence[TaskRecord],
-        known: Sequence[Sequence[TaskReduction] | None] | None = None,
-    ) -> None:
-        """Reduce ``tasks``; ``known[i]``, when given and not None, is the reduction of
-        ``tasks[i]`` for each of :attr:`series_ids` made earlier under this same plan (a
-        cache's): it is taken as it is."""
+    def add(self, tasks: Sequence[TaskRecord]) -> None:
+        """Reduce ``tasks``."""
         if self.failed:
             return
         contract, k, _ = self.key
         try:
-            for position, task in enumerate(tasks):
-                done = known[position] if known is not None else None
-                if done is None:
-                    done = self._reduce(task, contract, k)
-                for reduction in done:
+            for task in tasks:
+                for reduction in self._reduce(task, contract, k):
                     self.by_series[reduction.series_id].append(reduction)
                 self.tasks.append(task)
         except Exception:  # recompute raises it properly

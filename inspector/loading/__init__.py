@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from inspector.loading.door import CachedReport, Event, Failed, Loaded, Outdated, Progress
 from inspector.loading.door import paused as collector_paused
-from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
+from inspector.loading.records import WARNING_PREFIX, Outputs
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -34,7 +34,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
 
 __all__ = [
-    "NOTE_PREFIX",
     "WARNING_PREFIX",
     "CachedReport",
     "EarlyOpen",
@@ -55,7 +54,6 @@ __all__ = [
     "keep_for_root",
     "kept",
     "kept_for_root",
-    "kept_record",
     "last_report",
     "mirror",
     "prepare_app",
@@ -174,26 +172,18 @@ def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) 
     return find_runs(root, folders)
 
 
-def kept(path: Path | str, plan: Overrides | None, question: str) -> tuple[float, ...] | None:
+def kept(path: Path | str, plan: Overrides | None, question: str, kind: Any = None) -> Any | None:
     """The further answer to ``question`` kept with the run's report under ``plan``
-    (:func:`answer`'s ``also``, :func:`keep`), when the run is as it was then; else None."""
-    from inspector.loading import reports
-
-    found = reports.lookup(Path(path), reports.key_for(plan, question))
-    return found if type(found) is tuple else None
-
-
-def kept_record(path: Path | str, plan: Overrides | None, question: str, kind: Any) -> Any | None:
-    """:func:`kept` for an answer that is a typed record (``kind``, as :func:`keep` was
-    given it): decoded as ``kind``, None when none is kept for the run as it is now."""
+    (:func:`answer`'s ``also``, :func:`keep`), when the run is as it was then; else None.
+    A tuple of numbers, or with ``kind`` a typed record (as :func:`keep` was given it)."""
     import msgspec
 
     from inspector.loading import reports
     from inspector.loading.records import decoder
 
     found = reports.lookup(Path(path), reports.key_for(plan, question))
-    if not isinstance(found, msgspec.Raw):
-        return None
+    if kind is None or not isinstance(found, msgspec.Raw):
+        return found if kind is None and type(found) is tuple else None
     try:
         return decoder(kind).decode(found)
     except (ValueError, TypeError):
@@ -229,11 +219,9 @@ def kept_for_root(root: Path | str, question: str, kind: Any) -> Any | None:
 def keep_for_root(root: Path | str, answers: dict[str, Any]) -> None:
     """Keep ``answers`` (question → typed record) for the results root; never fails."""
     from inspector.loading.many import root_keep
-    from inspector.loading.store import enabled
 
-    if enabled():
-        with contextlib.suppress(Exception):
-            root_keep(root, answers)
+    with contextlib.suppress(Exception):
+        root_keep(root, answers)
 
 
 def last_report(
@@ -249,15 +237,13 @@ def last_report(
 
 
 def keep(session: Session, plan: Overrides | None, question: str, value: Any) -> None:
-    """Keep ``value`` (a tuple of numbers, or a typed record: :func:`kept_record`) as the
+    """Keep ``value`` (a tuple of numbers, or a typed record: :func:`kept`) as the
     answer to ``question`` about the run as ``session`` read it (under ``plan``); never
     fails."""
     from inspector.loading import reports
-    from inspector.loading.store import enabled
 
-    if enabled():
-        with contextlib.suppress(Exception):
-            reports.store(session.run, reports.key_for(plan, question), value)
+    with contextlib.suppress(Exception):
+        reports.store(session.run, reports.key_for(plan, question), value)
 
 
 def question_key(plan: Overrides | None, question: str) -> str | None:
@@ -316,10 +302,11 @@ def stop_app(early: EarlyOpen | None = None) -> None:
     """As the app closes: stop an early read not used and the shared reader processes,
     and hand the run's objects back to the garbage collector."""
     global _in_app
-    from inspector.loading.door import release
+    import gc
+
     from inspector.loading.processes import shutdown_shared_pool
 
-    release()
+    gc.unfreeze()
     if early is not None:
         early.cancel()
     shutdown_shared_pool()

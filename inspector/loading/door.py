@@ -121,15 +121,8 @@ def open_run(
     also: Callable[[Session], dict[str, Any]] | None = None,
     on_event: Callable[[Event], Any] | None = None,
 ) -> CachedReport | Loaded | Failed:
-    """Open the run at ``path`` under ``plan`` (``k`` / ``strategy`` applied as a derived
-    plan); every event goes to ``on_event`` (from the calling thread) and the last one is
-    returned.
-
-    ``fresh``: every file is read, nothing is taken from the store. ``answer``: the
-    store's report of an unchanged run is the answer (the run is not read), and
-    :attr:`Loaded.outputs` is filled. ``preview``: the store's report is given first, then
-    the run is read anyway. ``also``: further answers about the run kept with its report.
-    """
+    """:func:`inspector.loading.answer` (``answer``) and :func:`inspector.loading.read`:
+    every event goes to ``on_event`` (from the calling thread); the last one is returned."""
     emit = on_event or (lambda event: None)
     early = early if early is not None and early.matches(Path(path)) else None
     pending = early.pending if early is not None else None
@@ -221,7 +214,7 @@ def _read(
     # What an earlier read kept from the collector is handed back, and the collector is
     # kept off what this read builds: its full collections otherwise walk the growing heap
     # again and again.
-    release()
+    gc.unfreeze()
     try:
         with paused():
             if pending is None:
@@ -280,29 +273,19 @@ def _progress(emit: Callable[[Event], Any], interval: float) -> Callable[[int, i
 
 # The cyclic garbage collector and the large, long-lived data of an open run: a 50,000-task
 # run is millions of small objects, and each full collection walks all of them (about half
-# a second on the interface thread, whenever allocation triggers it). keep() moves what is
-# alive into the permanent generation (gc.freeze), where it is never walked; reference
-# counting still frees it. release() hands it back before a run is read again, so cycles
-# among the replaced data can still be collected; paused() keeps the collector off the
-# objects a read builds.
-def keep() -> None:
-    """Exempt every object alive now from full collections (call once a run is loaded)."""
-    gc.freeze()
-
-
-def release() -> None:
-    """Let full collections see the exempted objects again (call before re-reading)."""
-    gc.unfreeze()
-
-
+# a second on the interface thread, whenever allocation triggers it). paused() keeps the
+# collector off the objects a read builds, then moves what is alive into the permanent
+# generation (gc.freeze), where it is never walked; reference counting still frees it.
+# gc.unfreeze() hands it back before a run is read again (and as the app closes), so
+# cycles among the replaced data can still be collected.
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
-    """No cyclic collection inside the block; what it built is then kept (:func:`keep`)."""
+    """No cyclic collection inside the block; then every object alive is frozen."""
     enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
-        keep()
+        gc.freeze()
         if enabled:
             gc.enable()

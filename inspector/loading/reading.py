@@ -22,7 +22,6 @@ from inspector.loading.readers import EntryLoad
 from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
 from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
-from inspector.loading.tasks import ReductionCache
 from inspector.overrides import Overrides
 from inspector.resolve import contract_guessed, reduction_stream
 from inspector.results.listing import RUN_FILES, running_files
@@ -51,11 +50,6 @@ class PendingRead:
         self.run = listed.run
         self.collector = listed.collector
         self.load = load
-        self.reduction_cache: ReductionCache | None = None
-
-    @property
-    def path(self) -> Path:
-        return self.run.path
 
     def finish(
         self,
@@ -66,13 +60,9 @@ class PendingRead:
     ) -> Run:
         """Collect every task folder: the run as :func:`~inspector.results.read_run` returns
         it. ``stream`` reduces the published tasks in order as they come in, while the rest
-        are still read (the tasks whose files are unchanged take their stored reductions).
-        ``save_cache=False``: the caller writes the task store later."""
+        are still read. ``save_cache=False``: the caller writes the task store later."""
         run, files, running, cache = self.run, self.files, self.running, self.load.cache
-        if stream is not None and cache is not None:
-            self.reduction_cache = ReductionCache(cache, stream)
-            self.collector.on_tasks = self.reduction_cache.add
-        elif stream is not None:
+        if stream is not None:
             self.collector.on_tasks = stream.add
         candidates = len(self.load.entries)
         total = candidates + len(running)
@@ -92,13 +82,12 @@ class PendingRead:
         return run
 
     def save_cache(self) -> None:
-        """Write the task store, with the reductions (after ``finish(save_cache=False)``;
-        nothing when the read keeps nothing), then drop what it was loaded as and written
-        from."""
+        """Write the task store (after ``finish(save_cache=False)``; nothing when the read
+        keeps nothing), then drop what it was loaded as and written from."""
         cache = self.load.cache
         if cache is not None:
             if self.load.store:
-                cache.save(self.reduction_cache)
+                cache.save()
             cache.forget()
 
     def cancel(self) -> None:

@@ -30,12 +30,6 @@ def issue_rec(i: Any) -> IssueRec | None:
     return None if i is None else IssueRec(i.severity, i.phase, i.code, i.message)
 
 
-def issue_of(i: IssueRec | None) -> Any:
-    from inspector.engine.model import Issue
-
-    return None if i is None else Issue(i.severity, i.phase, i.code, i.message)
-
-
 class AttemptRec(msgspec.Struct, **OPTIONS):
     index: int
     status: str

@@ -17,7 +17,7 @@ import fcntl
 import hashlib
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,9 +66,7 @@ class Mirror:
 
     url: str
     local: Path
-    listed: int = 0
     fetched: list[str] = field(default_factory=list)
-    fetched_bytes: int = 0
     removed: list[str] = field(default_factory=list)
     refused: list[tuple[str, str]] = field(default_factory=list)  # (key, why)
 
@@ -147,7 +145,6 @@ def _list(fs: Any, root: str, mirror: Mirror) -> dict[str, tuple[str | None, int
     objects: dict[str, tuple[str | None, int]] = {}
     total = 0
     for name, info in sorted(found.items()):
-        mirror.listed += 1
         prefix = root + "/"
         if not name.startswith(prefix):
             mirror.refused.append((name, "outside the URL's prefix"))
@@ -187,21 +184,15 @@ def _list(fs: Any, root: str, mirror: Mirror) -> dict[str, tuple[str | None, int
 
 
 def _store(tree: Path, key: str, data: bytes) -> None:
+    """``data`` written to a temporary file moved in place; the temporary file is removed
+    when that fails (a full disk, Ctrl-C)."""
     target = tree / key
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".fetch.", suffix=".tmp")
-    with _removed_unless_replaced(tmp):
+    try:
         with open(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, target)
-
-
-@contextlib.contextmanager
-def _removed_unless_replaced(tmp: str) -> Iterator[None]:
-    """A temporary file being written and moved in place: removed when that fails (a full
-    disk, Ctrl-C)."""
-    try:
-        yield
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
@@ -320,7 +311,6 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
                 result.refused.append((key, f"cannot be stored locally: {exc.strerror or exc}"))
                 continue
             result.fetched.append(key)
-            result.fetched_bytes += len(data)
             # a size that changed since the listing: kept, and fetched again next time
             stored[key] = objects[key] if len(data) == sizes[key] else (None, len(data))
         store.write_atomically(base / "index", MirrorIndex(url, stored))

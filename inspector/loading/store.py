@@ -24,12 +24,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-STORE_VERSION = 3
+from inspector.loading.records import WARNING_PREFIX
+
+STORE_VERSION = 4
 """The one version of everything kept: any change of a record's shape changes it."""
 MAGIC = b"inspector-store/%d\n" % STORE_VERSION
 """What every store file starts with; then the code signature and a newline."""
 DIGEST = 32
-WARNING = "inspector: warning: "
 
 
 def cache_root() -> Path | None:
@@ -106,7 +107,7 @@ def _refuse(path: Path | str, kind: str, why: str) -> None:
             return
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.write(
-                f"{WARNING}cache {kind} {name} not used: {why}; the run is read from its files\n"
+                f"{WARNING_PREFIX}cache {kind} {name} not used: {why}; the run is read from its files\n"
             )
 
 
@@ -147,15 +148,6 @@ def make_folder(folder: Path) -> bool:
     except OSError:
         return False
     return trusted(missing[0] if missing else folder)
-
-
-def pack(record: Any) -> bytes:
-    """A record as a store file's bytes: the header, msgpack, SHA-256 of the msgpack (what
-    a streamed write of it must equal)."""
-    from inspector.loading.records import ENCODER
-
-    payload = ENCODER.encode(record)
-    return _header() + payload + hashlib.sha256(payload).digest()
 
 
 def unpack(raw: bytes, kind: Any) -> Any:

@@ -1,17 +1,15 @@
-"""A run's task store: each task folder's entry, and its reductions under a plan.
+"""A run's task store: each task folder's entry.
 
 Each task folder read is kept with the key of every file it was read from (its folder,
 ``task.json``, each attempt's ``result.json``) and where AgentCompass finds its name first;
 it is taken from the store only while every one of those keys is unchanged, so a live run
-is read again where it changed. Beside each entry, its task's reductions under the plan it
-was last scored with: a reopen after N changed folders reduces N tasks. A folder with a
-file written too recently to tell (racy) is left out.
+is read again where it changed. A folder with a file written too recently to tell (racy) is
+left out.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -23,6 +21,7 @@ import msgspec
 from inspector.loading import store
 from inspector.loading.index import (
     Checked,
+    Signature,
     entry_files,
     packed_is_racy,
     packed_signature,
@@ -36,55 +35,25 @@ from inspector.loading.records import (
     ENCODER,
     OPTIONS,
     EntryRec,
-    IssueRec,
     entry_record,
     task_entry,
 )
 from inspector.results.problems import RULE_DUPLICATE_ID
 
-Signature = tuple[tuple[Any, ...], ...]
-"""Per file ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
 DELTA_MIN = 64
 DELTA_SHARE = 8
+"""The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
 CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250  # the app's reader processes check from so many
 FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child from so many
-"""The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
 
 
 class KeptEntry(msgspec.Struct, **OPTIONS):
     """A task folder in the task store: the key of each of its files as read (``rel`` and
-    the :data:`Stat`), where AgentCompass finds its name first, its entry, and its
-    reductions under the plan it was last scored with."""
+    the :data:`Stat`), where AgentCompass finds its name first, and its entry."""
 
     files: tuple[tuple[str, int, int, int, int, int, int], ...]
     first: str
     entry: EntryRec
-    reductions: Reductions | None = None
-
-
-class ReasonRec(msgspec.Struct, **OPTIONS):
-    code: str
-    text: str
-    attempts: tuple[int, ...]
-    issue: IssueRec | None
-
-
-class ReductionRec(msgspec.Struct, **OPTIONS):
-    value: float | int | None
-    state: str
-    has_error: bool
-    coverage: tuple[int, int, int, int]
-    missing_attempts: int
-    invalidated: bool
-    early_stopped: bool
-    reasons: tuple[ReasonRec, ...]
-
-
-class Reductions(msgspec.Struct, **OPTIONS):
-    """One task's reductions (one per series, in order) under the plan named ``plan``."""
-
-    plan: str
-    series: tuple[ReductionRec, ...]
 
 
 class TaskStore(msgspec.Struct, **OPTIONS):
@@ -92,69 +61,6 @@ class TaskStore(msgspec.Struct, **OPTIONS):
 
     root: str
     entries: dict[str, KeptEntry | None]
-
-
-def reduction_records(plan: str, reductions: Any) -> Reductions:
-    """One task's reductions (engine objects) as a record."""
-    return Reductions(plan, tuple([_reduction_record(r) for r in reductions]))
-
-
-def _reduction_record(r: Any) -> ReductionRec:
-    c, issue = r.coverage, _issue_record
-    reasons = [ReasonRec(x.code, x.text, tuple(x.attempts), issue(x.issue)) for x in r.reasons]
-    coverage = (c.requested, c.observed, c.valid, c.error)
-    return ReductionRec(
-        r.value, r.state, r.has_error, coverage, r.missing_attempts, r.invalidated,
-        r.early_stopped, tuple(reasons),
-    )  # fmt: skip
-
-
-def _issue_record(i: Any) -> IssueRec | None:
-    return None if i is None else IssueRec(i.severity, i.phase, i.code, i.message)
-
-
-class ReductionMaker:
-    """Engine reductions from records; equal coverages and reason lists (most tasks of a
-    run share a handful) are made once and shared, as they are immutable."""
-
-    def __init__(self, series: tuple[str, ...]) -> None:
-        from inspector.engine.vocabulary import STATES
-
-        self.series = series
-        self.states = frozenset(STATES)
-        self.coverages: dict[Any, Any] = {}
-        self.reasons: dict[Any, Any] = {(): ()}
-
-    def make(self, rec: Reductions, task_id: str) -> list[Any] | None:
-        """The task's reductions, None when they are not one per series in valid states."""
-        from inspector.engine.reduction import Coverage, Reason, TaskReduction
-
-        if len(rec.series) != len(self.series):
-            return None
-        out = []
-        for series_id, r in zip(self.series, rec.series, strict=True):
-            if r.state not in self.states:
-                return None
-            coverage = self.coverages.get(r.coverage)
-            if coverage is None:
-                coverage = self.coverages[r.coverage] = Coverage(*r.coverage)
-            reasons = self.reasons.get(r.reasons)
-            if reasons is None:
-                made = [Reason(x.code, x.text, x.attempts, _issue(x.issue)) for x in r.reasons]
-                reasons = self.reasons[r.reasons] = tuple(made)
-            out.append(
-                TaskReduction(
-                    task_id, series_id, r.value, r.state, r.has_error, coverage,
-                    r.missing_attempts, r.invalidated, r.early_stopped, reasons,
-                )
-            )  # fmt: skip
-        return out
-
-
-def _issue(rec: IssueRec | None) -> Any:
-    from inspector.engine.model import Issue
-
-    return None if rec is None else Issue(rec.severity, rec.phase, rec.code, rec.message)
 
 
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
@@ -178,9 +84,6 @@ class TaskCache:
         # entry (made a record one at a time as the store is written: a large run's
         # records and signatures as objects cost three times what the session holds).
         self.fresh: dict[str, tuple[Signature | bytes, str, Any]] = {}
-        self.kept: dict[str, Any] = {}  # folder -> its stored reductions
-        # folder -> its reductions to store (made as they are written)
-        self.attached: Any = _no_reductions
         self.hits = 0
         self.delta: dict[str, KeptEntry | None] = {}
         if reuse:  # the base, then the folders changed since it was written (its delta)
@@ -251,8 +154,6 @@ class TaskCache:
             return None
         self.hits += 1
         self.fresh[folder] = (kept.files, kept.first, kept.entry)
-        if kept.reductions is not None:
-            self.kept[folder] = kept.reductions
         return entry
 
     def put(self, entry: Any, first_location: str, seen: Signature | bytes | None = None) -> None:
@@ -269,12 +170,10 @@ class TaskCache:
 
     def forget(self) -> None:
         """Once saved: drop what the store was loaded as and written from."""
-        self.entries, self.delta, self.fresh, self.kept = {}, {}, {}, {}
-        self.attached = _no_reductions
+        self.entries, self.delta, self.fresh = {}, {}, {}
 
     def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder seen in this read as it is stored, made one at a time."""
-        reductions = self.attached
         for folder, (sig, first, held) in self.fresh.items():
             if type(held) is EntryRec:
                 rec = held
@@ -285,7 +184,7 @@ class TaskCache:
                     problems = tuple(p for p in rec.problems if p.rule != RULE_DUPLICATE_ID)
                     rec = msgspec.structs.replace(rec, problems=problems)
             files = unpacked_signature(held, sig) if type(sig) is bytes else sig
-            yield folder, KeptEntry(files, first, rec, reductions(folder))  # type: ignore[arg-type]
+            yield folder, KeptEntry(files, first, rec)  # type: ignore[arg-type]
 
     def _whole(self) -> Iterator[bytes]:
         """The task store of this read as msgpack, a folder at a time (as
@@ -295,15 +194,12 @@ class TaskCache:
         for folder, kept in self._kept_entries():
             yield ENCODER.encode(folder) + ENCODER.encode(kept)
 
-    def save(self, reductions: ReductionCache | None = None) -> None:
+    def save(self) -> None:
         """Write the entries seen in this read (atomically). When few folders changed since
         the base file was written, only they go to the delta file (a folder gone as None);
         the base is written whole again once the delta grows past :data:`DELTA_SHARE` of
         it. Every entry is checked against its files before use, so any base and delta
-        combined (one written, the other not) give misses, never a wrong entry.
-        ``reductions``: the tasks' reductions, kept with their entries."""
-        if reductions is not None:
-            reductions.attach()
+        combined (one written, the other not) give misses, never a wrong entry."""
         entries, fresh = self.entries, self.fresh
         if not fresh and not entries:
             return
@@ -324,70 +220,3 @@ class TaskCache:
         if store.write_streamed(self.path, self._whole):
             with contextlib.suppress(OSError):
                 os.unlink(self.delta_path)
-
-
-def _no_reductions(folder: str) -> None: ...
-
-
-def plan_key(stream: Any) -> str:
-    """The plan a reduction stream reduces under, as one key."""
-    contract, k, strategy = stream.key
-    text = repr((list(contract.metrics.items()), k, strategy))
-    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
-
-
-class ReductionCache:
-    """The reductions of one run's tasks under one plan, kept beside each task's entry (so
-    they are valid exactly as long as the entry is): looked up as the tasks arrive,
-    attached for storing once the run is scored."""
-
-    def __init__(self, cache: TaskCache, stream: Any) -> None:
-        self.cache = cache
-        self.stream = stream
-        self.key = plan_key(stream)
-        self.maker: ReductionMaker | None = None  # made for the first stored reductions
-        self.series = tuple(stream.series_ids)
-        self.reused: dict[str, Any] = {}
-
-    def add(self, tasks: Sequence[Any]) -> None:
-        """Hand ``tasks`` to the stream, with the reductions kept for those whose entry
-        came from the store."""
-        kept = self.cache.kept
-        if not kept:
-            self.stream.add(tasks)
-            return
-        known: list[Any] = []
-        if self.maker is None:
-            self.maker = ReductionMaker(self.series)
-        key, make = self.key, self.maker.make
-        for task in tasks:
-            folder = task.source.rpartition("/")[0]
-            stored = kept.get(folder)
-            done = None
-            if stored is not None and stored.plan == key:
-                done = make(stored, task.task_id)
-                if done is not None:
-                    self.reused[folder] = stored
-            known.append(done)
-        self.stream.add(tasks, known)
-
-    def attach(self) -> None:
-        """Give the task store each keepable task's reductions to store with its entry
-        (each made as its entry is written)."""
-        stream = self.stream
-        if stream.failed:
-            return
-        columns = [stream.by_series[series_id] for series_id in self.series]
-        reused, key = self.reused, self.key
-        positions = {task.source: position for position, task in enumerate(stream.tasks)}
-
-        def reductions(folder: str) -> Reductions | None:
-            stored = reused.get(folder)
-            if stored is not None:
-                return stored
-            position = positions.get(f"{folder}/task.json")
-            if position is None:
-                return None
-            return reduction_records(key, [column[position] for column in columns])
-
-        self.cache.attached = reductions

@@ -40,9 +40,9 @@ def outputs(run: Path, capsys) -> list[tuple[int, str, str]]:  # type: ignore[no
 def _task_entries(data: Any, change) -> Any:  # type: ignore[no-untyped-def]
     root, entries = data
     first = sorted(entries)[0]
-    files, where, entry, derived = entries[first]
+    files, where, entry = entries[first]
     entries = dict(entries)
-    entries[first] = [*change(files, where, list(entry)), derived]
+    entries[first] = [*change(files, where, list(entry))]
     return [root, entries]
 
 
