@@ -207,7 +207,8 @@ class EntryLoad:
         self.pool: Any = None
         self.owned = False
         self.futures: list[Any] = []  # None once its chunk is taken
-        self.signatures: dict[str, bytes | None] = {}
+        # Per folder its packed keys, or (every folder read) all of them in one bytearray.
+        self.signatures: dict[str, bytes | None] | bytearray = {}
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], None] | None = None
         if parallel:
@@ -248,7 +249,9 @@ class EntryLoad:
         """Every candidate as a TaskEntry, in candidate order; ``on_entries`` gets them in
         that order as soon as they and all before them are read (so they are reduced while
         the rest is read). With the store on, :attr:`signatures` then holds, per folder,
-        the keys its entry was read with (:func:`packed_signature`). The cyclic collector
+        the keys its entry was read with (:func:`packed_signature`), or, when every folder
+        was read, the task store's buffer of them all (:meth:`ReadKeys.in_order`,
+        not copied). The cyclic collector
         is paused meanwhile: reading builds many small acyclic objects."""
         total = len(self.entries) if total is None else total
         self._emitted = 0
@@ -266,7 +269,10 @@ class EntryLoad:
                 gc.enable()
         entries = [entry for entry in self.entries if entry is not None]
         cache = self.cache
-        if cache is not None:
+        joined = cache.read.in_order(entries) if cache is not None and not cache.fresh else None
+        if joined is not None:  # every folder read: their keys as the task store holds them
+            self.signatures = joined
+        elif cache is not None:
             for entry in entries:
                 cached = cache.fresh.get(entry.folder)
                 if cached is not None:  # packed as the store holds a folder read

@@ -29,8 +29,8 @@ from inspector.loading.index import (
     signature,
     signature_is_racy,
     unchanged,
-    unpacked_signature,
 )
+from inspector.loading.keys import ReadKeys
 from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     ENCODER,
@@ -172,12 +172,10 @@ class TaskCache:
         self.delta_path = self.path.with_name("tasks.delta")  # the folders changed since
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.entries: dict[str, KeptEntry | None] = {}
-        # Per folder read or taken from the store: its signature (packed as the session
-        # holds it, :func:`~inspector.loading.index.packed_signature`, for a folder read),
-        # where AgentCompass finds it first, and its record or, for a folder read, its
-        # entry (made a record one at a time as the store is written: a large run's
-        # records and signatures as objects cost three times what the session holds).
-        self.fresh: dict[str, tuple[Signature | bytes, str, Any]] = {}
+        # Per folder taken from the store (or read, with keys that cannot be packed): its
+        # signature, where AgentCompass finds it first, and its record or entry.
+        self.fresh: dict[str, tuple[Signature, str, Any]] = {}
+        self.read = ReadKeys()  # the folders read (made records one at a time when saved)
         self.kept: dict[str, Any] = {}  # folder -> its stored reductions
         # folder -> its reductions to store (made as they are written)
         self.attached: Any = _no_reductions
@@ -262,35 +260,33 @@ class TaskCache:
         sig = seen if seen is not None else signature(self.root, entry_files(entry))
         if type(sig) is bytes:  # packed by a reader process
             if not packed_is_racy(sig, self.fence):
-                self.fresh[entry.folder] = (sig, first_location, entry)
+                self.read.add(entry, first_location, sig)
         elif sig is not None and not signature_is_racy(sig, self.fence):
             packed = packed_signature(entry, sig)
-            self.fresh[entry.folder] = (sig if packed is None else packed, first_location, entry)
+            if packed is not None:
+                self.read.add(entry, first_location, packed)
+            else:
+                self.fresh[entry.folder] = (sig, first_location, entry)
 
     def forget(self) -> None:
         """Once saved: drop what the store was loaded as and written from."""
         self.entries, self.delta, self.fresh, self.kept = {}, {}, {}, {}
+        self.read = ReadKeys()
         self.attached = _no_reductions
 
     def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder seen in this read as it is stored, made one at a time."""
         reductions = self.attached
         for folder, (sig, first, held) in self.fresh.items():
-            if type(held) is EntryRec:
-                rec = held
-            else:
-                rec = entry_record(held)
-                if any(p.rule == RULE_DUPLICATE_ID for p in rec.problems):
-                    # Added by the collector, which adds it again on every read.
-                    problems = tuple(p for p in rec.problems if p.rule != RULE_DUPLICATE_ID)
-                    rec = msgspec.structs.replace(rec, problems=problems)
-            files = unpacked_signature(held, sig) if type(sig) is bytes else sig
-            yield folder, KeptEntry(files, first, rec, reductions(folder))  # type: ignore[arg-type]
+            rec = held if type(held) is EntryRec else _record(held)
+            yield folder, KeptEntry(sig, first, rec, reductions(folder))  # type: ignore[arg-type]
+        for held, first, files in self.read:
+            yield held.folder, KeptEntry(files, first, _record(held), reductions(held.folder))
 
     def _whole(self) -> Iterator[bytes]:
         """The task store of this read as msgpack, a folder at a time (as
         ``ENCODER.encode(TaskStore(root, entries))`` makes it)."""
-        count = len(self.fresh)
+        count = len(self.fresh) + len(self.read)
         yield b"\x92" + ENCODER.encode(self.root) + store.map_header(count)
         for folder, kept in self._kept_entries():
             yield ENCODER.encode(folder) + ENCODER.encode(kept)
@@ -305,18 +301,19 @@ class TaskCache:
         if reductions is not None:
             reductions.attach()
         entries, fresh = self.entries, self.fresh
-        if not fresh and not entries:
+        if not fresh and not self.read and not entries:
             return
         if entries:  # is it a few folders (the delta file)?
             try:
                 changed = {f: kept for f, kept in self._kept_entries() if entries.get(f) != kept}
             except (TypeError, ValueError, OverflowError):
                 return
-            gone = [f for f, value in entries.items() if value is not None and f not in fresh]
+            read = {entry.folder for entry in self.read.entries}  # few: the rest are in fresh
+            gone = [f for f, v in entries.items() if v and f not in fresh and f not in read]
             if not changed and not gone:
                 return
             delta = {**self.delta, **changed, **dict.fromkeys(gone)}
-            if len(delta) <= max(DELTA_MIN, len(fresh) // DELTA_SHARE):
+            if len(delta) <= max(DELTA_MIN, (len(fresh) + len(read)) // DELTA_SHARE):
                 store.write_atomically(self.delta_path, TaskStore(self.root, delta))
                 return
             del changed, delta
@@ -327,6 +324,15 @@ class TaskCache:
 
 
 def _no_reductions(folder: str) -> None: ...
+
+
+def _record(entry: Any) -> EntryRec:
+    """A folder read as it is stored (without the problem the collector adds on every read)."""
+    rec = entry_record(entry)
+    if any(p.rule == RULE_DUPLICATE_ID for p in rec.problems):
+        problems = tuple(p for p in rec.problems if p.rule != RULE_DUPLICATE_ID)
+        rec = msgspec.structs.replace(rec, problems=problems)
+    return rec
 
 
 def plan_key(stream: Any) -> str:

@@ -203,8 +203,9 @@ def test_the_report_store_written_in_pieces_is_its_msgpack(files: int) -> None:
 
     stats = bytes(range(256)) * (files * 48 // 256) + b"\x07" * (files * 48 % 256)
     outputs = Outputs((("a", "b"),), ("note",), "{}", None, None, 3)
+    tables = {"k": msgspec.Raw(ENCODER.encode([files, "t"])), "j": msgspec.Raw(b"\xc0")}
     record = Report(
-        "/r", Index(b"d" * 32, ((1, 2), -1), stats), {"k": outputs}, {"q": (1.0,)}, {}, {}
+        "/r", Index(b"d" * 32, ((1, 2), -1), stats), {"k": outputs}, {"q": (1.0,)}, tables, {}
     )
     assert b"".join(_report_pieces(record)) == ENCODER.encode(record)
 

@@ -1,0 +1,62 @@
+"""The keys of the files each task folder was read from, kept while a run is read with the
+store on (for its task store and its index): as columns, not a tuple and a dict slot per
+folder (170 bytes), the keys packed (:func:`~inspector.loading.index.packed_signature`)
+one folder after the other in one buffer, after :data:`~inspector.loading.index.HEAD`
+bytes of room for the run-level files' (when every folder was read, in order, the run's
+index is made from that buffer in place: :func:`~inspector.loading.index.take`)."""
+
+from __future__ import annotations
+
+import operator
+from collections.abc import Iterator
+from typing import Any
+
+from inspector.loading.index import HEAD, RECORD, unpacked_signature
+
+
+class ReadKeys:
+    """The folders read: each one's entry, where AgentCompass finds it first, its keys."""
+
+    def __init__(self) -> None:
+        self.entries: list[Any] = []
+        self.firsts: list[str] = []
+        self.stats = bytearray(HEAD)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def add(self, entry: Any, first: str, packed: bytes) -> None:
+        self.entries.append(entry)
+        self.firsts.append(first)
+        self.stats += packed
+
+    def in_order(self, entries: list[Any]) -> bytearray | None:
+        """The buffer, when ``entries`` are exactly the folders added, in that order."""
+        mine = self.entries
+        if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
+            return None
+        return self.stats
+
+    def __iter__(self) -> Iterator[tuple[Any, str, tuple[tuple[Any, ...], ...]]]:
+        """Each folder's entry, where it is found first, and its keys as tuples."""
+        at, stats = HEAD, self.stats
+        for entry, first in zip(self.entries, self.firsts, strict=True):
+            files = unpacked_signature(entry, stats, at)
+            at += RECORD * len(files)
+            yield entry, first, files
+
+
+def repr_pieces(listing: Any) -> Iterator[str]:
+    """``repr(listing)`` in pieces: a tuple's tuples of 2 items or more taken apart."""
+    if type(listing) is not tuple or len(listing) < 2:
+        yield repr(listing)
+        return
+    for number, part in enumerate(listing):
+        yield ", " if number else "("
+        if type(part) is not tuple or len(part) < 2:
+            yield repr(part)
+            continue
+        for at in range(0, len(part), 4096):
+            yield (", " if at else "(") + ", ".join(map(repr, part[at : at + 4096]))
+        yield ")"
+    yield ")"
