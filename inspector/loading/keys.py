@@ -11,7 +11,7 @@ import operator
 from collections.abc import Iterator
 from typing import Any
 
-from inspector.loading.index import HEAD, RECORD, unpacked_signature
+from inspector.loading.index import HEAD, RECORD, signed_files, unpacked_signature
 
 
 class ReadKeys:
@@ -36,6 +36,16 @@ class ReadKeys:
         if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
             return None
         return self.stats
+
+    def by_folder(self) -> dict[str, bytes | None]:
+        """Each folder's packed keys, by its folder (when not every folder was read)."""
+        out: dict[str, bytes | None] = {}
+        at = HEAD
+        for entry in self.entries:
+            end = at + RECORD * len(signed_files(entry))
+            out[entry.folder] = bytes(self.stats[at:end])
+            at = end
+        return out
 
     def __iter__(self) -> Iterator[tuple[Any, str, tuple[tuple[Any, ...], ...]]]:
         """Each folder's entry, where it is found first, and its keys as tuples."""

@@ -273,18 +273,20 @@ class EntryLoad:
         if joined is not None:  # every folder read: their keys as the task store holds them
             self.signatures = joined
         elif cache is not None:
+            signatures = cache.read.by_folder()  # the keys the readers saw
             for entry in entries:
+                if entry.folder in signatures:
+                    continue
                 cached = cache.fresh.get(entry.folder)
-                if cached is not None:  # packed as the store holds a folder read
-                    sig = cached[0]
-                    packed = sig if type(sig) is bytes else packed_signature(entry, sig)
-                    self.signatures[entry.folder] = packed
+                if cached is not None:  # from the store (or keys that cannot be packed)
+                    signatures[entry.folder] = packed_signature(entry, cached[0])
                 else:  # not kept (a file is missing: a task not yet published)
                     rels = entry_files(entry)
                     stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
                     if None not in stats:
                         signature = [(rel, *stat) for rel, stat in zip(rels, stats, strict=True)]  # type: ignore[misc]
-                        self.signatures[entry.folder] = packed_signature(entry, signature)
+                        signatures[entry.folder] = packed_signature(entry, signature)
+            self.signatures = signatures
         return entries
 
     def _collect(self, progress: OnProgress | None, total: int) -> None:

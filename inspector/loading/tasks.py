@@ -258,7 +258,7 @@ class TaskCache:
         ``seen``: the signature the reader took while reading; else stat the files now. A
         folder with a racy file is not remembered."""
         sig = seen if seen is not None else signature(self.root, entry_files(entry))
-        if type(sig) is bytes:  # packed by a reader process
+        if isinstance(sig, bytes):  # packed by a reader process
             if not packed_is_racy(sig, self.fence):
                 self.read.add(entry, first_location, sig)
         elif sig is not None and not signature_is_racy(sig, self.fence):

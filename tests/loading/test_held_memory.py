@@ -284,3 +284,35 @@ def test_a_folder_read_is_kept_for_the_store_in_its_packed_keys(alike_run: Path)
         tracemalloc.stop()
     assert len(entries) == 2000 and keys == 2000 * 5 * 48
     assert (held - keys) / len(entries) < 60, (held - keys) / len(entries)
+
+
+def test_a_reopen_after_a_change_indexes_the_keys_its_readers_saw(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Some folders from the store, one read again: the index takes the read folder's keys
+    as its reader saw them (a file changed after it was read must not be recorded as
+    read), without a second ``lstat`` of its files."""
+    from inspector.loading import readers
+    from tests.loading.helpers import first_result, flipped_same_size, settle_time_stamps
+
+    run = copy_run(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert isinstance(loading.read(run), loading.Loaded)
+    changed = first_result(run)
+    changed.write_bytes(flipped_same_size(changed))
+    settle_time_stamps()
+    stat_again: list[str] = []
+    real = readers.stat_or_absent
+
+    def stat(path: str) -> Any:
+        stat_again.append(path)
+        return real(path)
+
+    monkeypatch.setattr(readers, "stat_or_absent", stat)
+    result = loading.read(run)
+    assert isinstance(result, loading.Loaded) and result.cache_hits > 0
+    assert stat_again == []
+    index_now = index.take(result.session.run)
+    assert index_now is not None
+    published = [e for e in result.session.run.entries if e.state != "running"]
+    assert index_now.stats.endswith(b"".join(_lstat_keys(run, e) for e in published))
