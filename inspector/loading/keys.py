@@ -1,9 +1,10 @@
 """The keys of the files each task folder was read from, kept while a run is read with the
-store on (for its task store and its index): as columns, not a tuple and a dict slot per
-folder (170 bytes), the keys packed (:func:`~inspector.loading.index.packed_signature`)
-one folder after the other in one buffer, after :data:`~inspector.loading.index.HEAD`
-bytes of room for the run-level files' (when every folder was read, in order, the run's
-index is made from that buffer in place: :func:`~inspector.loading.index.take`)."""
+store on (for its task store and its index): as columns, not a tuple, a dict slot and a
+bytes object per folder (about 120 bytes beside the keys); the keys packed
+(:func:`~inspector.loading.index.packed_signature`) one folder after the other in one
+buffer, after :data:`~inspector.loading.index.HEAD` bytes of room for the run-level
+files' (when every folder was read, in order, the run's index is made from that buffer in
+place: :func:`~inspector.loading.index.take`)."""
 
 from __future__ import annotations
 

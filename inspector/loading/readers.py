@@ -250,9 +250,9 @@ class EntryLoad:
         that order as soon as they and all before them are read (so they are reduced while
         the rest is read). With the store on, :attr:`signatures` then holds, per folder,
         the keys its entry was read with (:func:`packed_signature`), or, when every folder
-        was read, the task store's buffer of them all (:meth:`ReadKeys.in_order`,
-        not copied). The cyclic collector
-        is paused meanwhile: reading builds many small acyclic objects."""
+        was read, the task store's buffer of them all (``ReadKeys.in_order``: not copied).
+        The cyclic collector is paused meanwhile: reading builds many small acyclic
+        objects."""
         total = len(self.entries) if total is None else total
         self._emitted = 0
         self._on_entries = on_entries
