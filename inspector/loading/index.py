@@ -27,7 +27,7 @@ from inspector.loading.processes import halves_in_fork, in_shared_pool, preload_
 from inspector.loading.records import ENCODER, Index
 from inspector.loading.store import ABSENT, COARSE_GRANULARITY_NS, is_racy
 from inspector.results.file_io import stat_key
-from inspector.results.listing import RUN_FILES, list_task_folders, running_files
+from inspector.results.listing import RUN_FILES, list_task_folders, repr_pieces, running_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
@@ -196,8 +196,6 @@ def entry_files(entry: Any) -> list[str]:
 def listing_digest(listing: tuple[Any, ...]) -> bytes:
     """SHA-256 of ``repr(listing)`` (not marshal: its bytes depend on how objects are
     shared), made 4,096 folders at a time: whole, at a million it is 100 MB of text."""
-    from inspector.loading.keys import repr_pieces  # (which imports this module)
-
     digest = hashlib.sha256()
     for piece in repr_pieces(listing):
         digest.update(piece.encode("utf-8", "surrogateescape"))

@@ -55,19 +55,3 @@ class ReadKeys:
             files = unpacked_signature(entry, stats, at)
             at += RECORD * len(files)
             yield entry, first, files
-
-
-def repr_pieces(listing: Any) -> Iterator[str]:
-    """``repr(listing)`` in pieces: a tuple's tuples of 2 items or more taken apart."""
-    if type(listing) is not tuple or len(listing) < 2:
-        yield repr(listing)
-        return
-    for number, part in enumerate(listing):
-        yield ", " if number else "("
-        if type(part) is not tuple or len(part) < 2:
-            yield repr(part)
-            continue
-        for at in range(0, len(part), 4096):
-            yield (", " if at else "(") + ", ".join(map(repr, part[at : at + 4096]))
-        yield ")"
-    yield ")"

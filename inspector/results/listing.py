@@ -3,6 +3,7 @@ files a report depends on. Light on purpose: reopening an unchanged run needs on
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Literal, cast
 
@@ -89,3 +90,20 @@ def task_folders(
         message = f"holds {len(flat)} older flat detail file(s) (*.json); AgentCompass 1.0.1 does not read them"
         problems.append(LoadProblem(details, message, RULE_OLD_FLAT, False))
     return candidates, running
+
+
+def repr_pieces(listing: Any) -> Iterator[str]:
+    """``repr(listing)`` in pieces (a tuple's tuples of 2 items or more taken apart): a
+    digest of a large run's listing without its whole repr (100 MB at a million folders)."""
+    if type(listing) is not tuple or len(listing) < 2:
+        yield repr(listing)
+        return
+    for number, part in enumerate(listing):
+        yield ", " if number else "("
+        if type(part) is not tuple or len(part) < 2:
+            yield repr(part)
+            continue
+        for at in range(0, len(part), 4096):
+            yield (", " if at else "(") + ", ".join(map(repr, part[at : at + 4096]))
+        yield ")"
+    yield ")"
