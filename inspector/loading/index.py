@@ -27,7 +27,7 @@ from inspector.loading.processes import halves_in_fork, in_shared_pool, preload_
 from inspector.loading.records import ENCODER, Index
 from inspector.loading.store import ABSENT, COARSE_GRANULARITY_NS, is_racy
 from inspector.results.file_io import stat_key
-from inspector.results.listing import RUN_FILES, list_task_folders, running_files
+from inspector.results.listing import RUN_FILES, list_task_folders, repr_pieces, running_files
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.results.reader import Run
@@ -56,6 +56,9 @@ WIDTH = 6
 """Integers per file in a :data:`~inspector.results.file_io.Stat`."""
 RUNNING_ENTRY = -1
 """In :attr:`Index.attempts`: the entry is a ``running/`` folder."""
+HEAD = RECORD * len(RUN_FILES)
+"""The run-level files' keys start :attr:`Index.stats`: a buffer of the task folders'
+keys made as they are read starts with room for them (:func:`take` fills it)."""
 
 
 def rels(index: Index, listing: tuple[Any, ...]) -> list[str] | None:
@@ -97,13 +100,12 @@ def attempt_numbers(dirs: Any) -> Any:
     return getattr(dirs, "numbers", dirs)
 
 
-def unpacked_signature(entry: Any, packed: bytes) -> tuple[tuple[Any, ...], ...]:
-    """The signature :func:`packed_signature` packed for ``entry``, as it was."""
-    values = struct.unpack(f"<{len(packed) // 8}q", packed)
-    return tuple(
-        (rel, *values[at * WIDTH : at * WIDTH + WIDTH])
-        for at, rel in enumerate(signed_files(entry))
-    )
+def unpacked_signature(entry: Any, packed: Any, at: int = 0) -> tuple[tuple[Any, ...], ...]:
+    """The signature :func:`packed_signature` packed for ``entry``, as it was (from byte
+    ``at`` of ``packed``)."""
+    rels = signed_files(entry)
+    values = struct.unpack_from(f"<{WIDTH * len(rels)}q", packed, at)
+    return tuple((rel, *values[n * WIDTH : n * WIDTH + WIDTH]) for n, rel in enumerate(rels))
 
 
 def packed_is_racy(packed: bytes, fence_ns: int) -> bool:
@@ -192,8 +194,12 @@ def entry_files(entry: Any) -> list[str]:
 
 
 def listing_digest(listing: tuple[Any, ...]) -> bytes:
-    # repr, not marshal: marshal's bytes depend on how objects are shared, not only on values.
-    return hashlib.sha256(repr(listing).encode("utf-8", "surrogateescape")).digest()
+    """SHA-256 of ``repr(listing)`` (not marshal: its bytes depend on how objects are
+    shared), made 4,096 folders at a time: whole, at a million it is 100 MB of text."""
+    digest = hashlib.sha256()
+    for piece in repr_pieces(listing):
+        digest.update(piece.encode("utf-8", "surrogateescape"))
+    return digest.digest()
 
 
 def take(run: Run) -> Index | None:
@@ -204,10 +210,13 @@ def take(run: Run) -> Index | None:
     if run.seen is None or run.listing is None:
         return None
     # The stats as bytes, joined once (as Python integers they cost 1.2 KB a task while
-    # the store is written); equal attempt numbers one tuple.
+    # the store is written); equal attempt numbers one tuple. ``run.signatures``: per
+    # folder its packed_signature, or all after :data:`HEAD` (filled in place, not copied).
     pieces: list[bytes] = []
     attempts: list[Any] = []
     shared: dict[Any, Any] = {}
+    signed, files = run.signatures, 0  # files: of the task folders
+    joined = type(signed) is bytearray
     try:
         for rel in RUN_FILES:
             pieces.append(PACKED.pack(*run.seen[rel]))  # type: ignore[misc]
@@ -219,7 +228,12 @@ def take(run: Run) -> Index | None:
                 continue
             numbers = tuple(sorted(attempt_numbers(entry.attempt_dirs)))
             attempts.append(shared.setdefault(numbers, numbers))
-            packed = run.signatures[entry.folder]  # packed_signature's
+            if joined:
+                if len(pieces) > len(RUN_FILES):
+                    return None  # a task folder after a running/ one: not in that order
+                files += 2 + len(numbers)
+                continue
+            packed = signed[entry.folder]  # packed_signature's
             if packed is None:
                 return None
             pieces.append(packed)
@@ -227,14 +241,21 @@ def take(run: Run) -> Index | None:
         return None
     except struct.error:
         return None  # a value that does not fit: not cached
-    packed = b"".join(pieces)
+    if joined:
+        if len(signed) != HEAD + RECORD * files:
+            return None
+        signed[:HEAD] = b"".join(pieces[: len(RUN_FILES)])
+        signed += b"".join(pieces[len(RUN_FILES) :])
+        packed = signed
+    else:
+        packed = b"".join(pieces)
     del pieces
     # No stamp within the coarsest granularity of the fence: none is racy (one pass in C
     # instead of a call per file).
     if packed_is_racy(packed, run.read_started_ns):
         return None  # a file written as it was read: read the run again next time
     run.index = Index(listing_digest(run.listing), tuple(attempts), packed)
-    run.signatures.clear()  # joined in the index (which holds one copy of them)
+    run.signatures = {}  # joined in the index (which holds one copy of them)
     return run.index  # type: ignore[no-any-return]
 
 

@@ -207,7 +207,8 @@ class EntryLoad:
         self.pool: Any = None
         self.owned = False
         self.futures: list[Any] = []  # None once its chunk is taken
-        self.signatures: dict[str, bytes | None] = {}
+        # Per folder its packed keys, or (every folder read) all of them in one bytearray.
+        self.signatures: dict[str, bytes | None] | bytearray = {}
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], object] | None = None
         if parallel:
@@ -248,8 +249,10 @@ class EntryLoad:
         """Every candidate as a TaskEntry, in candidate order; ``on_entries`` gets them in
         that order as soon as they and all before them are read (so they are reduced while
         the rest is read). With the store on, :attr:`signatures` then holds, per folder,
-        the keys its entry was read with (:func:`packed_signature`). The cyclic collector
-        is paused meanwhile: reading builds many small acyclic objects."""
+        the keys its entry was read with (:func:`packed_signature`), or, when every folder
+        was read, the task store's buffer of them all (``ReadKeys.in_order``: not copied).
+        The cyclic collector is paused meanwhile: reading builds many small acyclic
+        objects."""
         total = len(self.entries) if total is None else total
         self._emitted = 0
         self._on_entries = on_entries
@@ -266,19 +269,24 @@ class EntryLoad:
                 gc.enable()
         entries = [entry for entry in self.entries if entry is not None]
         cache = self.cache
-        if cache is not None:
+        joined = cache.read.in_order(entries) if cache is not None and not cache.fresh else None
+        if joined is not None:  # every folder read: their keys as the task store holds them
+            self.signatures = joined
+        elif cache is not None:
+            signatures = cache.read.by_folder()  # the keys the readers saw
             for entry in entries:
+                if entry.folder in signatures:
+                    continue
                 cached = cache.fresh.get(entry.folder)
-                if cached is not None:  # packed as the store holds a folder read
-                    sig = cached[0]
-                    packed = sig if type(sig) is bytes else packed_signature(entry, sig)
-                    self.signatures[entry.folder] = packed
+                if cached is not None:  # from the store (or keys that cannot be packed)
+                    signatures[entry.folder] = packed_signature(entry, cached[0])
                 else:  # not kept (a file is missing: a task not yet published)
                     rels = entry_files(entry)
                     stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
                     if None not in stats:
                         signature = [(rel, *stat) for rel, stat in zip(rels, stats, strict=True)]  # type: ignore[misc]
-                        self.signatures[entry.folder] = packed_signature(entry, signature)
+                        signatures[entry.folder] = packed_signature(entry, signature)
+            self.signatures = signatures
         return entries
 
     def _collect(self, progress: OnProgress | None, total: int) -> None:

@@ -197,7 +197,7 @@ def write_streamed(path: Path, pieces: Callable[[], Iterator[bytes]]) -> bool:
             for piece in pieces():
                 if len(piece) >= _BUFFER:  # a large piece as it is, never copied
                     _flush(handle, digest, buffer)
-                    _flush(handle, digest, piece)
+                    _write(handle, digest, piece)
                     continue
                 buffer += piece
                 if len(buffer) >= _BUFFER:
@@ -275,11 +275,16 @@ def _write_all(handle: Any, data: bytes | bytearray) -> None:
         view = view[handle.write(view) :]
 
 
-def _flush(handle: Any, digest: Any, data: bytes | bytearray) -> None:
+def _write(handle: Any, digest: Any, data: bytes | bytearray) -> None:
     digest.update(data)
     _write_all(handle, data)
-    if type(data) is bytearray:
-        data.clear()
+
+
+def _flush(handle: Any, digest: Any, buffer: bytearray) -> None:
+    """Write the buffer and empty it (a piece written as it is is left as it is: it may be
+    a bytearray held elsewhere, the run's index)."""
+    _write(handle, digest, buffer)
+    buffer.clear()
 
 
 def load(path: Path, kind: Any) -> Any:
@@ -370,8 +375,8 @@ def stat_or_absent(path: str) -> Stat | None:
 
 def report_pieces(record: Any) -> Iterator[bytes]:
     """A report store (``records.Report``, seven fields) encoded in pieces, as
-    ``ENCODER.encode(record)`` would, its index's stats (48 bytes a file) as they are,
-    not copied into one string with the rest."""
+    ``ENCODER.encode(record)`` would, its index's stats (48 bytes a file) and its score
+    tables as they are, not copied into one string with the rest."""
     from inspector.loading.records import ENCODER
 
     index = record.index
@@ -380,5 +385,9 @@ def report_pieces(record: Any) -> Iterator[bytes]:
     yield bin_header(len(index.stats))
     yield index.stats
     yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
-    yield ENCODER.encode(record.tables) + ENCODER.encode(record.refused)
+    yield map_header(len(record.tables))
+    for name, table in record.tables.items():  # each a msgspec.Raw: as it is, not copied
+        yield ENCODER.encode(name)
+        yield table
+    yield ENCODER.encode(record.refused)
     yield ENCODER.encode(record.records)

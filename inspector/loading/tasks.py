@@ -10,6 +10,7 @@ left out.
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -20,6 +21,8 @@ import msgspec
 
 from inspector.loading import store
 from inspector.loading.index import (
+    HEAD,
+    RECORD,
     Checked,
     Signature,
     entry_files,
@@ -27,6 +30,7 @@ from inspector.loading.index import (
     packed_signature,
     signature,
     signature_is_racy,
+    signed_files,
     unchanged,
     unpacked_signature,
 )
@@ -78,12 +82,10 @@ class TaskCache:
         self.delta_path = self.path.with_name("tasks.delta")  # the folders changed since
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.entries: dict[str, KeptEntry | None] = {}
-        # Per folder read or taken from the store: its signature (packed as the session
-        # holds it, :func:`~inspector.loading.index.packed_signature`, for a folder read),
-        # where AgentCompass finds it first, and its record or, for a folder read, its
-        # entry (made a record one at a time as the store is written: a large run's
-        # records and signatures as objects cost three times what the session holds).
-        self.fresh: dict[str, tuple[Signature | bytes, str, Any]] = {}
+        # Per folder taken from the store (or read, with keys that cannot be packed): its
+        # signature, where AgentCompass finds it first, and its record or entry.
+        self.fresh: dict[str, tuple[Signature, str, Any]] = {}
+        self.read = ReadKeys()  # the folders read (made records one at a time when saved)
         self.hits = 0
         self.delta: dict[str, KeptEntry | None] = {}
         if reuse:  # the base, then the folders changed since it was written (its delta)
@@ -161,35 +163,33 @@ class TaskCache:
         ``seen``: the signature the reader took while reading; else stat the files now. A
         folder with a racy file is not remembered."""
         sig = seen if seen is not None else signature(self.root, entry_files(entry))
-        if type(sig) is bytes:  # packed by a reader process
+        if isinstance(sig, bytes):  # packed by a reader process
             if not packed_is_racy(sig, self.fence):
-                self.fresh[entry.folder] = (sig, first_location, entry)
+                self.read.add(entry, first_location, sig)
         elif sig is not None and not signature_is_racy(sig, self.fence):
             packed = packed_signature(entry, sig)
-            self.fresh[entry.folder] = (sig if packed is None else packed, first_location, entry)
+            if packed is not None:
+                self.read.add(entry, first_location, packed)
+            else:
+                self.fresh[entry.folder] = (sig, first_location, entry)
 
     def forget(self) -> None:
         """Once saved: drop what the store was loaded as and written from."""
         self.entries, self.delta, self.fresh = {}, {}, {}
+        self.read = ReadKeys()
 
     def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder seen in this read as it is stored, made one at a time."""
         for folder, (sig, first, held) in self.fresh.items():
-            if type(held) is EntryRec:
-                rec = held
-            else:
-                rec = entry_record(held)
-                if any(p.rule == RULE_DUPLICATE_ID for p in rec.problems):
-                    # Added by the collector, which adds it again on every read.
-                    problems = tuple(p for p in rec.problems if p.rule != RULE_DUPLICATE_ID)
-                    rec = msgspec.structs.replace(rec, problems=problems)
-            files = unpacked_signature(held, sig) if type(sig) is bytes else sig
-            yield folder, KeptEntry(files, first, rec)  # type: ignore[arg-type]
+            rec = held if type(held) is EntryRec else _record(held)
+            yield folder, KeptEntry(sig, first, rec)
+        for held, first, files in self.read:
+            yield held.folder, KeptEntry(files, first, _record(held))
 
     def _whole(self) -> Iterator[bytes]:
         """The task store of this read as msgpack, a folder at a time (as
         ``ENCODER.encode(TaskStore(root, entries))`` makes it)."""
-        count = len(self.fresh)
+        count = len(self.fresh) + len(self.read)
         yield b"\x92" + ENCODER.encode(self.root) + store.map_header(count)
         for folder, kept in self._kept_entries():
             yield ENCODER.encode(folder) + ENCODER.encode(kept)
@@ -201,18 +201,19 @@ class TaskCache:
         it. Every entry is checked against its files before use, so any base and delta
         combined (one written, the other not) give misses, never a wrong entry."""
         entries, fresh = self.entries, self.fresh
-        if not fresh and not entries:
+        if not fresh and not self.read and not entries:
             return
         if entries:  # is it a few folders (the delta file)?
             try:
                 changed = {f: kept for f, kept in self._kept_entries() if entries.get(f) != kept}
             except (TypeError, ValueError, OverflowError):
                 return
-            gone = [f for f, value in entries.items() if value is not None and f not in fresh]
+            read = {entry.folder for entry in self.read.entries}  # few: the rest are in fresh
+            gone = [f for f, v in entries.items() if v and f not in fresh and f not in read]
             if not changed and not gone:
                 return
             delta = {**self.delta, **changed, **dict.fromkeys(gone)}
-            if len(delta) <= max(DELTA_MIN, len(fresh) // DELTA_SHARE):
+            if len(delta) <= max(DELTA_MIN, (len(fresh) + len(read)) // DELTA_SHARE):
                 store.write_atomically(self.delta_path, TaskStore(self.root, delta))
                 return
             del changed, delta
@@ -220,3 +221,60 @@ class TaskCache:
         if store.write_streamed(self.path, self._whole):
             with contextlib.suppress(OSError):
                 os.unlink(self.delta_path)
+
+
+def _record(entry: Any) -> EntryRec:
+    """A folder read as it is stored (without the problem the collector adds on every read)."""
+    rec = entry_record(entry)
+    if any(p.rule == RULE_DUPLICATE_ID for p in rec.problems):
+        problems = tuple(p for p in rec.problems if p.rule != RULE_DUPLICATE_ID)
+        rec = msgspec.structs.replace(rec, problems=problems)
+    return rec
+
+
+class ReadKeys:
+    """The folders read while a run is read with the store on (for its task store and its
+    index), as columns, not a tuple, a dict slot and a bytes object per folder (about 120
+    bytes beside the keys): each one's entry, where AgentCompass finds it first, and its
+    keys packed (:func:`~inspector.loading.index.packed_signature`) one folder after the
+    other in one buffer, after :data:`~inspector.loading.index.HEAD` bytes of room for
+    the run-level files' (when every folder was read, in order, the run's index is made
+    from that buffer in place: :func:`~inspector.loading.index.take`)."""
+
+    def __init__(self) -> None:
+        self.entries: list[Any] = []
+        self.firsts: list[str] = []
+        self.stats = bytearray(HEAD)
+
+    def __len__(self) -> int:
+        return len(self.entries)
+
+    def add(self, entry: Any, first: str, packed: bytes) -> None:
+        self.entries.append(entry)
+        self.firsts.append(first)
+        self.stats += packed
+
+    def in_order(self, entries: list[Any]) -> bytearray | None:
+        """The buffer, when ``entries`` are exactly the folders added, in that order."""
+        mine = self.entries
+        if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
+            return None
+        return self.stats
+
+    def by_folder(self) -> dict[str, bytes | None]:
+        """Each folder's packed keys, by its folder (when not every folder was read)."""
+        out: dict[str, bytes | None] = {}
+        at = HEAD
+        for entry in self.entries:
+            end = at + RECORD * len(signed_files(entry))
+            out[entry.folder] = bytes(self.stats[at:end])
+            at = end
+        return out
+
+    def __iter__(self) -> Iterator[tuple[Any, str, tuple[tuple[Any, ...], ...]]]:
+        """Each folder's entry, where it is found first, and its keys as tuples."""
+        at, stats = HEAD, self.stats
+        for entry, first in zip(self.entries, self.firsts, strict=True):
+            files = unpacked_signature(entry, stats, at)
+            at += RECORD * len(files)
+            yield entry, first, files

@@ -4,6 +4,7 @@ unchanged run needs only this."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -24,3 +25,20 @@ def list_task_folders(root: Path) -> tuple[Any, ...]:
     problems: list[LoadProblem] = []
     candidates, running = task_folders(RunFiles(root), problems)
     return listing_key(candidates, running, problems)
+
+
+def repr_pieces(listing: Any) -> Iterator[str]:
+    """``repr(listing)`` in pieces (a tuple's tuples of 2 items or more taken apart): a
+    digest of a large run's listing without its whole repr (100 MB at a million folders)."""
+    if type(listing) is not tuple or len(listing) < 2:
+        yield repr(listing)
+        return
+    for number, part in enumerate(listing):
+        yield ", " if number else "("
+        if type(part) is not tuple or len(part) < 2:
+            yield repr(part)
+            continue
+        for at in range(0, len(part), 4096):
+            yield (", " if at else "(") + ", ".join(map(repr, part[at : at + 4096]))
+        yield ")"
+    yield ")"

@@ -64,9 +64,10 @@ class Run:
     problems: list[LoadProblem] = field(default_factory=list)
     # With the cache on, what inspector.loading.snapshot needs: the stat_key of
     # the run-level files and running/ folders as seen when read, each task folder's file
-    # signature (inspector.loading.task_cache), and the task folder listing.
+    # signature (inspector.loading.task_cache; or all of them in one bytearray), and the
+    # task folder listing.
     seen: dict[str, tuple[int, ...] | None] | None = field(default=None, repr=False)
-    signatures: dict[str, Any] = field(default_factory=dict, repr=False)
+    signatures: Any = field(default_factory=dict, repr=False)
     # The run's index once taken (inspector.loading.index.take): the signatures are then
     # joined in it and not kept apart.
     index: Any = field(default=None, repr=False)
