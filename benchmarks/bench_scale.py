@@ -4,7 +4,8 @@ in the same interleaved rounds.
     .venv/bin/python benchmarks/bench_scale.py [--tasks 1000 10000 100000] [--k 3]
         [--kb 8] [--run TASKS K KB]... [--big 89 5 5120] [--root 27 89 5 1024] [--repeat 3]
         [--workdir /tmp/inspector-scale] [--cap-gb 8] [--src DIR] [--compare DIR]
-        [--floors bytes1 bytes2 orjson1 orjson2] [--what off first warm] [--no-big] [--keep-cache]
+        [--floors bytes1 bytes2 lstat1 lstat2 orjson1 orjson2] [--what off first warm]
+        [--no-big] [--keep-cache] [--cache DIR]
 
 Runs are generated once into --workdir (fixtures/make_large_run.py, in parts by its worker
 processes; the time each took is printed) and reused: ``--tasks`` runs of ``--k`` attempts
@@ -16,6 +17,8 @@ shape is 27 x 89 x 5 x 1 MB, 12 GB) read by ``leaderboard``, ``check ROOT``, ``i
 Each round measures, in fresh processes, one after the other (a noisy neighbour slows a
 whole round alike, so the ratios hold better than the times):
   bytes1 / bytes2   every task.json and result.json read (not parsed) by 1 / 2 processes
+  lstat1 / lstat2   the task folders listed, every file the run's index covers lstat-ed by
+                    1 / 2 processes (the floor of a warm reopen: ratio ``warm/lstat2``)
   orjson1 / orjson2 read_floor.py --parser orjson [--procs 2]: every document parsed
   off               the command with INSPECTOR_CACHE=0 (nothing read from or written to a cache)
   first             the command with a fresh, empty cache directory (the cache written)
@@ -149,6 +152,46 @@ for pid in kids:
 """
 """The bytes of every task.json and result.json of a run (or of every run of a root),
 read by N forked processes and dropped: the least any reader spends."""
+
+
+LSTAT = r"""
+import os, sys
+run, procs, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.chdir(run)
+folders = []
+for state in ("normal", "error", "fatal"):
+    if os.path.isdir(f"details/{state}"):
+        folders += [f"details/{state}/{name}" for name in sorted(os.listdir(f"details/{state}"))]
+ends = ["", "/task.json"] + [f"/attempt-{n}/result.json" for n in range(1, k + 1)]
+mine, kids = folders, []
+for i in range(1, procs):
+    pid = os.fork()
+    if pid == 0:
+        mine, kids = folders[i::procs], None
+        break
+    kids.append(pid)
+if kids is not None:
+    mine = folders[0::procs]
+    for name in ("run_info.json", "params.json", "metrics.json", "summary.md"):
+        try:
+            os.lstat(name)
+        except FileNotFoundError:
+            pass
+lstat = os.lstat
+for folder in mine:
+    for end in ends:
+        try:
+            lstat(folder + end)
+        except FileNotFoundError:
+            pass
+if kids is None:
+    os._exit(0)
+for pid in kids:
+    os.waitpid(pid, 0)
+"""
+"""What a warm reopen cannot do without: the task folders listed, then one ``lstat`` of
+every file a run's index covers (the run-level files, each task folder, its task.json and
+its attempts' result.json) by N forked processes, nothing compared."""
 
 
 def tree(pid: int) -> list[int]:
@@ -306,7 +349,12 @@ def runs_of(target: Path) -> list[Path]:
 
 
 def bench(
-    label: str, target: Path, command: list[str], args: argparse.Namespace, base: dict[str, str]
+    label: str,
+    target: Path,
+    command: list[str],
+    args: argparse.Namespace,
+    base: dict[str, str],
+    k: int = 3,
 ) -> None:
     cap = int(args.cap_gb * 2**30)
     py = sys.executable
@@ -314,6 +362,8 @@ def bench(
     floors: dict[str, list[list[str]]] = {
         "bytes1": [[py, "-c", READ_BYTES, str(run), "1"] for run in runs],
         "bytes2": [[py, "-c", READ_BYTES, str(run), "2"] for run in runs],
+        "lstat1": [[py, "-c", LSTAT, str(run), "1", str(k)] for run in runs],
+        "lstat2": [[py, "-c", LSTAT, str(run), "2", str(k)] for run in runs],
         "orjson1": [[py, args.floor, str(run), "--parser", "orjson"] for run in runs],
         "orjson2": [
             [py, args.floor, str(run), "--parser", "orjson", "--procs", "2"] for run in runs
@@ -321,6 +371,8 @@ def bench(
     }
     inspector = [py, "-c", INSPECTOR, *command]
     cache_dir = Path(args.workdir) / f"cache-{os.getpid()}"  # two benches may share a workdir
+    if args.cache:  # a store written before: warm rounds without a first open each
+        cache_dir = Path(args.cache)
     rows: dict[str, list[tuple[float, float, float, float, float] | None]] = {}
     digests: dict[str, set[str]] = {}  # sha256 of each inspector row's standard output
 
@@ -356,16 +408,18 @@ def bench(
                 "off-cmp",
                 dict(base, INSPECTOR_CACHE="0", BENCH_SCALE_SRC=str(Path(args.compare).resolve())),
             )
+        cached = dict(base, INSPECTOR_CACHE="1", XDG_CACHE_HOME=str(cache_dir))
         if "first" not in args.what:
+            if args.cache and "warm" in args.what:
+                inspect("warm", cached)
             continue
         shutil.rmtree(cache_dir, ignore_errors=True)
-        cached = dict(base, INSPECTOR_CACHE="1", XDG_CACHE_HOME=str(cache_dir))
         if inspect("first", cached) is None:
             continue  # no store was written: a "warm" open would be another first one
         time.sleep(0.2)  # files written just now are racy: let the stamps age
         if "warm" in args.what:
             inspect("warm", cached)
-    if not args.keep_cache:
+    if not args.keep_cache and not args.cache:
         shutil.rmtree(cache_dir, ignore_errors=True)
     medians: dict[str, tuple[float, ...]] = {}
     for name, results in rows.items():
@@ -410,6 +464,8 @@ RATIOS = (
     ("treeRSS", 3, "off", "orjson2"),
     ("treeRSS", 3, "first", "off"),
     ("treeRSS", 3, "warm", "off"),
+    ("wall", 0, "warm", "lstat2"),
+    ("CPU", 1, "warm", "lstat2"),
 )
 """The ratios printed under each run's rows: (column, its index, row, floor row)."""
 
@@ -435,6 +491,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--keep-cache", action="store_true", help="leave the last round's store in --workdir"
+    )
+    parser.add_argument(
+        "--cache",
+        help="XDG_CACHE_HOME holding stores written before (kept): with --what warm, "
+        "warm rounds without a first open each (a million-task first open takes minutes)",
     )
     parser.add_argument("--root", type=float, nargs=4, metavar=("RUNS", "TASKS", "K", "KB"))
     parser.add_argument(
@@ -494,7 +555,7 @@ def main() -> None:
         flush=True,
     )
     for run, tasks, k, kb in runs:
-        bench(f"{tasks}x{k}x{kb:g}KB", run, ["report", str(run), "--json"], args, base)
+        bench(f"{tasks}x{k}x{kb:g}KB", run, ["report", str(run), "--json"], args, base, k)
     if args.root:
         for command in (
             ["leaderboard", str(root)],
@@ -502,7 +563,7 @@ def main() -> None:
             ["items", str(root)],
             ["gate", str(root)],
         ):
-            bench(f"root {command[0]}", root, command, args, base)
+            bench(f"root {command[0]}", root, command, args, base, k)
     print(f"# load after {os.getloadavg()}")
 
 
