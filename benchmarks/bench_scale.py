@@ -121,15 +121,7 @@ sys.exit(code)
 """
 """The inspector's command line, from this checkout or from BENCH_SCALE_SRC."""
 
-READ_BYTES = r"""
-import os, sys
-run, procs = sys.argv[1], int(sys.argv[2])
-names = []
-for state in ("normal", "error", "fatal"):
-    base = os.path.join(run, "details", state)
-    if os.path.isdir(base):
-        names += [os.path.join(base, n) for n in os.listdir(base)]
-names.sort()
+SPLIT = r"""
 mine, kids = names, []
 for i in range(1, procs):
     pid = os.fork()
@@ -139,7 +131,23 @@ for i in range(1, procs):
     kids.append(pid)
 if kids is not None:
     mine = names[0::procs]
-total = 0
+"""
+"""``names`` shared out between ``procs`` forked processes: this one's share is ``mine``
+(``kids`` is None in a child)."""
+
+READ_BYTES = (
+    r"""
+import os, sys
+run, procs = sys.argv[1], int(sys.argv[2])
+names = []
+for state in ("normal", "error", "fatal"):
+    base = os.path.join(run, "details", state)
+    if os.path.isdir(base):
+        names += [os.path.join(base, n) for n in os.listdir(base)]
+names.sort()
+"""
+    + SPLIT
+    + r"""total = 0
 for folder in mine:
     for rel in ["task.json"] + [e + "/result.json" for e in os.listdir(folder) if e.startswith("attempt-")]:
         with open(os.path.join(folder, rel), "rb", buffering=0) as f:
@@ -150,28 +158,24 @@ if kids is None:
 for pid in kids:
     os.waitpid(pid, 0)
 """
+)
 """The bytes of every task.json and result.json of a run (or of every run of a root),
 read by N forked processes and dropped: the least any reader spends."""
 
 
-LSTAT = r"""
+LSTAT = (
+    r"""
 import os, sys
 run, procs, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 os.chdir(run)
-folders = []
+names = []
 for state in ("normal", "error", "fatal"):
     if os.path.isdir(f"details/{state}"):
-        folders += [f"details/{state}/{name}" for name in sorted(os.listdir(f"details/{state}"))]
+        names += [f"details/{state}/{name}" for name in sorted(os.listdir(f"details/{state}"))]
 ends = ["", "/task.json"] + [f"/attempt-{n}/result.json" for n in range(1, k + 1)]
-mine, kids = folders, []
-for i in range(1, procs):
-    pid = os.fork()
-    if pid == 0:
-        mine, kids = folders[i::procs], None
-        break
-    kids.append(pid)
-if kids is not None:
-    mine = folders[0::procs]
+"""
+    + SPLIT
+    + r"""if kids is not None:
     for name in ("run_info.json", "params.json", "metrics.json", "summary.md"):
         try:
             os.lstat(name)
@@ -189,6 +193,7 @@ if kids is None:
 for pid in kids:
     os.waitpid(pid, 0)
 """
+)
 """What a warm reopen cannot do without: the task folders listed, then one ``lstat`` of
 every file a run's index covers (the run-level files, each task folder, its task.json and
 its attempts' result.json) by N forked processes, nothing compared."""
@@ -388,8 +393,12 @@ def bench(
         return result
 
     floors = {name: argvs for name, argvs in floors.items() if name in args.floors}
-    for _ in range(args.repeat):
-        for name, argvs in floors.items():
+    # The lstat floors after the inspector rows: in the same state of the kernel's inode
+    # cache as the warm open they are the floor of (the first of a round warms it).
+    late = {name: argvs for name, argvs in floors.items() if name.startswith("lstat")}
+
+    def measure_floors(which: dict[str, list[list[str]]]) -> None:
+        for name, argvs in which.items():
             parts = [measure(argv, base, cap) for argv in argvs]
             rows.setdefault(name, []).append(
                 None
@@ -401,6 +410,9 @@ def bench(
                     )
                 )
             )
+
+    for _ in range(args.repeat):
+        measure_floors({name: argvs for name, argvs in floors.items() if name not in late})
         if "off" in args.what:
             inspect("off", dict(base, INSPECTOR_CACHE="0"))
         if args.compare:
@@ -409,16 +421,16 @@ def bench(
                 dict(base, INSPECTOR_CACHE="0", BENCH_SCALE_SRC=str(Path(args.compare).resolve())),
             )
         cached = dict(base, INSPECTOR_CACHE="1", XDG_CACHE_HOME=str(cache_dir))
-        if "first" not in args.what:
-            if args.cache and "warm" in args.what:
-                inspect("warm", cached)
-            continue
-        shutil.rmtree(cache_dir, ignore_errors=True)
-        if inspect("first", cached) is None:
-            continue  # no store was written: a "warm" open would be another first one
-        time.sleep(0.2)  # files written just now are racy: let the stamps age
-        if "warm" in args.what:
+        if "first" in args.what:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+            if inspect("first", cached) is not None:
+                time.sleep(0.2)  # files written just now are racy: let the stamps age
+                if "warm" in args.what:
+                    inspect("warm", cached)
+            # else no store was written: a "warm" open would be another first one
+        elif args.cache and "warm" in args.what:
             inspect("warm", cached)
+        measure_floors(late)
     if not args.keep_cache and not args.cache:
         shutil.rmtree(cache_dir, ignore_errors=True)
     medians: dict[str, tuple[float, ...]] = {}
@@ -524,6 +536,8 @@ def main() -> None:
         "--compare", help="also measure 'off' with the inspector package in this directory"
     )
     args = parser.parse_args()
+    if args.cache and "first" in args.what:
+        parser.error("--cache is for warm rounds only (a first open starts from an empty cache)")
     if not Path(args.floor).is_file():
         sys.exit(f"{args.floor}: no read_floor.py (pass --floor)")
     workdir = Path(args.workdir)
