@@ -79,6 +79,20 @@ Main at 25d00a9 (the memory work in), 13:42 UTC, load 0.6 -> 3.6, floors in the 
   or more start from the fork server), 14:23 UTC, load 2.8 -> 3.7, --floors --what off:
   | 1000000x3x1KB | off     | 384.04 |  (*)   | 1513 | 1551 | 1529 |
   (*) 30.21 printed: wait4 missed the readers, reaped by the fork server; counted since.
+Warm reopen against the lstat floor (wt-warm1m), the 1M store written once by a first
+open (13:31 min) and kept with --cache; the lstat2 row measured after the warm one:
+  ... --tasks --run 1000000 3 1 --no-big --cache DIR --floors lstat2 --what warm --repeat 1
+  | 1000000x3x1KB | warm   | 476.64 | 128.07 | 1062 | 1718 | 1049 |  (15:50 UTC, load 15,
+  | 1000000x3x1KB | lstat2 | 246.59 | 115.10 |  275 |  369 |  336 |   another 1M read on)
+  The inode cache cannot hold the run's ~8M inodes here: both rows read inode tables from
+  the disk (docs/decisions/store.md). 10k / 100k, 16:02 UTC, load 6 -> 5.5, the check
+  before (HEAD b9f3d14, --src) and after, alternating, two rounds each (warm s / CPU s /
+  largest process MB; lstat2 s):
+  ... --tasks 10000 100000 --no-big --floors lstat2 --what first warm --repeat 1 [--src]
+  | 10000  after  | 0.17, 0.20 | 0.24, 0.23 |  34 | lstat2 0.21, 0.18 |
+  | 10000  before | 0.40, 0.19 | 0.25, 0.24 |  40 | lstat2 0.19, 0.09 |
+  | 100000 after  | 3.47, 1.59 | 2.90, 1.77 | 128 | lstat2 1.46, 1.36 |
+  | 100000 before | 2.35, 3.09 | 1.92, 1.99 | 203 | lstat2 1.36, 1.42 |
 """
 
 from __future__ import annotations
