@@ -84,6 +84,9 @@ open (13:31 min) and kept with --cache; the lstat2 row measured after the warm o
   ... --tasks --run 1000000 3 1 --no-big --cache DIR --floors lstat2 --what warm --repeat 1
   | 1000000x3x1KB | warm   | 476.64 | 128.07 | 1062 | 1718 | 1049 |  (15:50 UTC, load 15,
   | 1000000x3x1KB | lstat2 | 246.59 | 115.10 |  275 |  369 |  336 |   another 1M read on)
+  | 1000000x3x1KB | warm   | 197.13 | 110.80 | 1058 | 1717 | 1011 |  (16:04 UTC, load 5.5)
+  | 1000000x3x1KB | lstat2 | 213.94 | 104.68 |  275 |  367 |  336 |
+  warm/lstat2: 1.93 and 0.92 wall, 1.11 and 1.06 CPU; the report identical (c2a74d9fa6cdaff5).
   The inode cache cannot hold the run's ~8M inodes here: both rows read inode tables from
   the disk (docs/decisions/store.md). 10k / 100k, 16:02 UTC, load 6 -> 5.5, the check
   before (HEAD b9f3d14, --src) and after, alternating, two rounds each (warm s / CPU s /
