@@ -4,7 +4,8 @@ in the same interleaved rounds.
     .venv/bin/python benchmarks/bench_scale.py [--tasks 1000 10000 100000] [--k 3]
         [--kb 8] [--run TASKS K KB]... [--big 89 5 5120] [--root 27 89 5 1024] [--repeat 3]
         [--workdir /tmp/inspector-scale] [--cap-gb 8] [--src DIR] [--compare DIR]
-        [--floors bytes1 bytes2 orjson1 orjson2] [--what off first warm] [--no-big] [--keep-cache]
+        [--floors bytes1 bytes2 lstat1 lstat2 orjson1 orjson2] [--what off first warm]
+        [--no-big] [--keep-cache] [--cache DIR]
 
 Runs are generated once into --workdir (fixtures/make_large_run.py, in parts by its worker
 processes; the time each took is printed) and reused: ``--tasks`` runs of ``--k`` attempts
@@ -16,6 +17,8 @@ shape is 27 x 89 x 5 x 1 MB, 12 GB) read by ``leaderboard``, ``check ROOT``, ``i
 Each round measures, in fresh processes, one after the other (a noisy neighbour slows a
 whole round alike, so the ratios hold better than the times):
   bytes1 / bytes2   every task.json and result.json read (not parsed) by 1 / 2 processes
+  lstat1 / lstat2   the task folders listed, every file the run's index covers lstat-ed by
+                    1 / 2 processes (the floor of a warm reopen: ratio ``warm/lstat2``)
   orjson1 / orjson2 read_floor.py --parser orjson [--procs 2]: every document parsed
   off               the command with INSPECTOR_CACHE=0 (nothing read from or written to a cache)
   first             the command with a fresh, empty cache directory (the cache written)
@@ -76,6 +79,23 @@ Main at 25d00a9 (the memory work in), 13:42 UTC, load 0.6 -> 3.6, floors in the 
   or more start from the fork server), 14:23 UTC, load 2.8 -> 3.7, --floors --what off:
   | 1000000x3x1KB | off     | 384.04 |  (*)   | 1513 | 1551 | 1529 |
   (*) 30.21 printed: wait4 missed the readers, reaped by the fork server; counted since.
+Warm reopen against the lstat floor (wt-warm1m), the 1M store written once by a first
+open (13:31 min) and kept with --cache; the lstat2 row measured after the warm one:
+  ... --tasks --run 1000000 3 1 --no-big --cache DIR --floors lstat2 --what warm --repeat 1
+  | 1000000x3x1KB | warm   | 476.64 | 128.07 | 1062 | 1718 | 1049 |  (15:50 UTC, load 15,
+  | 1000000x3x1KB | lstat2 | 246.59 | 115.10 |  275 |  369 |  336 |   another 1M read on)
+  | 1000000x3x1KB | warm   | 197.13 | 110.80 | 1058 | 1717 | 1011 |  (16:04 UTC, load 5.5)
+  | 1000000x3x1KB | lstat2 | 213.94 | 104.68 |  275 |  367 |  336 |
+  warm/lstat2: 1.93 and 0.92 wall, 1.11 and 1.06 CPU; the report identical (c2a74d9fa6cdaff5).
+  The inode cache cannot hold the run's ~8M inodes here: both rows read inode tables from
+  the disk (docs/decisions/store.md). 10k / 100k, 16:02 UTC, load 6 -> 5.5, the check
+  before (HEAD b9f3d14, --src) and after, alternating, two rounds each (warm s / CPU s /
+  largest process MB; lstat2 s):
+  ... --tasks 10000 100000 --no-big --floors lstat2 --what first warm --repeat 1 [--src]
+  | 10000  after  | 0.17, 0.20 | 0.24, 0.23 |  34 | lstat2 0.21, 0.18 |
+  | 10000  before | 0.40, 0.19 | 0.25, 0.24 |  40 | lstat2 0.19, 0.09 |
+  | 100000 after  | 3.47, 1.59 | 2.90, 1.77 | 128 | lstat2 1.46, 1.36 |
+  | 100000 before | 2.35, 3.09 | 1.92, 1.99 | 203 | lstat2 1.36, 1.42 |
 """
 
 from __future__ import annotations
@@ -118,15 +138,7 @@ sys.exit(code)
 """
 """The inspector's command line, from this checkout or from BENCH_SCALE_SRC."""
 
-READ_BYTES = r"""
-import os, sys
-run, procs = sys.argv[1], int(sys.argv[2])
-names = []
-for state in ("normal", "error", "fatal"):
-    base = os.path.join(run, "details", state)
-    if os.path.isdir(base):
-        names += [os.path.join(base, n) for n in os.listdir(base)]
-names.sort()
+SPLIT = r"""
 mine, kids = names, []
 for i in range(1, procs):
     pid = os.fork()
@@ -136,7 +148,23 @@ for i in range(1, procs):
     kids.append(pid)
 if kids is not None:
     mine = names[0::procs]
-total = 0
+"""
+"""``names`` shared out between ``procs`` forked processes: this one's share is ``mine``
+(``kids`` is None in a child)."""
+
+READ_BYTES = (
+    r"""
+import os, sys
+run, procs = sys.argv[1], int(sys.argv[2])
+names = []
+for state in ("normal", "error", "fatal"):
+    base = os.path.join(run, "details", state)
+    if os.path.isdir(base):
+        names += [os.path.join(base, n) for n in os.listdir(base)]
+names.sort()
+"""
+    + SPLIT
+    + r"""total = 0
 for folder in mine:
     for rel in ["task.json"] + [e + "/result.json" for e in os.listdir(folder) if e.startswith("attempt-")]:
         with open(os.path.join(folder, rel), "rb", buffering=0) as f:
@@ -147,8 +175,45 @@ if kids is None:
 for pid in kids:
     os.waitpid(pid, 0)
 """
+)
 """The bytes of every task.json and result.json of a run (or of every run of a root),
 read by N forked processes and dropped: the least any reader spends."""
+
+
+LSTAT = (
+    r"""
+import os, sys
+run, procs, k = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+os.chdir(run)
+names = []
+for state in ("normal", "error", "fatal"):
+    if os.path.isdir(f"details/{state}"):
+        names += [f"details/{state}/{name}" for name in sorted(os.listdir(f"details/{state}"))]
+ends = ["", "/task.json"] + [f"/attempt-{n}/result.json" for n in range(1, k + 1)]
+"""
+    + SPLIT
+    + r"""if kids is not None:
+    for name in ("run_info.json", "params.json", "metrics.json", "summary.md"):
+        try:
+            os.lstat(name)
+        except FileNotFoundError:
+            pass
+lstat = os.lstat
+for folder in mine:
+    for end in ends:
+        try:
+            lstat(folder + end)
+        except FileNotFoundError:
+            pass
+if kids is None:
+    os._exit(0)
+for pid in kids:
+    os.waitpid(pid, 0)
+"""
+)
+"""What a warm reopen cannot do without: the task folders listed, then one ``lstat`` of
+every file a run's index covers (the run-level files, each task folder, its task.json and
+its attempts' result.json) by N forked processes, nothing compared."""
 
 
 def tree(pid: int) -> list[int]:
@@ -306,7 +371,12 @@ def runs_of(target: Path) -> list[Path]:
 
 
 def bench(
-    label: str, target: Path, command: list[str], args: argparse.Namespace, base: dict[str, str]
+    label: str,
+    target: Path,
+    command: list[str],
+    args: argparse.Namespace,
+    base: dict[str, str],
+    k: int = 3,
 ) -> None:
     cap = int(args.cap_gb * 2**30)
     py = sys.executable
@@ -314,6 +384,8 @@ def bench(
     floors: dict[str, list[list[str]]] = {
         "bytes1": [[py, "-c", READ_BYTES, str(run), "1"] for run in runs],
         "bytes2": [[py, "-c", READ_BYTES, str(run), "2"] for run in runs],
+        "lstat1": [[py, "-c", LSTAT, str(run), "1", str(k)] for run in runs],
+        "lstat2": [[py, "-c", LSTAT, str(run), "2", str(k)] for run in runs],
         "orjson1": [[py, args.floor, str(run), "--parser", "orjson"] for run in runs],
         "orjson2": [
             [py, args.floor, str(run), "--parser", "orjson", "--procs", "2"] for run in runs
@@ -321,6 +393,8 @@ def bench(
     }
     inspector = [py, "-c", INSPECTOR, *command]
     cache_dir = Path(args.workdir) / f"cache-{os.getpid()}"  # two benches may share a workdir
+    if args.cache:  # a store written before: warm rounds without a first open each
+        cache_dir = Path(args.cache)
     rows: dict[str, list[tuple[float, float, float, float, float] | None]] = {}
     digests: dict[str, set[str]] = {}  # sha256 of each inspector row's standard output
 
@@ -336,8 +410,12 @@ def bench(
         return result
 
     floors = {name: argvs for name, argvs in floors.items() if name in args.floors}
-    for _ in range(args.repeat):
-        for name, argvs in floors.items():
+    # The lstat floors after the inspector rows: in the same state of the kernel's inode
+    # cache as the warm open they are the floor of (the first of a round warms it).
+    late = {name: argvs for name, argvs in floors.items() if name.startswith("lstat")}
+
+    def measure_floors(which: dict[str, list[list[str]]]) -> None:
+        for name, argvs in which.items():
             parts = [measure(argv, base, cap) for argv in argvs]
             rows.setdefault(name, []).append(
                 None
@@ -349,6 +427,9 @@ def bench(
                     )
                 )
             )
+
+    for _ in range(args.repeat):
+        measure_floors({name: argvs for name, argvs in floors.items() if name not in late})
         if "off" in args.what:
             inspect("off", dict(base, INSPECTOR_CACHE="0"))
         if args.compare:
@@ -356,16 +437,18 @@ def bench(
                 "off-cmp",
                 dict(base, INSPECTOR_CACHE="0", BENCH_SCALE_SRC=str(Path(args.compare).resolve())),
             )
-        if "first" not in args.what:
-            continue
-        shutil.rmtree(cache_dir, ignore_errors=True)
         cached = dict(base, INSPECTOR_CACHE="1", XDG_CACHE_HOME=str(cache_dir))
-        if inspect("first", cached) is None:
-            continue  # no store was written: a "warm" open would be another first one
-        time.sleep(0.2)  # files written just now are racy: let the stamps age
-        if "warm" in args.what:
+        if "first" in args.what:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+            if inspect("first", cached) is not None:
+                time.sleep(0.2)  # files written just now are racy: let the stamps age
+                if "warm" in args.what:
+                    inspect("warm", cached)
+            # else no store was written: a "warm" open would be another first one
+        elif args.cache and "warm" in args.what:
             inspect("warm", cached)
-    if not args.keep_cache:
+        measure_floors(late)
+    if not args.keep_cache and not args.cache:
         shutil.rmtree(cache_dir, ignore_errors=True)
     medians: dict[str, tuple[float, ...]] = {}
     for name, results in rows.items():
@@ -410,6 +493,8 @@ RATIOS = (
     ("treeRSS", 3, "off", "orjson2"),
     ("treeRSS", 3, "first", "off"),
     ("treeRSS", 3, "warm", "off"),
+    ("wall", 0, "warm", "lstat2"),
+    ("CPU", 1, "warm", "lstat2"),
 )
 """The ratios printed under each run's rows: (column, its index, row, floor row)."""
 
@@ -435,6 +520,11 @@ def main() -> None:
     )
     parser.add_argument(
         "--keep-cache", action="store_true", help="leave the last round's store in --workdir"
+    )
+    parser.add_argument(
+        "--cache",
+        help="XDG_CACHE_HOME holding stores written before (kept): with --what warm, "
+        "warm rounds without a first open each (a million-task first open takes minutes)",
     )
     parser.add_argument("--root", type=float, nargs=4, metavar=("RUNS", "TASKS", "K", "KB"))
     parser.add_argument(
@@ -463,6 +553,8 @@ def main() -> None:
         "--compare", help="also measure 'off' with the inspector package in this directory"
     )
     args = parser.parse_args()
+    if args.cache and "first" in args.what:
+        parser.error("--cache is for warm rounds only (a first open starts from an empty cache)")
     if not Path(args.floor).is_file():
         sys.exit(f"{args.floor}: no read_floor.py (pass --floor)")
     workdir = Path(args.workdir)
@@ -494,7 +586,7 @@ def main() -> None:
         flush=True,
     )
     for run, tasks, k, kb in runs:
-        bench(f"{tasks}x{k}x{kb:g}KB", run, ["report", str(run), "--json"], args, base)
+        bench(f"{tasks}x{k}x{kb:g}KB", run, ["report", str(run), "--json"], args, base, k)
     if args.root:
         for command in (
             ["leaderboard", str(root)],
@@ -502,7 +594,7 @@ def main() -> None:
             ["items", str(root)],
             ["gate", str(root)],
         ):
-            bench(f"root {command[0]}", root, command, args, base)
+            bench(f"root {command[0]}", root, command, args, base, k)
     print(f"# load after {os.getloadavg()}")
 
 

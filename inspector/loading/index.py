@@ -16,12 +16,14 @@ compared as bytes, they cost no Python integers to load, check or store).
 
 from __future__ import annotations
 
+import array
+import functools
 import hashlib
 import os
 import struct
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from inspector.loading.processes import halves_in_fork, in_shared_pool, preload_in_readers
 from inspector.loading.records import ENCODER, Index
@@ -51,7 +53,6 @@ def pack(stat: tuple[int, ...]) -> bytes | None:
         return None
 
 
-ABSENT_PACKED = PACKED.pack(*ABSENT)
 WIDTH = 6
 """Integers per file in a :data:`~inspector.results.file_io.Stat`."""
 RUNNING_ENTRY = -1
@@ -265,20 +266,25 @@ CHANGES_MAX = 64
 """A check notes at most this many changed files (then it stops: the run is read as usual)."""
 
 
-class Checked(NamedTuple):
-    """What a check of a snapshot found: every file of ``rels`` had its ``stats`` key at
-    the check, except those at the positions in ``changed`` (the task cache takes the
-    folders whose files it covers as checked: no second ``lstat`` of them)."""
+class Checked:
+    """What a check of a snapshot found: every file of :attr:`rels` had its ``stats`` key
+    at the check, except those at the positions in ``changed`` (the task cache takes the
+    folders whose files it covers as checked: no second ``lstat`` of them). Also the
+    listing found (:func:`~inspector.results.listing.listing_key`), the snapshot checked,
+    and what the report store kept beside it (its score tables, raw)."""
 
-    rels: list[str]
-    stats: bytes
-    changed: frozenset[int]
-    positions: dict[str, int]  # rel -> its position in rels, filled by covers() (give {})
-    # The listing found (:func:`~inspector.results.listing.listing_key`), the snapshot
-    # checked, and what the report cache kept beside it (its score tables, raw).
-    listing: tuple[Any, ...] = ()
-    snapshot: Index | None = None
-    tables: bytes = b""
+    def __init__(
+        self, stats: bytes, changed: frozenset[int], listing: tuple[Any, ...], snapshot: Index
+    ) -> None:
+        self.stats, self.changed, self.listing, self.snapshot = stats, changed, listing, snapshot
+        self.tables: Any = b""
+        self.positions: dict[str, int] = {}  # rel -> its position in rels, filled by covers()
+
+    @functools.cached_property
+    def rels(self) -> list[str]:
+        """Every file of the snapshot, in its order (made only when asked: at a million
+        tasks, five million paths; an unchanged run's check never needs them)."""
+        return rels(self.snapshot, self.listing) or []
 
     def covers(self, signature: tuple[tuple[Any, ...], ...]) -> bool:
         """True when every file of a task cache signature was found with that key."""
@@ -302,82 +308,120 @@ def check(root: Path, snapshot: Index, *, shared: bool = False) -> Checked | Non
     """Which files of the snapshot changed: None when the listing changed or more than
     :data:`CHANGES_MAX` files did (or one could not be checked).
 
-    ``shared``: the caller has threads (the app): a large check is split between its
-    shared reader processes; otherwise half of it is checked in a forked child.
+    The task folders are split in two halves, each ``lstat``-ed by its own process, the
+    paths made as they go (never the whole list) and the keys compared in blocks as
+    bytes. ``shared``: the caller has threads (the app): a large check is split between
+    its shared reader processes; otherwise half of it is checked in a forked child.
     """
     base = os.path.abspath(root)
     listing = list_task_folders(Path(base))
     if listing_digest(listing) != snapshot.listing:
         return None
-    files = rels(snapshot, listing)
-    if files is None or RECORD * len(files) != len(snapshot.stats):
+    candidates, running, _ = listing
+    folders = [folder for folder, _ in candidates] + list(running)
+    attempts, stats = snapshot.attempts, snapshot.stats
+    if len(folders) != len(attempts):
         return None
-    stats = snapshot.stats
-    half = len(files) // 2
+    if RECORD * (len(RUN_FILES) + _count(attempts)) != len(stats):
+        return None
+    whole = memoryview(stats)
     parts = None
-    if len(files) >= FORK_MIN:
-        first = (base, files[:half], stats[: RECORD * half], 0)
-        second = (base, files[half:], stats[RECORD * half :], half)
+    if len(stats) >= RECORD * FORK_MIN:
+        half = len(folders) // 2
+        at = RECORD * (len(RUN_FILES) + _count(attempts[:half]))
+        first = (base, RUN_FILES, folders[:half], attempts[:half], whole[:at], 0)
+        second = (base, (), folders[half:], attempts[half:], whole[at:], at // RECORD)
         if shared:
             # A threaded caller: its interface thread would otherwise share the
-            # interpreter with the check.
-            answers = in_shared_pool(_changed, [first, second])
+            # interpreter with the check. (Sent pickled: the keys as bytes.)
+            calls = [(*call[:4], bytes(call[4]), call[5]) for call in (first, second)]
+            answers = in_shared_pool(_changed, calls)
             parts = None if answers is None else tuple(answers)
         else:
             # lstat costs a few microseconds in the kernel; two cores halve it.
             parts = halves_in_fork(_changed, first, second)
     if parts is None:
-        parts = (_changed(base, files, stats, 0), [])
+        parts = (_changed(base, RUN_FILES, folders, attempts, whole, 0), [])
     if any(part is None for part in parts):
         return None
     changed = [at for part in parts for at in part]
     if len(changed) > CHANGES_MAX:
         return None
-    return Checked(files, stats, frozenset(changed), {}, listing=listing, snapshot=snapshot)
+    return Checked(stats, frozenset(changed), listing, snapshot)
 
 
-def _changed(base: str, rels: list[str], stats: bytes, offset: int) -> list[int] | None:
-    """The positions (plus ``offset``) of the files whose key is not the snapshot's; None
-    after more than :data:`CHANGES_MAX` of them.
-
-    Each ``lstat`` is relative to a descriptor of ``base`` (``O_PATH``: no read
-    permission needed), the same file as ``base/rel``: no path string per file and a
-    shorter walk in the kernel.
-    Without one, the full paths."""
-    try:
-        fd = os.open(base, _DIRECTORY)
-    except OSError:
-        return _changed_in(f"{base}/", None, rels, stats, offset)
-    try:
-        return _changed_in("", fd, rels, stats, offset)
-    finally:
-        os.close(fd)
+def _count(attempts: Any) -> int:
+    """How many files the index holds of entries with these attempt numbers."""
+    running = RUNNING_ENTRY
+    return sum([2 if numbers == running else 2 + len(numbers) for numbers in attempts])
 
 
+BLOCK = 4096
+"""Task folders whose keys :func:`_changed` compares at once."""
 _DIRECTORY = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY
 
 
-def _changed_in(
-    prefix: str, fd: int | None, rels: list[str], stats: bytes, offset: int
+def _changed(
+    base: str, head: Any, folders: list[str], attempts: Any, stats: Any, offset: int
 ) -> list[int] | None:
-    lstat = os.lstat
-    absent = ABSENT_PACKED
-    packed = PACKED.pack
+    """The positions (plus ``offset``) of the files whose key is not in ``stats``: the
+    files ``head``, then per folder (with its attempt numbers) the folder, its task.json
+    and each attempt's result.json; None after more than :data:`CHANGES_MAX` of them, or
+    when one cannot be stat'ed. Each ``lstat`` is relative to a descriptor of ``base``
+    (``O_PATH``: no read permission needed; without one, the full paths). The keys go
+    into an array of 64-bit integers (no tuple or bytes kept per file), compared with
+    the snapshot's bytes a block of folders at a time (one ``memcmp``); only a block that
+    differs is compared file by file."""
+    try:
+        fd: int | None = os.open(base, _DIRECTORY)
+        prefix = ""
+    except OSError:
+        fd, prefix = None, f"{base}/"
+    lstat, key, absent, stats = os.lstat, stat_key, ABSENT, memoryview(stats)
+    seen = array.array("q")
+    extend = seen.extend
+    tails: dict[Any, list[str]] = {}
     out: list[int] = []
-    for index, rel in enumerate(rels):
-        at = RECORD * index
-        expected = stats[at : at + RECORD]
-        try:
-            same = packed(*stat_key(lstat(prefix + rel, dir_fd=fd))) == expected
-        except FileNotFoundError:
-            same = expected == absent
-        except (OSError, struct.error):
-            return None
-        if not same:
-            out.append(index + offset)
-            if len(out) > CHANGES_MAX:
+    done = 0  # files compared so far
+
+    def compare() -> bool:
+        nonlocal done
+        if sys.byteorder != "little":  # pragma: no cover - big-endian
+            seen.byteswap()
+        size = len(seen) // WIDTH
+        got = seen.tobytes()
+        expected = stats[RECORD * done : RECORD * (done + size)].tobytes()
+        if got != expected:
+            spans = [slice(RECORD * at, RECORD * at + RECORD) for at in range(size)]
+            out.extend(offset + done + at for at, s in enumerate(spans) if got[s] != expected[s])
+        del seen[:]
+        done += size
+        return len(out) <= CHANGES_MAX
+
+    try:
+        for rel in head:
+            try:
+                extend(key(lstat(prefix + rel, dir_fd=fd)))
+            except FileNotFoundError:
+                extend(absent)
+        for number, (folder, numbers) in enumerate(zip(folders, attempts, strict=True), 1):
+            tail = tails.get(numbers)
+            if tail is None:
+                tail = tails[numbers] = ["", *_tail(numbers)]
+            folder = prefix + folder
+            for end in tail:
+                try:
+                    extend(key(lstat(folder + end, dir_fd=fd)))
+                except FileNotFoundError:
+                    extend(absent)
+            if number % BLOCK == 0 and not compare():
                 return None
-    return out
+        return out if compare() else None
+    except (OSError, OverflowError):
+        return None
+    finally:
+        if fd is not None:
+            os.close(fd)
 
 
 def name(index: Index) -> str:

@@ -159,7 +159,8 @@ def _lookup_in(
         if found is None or found.changed:
             outputs = None
             if found is not None and on_changes is not None:
-                on_changes(found._replace(tables=loaded.tables))
+                found.tables = loaded.tables
+                on_changes(found)
         if name in _held.runs:
             _held.runs[name] = outputs
     if outputs is None:
