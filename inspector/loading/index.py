@@ -144,56 +144,6 @@ def packed_signature(entry: Any, signature: Any) -> bytes | None:
         return None
 
 
-def signature(root: str, rels: list[str]) -> Signature | None:
-    """``(rel, *stat_key)`` of each path (not following a final link), None when one cannot
-    be stat'ed."""
-    out = []
-    lstat = os.lstat
-    for rel in rels:
-        try:
-            info = lstat(f"{root}/{rel}")
-        except OSError:
-            return None
-        out.append((rel, *stat_key(info)))
-    return tuple(out)
-
-
-def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
-    """For each signature, whether its files still have it (a worker process's share)."""
-    return [signature(root, [item[0] for item in sig]) == sig for sig in signatures]
-
-
-def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
-    """The signature of ``rels`` from what the reader saw as it read them (the folder's
-    lstat and each file's fstat), None when one of them was not seen."""
-    try:
-        return tuple((rel, *stats[rel]) for rel in rels)
-    except KeyError:
-        return None
-
-
-def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
-    """Whether any file of ``sig`` is racy (:func:`~inspector.loading.is_racy`); a
-    folder whose newest stamp is older than the coarse granularity is answered at once."""
-    newest = max([max(item[5], item[6]) for item in sig], default=0)
-    if newest < fence_ns - COARSE_GRANULARITY_NS:
-        return False
-    return any(is_racy(item[1:], fence_ns) for item in sig)
-
-
-def entry_files(entry: Any) -> list[str]:
-    """What an entry was read from: its folder (a new attempt folder or a symbolic link
-    changes it), its task.json and each attempt's result.json."""
-    from inspector.results.layout import AttemptDirs  # only where a run is read
-
-    dirs = entry.attempt_dirs
-    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
-        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
-        return [entry.folder, f"{entry.folder}/task.json", *tail]
-    files = [entry.folder, f"{entry.folder}/task.json"]
-    return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
-
-
 def listing_digest(listing: tuple[Any, ...]) -> bytes:
     """SHA-256 of ``repr(listing)`` (not marshal: its bytes depend on how objects are
     shared), made 4,096 folders at a time: whole, at a million it is 100 MB of text."""

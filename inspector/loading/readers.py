@@ -23,13 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import tasks as task_store
-from inspector.loading.index import (
-    Checked,
-    Signature,
-    entry_files,
-    known_signature,
-    packed_signature,
-)
+from inspector.loading.index import Checked, Signature, packed_signature
 from inspector.loading.processes import (
     end_pool,
     own_context,
@@ -42,6 +36,7 @@ from inspector.loading.processes import (
 from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
 from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
+from inspector.loading.tasks import entry_files, known_signature
 from inspector.results.layout import StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
