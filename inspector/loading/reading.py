@@ -67,8 +67,8 @@ class PendingRead:
         candidates = len(self.load.entries)
         total = candidates + len(running)
         self.load.collect(progress, total, on_entries=self.collector.take)
-        if save_cache:
-            self.save_cache()
+        if save_cache and cache is not None:
+            cache.save(keep=self.load.store)
         run.signatures = self.load.signatures
         run.cache_hits = cache.hits if cache is not None else 0
         for done, folder in enumerate(running, start=candidates + 1):
@@ -80,15 +80,6 @@ class PendingRead:
                 progress(done, total)
         run.problems.extend(problem for entry in run.entries for problem in entry.problems)
         return run
-
-    def save_cache(self) -> None:
-        """Write the task store (after ``finish(save_cache=False)``; nothing when the read
-        keeps nothing), then drop what it was loaded as and written from."""
-        cache = self.load.cache
-        if cache is not None:
-            if self.load.store:
-                cache.save()
-            cache.forget()
 
     def cancel(self) -> None:
         """Give up: stop the reader processes."""
@@ -151,8 +142,9 @@ def finish_and_score(
     stream = reduction_stream(pending.run, overrides)
     run = pending.finish(progress, stream, save_cache=False)
     session = score_run(run, overrides, stream=stream)
-    if save_cache:
-        pending.save_cache()
+    cache = pending.load.cache
+    if save_cache and cache is not None:
+        cache.save(keep=pending.load.store)
     return session
 
 

@@ -221,11 +221,6 @@ class TaskCache:
             else:
                 self.fresh[entry.folder] = (sig, first_location, entry)
 
-    def forget(self) -> None:
-        """Once saved: drop what the store was loaded as and written from."""
-        self.entries, self.delta, self.fresh = {}, {}, {}
-        self.read = ReadKeys()
-
     def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder seen in this read as it is stored, made one at a time."""
         for folder, (sig, first, held) in self.fresh.items():
@@ -242,33 +237,39 @@ class TaskCache:
         for folder, kept in self._kept_entries():
             yield ENCODER.encode(folder) + ENCODER.encode(kept)
 
-    def save(self) -> None:
-        """Write the entries seen in this read (atomically). When few folders changed since
-        the base file was written, only they go to the delta file (a folder gone as None);
-        the base is written whole again once the delta grows past :data:`DELTA_SHARE` of
-        it. Every entry is checked against its files before use, so any base and delta
-        combined (one written, the other not) give misses, never a wrong entry."""
-        entries, fresh = self.entries, self.fresh
-        if not fresh and not self.read and not entries:
-            return
-        if entries:  # is it a few folders (the delta file)?
-            try:
-                changed = {f: kept for f, kept in self._kept_entries() if entries.get(f) != kept}
-            except (TypeError, ValueError, OverflowError):
+    def save(self, keep: bool = True) -> None:
+        """Write the entries seen in this read (atomically; ``keep`` False: nothing is
+        written), then drop what the store was loaded as and written from. When few
+        folders changed since the base file was written, only they go to the delta file (a
+        folder gone as None); the base is written whole again once the delta grows past
+        :data:`DELTA_SHARE` of it. Every entry is checked against its files before use, so
+        any base and delta combined (one written, the other not) give misses, never a
+        wrong entry."""
+        entries, fresh, read = self.entries, self.fresh, self.read
+        try:
+            if not keep or (not fresh and not read and not entries):
                 return
-            read = {entry.folder for entry in self.read.entries}  # few: the rest are in fresh
-            gone = [f for f, v in entries.items() if v and f not in fresh and f not in read]
-            if not changed and not gone:
-                return
-            delta = {**self.delta, **changed, **dict.fromkeys(gone)}
-            if len(delta) <= max(DELTA_MIN, (len(fresh) + len(read)) // DELTA_SHARE):
-                store.write_atomically(self.delta_path, TaskStore(self.root, delta))
-                return
-            del changed, delta
-        # Written as it is made: the whole store is never held (nor its records).
-        if store.write_streamed(self.path, self._whole):
-            with contextlib.suppress(OSError):
-                os.unlink(self.delta_path)
+            if entries:  # is it a few folders (the delta file)?
+                try:
+                    changed = {f: k for f, k in self._kept_entries() if entries.get(f) != k}
+                except (TypeError, ValueError, OverflowError):
+                    return
+                done = {entry.folder for entry in read.entries}  # few: the rest are in fresh
+                gone = [f for f, v in entries.items() if v and f not in fresh and f not in done]
+                if not changed and not gone:
+                    return
+                delta = {**self.delta, **changed, **dict.fromkeys(gone)}
+                if len(delta) <= max(DELTA_MIN, (len(fresh) + len(done)) // DELTA_SHARE):
+                    store.write_atomically(self.delta_path, TaskStore(self.root, delta))
+                    return
+                del changed, delta
+            # Written as it is made: the whole store is never held (nor its records).
+            if store.write_streamed(self.path, self._whole):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.delta_path)
+        finally:
+            self.entries, self.delta, self.fresh = {}, {}, {}
+            self.read = ReadKeys()
 
 
 def _record(entry: Any) -> EntryRec:
