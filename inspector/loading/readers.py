@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import tasks as task_store
-from inspector.loading.index import Checked, Signature, packed_signature
+from inspector.loading.index import Checked, Signature
 from inspector.loading.processes import (
     end_pool,
     own_context,
@@ -36,8 +36,8 @@ from inspector.loading.processes import (
 from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
 from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
-from inspector.loading.tasks import entry_files, known_signature
-from inspector.results.layout import StateName
+from inspector.loading.tasks import packed_signature
+from inspector.results.layout import AttemptDirs, StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
 from inspector.results.run_files import RunFiles
@@ -102,6 +102,26 @@ def split(
         held += size
     chunks.append(current)
     return chunks, len(chunks) > 1
+
+
+def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
+    """The signature of ``rels`` from what the reader saw as it read them (the folder's
+    lstat and each file's fstat), None when one of them was not seen."""
+    try:
+        return tuple((rel, *stats[rel]) for rel in rels)
+    except KeyError:
+        return None
+
+
+def entry_files(entry: Any) -> list[str]:
+    """What an entry was read from: its folder (a new attempt folder or a symbolic link
+    changes it), its task.json and each attempt's result.json."""
+    dirs = entry.attempt_dirs
+    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
+        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
+        return [entry.folder, f"{entry.folder}/task.json", *tail]
+    files = [entry.folder, f"{entry.folder}/task.json"]
+    return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
 
 
 def _read_one(
@@ -315,8 +335,10 @@ class EntryLoad:
             self.entries[self.missing[cursor]] = entry
         self._emit()
         cache = self.cache
-        if cache is not None:
+        if cache is not None:  # the files of one the reader did not see are stat'ed now
             for cursor, (entry, seen) in enumerate(results, start):
+                if seen is None:
+                    seen = task_store.signature(cache.root, entry_files(entry))
                 cache.put(entry, self.items[cursor][2], seen)
 
     def _emit(self) -> None:
