@@ -33,10 +33,10 @@ from inspector.loading.processes import (
     shutdown_shared_pool,
     workers,
 )
-from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
+from inspector.loading.records import ENCODER, EntryRec, decoder, task_entry
 from inspector.loading.store import enabled as store_enabled
 from inspector.loading.store import stat_or_absent
-from inspector.loading.tasks import packed_signature
+from inspector.loading.tasks import entry_record, packed_signature
 from inspector.results.layout import AttemptDirs, StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress

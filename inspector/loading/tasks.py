@@ -33,12 +33,16 @@ from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     ENCODER,
     OPTIONS,
+    AttemptRec,
     EntryRec,
-    entry_record,
+    TaskRec,
+    issue_rec,
+    problem_rec,
     task_entry,
 )
 from inspector.loading.store import COARSE_GRANULARITY_NS, is_racy
 from inspector.results.file_io import stat_key
+from inspector.results.layout import AttemptDirs
 from inspector.results.problems import RULE_DUPLICATE_ID
 
 DELTA_MIN = 64
@@ -280,6 +284,46 @@ class TaskCache:
         finally:
             self.entries, self.delta, self.fresh = {}, {}, {}
             self.read = ReadKeys()
+
+
+def entry_record(entry: Any) -> EntryRec:
+    """A TaskEntry as its record (as a reader process sends it, and the store keeps it)."""
+    record = entry.record
+    rec = None
+    if record is not None:
+        rec = TaskRec(
+            record.task_id,
+            record.category,
+            record.plan_k,
+            record.plan_strategy,
+            tuple(
+                [
+                    AttemptRec(
+                        a.index,
+                        a.status,
+                        dict(a.metrics),
+                        tuple([issue_rec(i) for i in a.issues]),  # type: ignore[misc]
+                        dict(a.scoring_artifacts),
+                    )
+                    for a in record.attempts.values()
+                ]
+            ),
+            dict(record.retry_counts),
+            record.source,
+        )
+    dirs = entry.attempt_dirs
+    numbers = dirs.numbers if type(dirs) is AttemptDirs else None
+    return EntryRec(
+        entry.task_id,
+        entry.folder,
+        entry.state,
+        entry.published,
+        rec,
+        numbers,
+        None if numbers is not None else dict(dirs),
+        tuple([problem_rec(p) for p in entry.problems]),
+        entry.schema_version,
+    )
 
 
 def _record(entry: Any) -> EntryRec:
