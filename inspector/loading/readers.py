@@ -34,9 +34,10 @@ from inspector.loading.processes import (
     workers,
 )
 from inspector.loading.records import ENCODER, EntryRec, decoder, task_entry
+from inspector.loading.store import ABSENT, Stat
 from inspector.loading.store import enabled as store_enabled
-from inspector.loading.store import stat_or_absent
 from inspector.loading.tasks import entry_record, packed_signature
+from inspector.results.file_io import stat_key
 from inspector.results.layout import AttemptDirs, StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
@@ -54,6 +55,18 @@ PARALLEL_BYTES = 32 << 20
 (about where PARALLEL_MIN folders stand, at 8 KB attempts)."""
 SAMPLE = 32
 """Folders whose sizes are looked at before deciding."""
+
+
+def stat_or_absent(path: str) -> Stat | None:
+    """The key of ``path`` (not following a final link), :data:`ABSENT` when it does not
+    exist, None when it cannot be stat'ed."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return ABSENT
+    except OSError:
+        return None
+    return stat_key(info)
 
 
 def folder_bytes(path: str) -> int:
