@@ -241,9 +241,12 @@ def keep(session: Session, plan: Overrides | None, question: str, value: Any) ->
     answer to ``question`` about the run as ``session`` read it (under ``plan``); never
     fails."""
     from inspector.loading import reports
+    from inspector.loading.index import take
 
     with contextlib.suppress(Exception):
-        reports.store(session.run, reports.key_for(plan, question), value)
+        key = reports.key_for(plan, question)
+        snapshot = take(session.run) if key is not None else None
+        reports.store_snapshot(session.run.path, snapshot, key, value)
 
 
 def question_key(plan: Overrides | None, question: str) -> str | None:

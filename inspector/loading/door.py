@@ -197,6 +197,7 @@ def _read(
     also: Callable[[Session], dict[str, Any]] | None,
 ) -> Loaded | Failed:
     # The reader and the engine: an answer from the store is given without loading them.
+    from inspector.loading.index import take
     from inspector.loading.readers import PARALLEL_MIN
     from inspector.loading.reading import (
         base_plan,
@@ -246,14 +247,19 @@ def _read(
     # the session is out, so a large run is on screen before it is.
     with contextlib.suppress(Exception):
         whole = not lean or len(pending.load.entries) >= PARALLEL_MIN
-        if whole:
-            pending.save_cache()
+        cache = pending.load.cache
+        if whole and cache is not None:
+            cache.save(keep=pending.load.store)
         if made.refusal is not None:
-            reports.store(session.run, key, made.refusal)  # the runs screen's first mark
+            kept: Any = made.refusal  # the runs screen's first mark
         else:
             kept = said or outputs_of(made.session, made.notes)
-            table = reports.table_of(session) if made.session is session and whole else None
-            reports.store(session.run, key, kept, table, extra)
+        # The run's index first (the state of its files kept), then what is kept for it.
+        snapshot = take(session.run) if key is not None else None
+        table = None
+        if made.refusal is None and made.session is session and whole:
+            table = reports.table_of(session)
+        reports.store_snapshot(session.run.path, snapshot, key, kept, table, extra)
     return loaded
 
 

@@ -87,28 +87,6 @@ def _tail(numbers: Any) -> list[str]:
     return ["/task.json", *(f"/attempt-{number}/result.json" for number in numbers)]
 
 
-def signed_files(entry: Any) -> list[str]:
-    """The files a packed signature of ``entry`` is of, in its order."""
-    folder = entry.folder
-    expected = [folder, f"{folder}/task.json"]
-    numbers = sorted(attempt_numbers(entry.attempt_dirs))
-    return expected + [f"{folder}/attempt-{number}/result.json" for number in numbers]
-
-
-def attempt_numbers(dirs: Any) -> Any:
-    """An entry's attempt numbers: an ``AttemptDirs``' own tuple (no Python iterator per
-    entry), else the mapping's keys."""
-    return getattr(dirs, "numbers", dirs)
-
-
-def unpacked_signature(entry: Any, packed: Any, at: int = 0) -> tuple[tuple[Any, ...], ...]:
-    """The signature :func:`packed_signature` packed for ``entry``, as it was (from byte
-    ``at`` of ``packed``)."""
-    rels = signed_files(entry)
-    values = struct.unpack_from(f"<{WIDTH * len(rels)}q", packed, at)
-    return tuple((rel, *values[n * WIDTH : n * WIDTH + WIDTH]) for n, rel in enumerate(rels))
-
-
 def packed_is_racy(packed: bytes, fence_ns: int) -> bool:
     """Whether a file of a packed signature is racy (:func:`~store.is_racy`)."""
     values = _values(packed)
@@ -126,22 +104,6 @@ def _values(packed: bytes) -> Any:
     if sys.byteorder == "little":
         return memoryview(packed).cast("q")
     return struct.unpack(f"<{len(packed) // 8}q", packed)  # pragma: no cover - big-endian
-
-
-def packed_signature(entry: Any, signature: Any) -> bytes | None:
-    """A task folder's file signature as :func:`take` needs it, held per task after a read:
-    the stats of its folder, ``task.json`` and each attempt's ``result.json`` (in that
-    order: their paths follow from the entry) packed as :attr:`Index.stats` holds them
-    (about 300 bytes for three attempts, against 2.4 KB as tuples of paths and integers).
-    None when the signature is not of those files or a value does not fit: no index."""
-    if [item[0] for item in signature] != signed_files(entry):
-        return None  # not the files rels() will check
-    try:
-        return struct.pack(
-            f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]]
-        )
-    except struct.error:
-        return None
 
 
 def listing_digest(listing: tuple[Any, ...]) -> bytes:
@@ -177,14 +139,15 @@ def take(run: Run) -> Index | None:
                 for rel in running_files(entry.folder):
                     pieces.append(PACKED.pack(*run.seen[rel]))  # type: ignore[misc]
                 continue
-            numbers = tuple(sorted(attempt_numbers(entry.attempt_dirs)))
+            dirs = entry.attempt_dirs  # AttemptDirs: its own tuple; a mapping: its keys
+            numbers = tuple(sorted(getattr(dirs, "numbers", dirs)))
             attempts.append(shared.setdefault(numbers, numbers))
             if joined:
                 if len(pieces) > len(RUN_FILES):
                     return None  # a task folder after a running/ one: not in that order
                 files += 2 + len(numbers)
                 continue
-            packed = signed[entry.folder]  # packed_signature's
+            packed = signed[entry.folder]  # tasks.packed_signature's
             if packed is None:
                 return None
             pieces.append(packed)

@@ -193,9 +193,11 @@ def cache_file(root: Path) -> Path:
 
 def _keys(run: Path) -> tuple[Any, ...] | None:
     """The keys of the four files, None when one cannot be stat'ed or is a link."""
+    from inspector.loading.readers import stat_or_absent  # as a run's read takes them
+
     keys = []
     for name in FILES:
-        key = store.stat_or_absent(os.path.join(run, name))
+        key = stat_or_absent(os.path.join(run, name))
         if key is None or (key != store.ABSENT and stat.S_ISLNK(key[2])):
             return None
         keys.append(key)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import tasks as task_store
-from inspector.loading.index import Checked, Signature, packed_signature
+from inspector.loading.index import Checked, Signature
 from inspector.loading.processes import (
     end_pool,
     own_context,
@@ -33,11 +33,12 @@ from inspector.loading.processes import (
     shutdown_shared_pool,
     workers,
 )
-from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
+from inspector.loading.records import ENCODER, EntryRec, decoder, task_entry
+from inspector.loading.store import ABSENT, Stat
 from inspector.loading.store import enabled as store_enabled
-from inspector.loading.store import stat_or_absent
-from inspector.loading.tasks import entry_files, known_signature
-from inspector.results.layout import StateName
+from inspector.loading.tasks import entry_record, packed_signature
+from inspector.results.file_io import stat_key
+from inspector.results.layout import AttemptDirs, StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
 from inspector.results.run_files import RunFiles
@@ -54,6 +55,18 @@ PARALLEL_BYTES = 32 << 20
 (about where PARALLEL_MIN folders stand, at 8 KB attempts)."""
 SAMPLE = 32
 """Folders whose sizes are looked at before deciding."""
+
+
+def stat_or_absent(path: str) -> Stat | None:
+    """The key of ``path`` (not following a final link), :data:`ABSENT` when it does not
+    exist, None when it cannot be stat'ed."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return ABSENT
+    except OSError:
+        return None
+    return stat_key(info)
 
 
 def folder_bytes(path: str) -> int:
@@ -102,6 +115,26 @@ def split(
         held += size
     chunks.append(current)
     return chunks, len(chunks) > 1
+
+
+def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
+    """The signature of ``rels`` from what the reader saw as it read them (the folder's
+    lstat and each file's fstat), None when one of them was not seen."""
+    try:
+        return tuple((rel, *stats[rel]) for rel in rels)
+    except KeyError:
+        return None
+
+
+def entry_files(entry: Any) -> list[str]:
+    """What an entry was read from: its folder (a new attempt folder or a symbolic link
+    changes it), its task.json and each attempt's result.json."""
+    dirs = entry.attempt_dirs
+    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
+        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
+        return [entry.folder, f"{entry.folder}/task.json", *tail]
+    files = [entry.folder, f"{entry.folder}/task.json"]
+    return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
 
 
 def _read_one(
@@ -315,8 +348,10 @@ class EntryLoad:
             self.entries[self.missing[cursor]] = entry
         self._emit()
         cache = self.cache
-        if cache is not None:
+        if cache is not None:  # the files of one the reader did not see are stat'ed now
             for cursor, (entry, seen) in enumerate(results, start):
+                if seen is None:
+                    seen = task_store.signature(cache.root, entry_files(entry))
                 cache.put(entry, self.items[cursor][2], seen)
 
     def _emit(self) -> None:

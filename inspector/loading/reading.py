@@ -18,10 +18,9 @@ from inspector.engine.errors import EngineError
 from inspector.engine.reduction_stream import ReductionStream
 from inspector.loading import reports
 from inspector.loading.index import Checked
-from inspector.loading.readers import EntryLoad
+from inspector.loading.readers import EntryLoad, stat_or_absent
 from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
 from inspector.loading.store import enabled as store_enabled
-from inspector.loading.store import stat_or_absent
 from inspector.overrides import Overrides
 from inspector.resolve import contract_guessed, reduction_stream
 from inspector.results.listing import RUN_FILES, running_files
@@ -50,25 +49,30 @@ class PendingRead:
         self.run = listed.run
         self.collector = listed.collector
         self.load = load
+        self.stream: ReductionStream | None = None
 
     def finish(
         self,
         progress: OnProgress | None = None,
-        stream: ReductionStream | None = None,
+        plan: Overrides | None = None,
         *,
+        score: bool = False,
         save_cache: bool = True,
     ) -> Run:
         """Collect every task folder: the run as :func:`~inspector.results.read_run` returns
-        it. ``stream`` reduces the published tasks in order as they come in, while the rest
-        are still read. ``save_cache=False``: the caller writes the task store later."""
+        it. ``score``: the published tasks are reduced under ``plan`` in order as they come
+        in, while the rest are still read (by :attr:`stream`, when the run-level files give
+        the plan). ``save_cache=False``: the caller writes the task store later."""
         run, files, running, cache = self.run, self.files, self.running, self.load.cache
-        if stream is not None:
-            self.collector.on_tasks = stream.add
+        if score:
+            self.stream = reduction_stream(run, plan)
+            if self.stream is not None:
+                self.collector.on_tasks = self.stream.add
         candidates = len(self.load.entries)
         total = candidates + len(running)
         self.load.collect(progress, total, on_entries=self.collector.take)
-        if save_cache:
-            self.save_cache()
+        if save_cache and cache is not None:
+            cache.save(keep=self.load.store)
         run.signatures = self.load.signatures
         run.cache_hits = cache.hits if cache is not None else 0
         for done, folder in enumerate(running, start=candidates + 1):
@@ -80,15 +84,6 @@ class PendingRead:
                 progress(done, total)
         run.problems.extend(problem for entry in run.entries for problem in entry.problems)
         return run
-
-    def save_cache(self) -> None:
-        """Write the task store (after ``finish(save_cache=False)``; nothing when the read
-        keeps nothing), then drop what it was loaded as and written from."""
-        cache = self.load.cache
-        if cache is not None:
-            if self.load.store:
-                cache.save()
-            cache.forget()
 
     def cancel(self) -> None:
         """Give up: stop the reader processes."""
@@ -148,11 +143,11 @@ def finish_and_score(
 ) -> Session:
     """Finish a read started earlier and score it, reducing the tasks while the rest are
     still read. ``save_cache=False``: the caller writes the task cache later."""
-    stream = reduction_stream(pending.run, overrides)
-    run = pending.finish(progress, stream, save_cache=False)
-    session = score_run(run, overrides, stream=stream)
-    if save_cache:
-        pending.save_cache()
+    run = pending.finish(progress, overrides, score=True, save_cache=False)
+    session = score_run(run, overrides, stream=pending.stream)
+    cache = pending.load.cache
+    if save_cache and cache is not None:
+        cache.save(keep=pending.load.store)
     return session
 
 

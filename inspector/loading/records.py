@@ -69,48 +69,6 @@ class EntryRec(msgspec.Struct, **OPTIONS):
     schema_version: str | None
 
 
-def entry_record(entry: Any) -> EntryRec:
-    """A TaskEntry as its record."""
-    from inspector.results.layout import AttemptDirs
-
-    record = entry.record
-    rec = None
-    if record is not None:
-        rec = TaskRec(
-            record.task_id,
-            record.category,
-            record.plan_k,
-            record.plan_strategy,
-            tuple(
-                [
-                    AttemptRec(
-                        a.index,
-                        a.status,
-                        dict(a.metrics),
-                        tuple([issue_rec(i) for i in a.issues]),  # type: ignore[misc]
-                        dict(a.scoring_artifacts),
-                    )
-                    for a in record.attempts.values()
-                ]
-            ),
-            dict(record.retry_counts),
-            record.source,
-        )
-    dirs = entry.attempt_dirs
-    numbers = dirs.numbers if type(dirs) is AttemptDirs else None
-    return EntryRec(
-        entry.task_id,
-        entry.folder,
-        entry.state,
-        entry.published,
-        rec,
-        numbers,
-        None if numbers is not None else dict(dirs),
-        tuple([problem_rec(p) for p in entry.problems]),
-        entry.schema_version,
-    )
-
-
 _SHARED: dict[tuple[Any, ...], dict[str, Any]] = {}
 _SHARED_MAX = 4096
 

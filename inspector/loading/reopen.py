@@ -32,7 +32,7 @@ from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import index as snapshots
 from inspector.loading import reports
 from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem, problem_rec
-from inspector.loading.tasks import signature_is_racy
+from inspector.loading.tasks import packed_signature, signature_is_racy
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES
 from inspector.results.problems import LoadProblem
@@ -296,7 +296,7 @@ def _store(
     done = 0
     for i in sorted(fresh):
         entry, seen = fresh[i]
-        packed = None if seen is None else snapshots.packed_signature(entry, seen)
+        packed = None if seen is None else packed_signature(entry, seen)
         if packed is None or signature_is_racy(seen, fence):
             return
         start = starts[i] * width

@@ -52,7 +52,7 @@ __all__ = [
     "held",
     "key_for",
     "lookup",
-    "store",
+    "store_snapshot",
 ]
 
 
@@ -214,33 +214,22 @@ def held(run_root: Path) -> Iterator[None]:
         _held.runs.pop(name, None)
 
 
-def store(
-    run: Run,
+def store_snapshot(
+    run_root: Path,
+    snapshot: Any,
     key: str | None,
     value: Any,
     table: Table | None = None,
     extra: dict[str, Any] | None = None,
 ) -> None:
     """Remember ``value`` (:class:`Outputs`, the line saying why the run could not be
-    scored, or a further answer: a tuple of floats) under ``key`` for the run as it was read, and ``table`` (its score table) when there is one;
-    ``extra``: further answers under their own keys, for the same state, in the same write."""
-    if key is None or not stores.enabled():
+    scored, or a further answer: a tuple of floats) under ``key`` for the run whose files
+    are as ``snapshot`` (its index: :func:`~inspector.loading.index.take`; None: nothing
+    is kept) says, and ``table`` (its score table) when there is one; ``extra``: further
+    answers under their own keys, in the same write. What else is kept for the same index
+    stays."""
+    if snapshot is None or key is None or not stores.enabled():
         return
-    snapshot = snapshots.take(run)
-    if snapshot is not None:
-        store_snapshot(run.path, snapshot, key, value, table, extra)
-
-
-def store_snapshot(
-    run_root: Path,
-    snapshot: Any,
-    key: str,
-    value: Any,
-    table: Table | None = None,
-    extra: dict[str, Any] | None = None,
-) -> None:
-    """:func:`store` for a run whose files are as ``snapshot`` (its index) says: what else
-    is kept for the same index stays."""
     loaded = _load(run_root)
     outputs: dict[str, Outputs] = {}
     answers: dict[str, tuple[float, ...]] = {}

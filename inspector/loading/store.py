@@ -359,20 +359,6 @@ def is_racy(stat: Stat, fence_ns: int) -> bool:
     return False
 
 
-def stat_or_absent(path: str) -> Stat | None:
-    """The key of ``path`` (not following a final link), :data:`ABSENT` when it does not
-    exist, None when it cannot be stat'ed."""
-    from inspector.results.file_io import stat_key
-
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return ABSENT
-    except OSError:
-        return None
-    return stat_key(info)
-
-
 def report_pieces(record: Any) -> Iterator[bytes]:
     """A report store (``records.Report``, seven fields) encoded in pieces, as
     ``ENCODER.encode(record)`` would, its index's stats (48 bytes a file) and its score

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import operator
 import os
+import struct
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -23,23 +24,25 @@ from inspector.loading import store
 from inspector.loading.index import (
     HEAD,
     RECORD,
+    WIDTH,
     Checked,
     Signature,
     packed_is_racy,
-    packed_signature,
-    signed_files,
-    unpacked_signature,
 )
 from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     ENCODER,
     OPTIONS,
+    AttemptRec,
     EntryRec,
-    entry_record,
+    TaskRec,
+    issue_rec,
+    problem_rec,
     task_entry,
 )
 from inspector.loading.store import COARSE_GRANULARITY_NS, is_racy
 from inspector.results.file_io import stat_key
+from inspector.results.layout import AttemptDirs
 from inspector.results.problems import RULE_DUPLICATE_ID
 
 DELTA_MIN = 64
@@ -89,15 +92,6 @@ def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
     return [signature(root, [item[0] for item in sig]) == sig for sig in signatures]
 
 
-def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
-    """The signature of ``rels`` from what the reader saw as it read them (the folder's
-    lstat and each file's fstat), None when one of them was not seen."""
-    try:
-        return tuple((rel, *stats[rel]) for rel in rels)
-    except KeyError:
-        return None
-
-
 def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
     """Whether any file of ``sig`` is racy (:func:`~inspector.loading.is_racy`); a
     folder whose newest stamp is older than the coarse granularity is answered at once."""
@@ -107,17 +101,38 @@ def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
     return any(is_racy(item[1:], fence_ns) for item in sig)
 
 
-def entry_files(entry: Any) -> list[str]:
-    """What an entry was read from: its folder (a new attempt folder or a symbolic link
-    changes it), its task.json and each attempt's result.json."""
-    from inspector.results.layout import AttemptDirs  # only where a run is read
+def signed_files(entry: Any) -> list[str]:
+    """The files a packed signature of ``entry`` is of, in its order."""
+    folder = entry.folder
+    expected = [folder, f"{folder}/task.json"]
+    dirs = entry.attempt_dirs  # AttemptDirs: its own tuple (no iterator); a mapping: keys
+    numbers = sorted(getattr(dirs, "numbers", dirs))
+    return expected + [f"{folder}/attempt-{number}/result.json" for number in numbers]
 
-    dirs = entry.attempt_dirs
-    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
-        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
-        return [entry.folder, f"{entry.folder}/task.json", *tail]
-    files = [entry.folder, f"{entry.folder}/task.json"]
-    return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
+
+def unpacked_signature(entry: Any, packed: Any, at: int = 0) -> tuple[tuple[Any, ...], ...]:
+    """The signature :func:`packed_signature` packed for ``entry``, as it was (from byte
+    ``at`` of ``packed``)."""
+    rels = signed_files(entry)
+    values = struct.unpack_from(f"<{WIDTH * len(rels)}q", packed, at)
+    return tuple((rel, *values[n * WIDTH : n * WIDTH + WIDTH]) for n, rel in enumerate(rels))
+
+
+def packed_signature(entry: Any, signature: Any) -> bytes | None:
+    """A task folder's file signature as :func:`~inspector.loading.index.take` needs it,
+    held per task after a read: the stats of its folder, ``task.json`` and each attempt's
+    ``result.json`` (in that order: their paths follow from the entry) packed as
+    :attr:`~inspector.loading.records.Index.stats` holds them (about 300 bytes for three
+    attempts, against 2.4 KB as tuples of paths and integers). None when the signature is
+    not of those files or a value does not fit: no index."""
+    if [item[0] for item in signature] != signed_files(entry):
+        return None  # not the files index.rels() will check
+    try:
+        return struct.pack(
+            f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]]
+        )
+    except struct.error:
+        return None
 
 
 class TaskCache:
@@ -206,11 +221,10 @@ class TaskCache:
         self.fresh[folder] = (kept.files, kept.first, kept.entry)
         return entry
 
-    def put(self, entry: Any, first_location: str, seen: Signature | bytes | None = None) -> None:
+    def put(self, entry: Any, first_location: str, sig: Signature | bytes | None) -> None:
         """Remember an entry just read; its record is made only when the store is saved.
-        ``seen``: the signature the reader took while reading; else stat the files now. A
-        folder with a racy file is not remembered."""
-        sig = seen if seen is not None else signature(self.root, entry_files(entry))
+        ``sig``: the signature of its files (packed by a reader process, or as tuples;
+        None: one could not be stat'ed). A folder with a racy file is not remembered."""
         if isinstance(sig, bytes):  # packed by a reader process
             if not packed_is_racy(sig, self.fence):
                 self.read.add(entry, first_location, sig)
@@ -220,11 +234,6 @@ class TaskCache:
                 self.read.add(entry, first_location, packed)
             else:
                 self.fresh[entry.folder] = (sig, first_location, entry)
-
-    def forget(self) -> None:
-        """Once saved: drop what the store was loaded as and written from."""
-        self.entries, self.delta, self.fresh = {}, {}, {}
-        self.read = ReadKeys()
 
     def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder seen in this read as it is stored, made one at a time."""
@@ -242,33 +251,79 @@ class TaskCache:
         for folder, kept in self._kept_entries():
             yield ENCODER.encode(folder) + ENCODER.encode(kept)
 
-    def save(self) -> None:
-        """Write the entries seen in this read (atomically). When few folders changed since
-        the base file was written, only they go to the delta file (a folder gone as None);
-        the base is written whole again once the delta grows past :data:`DELTA_SHARE` of
-        it. Every entry is checked against its files before use, so any base and delta
-        combined (one written, the other not) give misses, never a wrong entry."""
-        entries, fresh = self.entries, self.fresh
-        if not fresh and not self.read and not entries:
-            return
-        if entries:  # is it a few folders (the delta file)?
-            try:
-                changed = {f: kept for f, kept in self._kept_entries() if entries.get(f) != kept}
-            except (TypeError, ValueError, OverflowError):
+    def save(self, keep: bool = True) -> None:
+        """Write the entries seen in this read (atomically; ``keep`` False: nothing is
+        written), then drop what the store was loaded as and written from. When few
+        folders changed since the base file was written, only they go to the delta file (a
+        folder gone as None); the base is written whole again once the delta grows past
+        :data:`DELTA_SHARE` of it. Every entry is checked against its files before use, so
+        any base and delta combined (one written, the other not) give misses, never a
+        wrong entry."""
+        entries, fresh, read = self.entries, self.fresh, self.read
+        try:
+            if not keep or (not fresh and not read and not entries):
                 return
-            read = {entry.folder for entry in self.read.entries}  # few: the rest are in fresh
-            gone = [f for f, v in entries.items() if v and f not in fresh and f not in read]
-            if not changed and not gone:
-                return
-            delta = {**self.delta, **changed, **dict.fromkeys(gone)}
-            if len(delta) <= max(DELTA_MIN, (len(fresh) + len(read)) // DELTA_SHARE):
-                store.write_atomically(self.delta_path, TaskStore(self.root, delta))
-                return
-            del changed, delta
-        # Written as it is made: the whole store is never held (nor its records).
-        if store.write_streamed(self.path, self._whole):
-            with contextlib.suppress(OSError):
-                os.unlink(self.delta_path)
+            if entries:  # is it a few folders (the delta file)?
+                try:
+                    changed = {f: k for f, k in self._kept_entries() if entries.get(f) != k}
+                except (TypeError, ValueError, OverflowError):
+                    return
+                done = {entry.folder for entry in read.entries}  # few: the rest are in fresh
+                gone = [f for f, v in entries.items() if v and f not in fresh and f not in done]
+                if not changed and not gone:
+                    return
+                delta = {**self.delta, **changed, **dict.fromkeys(gone)}
+                if len(delta) <= max(DELTA_MIN, (len(fresh) + len(done)) // DELTA_SHARE):
+                    store.write_atomically(self.delta_path, TaskStore(self.root, delta))
+                    return
+                del changed, delta
+            # Written as it is made: the whole store is never held (nor its records).
+            if store.write_streamed(self.path, self._whole):
+                with contextlib.suppress(OSError):
+                    os.unlink(self.delta_path)
+        finally:
+            self.entries, self.delta, self.fresh = {}, {}, {}
+            self.read = ReadKeys()
+
+
+def entry_record(entry: Any) -> EntryRec:
+    """A TaskEntry as its record (as a reader process sends it, and the store keeps it)."""
+    record = entry.record
+    rec = None
+    if record is not None:
+        rec = TaskRec(
+            record.task_id,
+            record.category,
+            record.plan_k,
+            record.plan_strategy,
+            tuple(
+                [
+                    AttemptRec(
+                        a.index,
+                        a.status,
+                        dict(a.metrics),
+                        tuple([issue_rec(i) for i in a.issues]),  # type: ignore[misc]
+                        dict(a.scoring_artifacts),
+                    )
+                    for a in record.attempts.values()
+                ]
+            ),
+            dict(record.retry_counts),
+            record.source,
+        )
+    dirs = entry.attempt_dirs
+    numbers = dirs.numbers if type(dirs) is AttemptDirs else None
+    return EntryRec(
+        entry.task_id,
+        entry.folder,
+        entry.state,
+        entry.published,
+        rec,
+        numbers,
+        None if numbers is not None else dict(dirs),
+        tuple([problem_rec(p) for p in entry.problems]),
+        entry.schema_version,
+    )
 
 
 def _record(entry: Any) -> EntryRec:

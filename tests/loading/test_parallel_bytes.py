@@ -15,7 +15,7 @@ import pytest
 from inspector.loading import readers as parallel
 from inspector.loading import tasks as task_cache
 from inspector.loading.reading import begin_read
-from inspector.loading.records import entry_record
+from inspector.loading.tasks import entry_record
 from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.conftest import conformance_run
