@@ -6,45 +6,15 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
-from inspector.answers.run import Say, Unusable, load_outputs, say_on_stderr
+from inspector.answers.run import Unusable
 from inspector.loading import Outputs
-from inspector.overrides import Overrides
 from inspector.results.file_io import parse_json
 from inspector.results.problems import unreadable
 from inspector.views.differences import Difference, metrics_differences
 from inspector.views.run_check import DIFFERS, OK, UNUSABLE, RunCheck, headline_of
-
-if TYPE_CHECKING:  # pragma: no cover
-    from inspector.session import Session
-
-
-def check_run(
-    path: str,
-    overrides: Overrides,
-    *,
-    cached: bool = False,
-    say: Say = say_on_stderr,
-    extra_answers: Callable[[Session], dict[str, Any]] | None = None,
-) -> tuple[list[Difference], Outputs, str | None]:
-    """Where a run's stored metrics.json differs from its recomputation, the outputs, and
-    what came from the store (``cached=False``, as ``check``: every file is read;
-    ``extra_answers``: as :func:`~inspector.answers.run.load_outputs`).
-
-    Raises:
-        Unusable: the run cannot be read or scored, or has no readable metrics.json.
-    """
-    outputs, source = load_outputs(
-        path,
-        overrides,
-        cached=cached,
-        say=say,
-        extra_answers=extra_answers,
-    )
-    return stored_differences(path, outputs), outputs, source
 
 
 class NoStoredReport(Unusable):

@@ -183,7 +183,7 @@ class Checked:
     """What a check of a snapshot found: every file of :attr:`rels` had its ``stats`` key
     at the check, except those at the positions in ``changed`` (the task cache takes the
     folders whose files it covers as checked: no second ``lstat`` of them). Also the
-    listing found (:func:`~inspector.results.listing.listing_key`), the snapshot checked,
+    listing found (:func:`~inspector.results.run_files.listing_key`), the snapshot checked,
     and what the report store kept beside it (its score tables, raw)."""
 
     def __init__(
