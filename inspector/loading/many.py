@@ -154,7 +154,7 @@ KEPT = tuple(
 
 
 def find_runs(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
-    """:func:`inspector.results.find_runs`, with the unchanged runs' summaries from the cache
+    """:func:`inspector.results.discover.find_runs`, with the unchanged runs' summaries from the cache
     (``folders``: the run folders when the root was searched already).
 
     Raises:

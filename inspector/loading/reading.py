@@ -59,7 +59,7 @@ class PendingRead:
         score: bool = False,
         save_cache: bool = True,
     ) -> Run:
-        """Collect every task folder: the run as :func:`~inspector.results.read_run` returns
+        """Collect every task folder: the run as :func:`~inspector.results.reader.read_run` returns
         it. ``score``: the published tasks are reduced under ``plan`` in order as they come
         in, while the rest are still read (by :attr:`stream`, when the run-level files give
         the plan). ``save_cache=False``: the caller writes the task store later."""
@@ -104,7 +104,7 @@ def begin_read(
     what ``reuse_cache``, ``store``, ``shared`` and ``checked`` do).
 
     Raises:
-        RunReadError: as :func:`~inspector.results.read_run`.
+        RunReadError: as :func:`~inspector.results.reader.read_run`.
     """
     started = time.time_ns()
     listed = list_run(path)

@@ -93,7 +93,7 @@ def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
 
 
 def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
-    """Whether any file of ``sig`` is racy (:func:`~inspector.loading.is_racy`); a
+    """Whether any file of ``sig`` is racy (:func:`~inspector.loading.store.is_racy`); a
     folder whose newest stamp is older than the coarse granularity is answered at once."""
     newest = max([max(item[5], item[6]) for item in sig], default=0)
     if newest < fence_ns - COARSE_GRANULARITY_NS:
@@ -339,7 +339,7 @@ class ReadKeys:
     """The folders read while a run is read with the store on (for its task store and its
     index), as columns, not a tuple, a dict slot and a bytes object per folder (about 120
     bytes beside the keys): each one's entry, where AgentCompass finds it first, and its
-    keys packed (:func:`~inspector.loading.index.packed_signature`) one folder after the
+    keys packed (:func:`packed_signature`) one folder after the
     other in one buffer, after :data:`~inspector.loading.index.HEAD` bytes of room for
     the run-level files' (when every folder was read, in order, the run's index is made
     from that buffer in place: :func:`~inspector.loading.index.take`)."""

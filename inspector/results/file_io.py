@@ -25,7 +25,7 @@ Stat = tuple[int, int, int, int, int, int]
 The change time cannot be set back by ``os.utime``, ``cp -p``, ``rsync -a`` or a restore
 from a backup, and a file replaced through a temporary file has a new inode: a file whose
 key is unchanged has not been written since (racy files aside: see
-:mod:`inspector.loading.task_cache`)."""
+:mod:`inspector.loading.tasks`)."""
 
 
 stat_key: Callable[[os.stat_result], Stat] = operator.attrgetter(

@@ -64,7 +64,7 @@ class Run:
     problems: list[LoadProblem] = field(default_factory=list)
     # With the cache on, what inspector.loading.snapshot needs: the stat_key of
     # the run-level files and running/ folders as seen when read, each task folder's file
-    # signature (inspector.loading.task_cache; or all of them in one bytearray), and the
+    # signature (inspector.loading.tasks; or all of them in one bytearray), and the
     # task folder listing.
     seen: dict[str, tuple[int, ...] | None] | None = field(default=None, repr=False)
     signatures: Any = field(default_factory=dict, repr=False)
