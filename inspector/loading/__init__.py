@@ -202,10 +202,11 @@ def state(path: Path | str) -> str | None:
 
 def state_read(session: Session) -> str | None:
     """:func:`state` of the run as ``session`` read it (None: it cannot be named)."""
-    from inspector.loading.index import name_read
+    from inspector.loading.index import name, take
     from inspector.loading.store import enabled
 
-    return name_read(session.run) if enabled() else None
+    index = take(session.run) if enabled() else None
+    return None if index is None else name(index)
 
 
 def kept_for_root(root: Path | str, question: str, kind: Any) -> Any | None:

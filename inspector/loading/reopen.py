@@ -169,8 +169,7 @@ def _update_rows(
 
 def _starts(snapshot: Any) -> list[int]:
     """Where each entry's files begin among the snapshot's files."""
-    running = snapshots.RUNNING_ENTRY
-    sizes = [2 if numbers == running else 2 + len(numbers) for numbers in snapshot.attempts]
+    sizes = snapshots.files_per_entry(snapshot.attempts)
     return list(itertools.accumulate(sizes[:-1], initial=len(RUN_FILES)))
 
 
