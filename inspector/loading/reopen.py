@@ -1,13 +1,9 @@
-"""Reopening a run after a few task folders changed: its report from its score table, with
-only the changed folders read again.
-
-When the report store's check finds that only some task folders' files changed,
-:func:`answer` reads those folders, reduces their tasks, takes every other folder's row
-from the score table (:func:`~inspector.loading.reports.table_of`) and aggregates the
-report through the engine; the new report is kept with the new index and table. It answers
-only when that is exactly what reading everything would give (the run-level files
-unchanged, no benchmark formula over the attempts, no folder changing which task is
-scored); else ``None``, and the run is read as usual.
+"""Reopening a run after a few task folders changed: its report from its score table
+(:func:`~inspector.loading.reports.table_of`), only the changed folders read again and
+reduced, the rest taken from the table's rows, aggregated by the engine and kept with the
+new index and table. Only when that is exactly what reading everything would give (the
+run-level files unchanged, no benchmark formula over the attempts, no folder changing which
+task is scored); else ``None``, and the run is read as usual.
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ import itertools
 import operator
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +26,7 @@ from inspector.engine.recomputation import check_plans, standard_report
 from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import index as snapshots
 from inspector.loading import reports
+from inspector.loading.door import CachedReport
 from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem, problem_rec
 from inspector.loading.tasks import packed_signature, signature_is_racy
 from inspector.results.layout import TASK_STATES
@@ -45,22 +41,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.overrides import Overrides
 
 
-@dataclass(frozen=True)
-class Answer:
-    """The outputs of a reopened run, and how many of its task folders were read again."""
-
-    outputs: Outputs
-    read_again: int
-    folders: int
-
-
 def answer(
     path: Path | str, key: str, overrides: Overrides | None, checked: snapshots.Checked
-) -> Answer | None:
-    """The outputs of the run at ``path`` (as the user named it) under ``key`` when only
+) -> CachedReport | None:
+    """The report of the run at ``path`` (as the user named it) under ``key`` when only
     the task folders in ``checked`` changed, from its score table; None when that cannot
     be told exactly this way (the caller reads the run)."""
     snapshot = checked.snapshot
+    if overrides is not None and (overrides.k is not None or overrides.strategy is not None):
+        return None  # a derived plan
     if snapshot is None or not checked.tables or not checked.listing:
         return None
     candidates, running, listing_problems = checked.listing
@@ -127,7 +116,7 @@ def answer(
         names=(plan.model_id, plan.benchmark_id),
     )
     _store(root, key, outputs, snapshot, starts, table, fresh, fence)
-    return Answer(outputs, len(fresh), count + len(running))
+    return CachedReport(outputs, len(fresh), count + len(running))
 
 
 def _level_run(root: Path, level: RunLevel) -> Run:

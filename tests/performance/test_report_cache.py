@@ -18,7 +18,7 @@ import pytest
 from inspector import loading
 from inspector.cli import main as cli
 from inspector.cli.common import overrides_from
-from inspector.loading import door, reports, store
+from inspector.loading import door, reopen, reports, store
 from inspector.loading import index as snapshot
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 
@@ -46,7 +46,7 @@ class Counter:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls = 0
-        original, warm = door._read, door._warm
+        original, warm = door._read, reopen.answer
 
         def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
             self.calls += 1
@@ -58,7 +58,7 @@ class Counter:
             return answer
 
         monkeypatch.setattr(door, "_read", counting)
-        monkeypatch.setattr(door, "_warm", counting_warm)
+        monkeypatch.setattr(reopen, "answer", counting_warm)
 
 
 def settle_time_stamps() -> None:
