@@ -296,10 +296,12 @@ def start_app() -> None:
 def warm_app() -> None:
     """Start the app's shared reader processes (in a worker thread, at mount); each loads
     the inspector's code signature (what every store check needs)."""
-    from inspector.loading.processes import warm_shared_pool
+    from inspector.loading.processes import shared_pool, workers
     from inspector.loading.store import code_signature
 
-    warm_shared_pool(code_signature)
+    pool = shared_pool()
+    for future in [pool.submit(code_signature) for _ in range(workers())]:
+        future.result()
 
 
 def stop_app(early: EarlyOpen | None = None) -> None:
