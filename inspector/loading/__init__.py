@@ -82,9 +82,9 @@ def is_url(path: str | os.PathLike[str]) -> bool:
 def shown(text: str) -> str:
     """``text`` with every mirror folder replaced by the URL it mirrors."""
     remote = sys.modules.get(__name__ + ".remote")  # loaded once a URL was opened
-    mirrored = remote.MIRRORED if remote is not None else {}
-    for url, local in sorted(mirrored.items(), key=lambda item: -len(str(item[1]))):
-        text = text.replace(str(local), url.rstrip("/"))
+    mirrored = [(str(m.local), url) for url, m in (remote.MIRRORED if remote else {}).items()]
+    for local, url in sorted(mirrored, key=lambda item: -len(item[0])):
+        text = text.replace(local, url.rstrip("/"))
     return text
 
 
