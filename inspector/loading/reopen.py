@@ -27,7 +27,7 @@ from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import index as snapshots
 from inspector.loading import reports
 from inspector.loading.door import CachedReport
-from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem, problem_rec
+from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem
 from inspector.loading.tasks import packed_signature, signature_is_racy
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES
@@ -91,7 +91,13 @@ def answer(
         validate_report(report)
     except (EngineError, KeyError, TypeError, ValueError):
         return None
-    _update_rows(table, scored, fresh, outcomes, keys)
+    at = {i: j for j, i in enumerate(scored) if i in fresh}
+    for i, (entry, _) in fresh.items():  # the rows of the folders read again
+        j = at.get(i)
+        if j is None:
+            reports.set_row(table, i, entry)
+        else:
+            reports.set_row(table, i, entry, keys[j], [outcomes[s][j] for s in table.series])
     problems = list(run.problems)
     problems += [LoadProblem(*p) for p in listing_problems]
     # In folder order: the folders with problems (few) and those read again.
@@ -125,35 +131,6 @@ def _level_run(root: Path, level: RunLevel) -> Run:
     run.stored_metrics_text, run.stored_summary = level.metrics_text, level.summary
     run.problems = [load_problem(p) for p in level.problems]
     return run
-
-
-def _update_rows(
-    table: Table,
-    scored: list[int],
-    fresh: dict[int, tuple[TaskEntry, Any]],
-    outcomes: dict[str, list[Any]],
-    keys: list[str],
-) -> None:
-    """The table's rows of the folders read again, as :func:`~inspector.loading.reports.table_of`
-    would make them."""
-    for i, (entry, _) in fresh.items():
-        record = entry.record
-        table.ids[i] = record.task_id if record is not None else None
-        table.probs[i] = tuple([problem_rec(p) for p in entry.problems])
-        table.won[i] = False
-        table.cats[i] = None
-        for column in table.columns:
-            column.values[i] = column.states[i] = column.errors[i] = None
-    for j, i in enumerate(scored):
-        if i not in fresh:
-            continue
-        table.won[i] = True
-        table.cats[i] = keys[j]
-        for series_id, column in zip(table.series, table.columns, strict=True):
-            outcome = outcomes[series_id][j]
-            column.values[i] = outcome.value
-            column.states[i] = outcome.state
-            column.errors[i] = outcome.has_error
 
 
 def _starts(snapshot: Any) -> list[int]:

@@ -9,6 +9,7 @@ Plans given as files (``--hierarchy``, ``--contract``) are never kept.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import threading
@@ -274,44 +275,42 @@ def table_of(session: Session) -> Table | None:
         return None
     if rec.plan.benchmark_id in OVERRIDES:
         return None
-    series = list(rec.reductions)  # the plan's series, in order
+    series = tuple(rec.reductions)  # the plan's series, in order
     entries = run.entries
     count = sum(1 for entry in entries if entry.state != "running")
     if any(entry.state == "running" for entry in entries[:count]):
         return None  # not candidates then running/ folders, as the index lists them
-    ids: list[str | None] = []
-    won: list[bool] = []
-    cats: list[str | None] = []
-    probs: list[Any] = []
-    columns = [Column([], [], []) for _ in series]
+    empty = [None] * count
+    columns = [Column(empty[:], empty[:], empty[:]) for _ in series]
+    table = Table(None, series, empty[:], [False] * count, empty[:], empty[:], columns)  # type: ignore[arg-type]
     reductions = [rec.reductions[series_id] for series_id in series]
     tasks, keys, scored = rec.tasks, rec.category_keys, 0
-    for entry in entries[:count]:
+    for i, entry in enumerate(entries[:count]):
         record = entry.record
-        ids.append(record.task_id if record is not None else None)
-        probs.append(tuple([problem_rec(p) for p in entry.problems]))
         if record is not None and scored < len(tasks) and tasks[scored] is record:
-            won.append(True)
-            cats.append(keys[scored])
-            for column, reduced in zip(columns, reductions, strict=True):
-                reduction = reduced[scored]
-                column.values.append(reduction.value)
-                column.states.append(reduction.state)
-                column.errors.append(reduction.has_error)
+            set_row(table, i, entry, keys[scored], [reduced[scored] for reduced in reductions])
             scored += 1
         else:
-            won.append(False)
-            cats.append(None)
-            for column in columns:
-                column.values.append(None)
-                column.states.append(None)
-                column.errors.append(None)
+            set_row(table, i, entry)
     if scored != len(tasks):
         return None
-    level = _run_level(run, probs)
-    if level is None:
-        return None
-    return Table(level, tuple(series), ids, won, cats, probs, columns)
+    table.level = _run_level(run, table.probs)  # type: ignore[assignment]
+    return table if table.level is not None else None
+
+
+def set_row(table: Table, i: int, entry: Any, key: str | None = None, outcomes: Any = ()) -> None:
+    """Row ``i`` of ``table``: the task folder ``entry``, its task scored under category
+    ``key`` with ``outcomes`` (one reduction per series), or not scored (``key`` None)."""
+    record = entry.record
+    table.ids[i] = record.task_id if record is not None else None
+    table.probs[i] = tuple([problem_rec(p) for p in entry.problems])
+    table.won[i], table.cats[i] = key is not None, key
+    for column, outcome in itertools.zip_longest(table.columns, outcomes):
+        if outcome is None:
+            column.values[i] = column.states[i] = column.errors[i] = None
+        else:
+            column.values[i], column.states[i] = outcome.value, outcome.state
+            column.errors[i] = outcome.has_error
 
 
 def _run_level(run: Run, probs: list[Any]) -> RunLevel | None:
