@@ -188,15 +188,9 @@ def _read(
         outputs_of,
     )
 
-    # In an audit of many runs, a fresh read (``check ROOT``: hundreds of runs read once)
-    # keeps nothing, and any other keeps the task store only of a run large enough for
-    # reader processes (the report store answers its next look, and a small run's folders
-    # cost less to read again than to keep).
+    # In an audit, a fresh read keeps nothing, any other the task store of a large run only.
     nothing, lean = _auditing.on and fresh, _auditing.on and not fresh
-    # What an earlier read kept from the collector is handed back, and the collector is
-    # kept off what this read builds: its full collections otherwise walk the growing heap
-    # again and again.
-    gc.unfreeze()
+    gc.unfreeze()  # what an earlier read froze; this one's is frozen after (paused)
     try:
         with paused():
             if pending is None:
@@ -224,8 +218,7 @@ def _read(
         extra = also(made.session)
     if nothing:
         return loaded
-    # The store is optional: a failure to keep never fails the read. It is written after
-    # the session is out, so a large run is on screen before it is.
+    # Kept after the session is out; a failure to keep never fails the read.
     with contextlib.suppress(Exception):
         whole = not lean or len(pending.load.entries) >= PARALLEL_MIN
         cache = pending.load.cache
