@@ -132,8 +132,9 @@ def open_run(
         if cached is None and checked is not None and key is not None and answer:
             from inspector.loading import reopen
 
-            warm = reopen.answer(path, key, plan, checked)
-            if warm is not None:
+            found = reopen.answer(path, key, plan, checked)
+            if found is not None:
+                warm = CachedReport(*found)
                 emit(warm)
                 return warm
         if cached is not None:

@@ -26,7 +26,6 @@ from inspector.engine.recomputation import check_plans, standard_report
 from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import index as snapshots
 from inspector.loading import reports
-from inspector.loading.door import CachedReport
 from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem
 from inspector.loading.tasks import packed_signature, signature_is_racy
 from inspector.results.layout import TASK_STATES
@@ -43,10 +42,10 @@ if TYPE_CHECKING:  # pragma: no cover
 
 def answer(
     path: Path | str, key: str, overrides: Overrides | None, checked: snapshots.Checked
-) -> CachedReport | None:
+) -> tuple[Outputs, int, int] | None:
     """The report of the run at ``path`` (as the user named it) under ``key`` when only
-    the task folders in ``checked`` changed, from its score table; None when that cannot
-    be told exactly this way (the caller reads the run)."""
+    the task folders in ``checked`` changed, from its score table, with how many of how
+    many task folders were read again; None when that cannot be told exactly this way."""
     snapshot = checked.snapshot
     if overrides is not None and (overrides.k is not None or overrides.strategy is not None):
         return None  # a derived plan
@@ -122,7 +121,7 @@ def answer(
         names=(plan.model_id, plan.benchmark_id),
     )
     _store(root, key, outputs, snapshot, starts, table, fresh, fence)
-    return CachedReport(outputs, len(fresh), count + len(running))
+    return outputs, len(fresh), count + len(running)
 
 
 def _level_run(root: Path, level: RunLevel) -> Run:

@@ -47,7 +47,7 @@ class Answers:
         def counted_warm(*args: Any, **kwargs: Any) -> Any:
             found = warm(*args, **kwargs)
             if found is not None:
-                self.warm.append(found.read_again)
+                self.warm.append(found[1])  # task folders read again
             return found
 
         def counted_read(*args: Any, **kwargs: Any) -> Any:
