@@ -127,16 +127,18 @@ def open_run(
         if pending is None:
             _preview_in_app(Path(path), key, early, emit)
     elif not fresh and (preview or answer):
-        found, checked = reports.lookup_checked(Path(path), key)
+        changes: list[Checked] = []
+        found = reports.lookup(Path(path), key, on_changes=changes.append)
+        checked = changes[0] if changes else None
         cached = found if isinstance(found, Outputs) else None
         if cached is None and checked is not None and key is not None and answer:
             from inspector.loading import reopen
 
-            found = reopen.answer(path, key, plan, checked)
-            if found is not None:
-                warm = CachedReport(*found)
-                emit(warm)
-                return warm
+            warm = reopen.answer(path, key, plan, checked)
+            if warm is not None:
+                got = CachedReport(*warm)
+                emit(got)
+                return got
         if cached is not None:
             got = CachedReport(cached)
             emit(got)

@@ -200,7 +200,7 @@ def check(root: Path, snapshot: Index) -> Checked | None:
     if RECORD * (len(RUN_FILES) + sum(files_per_entry(attempts))) != len(stats):
         return None
     whole = memoryview(stats)
-    parts = None
+    parts: Any = None
     if len(stats) >= RECORD * FORK_MIN:
         half = len(folders) // 2
         at = RECORD * (len(RUN_FILES) + sum(files_per_entry(attempts[:half])))

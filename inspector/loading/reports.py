@@ -78,10 +78,17 @@ def _load(run_root: Path, folder: Path | None = None) -> Report | None:
     return found  # type: ignore[no-any-return]
 
 
-def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | None:
+def lookup(
+    run_root: Path,
+    key: str | None,
+    *,
+    shared: bool = False,
+    on_changes: Callable[[snapshots.Checked], None] | None = None,
+) -> Any | None:
     """What was stored under ``key`` for this run, if the run has not changed since.
     ``shared``: the caller has threads (the app): the check runs in one of its shared
-    reader processes, not beside the interface thread."""
+    reader processes, not beside the interface thread. ``on_changes``: gets what the check
+    found when a few files changed (the read that follows need not ``lstat`` the rest)."""
     if key is None or not stores.enabled():
         return None
     if shared:
@@ -89,7 +96,7 @@ def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | No
         answers = in_shared_pool(_lookup_in, [(stores.runs_dir(), Path(run_root), key)])
         if answers is not None:
             return answers[0]
-    return _lookup_in(None, run_root, key)
+    return _lookup_in(None, run_root, key, on_changes)
 
 
 def peek(run_root: Path, key: str | None) -> Outputs | None:
@@ -107,16 +114,6 @@ def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[st
         return None, {}
     outputs = found.outputs.get(key)
     return (outputs if outputs is not None else found.refused.get(key)), found.answers
-
-
-def lookup_checked(run_root: Path, key: str | None) -> tuple[Any | None, snapshots.Checked | None]:
-    """:func:`lookup` in this process, with what its check found when the run changed in
-    a few files (the read that follows does not ``lstat`` the unchanged ones again)."""
-    if key is None or not stores.enabled():
-        return None, None
-    found: list[snapshots.Checked] = []
-    outputs = _lookup_in(None, run_root, key, found.append)
-    return outputs, (found[0] if found and outputs is None else None)
 
 
 def _lookup_in(
@@ -280,7 +277,7 @@ def table_of(session: Session) -> Table | None:
     count = sum(1 for entry in entries if entry.state != "running")
     if any(entry.state == "running" for entry in entries[:count]):
         return None  # not candidates then running/ folders, as the index lists them
-    empty = [None] * count
+    empty: list[Any] = [None] * count
     columns = [Column(empty[:], empty[:], empty[:]) for _ in series]
     table = Table(None, series, empty[:], [False] * count, empty[:], empty[:], columns)  # type: ignore[arg-type]
     reductions = [rec.reductions[series_id] for series_id in series]
