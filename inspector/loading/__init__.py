@@ -82,9 +82,9 @@ def is_url(path: str | os.PathLike[str]) -> bool:
 def shown(text: str) -> str:
     """``text`` with every mirror folder replaced by the URL it mirrors."""
     remote = sys.modules.get(__name__ + ".remote")  # loaded once a URL was opened
-    mirrored = remote.MIRRORED if remote is not None else {}
-    for url, local in sorted(mirrored.items(), key=lambda item: -len(str(item[1]))):
-        text = text.replace(str(local), url.rstrip("/"))
+    mirrored = [(str(m.local), url) for url, m in (remote.MIRRORED if remote else {}).items()]
+    for local, url in sorted(mirrored, key=lambda item: -len(item[0])):
+        text = text.replace(local, url.rstrip("/"))
     return text
 
 
@@ -149,9 +149,8 @@ def audit(
 def audit_in_app(
     function: Callable[..., Any], calls: Sequence[tuple[Any, ...]], **pacing: Any
 ) -> Iterator[list[tuple[int, Any]]]:
-    """:func:`audit` for the app: ``(index, answer)`` pairs in batches as they come, in no
-    particular order, from its shared reader processes; ``pacing`` (``failed``,
-    ``cancelled``, ``every``, ``first``) as :func:`~inspector.loading.many.stream_in_shared_pool`
+    """:func:`audit` for the app: ``(index, answer)`` batches as they come, from its shared
+    reader processes; ``pacing`` as :func:`~inspector.loading.many.stream_in_shared_pool`
     takes it."""
     from inspector.loading.door import Audited
     from inspector.loading.many import stream_in_shared_pool
@@ -160,9 +159,8 @@ def audit_in_app(
 
 
 def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
-    """Every run under ``root``, newest first, each from its run-level files (the store
-    keeps them: an unchanged run's are not read again). ``folders``: the run folders
-    when the root was searched already.
+    """Every run under ``root``, newest first, from its run-level files (kept in the store).
+    ``folders``: the run folders when the root was searched already.
 
     Raises:
         RunReadError: ``root`` is not a readable directory.
@@ -191,10 +189,9 @@ def kept(path: Path | str, plan: Overrides | None, question: str, kind: Any = No
 
 
 def state(path: Path | str) -> str | None:
-    """A name for the state of the run's files, as its store last read them, when they are
-    still so (within :func:`audit`, answered by the call's one check of its files); None
-    when the store keeps nothing for the run or it changed since. Answers about many runs
-    are kept under the names of their runs' states (:func:`keep_for_root`)."""
+    """A name for the state of the run's files as its store last read them, when they are
+    still so (within :func:`audit`, the call's one check); None when the store keeps
+    nothing for the run or it changed since (:func:`keep_for_root` keys by it)."""
     from inspector.loading import reports
 
     return reports.state(Path(path))
@@ -202,10 +199,11 @@ def state(path: Path | str) -> str | None:
 
 def state_read(session: Session) -> str | None:
     """:func:`state` of the run as ``session`` read it (None: it cannot be named)."""
-    from inspector.loading.index import name_read
+    from inspector.loading.index import name, take
     from inspector.loading.store import enabled
 
-    return name_read(session.run) if enabled() else None
+    index = take(session.run) if enabled() else None
+    return None if index is None else name(index)
 
 
 def kept_for_root(root: Path | str, question: str, kind: Any) -> Any | None:
@@ -228,9 +226,8 @@ def last_report(
     path: Path | str, plan: Overrides | None
 ) -> tuple[Outputs | str | None, dict[str, tuple[float, ...]]]:
     """The run's last report under ``plan`` in the store, NOT checked against its files
-    (the first, unverified preview: the runs screen's marks until each run is checked):
-    its outputs, or the line saying why the run could not be scored, with the further
-    answers kept beside it (by :func:`question_key`); ``(None, {})``: none is kept."""
+    (the runs screen's first marks): its outputs, or the line saying why the run could not
+    be scored, and the further answers kept beside it; ``(None, {})``: none is kept."""
     from inspector.loading import reports
 
     return reports.last(Path(path), reports.key_for(plan, "outputs"))
@@ -269,10 +266,8 @@ def prepare_app(
     paths: list[Path], preload: Sequence[str] = (), root_preload: Sequence[str] = ()
 ) -> EarlyOpen | None:
     """Before textual is imported (the process has one thread): look a single run up in
-    the store, else start its reader processes; start the fork server that later reader
-    processes come from, with the modules in ``preload`` imported (those whose functions
-    the app runs in them), and those in ``root_preload`` too when the app does not open
-    on one run."""
+    the store, else start its reader processes; start the fork server with the modules
+    in ``preload`` imported, and those in ``root_preload`` unless the app opens one run."""
     from inspector.loading.processes import start_forkserver
     from inspector.loading.reading import prepare
 
@@ -283,8 +278,7 @@ def prepare_app(
 
 def start_app() -> None:
     """As the app is made: reads from now on are the app's (its shared reader processes,
-    the preview first), and multiprocessing's resource tracker starts while stderr is
-    still the process's own."""
+    the preview first); multiprocessing's resource tracker starts now."""
     global _in_app
     from inspector.loading.processes import start_resource_tracker
 
@@ -293,12 +287,14 @@ def start_app() -> None:
 
 
 def warm_app() -> None:
-    """Start the app's shared reader processes (in a worker thread, at mount); each loads
-    the inspector's code signature (what every store check needs)."""
-    from inspector.loading.processes import warm_shared_pool
+    """Start the app's shared reader processes (in a worker thread, at mount), each with
+    the code signature every store check needs."""
+    from inspector.loading.processes import shared_pool, workers
     from inspector.loading.store import code_signature
 
-    warm_shared_pool(code_signature)
+    pool = shared_pool()
+    for future in [pool.submit(code_signature) for _ in range(workers())]:
+        future.result()
 
 
 def stop_app(early: EarlyOpen | None = None) -> None:
@@ -317,16 +313,14 @@ def stop_app(early: EarlyOpen | None = None) -> None:
 
 
 def end_app() -> None:
-    """The app is ending on a signal: its reader processes end now (SIGTERM, then SIGKILL
-    after a second), the early read's and the shared ones, and no new ones start."""
+    """The app is ending on a signal: its reader processes end now, and no new ones start."""
     from inspector.loading.processes import end_pools
 
     end_pools()
 
 
 def __getattr__(name: str) -> Any:
-    """``EarlyOpen`` (the app's settings name its type) and ``derived_note`` (the stderr
-    note of a derived plan), from the module that reads runs, loaded when asked for."""
+    """``EarlyOpen`` and ``derived_note``, from the module that reads runs, on demand."""
     if name in ("EarlyOpen", "derived_note"):
         from inspector.loading import reading
 

@@ -1,8 +1,7 @@
 """How a run is opened behind the door (:mod:`inspector.loading`): the store's answer for an
-unchanged run, else the run read (its unchanged task folders from the store, the rest by
-reader processes), scored while it is read, and kept in the store for next time. What
-happens is reported as events (named tuples: cheap to define in a module every command
-imports).
+unchanged run, else the run read (unchanged task folders from the store, the rest by reader
+processes), scored while it is read, and kept in the store. What happens is reported as
+events (named tuples: cheap to define in a module every command imports).
 """
 
 from __future__ import annotations
@@ -96,14 +95,10 @@ class Audited:
     def __call__(self, *args: Any) -> Any:
         """The call, with every look the store takes at its run (``args[0]``) answered
         by one check of the run's files: its answers are of one state of the run."""
-        from contextlib import nullcontext
-        from pathlib import Path
-
-        from inspector.loading.reports import held
-
         before, _auditing.on = _auditing.on, True
         try:
-            with held(Path(args[0])) if isinstance(args[0], str | Path) else nullcontext():
+            held = reports.held(Path(args[0])) if isinstance(args[0], str | Path) else None
+            with held or contextlib.nullcontext():
                 return self.function(*args)
         finally:
             _auditing.on = before
@@ -132,13 +127,18 @@ def open_run(
         if pending is None:
             _preview_in_app(Path(path), key, early, emit)
     elif not fresh and (preview or answer):
-        found, checked = reports.lookup_checked(Path(path), key)
+        changes: list[Checked] = []
+        found = reports.lookup(Path(path), key, on_changes=changes.append)
+        checked = changes[0] if changes else None
         cached = found if isinstance(found, Outputs) else None
         if cached is None and checked is not None and key is not None and answer:
-            warm = _warm(path, key, plan, checked)
+            from inspector.loading import reopen
+
+            warm = reopen.answer(path, key, plan, checked)
             if warm is not None:
-                emit(warm)
-                return warm
+                got = CachedReport(*warm)
+                emit(got)
+                return got
         if cached is not None:
             got = CachedReport(cached)
             emit(got)
@@ -154,10 +154,9 @@ def open_run(
 def _preview_in_app(
     path: Path, key: str | None, early: EarlyOpen | None, emit: Callable[[Event], Any]
 ) -> None:
-    """The app's preview: the store's report at once, marked as not yet checked (checking
-    a large run's files takes longer than the rest of opening the app), then the check
-    (in a shared reader process) and what it found: the report, checked, or
-    :class:`Outdated`. The run is read after this either way."""
+    """The app's preview: the store's report at once, not yet checked, then the check (in a
+    shared reader process) and what it found: the report, checked, or :class:`Outdated`.
+    The run is read after this either way."""
     shown = early.preview if early is not None else reports.peek(path, key)
     if shown is not None:
         emit(CachedReport(shown, checked=False))
@@ -166,21 +165,6 @@ def _preview_in_app(
         emit(CachedReport(found))
     elif shown is not None:
         emit(Outdated())
-
-
-def _warm(
-    path: Path | str, key: str, plan: Overrides | None, checked: Checked
-) -> CachedReport | None:
-    """The answer for a run whose files changed in a few task folders, from its score
-    table (None: the run is read)."""
-    if plan is not None and (plan.k is not None or plan.strategy is not None):
-        return None
-    from inspector.loading import reopen
-
-    found = reopen.answer(path, key, plan, checked)
-    if found is None:
-        return None
-    return CachedReport(found.outputs, found.read_again, found.folders)
 
 
 def _read(
@@ -207,15 +191,9 @@ def _read(
         outputs_of,
     )
 
-    # In an audit of many runs, a fresh read (``check ROOT``: hundreds of runs read once)
-    # keeps nothing, and any other keeps the task store only of a run large enough for
-    # reader processes (the report store answers its next look, and a small run's folders
-    # cost less to read again than to keep).
+    # In an audit, a fresh read keeps nothing, any other the task store of a large run only.
     nothing, lean = _auditing.on and fresh, _auditing.on and not fresh
-    # What an earlier read kept from the collector is handed back, and the collector is
-    # kept off what this read builds: its full collections otherwise walk the growing heap
-    # again and again.
-    gc.unfreeze()
+    gc.unfreeze()  # what an earlier read froze; this one's is frozen after (paused)
     try:
         with paused():
             if pending is None:
@@ -243,8 +221,7 @@ def _read(
         extra = also(made.session)
     if nothing:
         return loaded
-    # The store is optional: a failure to keep never fails the read. It is written after
-    # the session is out, so a large run is on screen before it is.
+    # Kept after the session is out; a failure to keep never fails the read.
     with contextlib.suppress(Exception):
         whole = not lean or len(pending.load.entries) >= PARALLEL_MIN
         cache = pending.load.cache
@@ -277,16 +254,10 @@ def _progress(emit: Callable[[Event], Any], interval: float) -> Callable[[int, i
     return progress
 
 
-# The cyclic garbage collector and the large, long-lived data of an open run: a 50,000-task
-# run is millions of small objects, and each full collection walks all of them (about half
-# a second on the interface thread, whenever allocation triggers it). paused() keeps the
-# collector off the objects a read builds, then moves what is alive into the permanent
-# generation (gc.freeze), where it is never walked; reference counting still frees it.
-# gc.unfreeze() hands it back before a run is read again (and as the app closes), so
-# cycles among the replaced data can still be collected.
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
-    """No cyclic collection inside the block; then every object alive is frozen."""
+    """No cyclic collection inside the block; then every object alive is frozen (never
+    walked by a full collection: ``docs/decisions/loading-internals.md``)."""
     enabled = gc.isenabled()
     gc.disable()
     try:

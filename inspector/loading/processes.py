@@ -1,7 +1,8 @@
 """The reader processes: one per core, forked by a single-threaded caller (the command
-line) or, for the app, one shared pool started by a fork server before textual is
-imported, kept for reloads, other runs and store checks; and how a pool ends: shut down
-once its work is done, or ended at once (Ctrl-C, a closed terminal, SIGTERM)."""
+line) or, for the app, one shared pool from a fork server started before textual is
+imported; and how a pool ends: shut down once its work is done, or ended at once (Ctrl-C,
+a closed terminal, SIGTERM). Why each step is as it is:
+``docs/decisions/loading-internals.md``."""
 
 from __future__ import annotations
 
@@ -27,8 +28,8 @@ def halves_in_fork(
     function: Callable[..., Any], first: tuple[Any, ...], second: tuple[Any, ...]
 ) -> tuple[Any, Any] | None:
     """``function(*first)`` here while a forked child does ``function(*second)`` (its plain
-    answer comes back through a pipe, marshalled): two cores for ``lstat`` work, for a
-    caller with one thread. None when there is no fork or the child failed."""
+    answer marshalled back through a pipe), for a caller with one thread. None when there
+    is no fork or the child failed."""
     if not hasattr(os, "fork"):
         return None
     read_end, write_end = os.pipe()
@@ -77,10 +78,9 @@ HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20
 
 
 def reader_started(parent: int | None = None, environ: dict[str, str] | None = None) -> None:
-    """What every reader process does first: take ``environ``, the pool maker's (the fork
-    server keeps its own from when it started: another cache folder), ignore SIGINT (the
-    pool's maker ends its readers), then :func:`die_with_parent`; (glibc) file buffers
-    up to 32 MB come from the heap and go back (64 MB of its top kept)."""
+    """What every reader process does first: take ``environ``, the pool maker's (not the
+    fork server's), ignore SIGINT (the pool's maker ends its readers), then
+    :func:`die_with_parent`; (glibc) file buffers up to 32 MB come from the heap."""
     if environ is not None and environ != os.environ:
         os.environ.clear()
         os.environ.update(environ)
@@ -97,9 +97,9 @@ def reader_started(parent: int | None = None, environ: dict[str, str] | None = N
 
 
 def die_with_parent(parent: int | None = None) -> None:
-    """End this reader process when ``parent`` (its pool's maker) ends, by any signal (else
-    it waits forever on a killed command's pipe): by ``PR_SET_PDEATHSIG`` when forked by
-    ``parent``, else (the fork server's) by a thread waiting on a pidfd; now if gone."""
+    """End this reader process when ``parent`` (its pool's maker) ends, by any signal:
+    by ``PR_SET_PDEATHSIG`` when forked by ``parent``, else (the fork server's) by a
+    thread waiting on a pidfd; now if gone."""
     if parent is None:
         return
     if os.getppid() == parent and sys.platform.startswith("linux"):
@@ -139,7 +139,7 @@ _pools: weakref.WeakSet[Any] = weakref.WeakSet()
 
 def reader_pool(max_workers: int, context: Any) -> Any:
     """A pool of reader processes (:func:`reader_started`) forked by ``context``: ``fork``,
-    this process, all now, SIGINT held meanwhile; ``forkserver``, as they are needed."""
+    all now, SIGINT held meanwhile; ``forkserver``, as they are needed."""
     from concurrent.futures import ProcessPoolExecutor  # see start_forkserver
 
     pool = ProcessPoolExecutor(
@@ -184,7 +184,7 @@ def end_pools() -> None:
 @contextlib.contextmanager
 def pool_in_use(pool: Any) -> Iterator[Any]:
     """``pool`` for a block: shut down after it, its work done; ended at once when the
-    block raises (Ctrl-C: its processes ignore SIGINT; a shutdown waits for the queue)."""
+    block raises (Ctrl-C)."""
     try:
         yield pool
     except BaseException:
@@ -194,10 +194,9 @@ def pool_in_use(pool: Any) -> Iterator[Any]:
 
 
 def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
-    """End ``pool`` now, as ``serve`` ends a session: its work is dropped, its processes
-    get SIGTERM, and SIGKILL when any is left after ``wait`` seconds."""
-    # The pool's processes and its answers' pipe (ProcessPoolExecutor has no public way to
-    # them before 3.14's terminate_workers), taken before shutdown forgets them.
+    """End ``pool`` now: its work is dropped, its processes get SIGTERM, and SIGKILL when
+    any is left after ``wait`` seconds."""
+    # Its processes and answers' pipe (no public way before 3.14), before shutdown forgets them.
     processes = list((getattr(pool, "_processes", None) or {}).values())
     answers = getattr(pool, "_result_queue", None)
     thread = getattr(pool, "_executor_manager_thread", None)  # shutdown sets it to None
@@ -213,13 +212,11 @@ def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
             if process.exitcode is None:
                 process.kill()
                 process.join(wait)
-    # A process ended mid-answer left half of it in the pipe; the pool's thread (which
-    # the exit waits for) waits for the rest, until this write end is closed too.
+    # A process ended mid-answer: the pool's thread waits for the rest until this is closed.
     if answers is not None:
         with contextlib.suppress(OSError, AttributeError):
             answers._writer.close()
-    # Nothing is left to wake: 3.11's exit hook would write to the pool's wakeup pipe as
-    # its thread closes it (EBADF, a traceback after `interrupted`).
+    # Nothing is left to wake: 3.11's exit hook would write to the closed wakeup pipe.
     from concurrent.futures import process as pools
 
     wakeups = getattr(pools, "_threads_wakeups", None)
@@ -229,9 +226,8 @@ def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
 
 
 def _quiet_cancelled_futures_race() -> None:
-    """Python 3.11's pool thread, marking pending calls failed, raises on one already
-    cancelled (a traceback on stderr after Ctrl-C): 3.12 ignores that error, and so does
-    this hook, for that thread and that error only."""
+    """Python 3.11's pool thread raises on a pending call already cancelled (a traceback
+    after Ctrl-C): 3.12 ignores that error, and so does this hook, for that thread only."""
     if sys.version_info >= (3, 12) or getattr(threading.excepthook, "_inspector", False):
         return
     from concurrent.futures import InvalidStateError
@@ -249,7 +245,7 @@ def _quiet_cancelled_futures_race() -> None:
 
 def workers(spare: int = 0) -> int:
     """Reader processes: ``INSPECTOR_WORKERS``, else one per available core and ``spare``
-    more (work that often waits for the disk keeps the cores busy meanwhile)."""
+    more (for work that often waits for the disk)."""
     value = os.environ.get("INSPECTOR_WORKERS", "").strip()
     if value.isdigit() and int(value) > 0:
         return int(value)
@@ -273,9 +269,7 @@ def preload_in_readers(module: str) -> None:
 def start_forkserver(preload: Sequence[str] = ()) -> None:
     """Start the fork server now, before the app imports textual: later reader processes
     start in milliseconds, with the readers and the modules in ``preload`` loaded."""
-    # multiprocessing and concurrent.futures (many modules) when processes start, here
-    # and below: a report answered from the cache imports this module and starts none.
-    import multiprocessing
+    import multiprocessing  # here and below: a report from the store starts no process
 
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return
@@ -309,10 +303,9 @@ def own_context(folders: int = 0) -> Any:
 
 
 def start_resource_tracker() -> None:
-    """Start multiprocessing's resource tracker while stderr is still the process's own:
-    it is spawned with ``sys.stderr.fileno()``, which inside the app Textual's print
-    capture answers -1 ("bad value(s) in fds_to_keep")."""
-    from multiprocessing import resource_tracker  # when processes start (see start_forkserver)
+    """Start multiprocessing's resource tracker while stderr is still the process's own
+    (inside the app, Textual's print capture answers -1 for its file descriptor)."""
+    from multiprocessing import resource_tracker
 
     with contextlib.suppress(OSError, ValueError), _outliving_the_terminal():
         resource_tracker.ensure_running()
@@ -321,9 +314,8 @@ def start_resource_tracker() -> None:
 @contextlib.contextmanager
 def _outliving_the_terminal() -> Iterator[None]:
     """SIGHUP and SIGINT ignored in this process meanwhile (main thread only), so in the
-    programs it starts (across ``exec``): the resource tracker and the fork server. A
-    closed terminal's SIGHUP to the app's group would end the tracker before it removed
-    the pool's semaphores from /dev/shm. The app ends the readers (:func:`end_pools`)."""
+    resource tracker and the fork server it starts: a closed terminal does not end them
+    before they clean up. The app ends the readers (:func:`end_pools`)."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
@@ -336,13 +328,6 @@ def _outliving_the_terminal() -> Iterator[None]:
 
 
 _TERMINAL_SIGNALS = (signal.SIGHUP, signal.SIGINT)
-
-
-def warm_shared_pool(first: Callable[[], object]) -> None:
-    """Start the shared reader processes now, each running ``first`` (what they all need)."""
-    pool = shared_pool()
-    for future in [pool.submit(first) for _ in range(workers())]:
-        future.result()
 
 
 _shared: Any = None

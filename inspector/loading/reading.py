@@ -1,16 +1,14 @@
 """A run being read and scored: its run-level files now, its task folders from the task
 store or by reader processes (:class:`~inspector.loading.readers.EntryLoad`), collected
-while the tasks are reduced; a plan with another k or strategy (``--k`` /
-``--strategy``) applied as a derived plan, always with a note saying so, and a warning for
-a contract guessed from the observations. :func:`prepare` starts this for the app before
-textual is imported (the store's report, else the reader processes, while the interface
-starts)."""
+while the tasks are reduced; ``--k`` / ``--strategy`` applied as a derived plan, with a
+note saying so, and a warning for a contract guessed from the observations. :func:`prepare`
+starts this for the app before textual is imported."""
 
 from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,8 +40,7 @@ class PendingRead:
     being read (by worker processes, for a large run). :meth:`finish` completes it."""
 
     def __init__(self, listed: ListedRun, load: EntryLoad) -> None:
-        # Not the listing itself: its map of folder names (large for a large run) is done
-        # with once the reading has started.
+        # Not the listing itself: its map of folder names is done with once reading started.
         self.files = listed.files
         self.running = listed.running
         self.run = listed.run
@@ -59,10 +56,9 @@ class PendingRead:
         score: bool = False,
         save_cache: bool = True,
     ) -> Run:
-        """Collect every task folder: the run as :func:`~inspector.results.reader.read_run` returns
-        it. ``score``: the published tasks are reduced under ``plan`` in order as they come
-        in, while the rest are still read (by :attr:`stream`, when the run-level files give
-        the plan). ``save_cache=False``: the caller writes the task store later."""
+        """Collect every task folder: the run as :func:`~inspector.results.reader.read_run`
+        returns it. ``score``: the published tasks are reduced under ``plan`` as they come
+        in (by :attr:`stream`). ``save_cache=False``: the caller writes the task store later."""
         run, files, running, cache = self.run, self.files, self.running, self.load.cache
         if score:
             self.stream = reduction_stream(run, plan)
@@ -93,7 +89,6 @@ class PendingRead:
 def begin_read(
     path: Path | str,
     *,
-    strategies: Collection[str] = BUILTIN_STRATEGIES,
     reuse_cache: bool = True,
     store: bool = True,
     shared: bool = False,
@@ -110,17 +105,15 @@ def begin_read(
     listed = list_run(path)
     run, files = listed.run, listed.files
     run.read_started_ns = started
-    if store_enabled() and store:
-        # Before reading: a file changed while we read it then differs next time.
+    if store_enabled() and store:  # before reading: a file changed meanwhile differs next time
         run.seen = {rel: stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
     run.listing = listed.listing
-    # The task folders first: their reader processes start while the run-level files
-    # (run_info.json can be hundreds of megabytes) are read here.
+    # The task folders' reader processes start while the run-level files are read here.
     load = EntryLoad(
         files,
         listed.candidates,
         listed.first_location,
-        strategies,
+        BUILTIN_STRATEGIES,
         reuse=reuse_cache,
         store=store,
         shared=shared,
@@ -142,13 +135,9 @@ def finish_and_score(
     save_cache: bool = True,
 ) -> Session:
     """Finish a read started earlier and score it, reducing the tasks while the rest are
-    still read. ``save_cache=False``: the caller writes the task cache later."""
-    run = pending.finish(progress, overrides, score=True, save_cache=False)
-    session = score_run(run, overrides, stream=pending.stream)
-    cache = pending.load.cache
-    if save_cache and cache is not None:
-        cache.save(keep=pending.load.store)
-    return session
+    still read. ``save_cache=False``: the caller writes the task store later."""
+    run = pending.finish(progress, overrides, score=True, save_cache=save_cache)
+    return score_run(run, overrides, stream=pending.stream)
 
 
 def outputs_of(session: Session, notes: list[str]) -> Outputs:
@@ -277,9 +266,7 @@ def prepare(path: Path) -> EarlyOpen | None:
     """Look the run up in the report cache, else start reading it (worker processes)."""
     if not ((path / "run_info.json").exists() or (path / "details").is_dir()):
         return None
-    early = EarlyOpen(path)
-    # Not checked against the files here: the app shows it as not yet checked while a
-    # reader process checks them (:func:`inspector.loading.door.open_run`).
+    early = EarlyOpen(path)  # its preview is checked later, in a reader process
     early.preview = reports.peek(path, reports.key_for(None, "outputs"))
     if early.preview is None:
         try:

@@ -1,13 +1,10 @@
 """Runs on object storage (``s3://``, ``gs://``, ``az://``, ``http(s)://``, ``file://``), read-only.
 
-:func:`mirror` lists the objects under a URL (fsspec) and fetches the new and changed ones
-(keyed by ETag, generation or modification time, and size) into a mirror in the cache
-folder, which the ordinary reader then reads; the ones gone are removed. The reader's
-rules hold: only regular objects, no key that could leave the folder or that no local file
-can be named, size limits; each refusal is a warning naming the remote object
-(``docs/cache-and-trust.md``, *Remote mirrors*). Credentials come only from each backend's
-standard chain; nothing is written to the remote. Messages name the URL, never the mirror
-(:func:`~inspector.loading.shown`).
+:func:`mirror` lists the objects under a URL (fsspec), fetches the new and changed ones
+(keyed by version and size) into a mirror in the cache folder, which the ordinary reader
+then reads, and removes the ones gone. The reader's rules hold; each refusal is a warning
+naming the remote object (``docs/cache-and-trust.md``, *Remote mirrors*). Credentials come
+only from each backend's standard chain; nothing is written to the remote.
 """
 
 from __future__ import annotations
@@ -45,11 +42,9 @@ def _limit(name: str, default_mb: int) -> int:
 
 
 def mirrors_dir(url: str) -> Path:
-    """Where mirrors are kept: ``remote`` in the one cache folder of every cache
-    (:func:`~inspector.loading.store.cache_root`). Raises :class:`RunReadError` naming
-    ``url`` when there is none (no absolute home or ``XDG_CACHE_HOME``), or when someone
-    else can write it (:func:`~inspector.loading.store.trusted`: its files would be
-    read as the run's)."""
+    """Where mirrors are kept: ``remote`` in the cache folder. Raises :class:`RunReadError`
+    naming ``url`` when there is none, or when someone else can write it (its files would
+    be read as the run's)."""
     root = cache_root()
     if root is None:
         raise RunReadError(
@@ -74,12 +69,9 @@ class Mirror:
         return [f"{join(self.url, key)}: refused: {why}" for key, why in self.refused]
 
 
-# URL -> mirror, for this process: a run under a mirrored root is not fetched again, and
-# messages naming a mirror's folder are shown with its URL.
-MIRRORED: dict[str, Path] = {}
-"""URL -> the local folder mirroring it, for every URL this process has opened (what
-:func:`inspector.loading.shown` names by its URL)."""
-_OPEN: dict[str, Mirror] = {}
+MIRRORED: dict[str, Mirror] = {}
+"""URL -> its mirror, for every URL this process opened: a run under a mirrored root is
+not fetched again, and :func:`inspector.loading.shown` names a mirror by its URL."""
 
 
 def join(url: str, key: str) -> str:
@@ -262,7 +254,7 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
     Raises:
         RunReadError: the URL cannot be opened or listed, names nothing, or is over a limit.
     """
-    for known, opened in _OPEN.items():  # under a URL mirrored by this process already
+    for known, opened in MIRRORED.items():  # under a URL mirrored by this process already
         if url.rstrip("/") == known.rstrip("/") or url.startswith(known.rstrip("/") + "/"):
             rest = url[len(known.rstrip("/")) :].strip("/")
             if not rest:
@@ -315,10 +307,9 @@ def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Mirror:
             stored[key] = objects[key] if len(data) == sizes[key] else (None, len(data))
         store.write_atomically(base / "index", MirrorIndex(url, stored))
     tree.mkdir(exist_ok=True)
-    _OPEN[url] = result
-    MIRRORED[url] = result.local
-    for line in result.warnings():
-        if say is not None:
+    MIRRORED[url] = result
+    if say is not None:
+        for line in result.warnings():
             say(line)
     return result
 
@@ -332,5 +323,4 @@ def _same_size(path: Path, size: int) -> bool:
 
 def forget() -> None:
     """Drop this process's URL -> mirror table (tests open the same URL afresh)."""
-    _OPEN.clear()
     MIRRORED.clear()

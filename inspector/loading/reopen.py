@@ -1,13 +1,9 @@
-"""Reopening a run after a few task folders changed: its report from its score table, with
-only the changed folders read again.
-
-When the report store's check finds that only some task folders' files changed,
-:func:`answer` reads those folders, reduces their tasks, takes every other folder's row
-from the score table (:func:`~inspector.loading.reports.table_of`) and aggregates the
-report through the engine; the new report is kept with the new index and table. It answers
-only when that is exactly what reading everything would give (the run-level files
-unchanged, no benchmark formula over the attempts, no folder changing which task is
-scored); else ``None``, and the run is read as usual.
+"""Reopening a run after a few task folders changed: its report from its score table
+(:func:`~inspector.loading.reports.table_of`), only the changed folders read again and
+reduced, the rest taken from the table's rows, aggregated by the engine and kept with the
+new index and table. Only when that is exactly what reading everything would give (the
+run-level files unchanged, no benchmark formula over the attempts, no folder changing which
+task is scored); else ``None``, and the run is read as usual.
 """
 
 from __future__ import annotations
@@ -18,7 +14,6 @@ import itertools
 import operator
 import os
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,7 +26,7 @@ from inspector.engine.recomputation import check_plans, standard_report
 from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import index as snapshots
 from inspector.loading import reports
-from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem, problem_rec
+from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem
 from inspector.loading.tasks import packed_signature, signature_is_racy
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES
@@ -45,22 +40,15 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.overrides import Overrides
 
 
-@dataclass(frozen=True)
-class Answer:
-    """The outputs of a reopened run, and how many of its task folders were read again."""
-
-    outputs: Outputs
-    read_again: int
-    folders: int
-
-
 def answer(
     path: Path | str, key: str, overrides: Overrides | None, checked: snapshots.Checked
-) -> Answer | None:
-    """The outputs of the run at ``path`` (as the user named it) under ``key`` when only
-    the task folders in ``checked`` changed, from its score table; None when that cannot
-    be told exactly this way (the caller reads the run)."""
+) -> tuple[Outputs, int, int] | None:
+    """The report of the run at ``path`` (as the user named it) under ``key`` when only
+    the task folders in ``checked`` changed, from its score table, with how many of how
+    many task folders were read again; None when that cannot be told exactly this way."""
     snapshot = checked.snapshot
+    if overrides is not None and (overrides.k is not None or overrides.strategy is not None):
+        return None  # a derived plan
     if snapshot is None or not checked.tables or not checked.listing:
         return None
     candidates, running, listing_problems = checked.listing
@@ -102,7 +90,13 @@ def answer(
         validate_report(report)
     except (EngineError, KeyError, TypeError, ValueError):
         return None
-    _update_rows(table, scored, fresh, outcomes, keys)
+    at = {i: j for j, i in enumerate(scored) if i in fresh}
+    for i, (entry, _) in fresh.items():  # the rows of the folders read again
+        j = at.get(i)
+        if j is None:
+            reports.set_row(table, i, entry)
+        else:
+            reports.set_row(table, i, entry, keys[j], [outcomes[s][j] for s in table.series])
     problems = list(run.problems)
     problems += [LoadProblem(*p) for p in listing_problems]
     # In folder order: the folders with problems (few) and those read again.
@@ -127,7 +121,7 @@ def answer(
         names=(plan.model_id, plan.benchmark_id),
     )
     _store(root, key, outputs, snapshot, starts, table, fresh, fence)
-    return Answer(outputs, len(fresh), count + len(running))
+    return outputs, len(fresh), count + len(running)
 
 
 def _level_run(root: Path, level: RunLevel) -> Run:
@@ -138,39 +132,9 @@ def _level_run(root: Path, level: RunLevel) -> Run:
     return run
 
 
-def _update_rows(
-    table: Table,
-    scored: list[int],
-    fresh: dict[int, tuple[TaskEntry, Any]],
-    outcomes: dict[str, list[Any]],
-    keys: list[str],
-) -> None:
-    """The table's rows of the folders read again, as :func:`~inspector.loading.reports.table_of`
-    would make them."""
-    for i, (entry, _) in fresh.items():
-        record = entry.record
-        table.ids[i] = record.task_id if record is not None else None
-        table.probs[i] = tuple([problem_rec(p) for p in entry.problems])
-        table.won[i] = False
-        table.cats[i] = None
-        for column in table.columns:
-            column.values[i] = column.states[i] = column.errors[i] = None
-    for j, i in enumerate(scored):
-        if i not in fresh:
-            continue
-        table.won[i] = True
-        table.cats[i] = keys[j]
-        for series_id, column in zip(table.series, table.columns, strict=True):
-            outcome = outcomes[series_id][j]
-            column.values[i] = outcome.value
-            column.states[i] = outcome.state
-            column.errors[i] = outcome.has_error
-
-
 def _starts(snapshot: Any) -> list[int]:
     """Where each entry's files begin among the snapshot's files."""
-    running = snapshots.RUNNING_ENTRY
-    sizes = [2 if numbers == running else 2 + len(numbers) for numbers in snapshot.attempts]
+    sizes = snapshots.files_per_entry(snapshot.attempts)
     return list(itertools.accumulate(sizes[:-1], initial=len(RUN_FILES)))
 
 

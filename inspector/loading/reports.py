@@ -1,17 +1,15 @@
-"""A run's reports, kept in its store: for the state of its files its index records, the
-report under each plan (what ``report`` and ``check`` print), the further answers kept
-with it (the runs screen's headline interval) and the score table a reopen after a few
-changed folders answers from (:mod:`inspector.loading.reopen`).
+"""A run's reports, kept in its store for the state of its files its index records: the
+report under each plan, the further answers kept with it, and the score table a reopen
+after a few changed folders answers from (:mod:`inspector.loading.reopen`).
 
-A lookup answers only when the index still matches the files (one listing and one
-``lstat`` per file); anything else is a miss and the run is read as usual. The last
-report under a plan is also the unverified preview the app shows first (:func:`peek`).
+A lookup answers only while the index matches the files; else the run is read as usual.
 Plans given as files (``--hierarchy``, ``--contract``) are never kept.
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import json
 import os
 import threading
@@ -26,8 +24,6 @@ from inspector.loading import store as stores
 from inspector.loading.processes import in_shared_pool, preload_in_readers
 from inspector.loading.records import (
     ENCODER,
-    NOTE_PREFIX,
-    WARNING_PREFIX,
     Column,
     Outputs,
     ProblemRec,
@@ -44,16 +40,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
 
 preload_in_readers(__name__)  # its lookups run in the reader processes
-
-__all__ = [
-    "NOTE_PREFIX",
-    "WARNING_PREFIX",
-    "Outputs",
-    "held",
-    "key_for",
-    "lookup",
-    "store_snapshot",
-]
 
 
 def key_for(overrides: Overrides | None, command: str) -> str | None:
@@ -92,13 +78,17 @@ def _load(run_root: Path, folder: Path | None = None) -> Report | None:
     return found  # type: ignore[no-any-return]
 
 
-def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | None:
+def lookup(
+    run_root: Path,
+    key: str | None,
+    *,
+    shared: bool = False,
+    on_changes: Callable[[snapshots.Checked], None] | None = None,
+) -> Any | None:
     """What was stored under ``key`` for this run, if the run has not changed since.
-
-    ``shared``: the caller has threads (the app): the check (a listing and one ``lstat``
-    per file) runs in one of its shared reader processes, so it does not compete with the
-    interface thread for the interpreter.
-    """
+    ``shared``: the caller has threads (the app): the check runs in one of its shared
+    reader processes, not beside the interface thread. ``on_changes``: gets what the check
+    found when a few files changed (the read that follows need not ``lstat`` the rest)."""
     if key is None or not stores.enabled():
         return None
     if shared:
@@ -106,7 +96,7 @@ def lookup(run_root: Path, key: str | None, *, shared: bool = False) -> Any | No
         answers = in_shared_pool(_lookup_in, [(stores.runs_dir(), Path(run_root), key)])
         if answers is not None:
             return answers[0]
-    return _lookup_in(None, run_root, key)
+    return _lookup_in(None, run_root, key, on_changes)
 
 
 def peek(run_root: Path, key: str | None) -> Outputs | None:
@@ -117,25 +107,13 @@ def peek(run_root: Path, key: str | None) -> Outputs | None:
 
 def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[str, Any]]:
     """The last report under ``key`` NOT checked against the run's files (the app's first
-    preview, shown as not yet checked while :func:`lookup` checks them: at 50,000 tasks
-    that is 250,000 ``lstat`` calls): its outputs, or the line saying why the run could not
-    be scored, and the further answers kept beside it; ``(None, {})`` when none is kept."""
+    preview): its outputs, or the line saying why the run could not be scored, and the
+    further answers kept beside it; ``(None, {})`` when none is kept."""
     found = _load(run_root) if key is not None and stores.enabled() else None
     if found is None or key is None:
         return None, {}
     outputs = found.outputs.get(key)
     return (outputs if outputs is not None else found.refused.get(key)), found.answers
-
-
-def lookup_checked(run_root: Path, key: str | None) -> tuple[Any | None, snapshots.Checked | None]:
-    """:func:`lookup` in this process, with what its check found when the run changed in
-    a few files (for the task cache of the read that follows at once: the files found
-    unchanged need no second ``lstat``)."""
-    if key is None or not stores.enabled():
-        return None, None
-    found: list[snapshots.Checked] = []
-    outputs = _lookup_in(None, run_root, key, found.append)
-    return outputs, (found[0] if found and outputs is None else None)
 
 
 def _lookup_in(
@@ -146,48 +124,49 @@ def _lookup_in(
 ) -> Any | None:
     """:func:`lookup` in the cache ``folder`` (None: the user's); ``on_changes`` gets
     what a check that found changed files found."""
+    found = _checked(run_root, folder, key, on_changes)
+    for kept in () if found is None else (found.outputs, found.answers, found.records):
+        if kept.get(key) is not None:
+            return kept[key]
+    return None
+
+
+def _checked(
+    run_root: Path,
+    folder: Path | None = None,
+    key: str | None = None,
+    on_changes: Callable[[snapshots.Checked], None] | None = None,
+) -> Report | None:
+    """The run's report store when its files are still as its index says (within
+    :func:`held`, the block's one check); None when it keeps nothing (under ``key``, when
+    given) or the run changed."""
     name = os.path.abspath(run_root)
-    outputs = _held.runs.get(name)
-    if outputs is _UNSEEN or name not in _held.runs:
+    loaded = _held.runs.get(name, _UNSEEN)
+    if loaded is _UNSEEN:
         loaded = _load(run_root, folder)
         if loaded is None or (
-            key not in loaded.outputs and key not in loaded.answers and key not in loaded.records
+            key is not None
+            and key not in loaded.outputs
+            and key not in loaded.answers
+            and key not in loaded.records
         ):
             return None  # nothing to check the files for
-        outputs = loaded
         found = snapshots.check(run_root, loaded.index)
         if found is None or found.changed:
-            outputs = None
             if found is not None and on_changes is not None:
                 found.tables = loaded.tables
                 on_changes(found)
+            loaded = None
         if name in _held.runs:
-            _held.runs[name] = outputs
-    if outputs is None:
-        return None
-    found_outputs = outputs.outputs.get(key)
-    if found_outputs is not None:
-        return found_outputs
-    found_answer = outputs.answers.get(key)
-    return found_answer if found_answer is not None else outputs.records.get(key)
+            _held.runs[name] = loaded
+    return loaded  # type: ignore[no-any-return]
 
 
 def state(run_root: Path) -> str | None:
     """A name for the state of the run's files as its store's index records it, when the
-    files are still as it says (one listing and one ``lstat`` per file; within
-    :func:`held`, the block's one check); None when nothing is kept or the run changed."""
-    if not stores.enabled():
-        return None
-    name = os.path.abspath(run_root)
-    loaded = _held.runs.get(name, _UNSEEN)
-    if loaded is _UNSEEN:
-        loaded = _load(run_root)
-        if loaded is not None:
-            found = snapshots.check(run_root, loaded.index)
-            loaded = loaded if found is not None and not found.changed else None
-        if name in _held.runs:
-            _held.runs[name] = loaded
-    return None if loaded is None else snapshots.name(loaded.index)
+    files are still as it says; None when nothing is kept or the run changed."""
+    found = _checked(run_root) if stores.enabled() else None
+    return None if found is None else snapshots.name(found.index)
 
 
 class _Held(threading.local):
@@ -203,9 +182,8 @@ _UNSEEN = object()
 
 @contextlib.contextmanager
 def held(run_root: Path) -> Iterator[None]:
-    """Within the block, every lookup for the run answers from one check of its files
-    (the first lookup's), so that several answers (the runs screen's check and headline
-    interval) are of one and the same state of the run. A store starts a new check."""
+    """Within the block, every lookup for the run answers from one check of its files (the
+    first lookup's): its answers are of one state of the run. A store starts a new check."""
     name = os.path.abspath(run_root)
     _held.runs[name] = _UNSEEN
     try:
@@ -222,12 +200,10 @@ def store_snapshot(
     table: Table | None = None,
     extra: dict[str, Any] | None = None,
 ) -> None:
-    """Remember ``value`` (:class:`Outputs`, the line saying why the run could not be
-    scored, or a further answer: a tuple of floats) under ``key`` for the run whose files
-    are as ``snapshot`` (its index: :func:`~inspector.loading.index.take`; None: nothing
-    is kept) says, and ``table`` (its score table) when there is one; ``extra``: further
-    answers under their own keys, in the same write. What else is kept for the same index
-    stays."""
+    """Keep ``value`` (:class:`Outputs`, the line saying why the run could not be scored,
+    or a further answer) under ``key``, with ``table`` (its score table) and ``extra``
+    (further answers by key), for the run as ``snapshot`` (its index; None: nothing is
+    kept) says. What else is kept for the same index stays."""
     if snapshot is None or key is None or not stores.enabled():
         return
     loaded = _load(run_root)
@@ -296,44 +272,42 @@ def table_of(session: Session) -> Table | None:
         return None
     if rec.plan.benchmark_id in OVERRIDES:
         return None
-    series = list(rec.reductions)  # the plan's series, in order
+    series = tuple(rec.reductions)  # the plan's series, in order
     entries = run.entries
     count = sum(1 for entry in entries if entry.state != "running")
     if any(entry.state == "running" for entry in entries[:count]):
         return None  # not candidates then running/ folders, as the index lists them
-    ids: list[str | None] = []
-    won: list[bool] = []
-    cats: list[str | None] = []
-    probs: list[Any] = []
-    columns = [Column([], [], []) for _ in series]
+    empty: list[Any] = [None] * count
+    columns = [Column(empty[:], empty[:], empty[:]) for _ in series]
+    table = Table(None, series, empty[:], [False] * count, empty[:], empty[:], columns)  # type: ignore[arg-type]
     reductions = [rec.reductions[series_id] for series_id in series]
     tasks, keys, scored = rec.tasks, rec.category_keys, 0
-    for entry in entries[:count]:
+    for i, entry in enumerate(entries[:count]):
         record = entry.record
-        ids.append(record.task_id if record is not None else None)
-        probs.append(tuple([problem_rec(p) for p in entry.problems]))
         if record is not None and scored < len(tasks) and tasks[scored] is record:
-            won.append(True)
-            cats.append(keys[scored])
-            for column, reduced in zip(columns, reductions, strict=True):
-                reduction = reduced[scored]
-                column.values.append(reduction.value)
-                column.states.append(reduction.state)
-                column.errors.append(reduction.has_error)
+            set_row(table, i, entry, keys[scored], [reduced[scored] for reduced in reductions])
             scored += 1
         else:
-            won.append(False)
-            cats.append(None)
-            for column in columns:
-                column.values.append(None)
-                column.states.append(None)
-                column.errors.append(None)
+            set_row(table, i, entry)
     if scored != len(tasks):
         return None
-    level = _run_level(run, probs)
-    if level is None:
-        return None
-    return Table(level, tuple(series), ids, won, cats, probs, columns)
+    table.level = _run_level(run, table.probs)  # type: ignore[assignment]
+    return table if table.level is not None else None
+
+
+def set_row(table: Table, i: int, entry: Any, key: str | None = None, outcomes: Any = ()) -> None:
+    """Row ``i`` of ``table``: the task folder ``entry``, its task scored under category
+    ``key`` with ``outcomes`` (one reduction per series), or not scored (``key`` None)."""
+    record = entry.record
+    table.ids[i] = record.task_id if record is not None else None
+    table.probs[i] = tuple([problem_rec(p) for p in entry.problems])
+    table.won[i], table.cats[i] = key is not None, key
+    for column, outcome in itertools.zip_longest(table.columns, outcomes):
+        if outcome is None:
+            column.values[i] = column.states[i] = column.errors[i] = None
+        else:
+            column.values[i], column.states[i] = outcome.value, outcome.state
+            column.errors[i] = outcome.has_error
 
 
 def _run_level(run: Run, probs: list[Any]) -> RunLevel | None:

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import door, reports
+from inspector.loading import door, reopen, reports
 from inspector.loading.records import Table, decoder
 from tests.conftest import conformance_run, conformance_runs
 from tests.loading.helpers import (
@@ -42,19 +42,19 @@ class Answers:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.warm: list[int] = []
         self.read = 0
-        warm, read = door._warm, door._read
+        warm, read = reopen.answer, door._read
 
         def counted_warm(*args: Any, **kwargs: Any) -> Any:
             found = warm(*args, **kwargs)
             if found is not None:
-                self.warm.append(found.read_again)
+                self.warm.append(found[1])  # task folders read again
             return found
 
         def counted_read(*args: Any, **kwargs: Any) -> Any:
             self.read += 1
             return read(*args, **kwargs)
 
-        monkeypatch.setattr(door, "_warm", counted_warm)
+        monkeypatch.setattr(reopen, "answer", counted_warm)
         monkeypatch.setattr(door, "_read", counted_read)
 
 

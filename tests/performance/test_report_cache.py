@@ -18,7 +18,7 @@ import pytest
 from inspector import loading
 from inspector.cli import main as cli
 from inspector.cli.common import overrides_from
-from inspector.loading import door, reports, store
+from inspector.loading import door, reopen, reports, store
 from inspector.loading import index as snapshot
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 
@@ -46,7 +46,7 @@ class Counter:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls = 0
-        original, warm = door._read, door._warm
+        original, warm = door._read, reopen.answer
 
         def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
             self.calls += 1
@@ -58,7 +58,7 @@ class Counter:
             return answer
 
         monkeypatch.setattr(door, "_read", counting)
-        monkeypatch.setattr(door, "_warm", counting_warm)
+        monkeypatch.setattr(reopen, "answer", counting_warm)
 
 
 def settle_time_stamps() -> None:
@@ -247,9 +247,31 @@ def test_plan_files_are_never_cached(
 
 
 def _unchanged(run: Path, index: object, shared: bool) -> bool:
-    """The run lists the same task folders and every file of ``index`` has its key."""
-    found = snapshot.check(run, index, shared=shared)  # type: ignore[arg-type]
+    """The run lists the same task folders and every file of ``index`` has its key
+    (``shared``: checked in one of the app's reader processes, as its preview is)."""
+    if shared:
+        from inspector.loading.processes import in_shared_pool
+
+        answers = in_shared_pool(_check_forking, [(run, index)])
+        assert answers is not None
+        found = answers[0]
+    else:
+        found = snapshot.check(run, index)  # type: ignore[arg-type]
     return found is not None and not found.changed
+
+
+def _check_forking(run: Path, index: object) -> object:
+    """``snapshot.check`` in a reader process, forking from two files on."""
+    before, snapshot.FORK_MIN = snapshot.FORK_MIN, 2
+    forks = []
+    real = snapshot.halves_in_fork
+    snapshot.halves_in_fork = lambda *args: forks.append(1) or real(*args)
+    try:
+        found = snapshot.check(run, index)  # type: ignore[arg-type]
+        assert forks, "not split with a forked child"
+        return found
+    finally:
+        snapshot.FORK_MIN, snapshot.halves_in_fork = before, real
 
 
 @pytest.mark.parametrize("threaded", [False, True], ids=["forked-child", "reader-processes"])
@@ -259,8 +281,8 @@ def test_snapshot_checked_in_two_processes_agrees(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Above FORK_MIN files half are checked in a forked child (the command line) or by
-    the app's reader processes (a threaded caller): a change in either half is seen."""
+    """Above FORK_MIN files half are checked in a forked child, of the command line or of
+    the app's reader process checking its preview: a change in either half is seen."""
     monkeypatch.setattr(snapshot, "FORK_MIN", 2)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     for position in (0, -1):
