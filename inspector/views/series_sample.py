@@ -67,6 +67,35 @@ class SeriesSample:
         return self.values(self.b, index) - self.values(self.a, index)
 
 
+@dataclass(frozen=True)
+class SideTasks:
+    """One run's tasks of one series as a sample takes them, in the run's task order: what
+    a run keeps for the leaderboard's ties (:func:`side_tasks`), so a column is compared
+    without reading its runs again."""
+
+    task_ids: tuple[str, ...]
+    categories: tuple[str, ...]  # each task's category key
+    values: tuple[float | None, ...]  # the task value where evaluated with one, else None
+    aggregation: str
+    root: HierarchyNode | None
+    value: float | None  # the engine's series value (shown value)
+    shape: Shape
+
+
+def side_tasks(rec: Recomputation, series: MetricSeries) -> SideTasks | None:
+    """The series' tasks of a recomputed run (None: the run holds no such series)."""
+    rows = reductions_of(rec, series.series_id)
+    if rows is None:
+        return None
+    values = tuple(
+        row.value if row.state == EVALUATED and row.value is not None else None for row in rows
+    )
+    return SideTasks(
+        tuple(row.task_id for row in rows), tuple(rec.category_keys), values,
+        series.aggregation, rec.root, series.shown_value, value_shape(series),
+    )  # fmt: skip
+
+
 def series_sample(
     a: Recomputation, b: Recomputation, series_a: MetricSeries, series_b: MetricSeries
 ) -> SeriesSample | None:
@@ -74,36 +103,41 @@ def series_sample(
     aggregate of its task values (corpus formula, carried over) or is null."""
     if series_a.shown_value is None or series_b.shown_value is None:
         return None
-    if not {series_a.aggregation, series_b.aggregation} <= RESAMPLED:
+    side_a, side_b = side_tasks(a, series_a), side_tasks(b, series_b)
+    return None if side_a is None or side_b is None else sample_of(side_a, side_b)
+
+
+def sample_of(a: SideTasks, b: SideTasks) -> SeriesSample | None:
+    """:func:`series_sample` of two runs' kept tasks."""
+    if a.value is None or b.value is None:
+        return None
+    if not {a.aggregation, b.aggregation} <= RESAMPLED:
         return None  # a corpus formula (ratio of sums, a benchmark's own series)
-    ids = list(dict.fromkeys([*(t.task_id for t in a.tasks), *(t.task_id for t in b.tasks)]))
-    names = sorted(set(a.category_keys) | set(b.category_keys))
+    ids = list(dict.fromkeys([*a.task_ids, *b.task_ids]))
+    names = sorted(set(a.categories) | set(b.categories))
     slot = {t: i for i, t in enumerate(ids)}
     index = {name: g for g, name in enumerate(names)}
 
-    def side(rec: Recomputation, series: MetricSeries) -> Side | None:
+    def side(tasks: SideTasks) -> Side | None:
         n = len(ids)
         values, evaluated = np.zeros(n), np.zeros(n)
         categories = np.zeros(n, dtype=np.intp)
         present = np.zeros(n, dtype=bool)
-        rows = reductions_of(rec, series.series_id)
-        if rows is None:
-            return None
-        for row, key in zip(rows, rec.category_keys, strict=True):
-            i = slot[row.task_id]
+        for task_id, key, value in zip(tasks.task_ids, tasks.categories, tasks.values,
+                                       strict=True):  # fmt: skip
+            i = slot[task_id]
             categories[i], present[i] = index[key], True
-            if row.state == EVALUATED and row.value is not None:
-                values[i], evaluated[i] = row.value, 1.0
-        assert series.shown_value is not None
-        shape = value_shape(series)
-        out = Side(values, evaluated, categories, present, series.aggregation, rec.root,
-                   series.shown_value, shape)  # fmt: skip
+            if value is not None:
+                values[i], evaluated[i] = value, 1.0
+        assert tasks.value is not None
+        out = Side(values, evaluated, categories, present, tasks.aggregation, tasks.root,
+                   tasks.value, tasks.shape)  # fmt: skip
         whole = resampled_values(
             out.aggregation, *_sums(out, len(names)), names, out.root
         )[0]  # fmt: skip
         return out if math.isclose(whole, out.value, rel_tol=1e-9, abs_tol=1e-12) else None
 
-    side_a, side_b = side(a, series_a), side(b, series_b)
+    side_a, side_b = side(a), side(b)
     if side_a is None or side_b is None:
         return None
     return SeriesSample(tuple(ids), tuple(names), side_a, side_b)
