@@ -97,7 +97,7 @@ def _column(
 ) -> tuple[ColumnTies | None, list[str | None]]:
     """The column's ties from its runs read now, and the state each was read in (None for
     a run left out)."""
-    from inspector.views.series_sample import side_tasks
+    from inspector.views.side_tasks import side_tasks
     from inspector.views.ties import ties_of_runs
 
     runs, read = {}, []

@@ -15,7 +15,13 @@ from typing import Any
 import msgspec
 
 from inspector import loading
-from inspector.answers.kept import KeptFacts, facts_question, facts_record, root_answers
+from inspector.answers.kept import (
+    STATISTICS,
+    KeptFacts,
+    facts_question,
+    facts_record,
+    root_answers,
+)
 from inspector.answers.root import check_one
 from inspector.answers.run import say_root
 from inspector.overrides import Overrides
@@ -123,7 +129,7 @@ def facts_under(
         )
         for s in sorted(summaries, key=lambda s: s.relative)
     ]
-    found = loading.audit(run_facts, calls)
+    found = loading.audit(run_facts, calls, preload=STATISTICS)
     unreadable = [
         RunFacts(rel, problem=line)
         for (rel, _), line in zip(walk.unreadable, walk.unreadable_lines(), strict=True)

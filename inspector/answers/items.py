@@ -22,7 +22,13 @@ from typing import Any, NamedTuple
 import msgspec
 
 from inspector import loading
-from inspector.answers.kept import ITEMS_QUESTION, KeptItems, items_record, root_answers
+from inspector.answers.kept import (
+    ITEMS_QUESTION,
+    STATISTICS,
+    KeptItems,
+    items_record,
+    root_answers,
+)
 from inspector.answers.run import say_root
 from inspector.engine.model import Issue
 from inspector.overrides import Overrides
@@ -202,7 +208,8 @@ def over_runs(
 ) -> list[object]:
     """``function`` over ``runs`` in worker processes, in order; ``progress(done, total)``."""
     calls = [(path, shown, overrides) for path, shown in runs]
-    return loading.audit(function, calls, progress=progress)
+    preload = STATISTICS if function is items_call else ()
+    return loading.audit(function, calls, progress=progress, preload=preload)
 
 
 def root_items(

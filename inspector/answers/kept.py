@@ -24,8 +24,12 @@ from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.session import Session
-    from inspector.views.series_sample import SideTasks
+    from inspector.views.side_tasks import SideTasks
 
+STATISTICS = ("numpy", "scipy.special")
+"""What making the records needs beyond the read (the gate's intervals): for
+:func:`inspector.loading.audit`'s ``preload``, imported once before its reader processes
+start on a first pass rather than by each of them."""
 ITEMS_QUESTION = "items v1"
 """The question :class:`KeptItems` answers (under each plan)."""
 OPTIONS: dict[str, Any] = {"array_like": True, "frozen": True, "gc": False}
@@ -144,7 +148,7 @@ class KeptSide(msgspec.Struct, **OPTIONS):
     def side(self) -> SideTasks:
         from inspector.engine.hierarchy import HierarchyNode
         from inspector.views.run_stats import Shape
-        from inspector.views.series_sample import SideTasks
+        from inspector.views.side_tasks import SideTasks
 
         def node(n: KeptNode) -> HierarchyNode:
             return HierarchyNode(n.name, n.path, n.aggregation, n.weight,
@@ -161,7 +165,7 @@ def side_question(series_id: str) -> str:
 
 def side_record(session: Session, series_id: str) -> KeptSide | None:
     """The tasks of the series ``series_id`` of a scored session (None: it has none)."""
-    from inspector.views.series_sample import side_tasks
+    from inspector.views.side_tasks import side_tasks
 
     rec = session.recomputation
     series = next((s for s in rec.report.series if s.series_id == series_id),

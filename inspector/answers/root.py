@@ -15,7 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from inspector import loading
 from inspector.answers.check import NoStoredReport, checked, stored_differences, unstored
-from inspector.answers.kept import KeptSide, headline_id, root_answers, side_question
+from inspector.answers.kept import (
+    STATISTICS,
+    KeptSide,
+    headline_id,
+    root_answers,
+    side_question,
+)
 from inspector.answers.run import Unusable, load_outputs, say_root, stderr_lines, warnings_in
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.loading import Outputs
@@ -125,7 +131,8 @@ def _checked_root(
         say(line)
     runs = [relative for _, relative in walk.runs]
     calls = [(os.path.join(root, relative), relative, overrides, cached) for relative in runs]
-    found = [a if isinstance(a, tuple) else (a, None) for a in loading.audit(call, calls)]
+    answers = loading.audit(call, calls, preload=STATISTICS if cached else ())
+    found = [a if isinstance(a, tuple) else (a, None) for a in answers]
     found += [(check, None) for check in unreadable_checks(walk)]
     return sorted(found, key=lambda pair: pair[0].run.split("/"))
 
@@ -142,7 +149,7 @@ def unreadable_checks(walk: RootWalk) -> list[RunCheck]:
 def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) -> RunCheck:
     """One run of ``check ROOT``: with ``cached``, a run read keeps beside its report what
     the other commands over a root answer from (:func:`~inspector.answers.kept.root_answers`;
-    a fresh read keeps nothing)."""
+    without, every file is read and nothing is kept: issue 16)."""
     also = root_answers(overrides, {}) if cached else None
     return check_one(path, shown_as, overrides, cached=cached, extra_answers=also)
 

@@ -18,9 +18,8 @@ from inspector.engine.aggregation import resampled_values
 from inspector.engine.hierarchy import HierarchyNode
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED, MetricSeries
-from inspector.engine.vocabulary import EVALUATED
-from inspector.views.audit import reductions_of
-from inspector.views.run_stats import Shape, value_shape
+from inspector.views.run_stats import Shape
+from inspector.views.side_tasks import SideTasks, side_tasks
 
 RESAMPLED = frozenset({MICRO_WEIGHTED, CATEGORY_MEAN, CATEGORY_HIERARCHY})
 """The aggregations recomputed from resampled tasks (corpus formulas are not, yet)."""
@@ -65,35 +64,6 @@ class SeriesSample:
 
     def delta(self, index: NDArray[np.intp]) -> NDArray[np.float64]:
         return self.values(self.b, index) - self.values(self.a, index)
-
-
-@dataclass(frozen=True)
-class SideTasks:
-    """One run's tasks of one series as a sample takes them, in the run's task order: what
-    a run keeps for the leaderboard's ties (:func:`side_tasks`), so a column is compared
-    without reading its runs again."""
-
-    task_ids: tuple[str, ...]
-    categories: tuple[str, ...]  # each task's category key
-    values: tuple[float | None, ...]  # the task value where evaluated with one, else None
-    aggregation: str
-    root: HierarchyNode | None
-    value: float | None  # the engine's series value (shown value)
-    shape: Shape
-
-
-def side_tasks(rec: Recomputation, series: MetricSeries) -> SideTasks | None:
-    """The series' tasks of a recomputed run (None: the run holds no such series)."""
-    rows = reductions_of(rec, series.series_id)
-    if rows is None:
-        return None
-    values = tuple(
-        row.value if row.state == EVALUATED and row.value is not None else None for row in rows
-    )
-    return SideTasks(
-        tuple(row.task_id for row in rows), tuple(rec.category_keys), values,
-        series.aggregation, rec.root, series.shown_value, value_shape(series),
-    )  # fmt: skip
 
 
 def series_sample(

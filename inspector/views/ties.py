@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.views.series_sample import SideTasks  # numpy: only when compared
+    from inspector.views.side_tasks import SideTasks
 
 ALPHA = 0.05
 """The family-wise error rate of a column's decisions."""

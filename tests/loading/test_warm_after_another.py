@@ -3,7 +3,8 @@
 --cached``), each of the others opens no attempt file (``opened``, of ``test_warm_root``)
 and prints byte for byte what the cache-off path prints; a file changed after it (same
 size, the mtime put back) is read again and seen. The cold leaderboard reads each attempt
-file once: the ties compare the tasks its check kept, not the runs read again.
+file once: the ties compare the tasks its check kept, not the runs read again. (``check
+ROOT`` without ``--cached`` reads every file and keeps nothing: tests/cli/test_check_root.)
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def test_a_kept_side_is_the_side_the_run_gives(tmp_path: Path) -> None:
     from inspector import loading
     from inspector.answers.kept import KeptSide, headline_id, side_record
     from inspector.overrides import Overrides
-    from inspector.views.series_sample import side_tasks
+    from inspector.views.side_tasks import side_tasks
     from tests.conftest import FIXTURE_RUNS
 
     hierarchies = 0
