@@ -1,8 +1,8 @@
 """The publish gate's answers: every run under a path checked as ``check ROOT --cached``
 checks it (:func:`inspector.answers.root.check_one`: an unchanged run answered from the
 store), with what the rules need of its recomputation (kept beside its report:
-:class:`KeptFacts`), then judged by a policy (:mod:`inspector.views.gate`). ``inspector
-gate`` and the runs screen's ``G`` ask the same.
+:class:`~inspector.answers.kept.KeptFacts`), then judged by a policy
+(:mod:`inspector.views.gate`). ``inspector gate`` and the runs screen's ``G`` ask the same.
 """
 
 from __future__ import annotations

@@ -5,7 +5,8 @@ Each run is opened through the one door (:mod:`inspector.loading`), in worker pr
 and reduced there to what the answer needs: a :class:`~inspector.views.items.RunTasks` (the
 engine's headline reductions and how each attempt ended) or its issues as
 :class:`~inspector.views.fingerprints.Occurrence` records. The parent puts them together.
-``items`` keeps each run's reduction in the store beside its report (:class:`KeptItems`):
+``items`` keeps each run's reduction in the store beside its report
+(:class:`~inspector.answers.kept.KeptItems`, with what the other root commands need):
 an unchanged run is answered from there, none of its files read; ``errors`` reads every
 file (as ``check ROOT`` does) and keeps nothing.
 """
