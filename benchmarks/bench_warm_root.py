@@ -5,6 +5,7 @@ cache folder, nothing changed), with the attempt files the warm run opened.
     .venv/bin/python benchmarks/bench_warm_root.py --make /tmp/warm-bench/root [--runs 27
         --tasks 89 --k 5 --attempt-kb 1024 --distinct 9]
     .venv/bin/python benchmarks/bench_warm_root.py /tmp/warm-bench/root [--rounds 1]
+    .venv/bin/python benchmarks/bench_warm_root.py /tmp/warm-bench/root --after leaderboard
 
 ``--make`` writes ``--distinct`` runs with the project's large-run generator
 (fixtures/make_large_run.py, each its own seed and model), each with its metrics.json written
@@ -16,6 +17,8 @@ cold run left (wall and CPU seconds, the CPU of the process and its reader proce
 on a shared machine the wall time of a sub-second answer is mostly waiting for a core);
 the warm run is also run under ``strace -f -e trace=openat`` (when strace is
 installed; its time is not the one printed) to count the ``result.json`` files it opened.
+With ``--after NAME``, "cold" is NAME run first in the empty cache folder and "warm" each
+command after it alone: what one cold pass leaves for the others.
 Nothing here runs in the test suite.
 """
 
@@ -128,6 +131,7 @@ def main() -> int:
     sizes.add_argument("--attempt-kb", type=float, default=1024, help="KB per attempt (1024)")
     sizes.add_argument("--distinct", type=int, default=9, help="runs generated, one per model")
     parser.add_argument("--only", action="append", choices=sorted(COMMANDS), help="these only")
+    parser.add_argument("--after", choices=sorted(COMMANDS), help="warm after this one alone")
     args = parser.parse_args()
     if args.make:
         make_root(args.root, args.runs, args.tasks, args.k, args.attempt_kb, args.distinct)
@@ -137,9 +141,14 @@ def main() -> int:
           f"{'opened warm':>12}")  # fmt: skip
     for name in args.only or COMMANDS:
         with tempfile.TemporaryDirectory(prefix="warm-bench-cache-") as cache:
-            cold, cold_cpu, code = timed(COMMANDS[name], args.root, cache)
+            cold, cold_cpu, code = timed(COMMANDS[args.after or name], args.root, cache)
+            # After another command: the files opened are counted on a copy of the cache
+            # folder it left (the timed run may fill in what that one did not keep).
+            counted = f"{cache}.after"
+            shutil.copytree(cache, counted, symlinks=True)
             warm, warm_cpu, _ = timed(COMMANDS[name], args.root, cache)
-            opened = opened_attempts(COMMANDS[name], args.root, cache)
+            opened = opened_attempts(COMMANDS[name], args.root, counted)
+            shutil.rmtree(counted)
         shown = opened if opened is not None else "-"
         print(f"{name:16} {cold:8.2f} {cold_cpu:8.2f} {warm:8.2f} {warm_cpu:8.2f} {code:5d} "
               f"{shown:>12}")  # fmt: skip

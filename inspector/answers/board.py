@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 
 from inspector import loading
+from inspector.answers.kept import KeptSide
 from inspector.overrides import Overrides
 from inspector.views.leaderboard import Leaderboard
 from inspector.views.ties import ColumnTies
@@ -41,14 +42,17 @@ def board_ties(
     overrides: Overrides | None,
     root: str | None = None,
     states: Mapping[str, str | None] | None = None,
+    sides: Mapping[str, KeptSide] | None = None,
 ) -> Leaderboard:
-    """``board`` with the ties of each benchmark column: the run each cell shows read again
-    (one column's runs at a time) for its headline's task values. A run that cannot be
-    scored now leaves the comparisons of its column. With ``root`` and ``states`` (each
-    run's :func:`~inspector.loading.state` by its name under the root, as its check just
-    found it), a column whose runs are all as they were is answered from the store, and
-    one computed is kept there."""
+    """``board`` with the ties of each benchmark column: from each shown run's headline
+    tasks kept in ``sides`` (by its name under the root, of the state in ``states``),
+    else the run each cell shows read again (one column's runs at a time) for its
+    headline's task values. A run that cannot be scored now leaves the comparisons of its
+    column. With ``root`` and ``states`` (each run's :func:`~inspector.loading.state` by
+    its name under the root, as its check just found it), a column whose runs are all as
+    they were is answered from the store, and one computed is kept there."""
     found, keep = {}, {}
+    sides = sides or {}
     for benchmark in board.benchmarks:
         cells = [(m, board.cell(m, benchmark)) for m in board.models]
         shown = [(m, c) for m, c in cells if c is not None and c.run.recomputed is not None
@@ -67,7 +71,11 @@ def board_ties(
         if isinstance(kept, ColumnTies):
             found[benchmark] = kept
             continue
-        ties, read = _column(benchmark, shown, overrides)
+        kept_sides = {m: sides.get(relative) for m, relative, *_ in named}
+        if question is not None and None not in kept_sides.values():
+            ties, read = _kept_column(benchmark, kept_sides), [state for *_, state in named]
+        else:
+            ties, read = _column(benchmark, shown, overrides)
         if ties is not None:
             found[benchmark] = ties
             if question is not None and read == [state for *_, state in named]:
@@ -77,11 +85,19 @@ def board_ties(
     return board.with_ties(found)
 
 
+def _kept_column(benchmark: str, sides: Mapping[str, KeptSide | None]) -> ColumnTies | None:
+    """The column's ties from its runs' headline tasks as their reads kept them."""
+    from inspector.views.ties import ties_of_runs
+
+    return ties_of_runs(benchmark, {m: s.side() for m, s in sides.items() if s is not None})
+
+
 def _column(
     benchmark: str, shown: list[tuple[str, object]], overrides: Overrides | None
 ) -> tuple[ColumnTies | None, list[str | None]]:
     """The column's ties from its runs read now, and the state each was read in (None for
     a run left out)."""
+    from inspector.views.side_tasks import side_tasks
     from inspector.views.ties import ties_of_runs
 
     runs, read = {}, []
@@ -94,8 +110,9 @@ def _column(
         rec = result.session.recomputation
         series = next((s for s in rec.report.series if s.series_id == headline.series_id),
                       None) if rec is not None else None  # fmt: skip
-        if rec is not None and series is not None:
-            runs[model] = (rec, series)
+        side = side_tasks(rec, series) if rec is not None and series is not None else None
+        if side is not None:
+            runs[model] = side
             read.append(loading.state_read(result.session))
         else:
             read.append(None)

@@ -1,8 +1,8 @@
 """The publish gate's answers: every run under a path checked as ``check ROOT --cached``
 checks it (:func:`inspector.answers.root.check_one`: an unchanged run answered from the
 store), with what the rules need of its recomputation (kept beside its report:
-:class:`KeptFacts`), then judged by a policy (:mod:`inspector.views.gate`). ``inspector
-gate`` and the runs screen's ``G`` ask the same.
+:class:`~inspector.answers.kept.KeptFacts`), then judged by a policy
+(:mod:`inspector.views.gate`). ``inspector gate`` and the runs screen's ``G`` ask the same.
 """
 
 from __future__ import annotations
@@ -10,11 +10,18 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from inspector import loading
+from inspector.answers.kept import (
+    STATISTICS,
+    KeptFacts,
+    facts_question,
+    facts_record,
+    root_answers,
+)
 from inspector.answers.root import check_one
 from inspector.answers.run import say_root
 from inspector.overrides import Overrides
@@ -32,51 +39,10 @@ from inspector.views.gate import (
 from inspector.views.gate_verdict import MEASURED_RULES
 from inspector.views.run_check import DIFFERS, OK
 
-if TYPE_CHECKING:  # pragma: no cover
-    from inspector.session import Session
 
-
-class KeptSeries(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """A :class:`~inspector.views.gate.SeriesFacts` as the store keeps it."""
-
-    series_id: str
-    headline: bool
-    value: bool | int | float | None
-    counts: dict[str, int]
-    interval: tuple[float, float] | None
-    no_interval: str
-
-
-class KeptFacts(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """What the rules need of a run's recomputation, as the store keeps it beside the
-    run's report (``fingerprints`` None: not asked for)."""
-
-    series: tuple[KeptSeries, ...]
-    derived: str | None
-    fingerprints: dict[str, int] | None
-
-    def found(self) -> dict[str, Any]:
-        series = tuple(SeriesFacts(*msgspec.structs.astuple(s)) for s in self.series)
-        return {"series": series, "derived": self.derived, "fingerprints": self.fingerprints}
-
-
-def _facts_question(comparing: bool) -> str:
-    return "gate facts v1" + (" with fingerprints" if comparing else "")
-
-
-def _facts(session: Session, comparing: bool) -> KeptFacts | None:
-    """The facts of a scored session (None: it has no recomputation)."""
-    from inspector.views.gate_facts import derived_reason, fingerprint_counts, series_facts
-
-    rec = session.recomputation
-    if rec is None:
-        return None
-    series = tuple(
-        KeptSeries(s.series_id, s.headline, s.value, dict(s.counts), s.interval, s.no_interval)
-        for s in series_facts(rec)
-    )
-    derived = derived_reason(rec, session.run.stored_metrics)
-    return KeptFacts(series, derived, fingerprint_counts(session.run) if comparing else None)
+def _found(facts: KeptFacts) -> dict[str, Any]:
+    series = tuple(SeriesFacts(*msgspec.structs.astuple(s)) for s in facts.series)
+    return {"series": series, "derived": facts.derived, "fingerprints": facts.fingerprints}
 
 
 def run_facts(
@@ -89,20 +55,13 @@ def run_facts(
     """What the check of the run at ``path`` (named ``shown_as``) finds, as the rules see
     it; never raises for bad data (an unusable run is a :class:`RunFacts` with a problem).
     An unchanged run is answered from the store: its report and the facts kept with it."""
-    found: dict[str, Any] = {}
-    question = _facts_question(comparing)
-    key = loading.question_key(overrides, question)
-
-    def facts_of(session: Session) -> dict[str, Any]:
-        facts = _facts(session, comparing)
-        if facts is None:
-            return {}
-        found.update(facts.found())
-        return {key: facts} if key is not None else {}
-
-    check = check_one(path, shown_as, overrides, cached=True, extra_answers=facts_of)
+    question = facts_question(comparing)
+    made: dict[str, Any] = {}  # what a read now made (the facts, and for the other commands)
+    also = root_answers(overrides, made, comparing=comparing, strict=question)
+    check = check_one(path, shown_as, overrides, cached=True, extra_answers=also)
     if check.status not in (OK, DIFFERS):
         return RunFacts(shown_as, problem=check.problem or f"{shown_as}: unusable")
+    found = _found(made[question]) if question in made else {}
     if "series" not in found:  # the check came from the store: so do the facts, or a read
         found.update(_kept_facts(path, overrides, question, comparing))
     if "series" not in found:  # scored, yet not here: a statistics failure is a problem too
@@ -129,15 +88,15 @@ def _kept_facts(path: str, overrides: Overrides, question: str, comparing: bool)
     """The facts kept for the run as it is now, else those of the run read now (and kept)."""
     kept = loading.kept(path, overrides, question, KeptFacts)
     if isinstance(kept, KeptFacts):
-        return kept.found()
+        return _found(kept)
     result = loading.read(path, overrides)
     if not isinstance(result, loading.Loaded) or result.refusal is not None:
         return {}
-    facts = _facts(result.session, comparing)
+    facts = facts_record(result.session, comparing)
     if facts is None:
         return {}
     loading.keep(result.session, overrides, question, facts)
-    return facts.found()
+    return _found(facts)
 
 
 def facts_under(
@@ -170,7 +129,7 @@ def facts_under(
         )
         for s in sorted(summaries, key=lambda s: s.relative)
     ]
-    found = loading.audit(run_facts, calls)
+    found = loading.audit(run_facts, calls, preload=STATISTICS)
     unreadable = [
         RunFacts(rel, problem=line)
         for (rel, _), line in zip(walk.unreadable, walk.unreadable_lines(), strict=True)

@@ -5,7 +5,8 @@ Each run is opened through the one door (:mod:`inspector.loading`), in worker pr
 and reduced there to what the answer needs: a :class:`~inspector.views.items.RunTasks` (the
 engine's headline reductions and how each attempt ended) or its issues as
 :class:`~inspector.views.fingerprints.Occurrence` records. The parent puts them together.
-``items`` keeps each run's reduction in the store beside its report (:class:`KeptItems`):
+``items`` keeps each run's reduction in the store beside its report
+(:class:`~inspector.answers.kept.KeptItems`, with what the other root commands need):
 an unchanged run is answered from there, none of its files read; ``errors`` reads every
 file (as ``check ROOT`` does) and keeps nothing.
 """
@@ -17,11 +18,18 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 
 from inspector import loading
+from inspector.answers.kept import (
+    ITEMS_QUESTION,
+    STATISTICS,
+    KeptItems,
+    items_record,
+    root_answers,
+)
 from inspector.answers.run import say_root
 from inspector.engine.model import Issue
 from inspector.overrides import Overrides
@@ -33,7 +41,7 @@ from inspector.results.root_walk import cannot_read, walk_root
 from inspector.results.run_files import RunFiles
 from inspector.views.attribution import load_retry_records
 from inspector.views.fingerprints import Fingerprints, Occurrence, occurrences
-from inspector.views.items import FINISHED, RunTasks, TaskOutcome, run_tasks
+from inspector.views.items import RunTasks, TaskOutcome
 
 Say = Callable[[str], None]
 
@@ -61,76 +69,45 @@ def _open(
     return result
 
 
-ITEMS_QUESTION = "items v1"
-"""The question :class:`KeptItems` answers (under each plan)."""
-
-
-class KeptOutcome(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """A :class:`~inspector.views.items.TaskOutcome` as the store keeps it (``value`` of
-    the type the engine gave)."""
-
-    task_id: str
-    solved: int
-    failed: int
-    errored: int
-    unavailable: int
-    value: bool | int | float | None
-    state: str
-    verifier: tuple[str, ...]
-
-
-class KeptItems(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """One run's answer to ``items`` as the store keeps it, without the name it is shown
-    by: its :class:`~inspector.views.items.RunTasks`, or why it is left out (``skipped``)."""
-
-    skipped: str | None
-    model: str = ""
-    benchmark: str = ""
-    plan: str = ""
-    binary: bool = False
-    tasks: tuple[KeptOutcome, ...] = ()
-
-    def answer(self, shown_as: str) -> RunTasks | Skipped:
-        if self.skipped is not None:
-            return Skipped(shown_as, self.skipped)
-        tasks = tuple(TaskOutcome(*msgspec.structs.astuple(task)) for task in self.tasks)
-        return RunTasks(shown_as, self.model, self.benchmark, self.plan, self.binary, tasks)
-
-
-def _kept(answer: RunTasks | Skipped) -> KeptItems:
-    if isinstance(answer, Skipped):
-        return KeptItems(answer.reason)
-    tasks = tuple(
-        KeptOutcome(t.task_id, t.solved, t.failed, t.errored, t.unavailable, t.value, t.state,
-                    t.verifier)
-        for t in answer.tasks
-    )  # fmt: skip
-    return KeptItems(None, answer.model, answer.benchmark, answer.plan, answer.binary, tasks)
+def _answer(kept: KeptItems, shown_as: str) -> RunTasks | Skipped:
+    """The answer a kept record gives for the run shown as ``shown_as``."""
+    if kept.skipped is not None:
+        return Skipped(shown_as, kept.skipped)
+    tasks = tuple(TaskOutcome(*msgspec.structs.astuple(task)) for task in kept.tasks)
+    return RunTasks(shown_as, kept.model, kept.benchmark, kept.plan, kept.binary, tasks)
 
 
 def items_call(path: str, shown_as: str, overrides: Overrides) -> RunTasks | Skipped:
     """One run reduced for the tasks-across-runs rows (in a worker process): from the store
     when the run is unchanged since its answer was kept, else read (its unchanged task
-    folders from the store) and kept."""
+    folders from the store) and kept, with its report and what the other commands over a
+    root answer from (:func:`~inspector.answers.kept.root_answers`)."""
     kept = loading.kept(path, overrides, ITEMS_QUESTION, KeptItems)
     if isinstance(kept, KeptItems):
-        return kept.answer(shown_as)
-    loaded = _open(path, shown_as, overrides, fresh=False)
+        return _answer(kept, shown_as)
+    found: dict[str, Any] = {}
+    try:
+        answered = loading.answer(path, overrides, also=root_answers(overrides, found))
+    except Exception as exc:  # never a traceback for bad data
+        if os.environ.get("INSPECTOR_DEBUG"):
+            raise
+        return Skipped(shown_as, f"{type(exc).__name__}: {exc}")
+    made = found.get(ITEMS_QUESTION)
+    if isinstance(made, KeptItems):
+        return _answer(made, shown_as)
+    if isinstance(answered, loading.Failed):
+        return Skipped(shown_as, answered.message)
+    # Its report from the store without this answer, or a run not scored as asked: read.
+    loaded = answered if isinstance(answered, loading.Loaded) else None
+    loaded = loaded or _open(path, shown_as, overrides, fresh=False)
     if isinstance(loaded, Skipped):
         return loaded
     session = loaded.session
-    status = (session.run.run_info or {}).get("status")
-    answer: RunTasks | Skipped
-    if status not in FINISHED:
-        answer = Skipped(shown_as, f"not finished (status {status!r})")
-    elif session.recomputation is None:
-        # Not kept: the reason names files under the path given.
+    made = items_record(session)
+    if made is None:  # not kept: the reason names files under the path given
         return Skipped(shown_as, f"cannot be recomputed: {loaded.refusal or session.refusal}")
-    else:
-        reduced = run_tasks(shown_as, session.recomputation)
-        answer = reduced if reduced is not None else Skipped(shown_as, "no headline series")
-    loading.keep(session, overrides, ITEMS_QUESTION, _kept(answer))
-    return answer
+    loading.keep(session, overrides, ITEMS_QUESTION, made)
+    return _answer(made, shown_as)
 
 
 class RunIssues(NamedTuple):
@@ -232,7 +209,8 @@ def over_runs(
 ) -> list[object]:
     """``function`` over ``runs`` in worker processes, in order; ``progress(done, total)``."""
     calls = [(path, shown, overrides) for path, shown in runs]
-    return loading.audit(function, calls, progress=progress)
+    preload = STATISTICS if function is items_call else ()
+    return loading.audit(function, calls, progress=progress, preload=preload)
 
 
 def root_items(

@@ -15,6 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from inspector import loading
 from inspector.answers.check import NoStoredReport, checked, stored_differences, unstored
+from inspector.answers.kept import (
+    STATISTICS,
+    KeptSide,
+    headline_id,
+    root_answers,
+    side_question,
+)
 from inspector.answers.run import Unusable, load_outputs, say_root, stderr_lines, warnings_in
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.loading import Outputs
@@ -124,7 +131,8 @@ def _checked_root(
         say(line)
     runs = [relative for _, relative in walk.runs]
     calls = [(os.path.join(root, relative), relative, overrides, cached) for relative in runs]
-    found = [a if isinstance(a, tuple) else (a, None) for a in loading.audit(call, calls)]
+    answers = loading.audit(call, calls, preload=STATISTICS if cached else ())
+    found = [a if isinstance(a, tuple) else (a, None) for a in answers]
     found += [(check, None) for check in unreadable_checks(walk)]
     return sorted(found, key=lambda pair: pair[0].run.split("/"))
 
@@ -139,14 +147,35 @@ def unreadable_checks(walk: RootWalk) -> list[RunCheck]:
 
 
 def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) -> RunCheck:
-    return check_one(path, shown_as, overrides, cached=cached)
+    """One run of ``check ROOT``: with ``cached``, a run read keeps beside its report what
+    the other commands over a root answer from (:func:`~inspector.answers.kept.root_answers`;
+    without, every file is read and nothing is kept: issue 16)."""
+    also = root_answers(overrides, {}) if cached else None
+    return check_one(path, shown_as, overrides, cached=cached, extra_answers=also)
 
 
 def _stated_check_call(
     path: str, shown_as: str, overrides: Overrides, cached: bool
-) -> tuple[RunCheck, str | None]:
-    """:func:`_check_call`, and the state of the run's files it was answered for."""
-    return check_one(path, shown_as, overrides, cached=cached), loading.state(path)
+) -> tuple[RunCheck, tuple[str | None, KeptSide | None]]:
+    """:func:`_check_call`, the state of the run's files it was answered for, and its
+    headline's tasks (for the leaderboard's ties) when they are of that state."""
+    found: dict[str, Any] = {}
+    read: list[str | None] = []
+    keeping = root_answers(overrides, found)
+
+    def also(session: Session) -> dict[str, Any]:
+        read.append(loading.state_read(session))
+        return keeping(session)
+
+    check = check_one(path, shown_as, overrides, cached=cached, extra_answers=also)
+    state = loading.state(path)
+    side = None
+    if check.headline is not None and state is not None:
+        question = side_question(check.headline.series_id)
+        side = found.get(question) if read == [state] else None
+        if not read:  # answered from the store: the tasks kept for the same state
+            side = loading.kept(path, overrides, question, KeptSide)
+    return check, (state, side)
 
 
 def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
@@ -162,7 +191,7 @@ def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
     computed: list[tuple[float, float, float] | None] = []
 
     def headline_interval(session: Session) -> dict[str, Any]:
-        series_id = _headline_id(session)
+        series_id = headline_id(session)
         if series_id is None:
             computed.append(None)
             return {}
@@ -186,16 +215,6 @@ def audit_call(path: str, shown_as: str, overrides: Overrides) -> RunCheck:
         if kept:
             check = with_interval(check, kept)
     return check
-
-
-def _headline_id(session: Session) -> str | None:
-    """The headline series of a scored session (as :func:`~inspector.views.run_check.headline_of`
-    finds it in the metrics.json written from it), None when it has none."""
-    from inspector.engine.strategies import HEADLINE  # loaded with the session it scored
-
-    rec = session.recomputation
-    series = rec.report.series if rec is not None else ()
-    return next((s.series_id for s in series if s.role == HEADLINE), None)
 
 
 def audit_runs(
@@ -238,11 +257,13 @@ def board_of_root(root: str, overrides: Any, say: Callable[[str], None] = say_ro
 
     pairs = _checked_root(root, overrides, True, say, _stated_check_call)
     checks = {check.run: check for check, _ in pairs}
+    states = {check.run: found[0] if found else None for check, found in pairs}
+    sides = {check.run: found[1] for check, found in pairs if found and found[1] is not None}
     runs = loading.runs_under(root)
     for name in sorted(checks.keys() - {run.relative for run in runs}):
         say(checks[name].problem or name)
     board = build([RunRow(run, checks.get(run.relative)) for run in runs])
-    return board_ties(board, overrides, root, {check.run: state for check, state in pairs})
+    return board_ties(board, overrides, root, states, sides)
 
 
 def with_ties(board: Leaderboard, overrides: Overrides | None) -> Leaderboard:

@@ -133,17 +133,18 @@ def audit(
     calls: Sequence[tuple[Any, ...]],
     *,
     progress: Callable[[int, int], None] | None = None,
+    preload: Sequence[str] = (),
 ) -> list[Any]:
     """``function(*call)`` for each call (each a run's), in order, by reader processes of
     this process's own (or here when there are none). A call that reads a run fresh keeps
     nothing in the store; any other keeps its report. ``progress(done, total)`` after each
-    answer taken in order."""
+    answer taken in order. ``preload``: modules a call needs when it reads its run."""
     from inspector.loading.door import Audited
     from inspector.loading.many import map_in_processes
     from inspector.loading.processes import workers
 
     count = min(workers(spare=1), len(calls))
-    return map_in_processes(Audited(function), calls, count, progress=progress)
+    return map_in_processes(Audited(function), calls, count, progress=progress, preload=preload)
 
 
 def audit_in_app(

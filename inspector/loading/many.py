@@ -10,6 +10,7 @@ link among them, or a file too recent to tell (racy), is not kept.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import os
 import stat
 import time
@@ -49,10 +50,13 @@ def map_in_processes(
     processes: int,
     *,
     progress: Callable[[int, int], None] | None = None,
+    preload: Sequence[str] = (),
 ) -> list[Any]:
     """``function(*call)`` for each call, in order, by ``processes`` worker processes of this
     process's own (started now, so they see its environment); here when there are none.
-    ``progress(done, total)`` after each answer taken in order."""
+    ``progress(done, total)`` after each answer taken in order. ``preload``: modules a call
+    needs when it reads its run (``call[0]``), imported here before the workers start
+    when a run has no report kept (a first pass: once, not in each worker)."""
     said = progress or (lambda done, total: None)
     # concurrent.futures.process (multiprocessing's connections and queues) when
     # a pool runs: the app imports this module (the runs screen) before its first frame,
@@ -61,6 +65,9 @@ def map_in_processes(
 
     if processes > 1 and len(calls) > 1:
         _load_reader()
+        if preload and _first_pass(calls):
+            for module in preload:
+                importlib.import_module(module)
         from inspector.loading import store
 
         store.enabled()  # a cache folder not the user's is named here, not by each worker
@@ -78,6 +85,19 @@ def map_in_processes(
         answers.append(function(*call))
         said(len(answers), len(calls))
     return answers
+
+
+def _first_pass(calls: Sequence[tuple[Any, ...]]) -> bool:
+    """Whether a run of the calls has no report in the store (a stat each, to the first)."""
+    from inspector.loading.reports import store_file
+
+    for call in calls:
+        try:
+            if not os.path.exists(store_file(Path(call[0]))):
+                return True
+        except (OSError, TypeError, ValueError):
+            return False
+    return False
 
 
 def _load_reader() -> None:

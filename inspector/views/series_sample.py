@@ -18,9 +18,8 @@ from inspector.engine.aggregation import resampled_values
 from inspector.engine.hierarchy import HierarchyNode
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.report import CATEGORY_HIERARCHY, CATEGORY_MEAN, MICRO_WEIGHTED, MetricSeries
-from inspector.engine.vocabulary import EVALUATED
-from inspector.views.audit import reductions_of
-from inspector.views.run_stats import Shape, value_shape
+from inspector.views.run_stats import Shape
+from inspector.views.side_tasks import SideTasks, side_tasks
 
 RESAMPLED = frozenset({MICRO_WEIGHTED, CATEGORY_MEAN, CATEGORY_HIERARCHY})
 """The aggregations recomputed from resampled tasks (corpus formulas are not, yet)."""
@@ -74,36 +73,41 @@ def series_sample(
     aggregate of its task values (corpus formula, carried over) or is null."""
     if series_a.shown_value is None or series_b.shown_value is None:
         return None
-    if not {series_a.aggregation, series_b.aggregation} <= RESAMPLED:
+    side_a, side_b = side_tasks(a, series_a), side_tasks(b, series_b)
+    return None if side_a is None or side_b is None else sample_of(side_a, side_b)
+
+
+def sample_of(a: SideTasks, b: SideTasks) -> SeriesSample | None:
+    """:func:`series_sample` of two runs' kept tasks."""
+    if a.value is None or b.value is None:
+        return None
+    if not {a.aggregation, b.aggregation} <= RESAMPLED:
         return None  # a corpus formula (ratio of sums, a benchmark's own series)
-    ids = list(dict.fromkeys([*(t.task_id for t in a.tasks), *(t.task_id for t in b.tasks)]))
-    names = sorted(set(a.category_keys) | set(b.category_keys))
+    ids = list(dict.fromkeys([*a.task_ids, *b.task_ids]))
+    names = sorted(set(a.categories) | set(b.categories))
     slot = {t: i for i, t in enumerate(ids)}
     index = {name: g for g, name in enumerate(names)}
 
-    def side(rec: Recomputation, series: MetricSeries) -> Side | None:
+    def side(tasks: SideTasks) -> Side | None:
         n = len(ids)
         values, evaluated = np.zeros(n), np.zeros(n)
         categories = np.zeros(n, dtype=np.intp)
         present = np.zeros(n, dtype=bool)
-        rows = reductions_of(rec, series.series_id)
-        if rows is None:
-            return None
-        for row, key in zip(rows, rec.category_keys, strict=True):
-            i = slot[row.task_id]
+        for task_id, key, value in zip(tasks.task_ids, tasks.categories, tasks.values,
+                                       strict=True):  # fmt: skip
+            i = slot[task_id]
             categories[i], present[i] = index[key], True
-            if row.state == EVALUATED and row.value is not None:
-                values[i], evaluated[i] = row.value, 1.0
-        assert series.shown_value is not None
-        shape = value_shape(series)
-        out = Side(values, evaluated, categories, present, series.aggregation, rec.root,
-                   series.shown_value, shape)  # fmt: skip
+            if value is not None:
+                values[i], evaluated[i] = value, 1.0
+        assert tasks.value is not None
+        out = Side(values, evaluated, categories, present, tasks.aggregation, tasks.root,
+                   tasks.value, tasks.shape)  # fmt: skip
         whole = resampled_values(
             out.aggregation, *_sums(out, len(names)), names, out.root
         )[0]  # fmt: skip
         return out if math.isclose(whole, out.value, rel_tol=1e-9, abs_tol=1e-12) else None
 
-    side_a, side_b = side(a, series_a), side(b, series_b)
+    side_a, side_b = side(a), side(b)
     if side_a is None or side_b is None:
         return None
     return SeriesSample(tuple(ids), tuple(names), side_a, side_b)

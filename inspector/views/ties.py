@@ -30,9 +30,10 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from inspector.engine.recomputation import Recomputation
-from inspector.engine.report import MetricSeries
+if TYPE_CHECKING:  # pragma: no cover
+    from inspector.views.side_tasks import SideTasks
 
 ALPHA = 0.05
 """The family-wise error rate of a column's decisions."""
@@ -158,23 +159,24 @@ def letters(models: Sequence[str], separated: set[tuple[str, str]]) -> dict[str,
 
 
 def ties_of_runs(
-    benchmark: str, runs: Mapping[str, tuple[Recomputation, MetricSeries]], *, alpha: float = ALPHA
+    benchmark: str, runs: Mapping[str, SideTasks], *, alpha: float = ALPHA
 ) -> ColumnTies | None:
-    """The ties of one column from each model's recomputed run and headline series (models
-    whose series has no value are left out); None with fewer than two models."""
+    """The ties of one column from each model's run's headline series, its tasks as the
+    sample takes them (:func:`~inspector.views.series_sample.side_tasks`; models whose
+    series has no value are left out); None with fewer than two models."""
     # The statistics (numpy, scipy) only when a column is compared: a leaderboard whose
     # ties are kept in the store does without them.
-    from inspector.views.paired import DeltaInterval, delta_interval, series_sample
+    from inspector.views.paired import DeltaInterval, delta_interval
+    from inspector.views.series_sample import sample_of
 
-    values = {m: s.shown_value for m, (_, s) in runs.items() if s.shown_value is not None}
+    values = {m: s.value for m, s in runs.items() if s.value is not None}
     if len(values) < 2:
         return None
     order = list(values)
     p_values: dict[tuple[str, str], float | None] = {}
     for i, a in enumerate(order):
         for b in order[i + 1 :]:
-            (rec_a, series_a), (rec_b, series_b) = runs[a], runs[b]
-            sample = series_sample(rec_a, rec_b, series_a, series_b)
+            sample = sample_of(runs[a], runs[b])
             found = None if sample is None else delta_interval(sample, confidence=1 - alpha)
             p_values[(a, b)] = found.p_value if isinstance(found, DeltaInterval) else None
     return column_ties(benchmark, {m: float(v) for m, v in values.items()}, p_values,

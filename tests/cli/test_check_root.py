@@ -422,7 +422,7 @@ def test_a_root_is_checked_by_one_process_more_than_there_are_cores(
 
     asked: list[int] = []
 
-    def counted(function, calls, processes, progress=None):  # type: ignore[no-untyped-def]
+    def counted(function, calls, processes, progress=None, preload=()):  # type: ignore[no-untyped-def]
         asked.append(processes)
         return [function(*call) for call in calls]
 

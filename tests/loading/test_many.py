@@ -69,3 +69,36 @@ def test_batches_without_first_wait_every(monkeypatch) -> None:
     gaps, pairs = _paced(monkeypatch, every=0.05)
     assert sorted(index for index, _ in pairs) == list(range(20))
     assert len(gaps) >= 2 and set(gaps) == {0.05}, gaps
+
+
+PRELOAD_PROBE = """
+import json, sys
+from inspector import loading
+
+def first_call(path):
+    return "colorsys" in sys.modules
+
+runs = [(path,) for path in sys.argv[1:]]
+print(json.dumps(loading.audit(first_call, runs, preload=["colorsys"])))
+"""
+
+
+def test_a_first_pass_imports_what_reads_need_once_before_the_workers_start(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``preload`` (the statistics the gate's facts need) is imported before the workers
+    fork when a run has no report kept (once, not by each worker), and not at all when
+    every run has one (a warm pass answers from the store without it)."""
+    from tests.conftest import FIXTURE_RUNS
+
+    runs = [str(FIXTURE_RUNS / "compare_a"), str(FIXTURE_RUNS / "compare_b")]
+    env = {**os.environ, "INSPECTOR_WORKERS": "2", "XDG_CACHE_HOME": str(tmp_path / "cache")}
+
+    def probe() -> list[bool]:
+        done = subprocess.run([sys.executable, "-c", PRELOAD_PROBE, *runs], cwd=ROOT,
+                              capture_output=True, text=True, check=True, env=env)  # fmt: skip
+        return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+    assert probe() == [True, True]
+    for run in runs:  # their reports kept
+        subprocess.run([sys.executable, "-m", "inspector", "report", run, "--json"], cwd=ROOT,
+                       capture_output=True, check=True, env=env)  # fmt: skip
+    assert probe() == [False, False]
