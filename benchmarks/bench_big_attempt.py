@@ -218,11 +218,17 @@ def run_parsers(path: Path, repeat: int) -> None:
 
 
 def run_child(run: Path, src: Path | None) -> dict[str, Any]:
+    return run_script([__file__, "--child", str(run)], src)
+
+
+def run_script(argv: list[str], src: Path | None) -> dict[str, Any]:
+    """``python argv`` in a fresh process (the task cache off, one reader process; ``src``:
+    the checkout whose ``inspector`` it runs): the JSON its last line prints."""
     env = dict(os.environ, INSPECTOR_CACHE="0", INSPECTOR_WORKERS="1")
     env["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="bench-big-cache-")
     if src is not None:
         env["PYTHONPATH"] = str(src)
-    argv = [sys.executable, __file__, "--child", str(run)]
+    argv = [sys.executable, *argv]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=src or ROOT)
     if proc.returncode != 0:
         return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}
