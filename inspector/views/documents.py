@@ -263,16 +263,11 @@ def json_text_count(value: Any, indent: int = 0) -> int:
 
 
 def _json_count(value: Any, indent: int, key: str | None, depth: int) -> int:
-    pad = "  " * indent
-    prefix = f"{pad}{key}: " if key is not None else pad
-    if isinstance(value, dict | list):
-        if depth > MAX_DEPTH:
-            return shown_count(prefix + TOO_DEEP)
-        if not value:
-            return shown_count(prefix + "{}")  # "[]": as long
+    if isinstance(value, dict | list) and value and depth <= MAX_DEPTH:
         count = 0
-        if key is not None:
-            count += shown_count(f"{pad}{key}:")
+        if key is not None:  # "<pad><key>:"
+            short = "\n" not in key and len(key) < MAX_LINE_CHARS - 2 * indent
+            count += 1 if short else shown_count(f"{'  ' * indent}{key}:")
             indent += 1
         members = (
             ((str(k), v) for k, v in value.items())
@@ -300,6 +295,12 @@ def _json_count(value: Any, indent: int, key: str | None, depth: int) -> int:
             else:
                 count += _json_count(member, indent, label, depth + 1)
         return count
+    pad = "  " * indent
+    prefix = f"{pad}{key}: " if key is not None else pad
+    if isinstance(value, dict | list):
+        if depth > MAX_DEPTH:
+            return shown_count(prefix + TOO_DEEP)
+        return shown_count(prefix + "{}")  # empty; "[]": as long
     if isinstance(value, str) and "\n" in value:
         inner = 2 * (indent + 1)
         lines = value.count("\n") + 1

@@ -32,7 +32,7 @@ def _nested(depth: int) -> Any:
 SPECIAL: dict[int, dict[str, Any]] = {
     8: {"quote": 'say "hi" \\ back\tslash'},
     11: {"road": "Straße"},  # folds to strasse
-    17: {"cjk": "数学 题目"},
+    17: {"cjk": "数学 题目", "k" * 2500: {"x": 1}, "q" * 1999: "v\nw", "z" * 1990: 12345},
     23: {"unit": "\u212aelvin"},  # the Kelvin sign folds to k
     29: {"markup": "[bold]x[/bold] \x1b[31mred\x1b[0m \u202eltr"},
     35: {"room": "of\ufb01ce"},  # the ligature folds to fi
