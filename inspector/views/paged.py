@@ -326,7 +326,11 @@ def trajectory_document(trajectory: Mapping[str, Any], steps: StepList) -> Paged
         rest = any(folded in line.casefold() for line in trajectory_rest(trajectory))
 
         def may_hold(page: int) -> bool:
-            if (head and page == 0) or (rest and page >= count - 1) or test(page):
+            if (head and page == 0) or (rest and page >= count - 1):
+                return True
+            if page >= count:
+                return False  # no steps: the trajectory's other fields only
+            if test(page):
                 return True
             if not readable[page]:
                 steps_of(page)  # parsed, not counted: is it the line saying why it cannot be?

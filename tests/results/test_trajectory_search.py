@@ -76,7 +76,7 @@ PLANTED = [
 text shown (escapes a JSON reader takes, numbers Python prints otherwise)."""
 
 
-def _write(run: Path, steps: list[Any], *, ensure_ascii: bool) -> Path:
+def _write(run: Path, steps: list[Any], *, ensure_ascii: bool, planted: bool = True) -> Path:
     payload = {
         "status": "completed",
         "metrics": {"correct": True},
@@ -94,7 +94,7 @@ def _write(run: Path, steps: list[Any], *, ensure_ascii: bool) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     data = json.dumps(payload, indent=2, ensure_ascii=ensure_ascii).encode("utf-8") + b"\n"
     # Escapes json.dumps never writes, but a JSON reader takes: \u0041 for "A", \/ for "/".
-    for plain, written in PLANTED:
+    for plain, written in PLANTED if planted else []:
         assert data.count(plain) == 1, plain
         data = data.replace(plain, written)
     path.write_bytes(data)
@@ -357,3 +357,15 @@ def test_the_same_line_from_anywhere(attempt: StreamedAttempt, needle: str) -> N
         for backwards in (False, True):
             expected = whole.find(needle, start, backwards=backwards)
             assert document.find(needle, start, backwards=backwards) == expected, start
+
+
+@pytest.mark.parametrize("needle", ["schema", "kelvin last", "nothing", "step"])
+def test_a_trajectory_without_steps(tmp_path: Path, needle: str) -> None:
+    """Its one page holds the trajectory's other fields only."""
+    _write(tmp_path, [], ensure_ascii=False, planted=False)
+    attempt = open_streamed(tmp_path, REL)
+    assert len(attempt.starts) == 0
+    for backwards in (False, True):
+        expected = _matches(_every_page_read(attempt), needle, backwards=backwards)
+        assert _matches(_document(attempt), needle, backwards=backwards) == expected
+    assert _matches(_document(attempt), "kelvin last", backwards=True)
