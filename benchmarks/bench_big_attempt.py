@@ -60,6 +60,19 @@ TASK = "数学/题目-7"
 MB = 1024**2
 
 
+async def settle(pilot: Any, shown: Any = lambda: True, rounds: int = 2000) -> None:
+    """Until the screen's workers are done and ``shown()`` holds (at most ``rounds`` times
+    2 ms), then one frame."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    for _ in range(rounds):
+        if shown():
+            break
+        await asyncio.sleep(0.002)
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
 async def child(run: Path) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_hostile import _plain as plain
@@ -71,17 +84,6 @@ async def child(run: Path) -> dict[str, Any]:
     from inspector.app.screens.task import TaskScreen
 
     figures: dict[str, Any] = {}
-
-    async def settle(pilot: Any, shown: Any = lambda: True) -> None:
-        """Until the screen's workers are done and ``shown()`` holds, then one frame."""
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        for _ in range(2000):
-            if shown():
-                break
-            await asyncio.sleep(0.002)
-            await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
     app = InspectorApp([run])
     app.animation_level = "none"

@@ -72,15 +72,11 @@ async def child(run: Path, case: str, last: int) -> dict[str, Any]:
     from inspector.app.screens.diagnostics import DiagnosticsScreen
     from inspector.app.screens.overview import OverviewScreen
 
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from bench_big_attempt import settle as settled
+
     async def settle(pilot: Any, shown: Any = lambda: True) -> None:
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        for _ in range(100_000):
-            if shown():
-                break
-            await asyncio.sleep(0.002)
-            await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
+        await settled(pilot, shown, rounds=100_000)  # a search may take seconds
 
     figures: dict[str, Any] = {}
     app = InspectorApp([run])
