@@ -60,6 +60,19 @@ TASK = "数学/题目-7"
 MB = 1024**2
 
 
+async def settle(pilot: Any, shown: Any = lambda: True, rounds: int = 2000) -> None:
+    """Until the screen's workers are done and ``shown()`` holds (at most ``rounds`` times
+    2 ms), then one frame."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    for _ in range(rounds):
+        if shown():
+            break
+        await asyncio.sleep(0.002)
+        await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
 async def child(run: Path) -> dict[str, Any]:
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from bench_hostile import _plain as plain
@@ -71,17 +84,6 @@ async def child(run: Path) -> dict[str, Any]:
     from inspector.app.screens.task import TaskScreen
 
     figures: dict[str, Any] = {}
-
-    async def settle(pilot: Any, shown: Any = lambda: True) -> None:
-        """Until the screen's workers are done and ``shown()`` holds, then one frame."""
-        await pilot.pause()
-        await pilot.app.workers.wait_for_complete()
-        for _ in range(2000):
-            if shown():
-                break
-            await asyncio.sleep(0.002)
-            await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
 
     app = InspectorApp([run])
     app.animation_level = "none"
@@ -218,11 +220,17 @@ def run_parsers(path: Path, repeat: int) -> None:
 
 
 def run_child(run: Path, src: Path | None) -> dict[str, Any]:
+    return run_script([__file__, "--child", str(run)], src)
+
+
+def run_script(argv: list[str], src: Path | None) -> dict[str, Any]:
+    """``python argv`` in a fresh process (the task cache off, one reader process; ``src``:
+    the checkout whose ``inspector`` it runs): the JSON its last line prints."""
     env = dict(os.environ, INSPECTOR_CACHE="0", INSPECTOR_WORKERS="1")
     env["XDG_CACHE_HOME"] = tempfile.mkdtemp(prefix="bench-big-cache-")
     if src is not None:
         env["PYTHONPATH"] = str(src)
-    argv = [sys.executable, __file__, "--child", str(run)]
+    argv = [sys.executable, *argv]
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=src or ROOT)
     if proc.returncode != 0:
         return {"error": (proc.stderr.strip().splitlines() or ["?"])[-1]}

@@ -79,6 +79,12 @@ class StreamedAttempt:
         stop = self.pages[page + 1] if page + 1 < len(self.pages) else len(self.starts)
         return range(self.pages[page], stop)
 
+    def page_span(self, page: int) -> tuple[int, int]:
+        """The bytes of the file page ``page``'s steps take (from the first's ``{``)."""
+        steps = self.page_steps(page)
+        end = self.starts[steps.stop] if steps.stop < len(self.starts) else self.steps_end
+        return self.starts[steps.start], end
+
     def read_steps(self, first: int, count: int) -> list[Any]:
         """Steps ``first`` to ``first + count - 1`` (from 0), parsed.
 

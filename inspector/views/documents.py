@@ -24,6 +24,7 @@ READ_CHUNK = 1 << 20
 COPY_LIMIT = 1 << 20
 SEARCH_BLOCK = 2048
 MAX_DEPTH = 64
+TOO_DEEP = f"… (nested deeper than {MAX_DEPTH} levels; open the raw file)"
 
 
 class Document(Protocol):
@@ -218,7 +219,7 @@ def _json_lines(value: Any, indent: int, out: list[str], key: str | None, depth:
     pad = "  " * indent
     prefix = f"{pad}{key}: " if key is not None else pad
     if depth > MAX_DEPTH and isinstance(value, dict | list):
-        out.append(prefix + f"… (nested deeper than {MAX_DEPTH} levels; open the raw file)")
+        out.append(prefix + TOO_DEEP)
         return
     if isinstance(value, dict | list):
         if not value:
@@ -245,3 +246,73 @@ def _json_lines(value: Any, indent: int, out: list[str], key: str | None, depth:
         out.append(f'{prefix}"{value}"')
         return
     out.append(prefix + json.dumps(value, ensure_ascii=False))
+
+
+def shown_count(text: str) -> int:
+    """How many pager lines ``text`` makes: one a line, a line longer than
+    :data:`MAX_LINE_CHARS` one a chunk of it (as :class:`StringDocument` cuts it)."""
+    if len(text) <= MAX_LINE_CHARS:
+        return text.count("\n") + 1
+    return sum(-(-len(line) // MAX_LINE_CHARS) or 1 for line in text.split("\n"))
+
+
+def json_text_count(value: Any, indent: int = 0) -> int:
+    """``shown_count(json_text(value, indent))`` without making the text: the walk of
+    :func:`json_text`, each line measured instead of written (a long string is not copied)."""
+    return _json_count(value, indent, None, 0)
+
+
+def _json_count(value: Any, indent: int, key: str | None, depth: int) -> int:
+    if isinstance(value, dict | list) and value and depth <= MAX_DEPTH:
+        count = 0
+        if key is not None:  # "<pad><key>:"
+            short = "\n" not in key and len(key) < MAX_LINE_CHARS - 2 * indent
+            count += 1 if short else shown_count(f"{'  ' * indent}{key}:")
+            indent += 1
+        members = (
+            ((str(k), v) for k, v in value.items())
+            if isinstance(value, dict)
+            else ((f"[{i}]", v) for i, v in enumerate(value))
+        )
+        room = MAX_LINE_CHARS - 2 * indent - 2  # the line's length less "<pad><key>: "
+        inner = MAX_LINE_CHARS - 2 * indent - 2  # a text block's line: less its indent
+        for label, member in members:
+            kind = type(member)
+            if kind is str and "\n" not in label and len(label) < room:
+                if "\n" not in member:
+                    width = len(label) + len(member) + 2  # a one-line string, quoted
+                    count += 1 if width <= room else -(-(width - room) // MAX_LINE_CHARS) + 1
+                elif len(member) <= inner:  # "<label>: |", then each line of the block
+                    count += 2 + member.count("\n")
+                else:
+                    count += _json_count(member, indent, label, depth + 1)
+            elif (
+                (kind in _SHORT or (kind is int and -_BIG < member < _BIG))
+                and "\n" not in label
+                and len(label) + 24 <= room
+            ):
+                count += 1  # a float's repr is at most 24 characters ("-1.2345678901234567e-308")
+            else:
+                count += _json_count(member, indent, label, depth + 1)
+        return count
+    pad = "  " * indent
+    prefix = f"{pad}{key}: " if key is not None else pad
+    if isinstance(value, dict | list):
+        if depth > MAX_DEPTH:
+            return shown_count(prefix + TOO_DEEP)
+        return shown_count(prefix + "{}")  # empty; "[]": as long
+    if isinstance(value, str) and "\n" in value:
+        inner = 2 * (indent + 1)
+        lines = value.count("\n") + 1
+        if inner + len(value) > MAX_LINE_CHARS:
+            pieces = value.split("\n")
+            if inner + max(map(len, pieces)) > MAX_LINE_CHARS:
+                lines = sum(-(-(inner + len(piece)) // MAX_LINE_CHARS) or 1 for piece in pieces)
+        return shown_count(prefix + "|") + lines
+    if isinstance(value, str):
+        return shown_count(f'{prefix}"{value}"')
+    return shown_count(prefix + json.dumps(value, ensure_ascii=False))
+
+
+_SHORT = (float, bool, type(None))
+_BIG = 10**22  # an integer of fewer than 24 characters

@@ -9,6 +9,7 @@ line whose reading makes the next page (a pager scrolled to the end reads on).
 
 from __future__ import annotations
 
+import json
 import threading
 from array import array
 from collections import OrderedDict
@@ -18,10 +19,26 @@ from typing import Any
 from inspector.results.long_text import LongString
 from inspector.results.problems import ResultFileError
 from inspector.results.stream import StepList
-from inspector.views.documents import COPY_LIMIT, MAX_LINE_CHARS, json_text
+from inspector.views.documents import (
+    COPY_LIMIT,
+    MAX_LINE_CHARS,
+    TOO_DEEP,
+    json_text,
+    json_text_count,
+    shown_count,
+)
+from inspector.views.step_search import page_test
+
+INF, NAN = float("inf"), float("nan")
 
 STEP_MARK = "── step "
 """How each trajectory step starts in the trajectory document."""
+SYNTHETIC = " ".join(
+    [STEP_MARK, TOO_DEEP, "| {} []", *(json.dumps(v) for v in (INF, -INF, NAN)), f"{-INF} {NAN}"]
+)
+"""Words the trajectory document adds to the steps' own text (a search cannot look for them
+in the file's bytes): the headings, the note of a value nested too deep, the marks of a
+text block and an empty value, floats as they are written (digits aside)."""
 KEEP_PAGES = 4
 TRAJECTORY_HEAD = ("schema_version", "started_at", "finished_at")
 
@@ -45,12 +62,18 @@ class PagedDocument:
         page_count: int,
         *,
         notice: str | None = None,
+        count_page: Callable[[int], int | None] | None = None,
+        page_test: Callable[[str], Callable[[int], bool] | None] | None = None,
     ) -> None:
         self.title = title
         self.notice = notice
         self.max_width = 0
         self._make_page = make_page
         self._page_count = page_count
+        self._count_page = count_page
+        """The lines page ``n`` makes, without making them (None: it must be made)."""
+        self._page_test = page_test
+        """For a needle, a test of page ``n``: False when it cannot hold the needle."""
         self._first = array("Q", [0])
         """The first line of each page seen, and the line after the last one."""
         self._kept: OrderedDict[int, list[str]] = OrderedDict()
@@ -101,6 +124,20 @@ class PagedDocument:
                     high = middle - 1
             return low
 
+    def _count_to(self, page: int) -> None:
+        """Know the first line of ``page``: the pages before it counted (made, when they
+        cannot be counted)."""
+        while len(self._first) - 1 < min(page, self._page_count):
+            with self._lock:  # a page at a time: the screen reads lines meanwhile
+                known = len(self._first) - 1
+                if known >= min(page, self._page_count):
+                    break
+                count = self._count_page(known) if self._count_page is not None else None
+                if count is None:
+                    self._page(known)
+                else:
+                    self._first.append(self._first[-1] + count)
+
     def lines(self, start: int, count: int) -> list[str]:
         out: list[str] = []
         line = max(0, start)
@@ -120,8 +157,12 @@ class PagedDocument:
 
     def find(self, needle: str, start: int, *, backwards: bool = False) -> int | None:
         """The next line after ``start`` (before it, ``backwards``) holding ``needle``,
-        wrapping round; reads the pages in turn (all of them when it wraps backwards)."""
+        wrapping round; reads the pages in turn (all of them when it wraps backwards), or,
+        with a page test for the needle, only the pages it lets through."""
         folded = needle.casefold()
+        test = self._page_test(needle) if self._page_test is not None and needle else None
+        if test is not None:
+            return self._find_tested(folded, start, backwards, test)
         if not backwards:
             found = self._scan(folded, start + 1, None)
             return found if found is not None else self._scan(folded, 0, start + 1)
@@ -130,6 +171,35 @@ class PagedDocument:
             return found
         self._page_of(1 << 62)  # the last page: every page made once
         return self._scan_back(folded, self._first[-1] - 1, max(0, start))
+
+    def _find_tested(
+        self, folded: str, start: int, backwards: bool, test: Callable[[int], bool]
+    ) -> int | None:
+        """:meth:`find` reading only the pages ``test`` lets through (and the page it starts
+        on): the same lines in the same order; the pages before a match counted, not made."""
+        last = self._page_count - 1
+        line = start - 1 if backwards else start + 1
+        here = self._page_of(line) if line >= 0 else None
+        if here is None:  # past an end: every page, from the far one
+            here = self._page_count if backwards else -1
+        pages = (
+            [*range(here, -1, -1), *range(last, here - 1, -1)]
+            if backwards
+            else [*range(here, last + 1), *range(0, here + 1)]
+        )
+        for turn, page in enumerate(pages):
+            if not 0 <= page <= last or (turn and not test(page)):
+                continue
+            self._count_to(page)
+            lines, first = self._page(page), self._first[page]
+            low, high = first, first + len(lines) - 1
+            if turn == 0:  # from the line after (before) the start; round again, all of it
+                low, high = (low, min(high, line)) if backwards else (max(low, line), high)
+            numbers = range(high, low - 1, -1) if backwards else range(low, high + 1)
+            for number in numbers:
+                if folded in lines[number - first].casefold():
+                    return number
+        return None
 
     def _scan(self, folded: str, line: int, stop: int | None) -> int | None:
         """The first line from ``line`` (to ``stop``, else the end) holding ``folded``."""
@@ -177,11 +247,15 @@ class PagedDocument:
         return "".join(parts)[:limit].removesuffix("\n")
 
 
+def step_heading(number: int, step: Any) -> str:
+    """``── step N (step_id) ──``: how step ``number`` (from 1) starts."""
+    step_id = step.get("step_id") if isinstance(step, Mapping) else None
+    return f"{STEP_MARK}{number}{f' ({step_id})' if step_id is not None else ''} ──"
+
+
 def step_lines(number: int, step: Any) -> list[str]:
     """Step ``number`` (from 1) under its ``── step N ──`` heading."""
-    step_id = step.get("step_id") if isinstance(step, Mapping) else None
-    heading = f"{STEP_MARK}{number}{f' ({step_id})' if step_id is not None else ''} ──"
-    return [heading, json_text(step, 1)]
+    return [step_heading(number, step), json_text(step, 1)]
 
 
 def trajectory_head(trajectory: Mapping[str, Any]) -> list[str]:
@@ -214,7 +288,59 @@ def trajectory_document(trajectory: Mapping[str, Any], steps: StepList) -> Paged
             lines.extend(trajectory_rest(trajectory))
         return "\n".join(lines).split("\n") if lines else []
 
-    return PagedDocument("trajectory", make, max(count, 1))
+    readable = bytearray(max(count, 1))
+    """Whether each page's steps parse: 0 not yet tried, 1 they do, 2 they do not."""
+
+    def steps_of(page: int) -> tuple[range, list[Any] | None]:
+        numbers = attempt.page_steps(page) if page < count else range(0)
+        try:
+            parsed = attempt.read_steps(numbers.start, len(numbers)) if numbers else []
+        except ResultFileError:
+            readable[page] = 2
+            return numbers, None
+        readable[page] = 1
+        return numbers, parsed
+
+    def count_page(page: int) -> int | None:
+        """The lines ``make(page)`` gives, without making them (its steps parsed); None
+        when they cannot be read (the page is the one line saying why)."""
+        numbers, parsed = steps_of(page)
+        if parsed is None:
+            return None
+        lines = trajectory_head(trajectory) if page == 0 else []
+        if page >= count - 1:
+            lines.extend(trajectory_rest(trajectory))
+        return sum(map(shown_count, lines)) + sum(
+            shown_count(step_heading(number + 1, step)) + json_text_count(step, 1)
+            for number, step in zip(numbers, parsed, strict=True)
+        )
+
+    def test_for(needle: str) -> Callable[[int], bool] | None:
+        """Page ``n`` may hold ``needle``: its bytes say so, or it is one line saying why
+        its steps cannot be read."""
+        test = page_test(attempt, needle, SYNTHETIC)
+        if test is None:
+            return None
+        folded = needle.casefold()
+        head = any(folded in line.casefold() for line in trajectory_head(trajectory))
+        rest = any(folded in line.casefold() for line in trajectory_rest(trajectory))
+
+        def may_hold(page: int) -> bool:
+            if (head and page == 0) or (rest and page >= count - 1):
+                return True
+            if page >= count:
+                return False  # no steps: the trajectory's other fields only
+            if test(page):
+                return True
+            if not readable[page]:
+                steps_of(page)  # parsed, not counted: is it the line saying why it cannot be?
+            return readable[page] == 2
+
+        return may_hold
+
+    return PagedDocument(
+        "trajectory", make, max(count, 1), count_page=count_page, page_test=test_for
+    )
 
 
 def long_text_document(title: str, text: LongString) -> PagedDocument:
