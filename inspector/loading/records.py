@@ -69,6 +69,57 @@ class EntryRec(msgspec.Struct, **OPTIONS):
     schema_version: str | None
 
 
+Packed = bytes
+"""A task folder's file keys, :data:`Stat` after :data:`Stat` (six little-endian 64-bit
+integers each) of its folder, ``task.json`` and each attempt's ``result.json`` (by number)."""
+Keys = Packed | tuple[tuple[str, int, int, int, int, int, int], ...]
+"""Packed, or (files of other names) per file ``(rel, *Stat)``."""
+
+
+class KeptEntry(msgspec.Struct, **OPTIONS):
+    """A task folder in the task store: the keys of its files as read, where AgentCompass
+    finds its name first, and its entry."""
+
+    files: Keys
+    first: str
+    entry: EntryRec
+
+
+class TaskStore(msgspec.Struct, **OPTIONS):
+    """A run's task store (or its delta: a folder gone or no longer kept is None)."""
+
+    root: str
+    entries: dict[str, KeptEntry | None]
+
+
+class RawStore(msgspec.Struct, **OPTIONS):
+    """A task store as it is read: each folder's entry still msgpack (nil: None), decoded
+    one at a time when looked up (the whole decoded at once is millions of objects)."""
+
+    root: str
+    entries: dict[str, msgspec.Raw]
+
+
+class EntryHead(msgspec.Struct, **OPTIONS):
+    """What of an :class:`EntryRec` says whether it may be used (its record not decoded)."""
+
+    task_id: str | None
+    folder: str
+    state: str
+    published: bool
+    record: msgspec.Raw
+    numbers: tuple[int, ...] | None
+    dirs: dict[int, str] | None
+
+
+class KeptHead(msgspec.Struct, **OPTIONS):
+    """A :class:`KeptEntry` as far as it is needed to check it (the rest is skipped)."""
+
+    files: Keys
+    first: str
+    entry: EntryHead
+
+
 _SHARED: dict[tuple[Any, ...], dict[str, Any]] = {}
 _SHARED_MAX = 4096
 

@@ -10,9 +10,7 @@ left out.
 from __future__ import annotations
 
 import contextlib
-import operator
 import os
-import struct
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -21,51 +19,43 @@ from typing import Any
 import msgspec
 
 from inspector.loading import store
-from inspector.loading.index import (
-    HEAD,
-    RECORD,
-    WIDTH,
-    Checked,
-    Signature,
-    packed_is_racy,
+from inspector.loading.folder_keys import (
+    Places,
+    ReadKeys,
+    ask,
+    packed_signature,
+    signature_is_racy,
+    tail_of,
+    unchanged,
 )
+from inspector.loading.folder_keys import signature as signature  # readers stat with it
+from inspector.loading.index import Checked, Signature, packed_is_racy
 from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     ENCODER,
-    OPTIONS,
     AttemptRec,
     EntryRec,
+    KeptEntry,
+    KeptHead,
+    RawStore,
     TaskRec,
+    TaskStore,
+    decoder,
     issue_rec,
     problem_rec,
     task_entry,
 )
-from inspector.loading.store import COARSE_GRANULARITY_NS, is_racy
-from inspector.results.file_io import stat_key
 from inspector.results.layout import AttemptDirs
 from inspector.results.problems import RULE_DUPLICATE_ID
 
+NIL = msgspec.Raw(b"\xc0")
+"""A folder gone, in a store's undecoded entries."""
 DELTA_MIN = 64
 DELTA_SHARE = 8
 """The delta file holds at most one folder in this many (or :data:`DELTA_MIN`)."""
 CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250  # the app's reader processes check from so many
 FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child from so many
-
-
-class KeptEntry(msgspec.Struct, **OPTIONS):
-    """A task folder in the task store: the key of each of its files as read (``rel`` and
-    the :data:`Stat`), where AgentCompass finds its name first, and its entry."""
-
-    files: tuple[tuple[str, int, int, int, int, int, int], ...]
-    first: str
-    entry: EntryRec
-
-
-class TaskStore(msgspec.Struct, **OPTIONS):
-    """A run's task store (or its delta: a folder gone or no longer kept is None)."""
-
-    root: str
-    entries: dict[str, KeptEntry | None]
+CHECK_BLOCK = 32768  # folders whose files are checked at once
 
 
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
@@ -73,92 +63,40 @@ def store_file(run_root: Path, folder: Path | None = None) -> Path:
     return store.run_folder(run_root, folder) / "tasks"
 
 
-def signature(root: str, rels: list[str]) -> Signature | None:
-    """``(rel, *stat_key)`` of each path (not following a final link), None when one cannot
-    be stat'ed."""
-    out = []
-    lstat = os.lstat
-    for rel in rels:
-        try:
-            info = lstat(f"{root}/{rel}")
-        except OSError:
-            return None
-        out.append((rel, *stat_key(info)))
-    return tuple(out)
-
-
-def unchanged(root: str, signatures: list[Signature]) -> list[bool]:
-    """For each signature, whether its files still have it (a worker process's share)."""
-    return [signature(root, [item[0] for item in sig]) == sig for sig in signatures]
-
-
-def signature_is_racy(sig: Signature, fence_ns: int) -> bool:
-    """Whether any file of ``sig`` is racy (:func:`~inspector.loading.store.is_racy`); a
-    folder whose newest stamp is older than the coarse granularity is answered at once."""
-    newest = max([max(item[5], item[6]) for item in sig], default=0)
-    if newest < fence_ns - COARSE_GRANULARITY_NS:
-        return False
-    return any(is_racy(item[1:], fence_ns) for item in sig)
-
-
-def signed_files(entry: Any) -> list[str]:
-    """The files a packed signature of ``entry`` is of, in its order."""
-    folder = entry.folder
-    expected = [folder, f"{folder}/task.json"]
-    dirs = entry.attempt_dirs  # AttemptDirs: its own tuple (no iterator); a mapping: keys
-    numbers = sorted(getattr(dirs, "numbers", dirs))
-    return expected + [f"{folder}/attempt-{number}/result.json" for number in numbers]
-
-
-def unpacked_signature(entry: Any, packed: Any, at: int = 0) -> tuple[tuple[Any, ...], ...]:
-    """The signature :func:`packed_signature` packed for ``entry``, as it was (from byte
-    ``at`` of ``packed``)."""
-    rels = signed_files(entry)
-    values = struct.unpack_from(f"<{WIDTH * len(rels)}q", packed, at)
-    return tuple((rel, *values[n * WIDTH : n * WIDTH + WIDTH]) for n, rel in enumerate(rels))
-
-
-def packed_signature(entry: Any, signature: Any) -> bytes | None:
-    """A task folder's file signature as :func:`~inspector.loading.index.take` needs it,
-    held per task after a read: the stats of its folder, ``task.json`` and each attempt's
-    ``result.json`` (in that order: their paths follow from the entry) packed as
-    :attr:`~inspector.loading.records.Index.stats` holds them (about 300 bytes for three
-    attempts, against 2.4 KB as tuples of paths and integers). None when the signature is
-    not of those files or a value does not fit: no index."""
-    if [item[0] for item in signature] != signed_files(entry):
-        return None  # not the files index.rels() will check
-    try:
-        return struct.pack(
-            f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]]
-        )
-    except struct.error:
-        return None
-
-
 class TaskCache:
     """Load once, look up folders, save once; never raises (a broken store is a miss).
-    ``reuse`` False takes nothing from the store (what is read is still kept)."""
+    ``reuse`` False takes nothing from the store (what is read is still kept).
+
+    The store is loaded with each folder's entry undecoded (:class:`RawStore`); a look-up
+    decodes one folder at a time, checks it and makes its entry at once, so what is held
+    is the entries made and their packed keys, not the store decoded (millions of small
+    objects, freed among those kept). Nothing of the store is held after the look-up: a
+    save that writes it whole copies the folders taken from it out of its file again."""
 
     def __init__(self, run_root: Path, *, reuse: bool = True) -> None:
         self.root = str(run_root)
         self.path = store_file(run_root)
         self.delta_path = self.path.with_name("tasks.delta")  # the folders changed since
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
-        self.entries: dict[str, KeptEntry | None] = {}
-        # Per folder taken from the store (or read, with keys that cannot be packed): its
-        # signature, where AgentCompass finds it first, and its record or entry.
+        self.entries: dict[str, msgspec.Raw] = {}  # base and delta, until looked up
+        # Per folder whose keys are not packed (files of other names): its signature,
+        # where AgentCompass finds it first, and its record (from the store) or entry.
         self.fresh: dict[str, tuple[Signature, str, Any]] = {}
-        self.read = ReadKeys()  # the folders read (made records one at a time when saved)
+        self.read = ReadKeys()  # the folders taken or read (made records when saved)
         self.hits = 0
-        self.delta: dict[str, KeptEntry | None] = {}
+        self.delta: dict[str, msgspec.Raw] = {}
+        self.loaded = False  # a base was loaded (then a save may write a delta)
+        self.before: dict[str, bytes | None] = {}  # a stored folder not taken: its entry
+        self.gone: list[str] = []  # stored folders that are no task folder now
+        self.most = DELTA_MIN  # folders the delta file may hold
         if reuse:  # the base, then the folders changed since it was written (its delta)
-            base = store.load(self.path, TaskStore)
+            base = store.load(self.path, RawStore)
             if base is not None and base.root == self.root:
-                self.entries = base.entries
-                delta = store.load(self.delta_path, TaskStore)
+                self.entries, self.loaded = base.entries, True
+                delta = store.load(self.delta_path, RawStore)
                 if delta is not None and delta.root == self.root and delta.entries:
-                    self.delta = delta.entries
-                    self.entries.update(delta.entries)
+                    self.delta = {f: msgspec.Raw(bytes(r)) for f, r in delta.entries.items()}
+                    self.entries.update(self.delta)
 
     def look_up(
         self,
@@ -172,53 +110,105 @@ class TaskCache:
         files' keys unchanged, and it is still the first of its name where AgentCompass
         looks); the positions of the rest. ``checked``: what the report store's check found
         (those files are not stat'ed again). ``shared``: the caller has threads (the app)."""
-        known: dict[int, Signature] = {}
+        stored, self.entries = self.entries, {}
+        if not stored:
+            return list(range(len(candidates)))
+        places = Places(checked, len(candidates))
+        self.most = max(DELTA_MIN, len(candidates) // DELTA_SHARE)
+        head = decoder(KeptHead)
+        missing: list[int] = []
+        doubtful: list[tuple[int, str, msgspec.Raw]] = []  # (position, first, raw)
+        asks: list[tuple[str, tuple[Any, ...], bytes]] = []
         for position, (folder, state) in enumerate(candidates):
-            kept = self.entries.get(folder)
+            span = places.span(position, folder)
+            raw = stored.pop(folder, None)
+            if raw is None or raw == NIL:
+                missing.append(position)
+                continue
             first = first_location[folder.rpartition("/")[2]]
-            if kept is not None and kept.first == first and kept.entry.state == state:
-                known[position] = kept.files
-        hits: set[int] = set()
-        if checked is not None:
-            hits = {position for position, sig in known.items() if checked.covers(sig)}
-        rest = [position for position in known if position not in hits]
-        hits.update(p for p, ok in zip(rest, self._check(known, rest, shared), strict=True) if ok)
-        missing = []
-        for position, (folder, _) in enumerate(candidates):
-            entry = self.accept(folder) if position in hits else None
+            try:
+                kept = head.decode(raw)
+            except (ValueError, TypeError):
+                kept = None
+            rec = None if kept is None else kept.entry
+            if rec is None or kept.first != first or rec.state != state or rec.folder != folder:
+                self._missed(position, folder, raw, missing)
+                continue
+            asked = ask(kept.files, folder, tail_of(rec.numbers, rec.dirs))
+            if asked is not None and places.covers(span, asked):
+                self._take([(position, first, raw)], [True], entries, candidates, missing)
+            elif asked is None:
+                self._missed(position, folder, raw, missing)
+            else:
+                doubtful.append((position, first, raw))
+                asks.append(asked)
+                if len(asks) >= CHECK_BLOCK:  # checked a block at a time, not all held
+                    self._take(doubtful, self._check(asks, shared), entries, candidates, missing)
+                    asks.clear()
+        self.gone = [folder for folder, raw in stored.items() if raw != NIL]
+        del stored
+        self._take(doubtful, self._check(asks, shared), entries, candidates, missing)
+        missing.sort()
+        return missing
+
+    def _take(
+        self,
+        doubtful: list[tuple[int, str, msgspec.Raw]],
+        unchanged: list[bool],
+        entries: list[Any],
+        candidates: Sequence[tuple[str, str]],
+        missing: list[int],
+    ) -> None:
+        """Make the entry of each folder whose files were found unchanged, in ``entries``
+        (else it is read again); ``doubtful`` is emptied."""
+        for (position, first, raw), ok in zip(doubtful, unchanged, strict=True):
+            folder = candidates[position][0]
+            entry = self.accept(folder, raw, first) if ok else None
             if entry is not None:
                 entries[position] = entry
             else:
-                missing.append(position)
-        return missing
+                self._missed(position, folder, raw, missing)
+        doubtful.clear()
 
-    def _check(self, known: dict[int, Signature], positions: list[int], shared: bool) -> list[Any]:
+    def _missed(self, position: int, folder: str, raw: msgspec.Raw, missing: list[int]) -> None:
+        """A stored folder not taken: read again (its stored entry kept to tell whether the
+        entry read differs, for a few; for many the store is written whole anyway)."""
+        missing.append(position)
+        self.before[folder] = bytes(raw) if len(self.before) <= self.most else None
+
+    def _check(self, asks: list[Any], shared: bool) -> list[Any]:
         """Whether each folder's files still have their stored keys (``lstat``, split
         between processes for many)."""
-        sigs, root = [known[p] for p in positions], self.root
-        if len(positions) >= CHECK_PARALLEL_MIN and shared:
-            step = max(CHECK_CHUNK, len(positions) // (4 * workers()) + 1)
-            parts = [(root, sigs[i : i + step]) for i in range(0, len(sigs), step)]
+        root = self.root
+        if len(asks) >= CHECK_PARALLEL_MIN and shared:
+            step = max(CHECK_CHUNK, len(asks) // (4 * workers()) + 1)
+            parts = [(root, asks[i : i + step]) for i in range(0, len(asks), step)]
             answers = in_shared_pool(unchanged, parts)
             if answers is not None:
                 return [ok for answer in answers for ok in answer]
-        if not shared and len(positions) >= FORK_CHECK_MIN:
-            half = len(positions) // 2
-            both = halves_in_fork(unchanged, (root, sigs[:half]), (root, sigs[half:]))
-            if both is not None and len(both[0]) + len(both[1]) == len(positions):
+        if not shared and len(asks) >= FORK_CHECK_MIN:
+            half = len(asks) // 2
+            both = halves_in_fork(unchanged, (root, asks[:half]), (root, asks[half:]))
+            if both is not None and len(both[0]) + len(both[1]) == len(asks):
                 return [*both[0], *both[1]]
-        return unchanged(root, sigs)
+        return unchanged(root, asks)
 
-    def accept(self, folder: str) -> Any:
-        """The stored entry of ``folder``, whose signature was just found unchanged (None:
-        it is not an entry of this folder, and the folder is read)."""
-        kept = self.entries[folder]
-        assert kept is not None
+    def accept(self, folder: str, raw: msgspec.Raw, first: str) -> Any:
+        """The entry of ``folder`` from its stored bytes, whose keys were just found
+        unchanged, its keys kept with it; None: it is not an entry of this folder, and the
+        folder is read."""
+        try:
+            kept = decoder(KeptEntry).decode(raw)
+        except (ValueError, TypeError):
+            return None
         entry = task_entry(kept.entry, folder)
-        if entry is None or kept.entry.folder != folder:
+        if entry is None:
             return None
         self.hits += 1
-        self.fresh[folder] = (kept.files, kept.first, kept.entry)
+        if type(kept.files) is bytes:
+            self.read.add(entry, first, kept.files, taken=True)
+        else:
+            self.fresh[folder] = (kept.files, first, kept.entry)
         return entry
 
     def put(self, entry: Any, first_location: str, sig: Signature | bytes | None) -> None:
@@ -235,55 +225,88 @@ class TaskCache:
             else:
                 self.fresh[entry.folder] = (sig, first_location, entry)
 
-    def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
-        """Each folder seen in this read as it is stored, made one at a time."""
+    def _kept_entries(self, read: bool = False) -> Iterator[tuple[str, KeptEntry]]:
+        """Each folder read (``read``), else also each taken from the store whose keys are
+        not packed, as it is stored, made one at a time."""
         for folder, (sig, first, held) in self.fresh.items():
-            rec = held if type(held) is EntryRec else _record(held)
-            yield folder, KeptEntry(sig, first, rec)
-        for held, first, files in self.read:
+            if type(held) is not EntryRec:
+                yield folder, KeptEntry(sig, first, _record(held))
+            elif not read:
+                yield folder, KeptEntry(sig, first, held)
+        for held, first, files in self.read.unread():
             yield held.folder, KeptEntry(files, first, _record(held))
 
     def _whole(self) -> Iterator[bytes]:
         """The task store of this read as msgpack, a folder at a time (as
-        ``ENCODER.encode(TaskStore(root, entries))`` makes it)."""
-        count = len(self.fresh) + len(self.read)
+        ``ENCODER.encode(TaskStore(root, entries))`` makes it); the folders taken from the
+        store as they are in its files, read again."""
+        copies = self._stored_again()
+        count = len(copies) + len(self.fresh) + len(self.read) - self.read.taken.count(1)
         yield b"\x92" + ENCODER.encode(self.root) + store.map_header(count)
+        for folder, raw in copies.items():
+            yield ENCODER.encode(folder) + raw
+        del copies
         for folder, kept in self._kept_entries():
             yield ENCODER.encode(folder) + ENCODER.encode(kept)
 
+    def _stored_again(self) -> dict[str, msgspec.Raw]:
+        """The stored bytes of each folder taken from the store with packed keys, from its
+        files again (one changed since: what is in it, checked against its files when
+        used; one gone: not kept)."""
+        taken = self.read.taken_folders()
+        if not taken:
+            return {}
+        found: dict[str, msgspec.Raw] = {}
+        for path in (self.path, self.delta_path):
+            kept = store.load(path, RawStore)
+            if kept is not None and kept.root == self.root:
+                found.update(kept.entries)
+        return {f: found[f] for f in taken if found.get(f, NIL) != NIL}
+
     def save(self, keep: bool = True) -> None:
         """Write the entries seen in this read (atomically; ``keep`` False: nothing is
-        written), then drop what the store was loaded as and written from. When few
-        folders changed since the base file was written, only they go to the delta file (a
-        folder gone as None); the base is written whole again once the delta grows past
-        :data:`DELTA_SHARE` of it. Every entry is checked against its files before use, so
-        any base and delta combined (one written, the other not) give misses, never a
-        wrong entry."""
-        entries, fresh, read = self.entries, self.fresh, self.read
+        written), then drop what is held for it. When few folders changed since the base
+        file was written, only they go to the delta file (a folder gone as None); the base
+        is written whole again once the delta grows past :data:`DELTA_SHARE` of it. Every
+        entry is checked against its files before use, so any base and delta combined
+        (one written, the other not) give misses, never a wrong entry."""
+        fresh, read = self.fresh, self.read
         try:
-            if not keep or (not fresh and not read and not entries):
+            if not keep or (not fresh and not read and not self.loaded):
                 return
-            if entries:  # is it a few folders (the delta file)?
-                try:
-                    changed = {f: k for f, k in self._kept_entries() if entries.get(f) != k}
-                except (TypeError, ValueError, OverflowError):
-                    return
-                done = {entry.folder for entry in read.entries}  # few: the rest are in fresh
-                gone = [f for f, v in entries.items() if v and f not in fresh and f not in done]
-                if not changed and not gone:
-                    return
-                delta = {**self.delta, **changed, **dict.fromkeys(gone)}
-                if len(delta) <= max(DELTA_MIN, (len(fresh) + len(done)) // DELTA_SHARE):
-                    store.write_atomically(self.delta_path, TaskStore(self.root, delta))
-                    return
-                del changed, delta
+            if self.loaded and self._delta_written(len(fresh) + len(read)):
+                return
             # Written as it is made: the whole store is never held (nor its records).
             if store.write_streamed(self.path, self._whole):
                 with contextlib.suppress(OSError):
                     os.unlink(self.delta_path)
         finally:
-            self.entries, self.delta, self.fresh = {}, {}, {}
+            self.delta, self.fresh, self.before, self.gone = {}, {}, {}, []
             self.read = ReadKeys()
+
+    def _delta_written(self, seen: int) -> bool:
+        """True when nothing changed, or the changes were written to the delta file."""
+        most = max(DELTA_MIN, seen // DELTA_SHARE)
+        changed: dict[str, msgspec.Raw] = {}
+        try:
+            for folder, kept in self._kept_entries(read=True):
+                encoded = ENCODER.encode(kept)
+                if self.before.get(folder) != encoded:
+                    changed[folder] = msgspec.Raw(encoded)
+                    if len(changed) > most:
+                        return False  # many: the base is written whole
+        except (TypeError, ValueError, OverflowError):
+            return True
+        done = {e.folder for e in self.read.entries}
+        gone = [*self.gone, *(f for f in self.before if f not in done and f not in self.fresh)]
+        del done
+        if not changed and not gone:
+            return True
+        delta = {**self.delta, **changed, **dict.fromkeys(gone, NIL)}
+        if len(delta) > most:
+            return False
+        store.write_atomically(self.delta_path, TaskStore(self.root, delta))  # type: ignore[arg-type]
+        return True
 
 
 def entry_record(entry: Any) -> EntryRec:
@@ -333,51 +356,3 @@ def _record(entry: Any) -> EntryRec:
         problems = tuple(p for p in rec.problems if p.rule != RULE_DUPLICATE_ID)
         rec = msgspec.structs.replace(rec, problems=problems)
     return rec
-
-
-class ReadKeys:
-    """The folders read while a run is read with the store on (for its task store and its
-    index), as columns, not a tuple, a dict slot and a bytes object per folder (about 120
-    bytes beside the keys): each one's entry, where AgentCompass finds it first, and its
-    keys packed (:func:`packed_signature`) one folder after the
-    other in one buffer, after :data:`~inspector.loading.index.HEAD` bytes of room for
-    the run-level files' (when every folder was read, in order, the run's index is made
-    from that buffer in place: :func:`~inspector.loading.index.take`)."""
-
-    def __init__(self) -> None:
-        self.entries: list[Any] = []
-        self.firsts: list[str] = []
-        self.stats = bytearray(HEAD)
-
-    def __len__(self) -> int:
-        return len(self.entries)
-
-    def add(self, entry: Any, first: str, packed: bytes) -> None:
-        self.entries.append(entry)
-        self.firsts.append(first)
-        self.stats += packed
-
-    def in_order(self, entries: list[Any]) -> bytearray | None:
-        """The buffer, when ``entries`` are exactly the folders added, in that order."""
-        mine = self.entries
-        if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
-            return None
-        return self.stats
-
-    def by_folder(self) -> dict[str, bytes | None]:
-        """Each folder's packed keys, by its folder (when not every folder was read)."""
-        out: dict[str, bytes | None] = {}
-        at = HEAD
-        for entry in self.entries:
-            end = at + RECORD * len(signed_files(entry))
-            out[entry.folder] = bytes(self.stats[at:end])
-            at = end
-        return out
-
-    def __iter__(self) -> Iterator[tuple[Any, str, tuple[tuple[Any, ...], ...]]]:
-        """Each folder's entry, where it is found first, and its keys as tuples."""
-        at, stats = HEAD, self.stats
-        for entry, first in zip(self.entries, self.firsts, strict=True):
-            files = unpacked_signature(entry, stats, at)
-            at += RECORD * len(files)
-            yield entry, first, files

@@ -82,7 +82,7 @@ def test_a_removed_folder_is_forgotten(run: Path, monkeypatch: pytest.MonkeyPatc
     shutil.move(folder, saved)
     tasks = len(read_run(run).tasks)
     assert scored(run) == (uncached(run, monkeypatch), tasks)
-    assert task_cache.TaskCache(run).entries[folder.relative_to(run).as_posix()] is None
+    assert task_cache.TaskCache(run).entries[folder.relative_to(run).as_posix()] == task_cache.NIL
     shutil.move(saved, folder)  # back, as it was: its files' keys changed (ctime)
     settle_time_stamps()
     assert scored(run)[0] == uncached(run, monkeypatch)

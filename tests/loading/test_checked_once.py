@@ -56,8 +56,8 @@ def test_only_the_changed_folder_is_checked_again_and_it_is_read(
     accepted: list[str] = []
     accept = task_cache.TaskCache.accept
 
-    def taken(self: task_cache.TaskCache, folder: str) -> Any:
-        entry = accept(self, folder)
+    def taken(self: task_cache.TaskCache, folder: str, *stored: Any) -> Any:
+        entry = accept(self, folder, *stored)
         if entry is not None:
             accepted.append(folder)
         return entry
@@ -65,7 +65,7 @@ def test_only_the_changed_folder_is_checked_again_and_it_is_read(
     monkeypatch.setattr(task_cache.TaskCache, "accept", taken)
     code, cached, _ = run_cli(["report", str(run), "--json"], capsys)
     folder = result.parent.parent.relative_to(run).as_posix()
-    assert [sig[0][0] for sig in asked] == [folder]  # only the changed folder, once more
+    assert [item[0] for item in asked] == [folder]  # only the changed folder, once more
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     assert run_cli(["report", str(run), "--json"], capsys) == (code, cached, "")
     others = {p.parent.relative_to(run).as_posix() for p in run.glob("details/*/*/task.json")}
