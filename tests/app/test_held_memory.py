@@ -103,3 +103,28 @@ def test_the_shown_overview_holds_per_task_what_the_read_run_does(
     per_task_app = (app[1] - app[0]) / (large - small)
     assert per_task_read > 500  # the read holds its tasks (a sanity check of the measure)
     assert per_task_app - per_task_read < 200, (per_task_app, per_task_read)
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_no_shared_readers_start_while_the_runs_own_readers_read_it(
+    early: bool, runs: dict[int, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``inspector RUN`` starts the run's reader processes before the app (an early read);
+    the app's shared reader processes (for a reload, another run, a cache check) are not
+    started beside them at mount (two more processes for the peak: 37 MB RSS at 100,000
+    tasks) but when first used. Without an early read they are started at mount."""
+    from inspector.cli import main as cli
+
+    warmed: list[bool] = []
+    monkeypatch.setattr(loading, "warm_app", lambda: warmed.append(True))
+    run = runs[SIZES[0]]
+
+    async def opened() -> None:
+        app = cli.build_app([str(run)]) if early else InspectorApp([run])
+        async with app.run_test(size=(140, 45)) as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, OverviewScreen) and app.screen.recomputation is not None
+            assert (app.settings.early is not None) == early
+
+    asyncio.run(opened())
+    assert warmed == ([] if early else [True])
