@@ -100,7 +100,12 @@ class InspectorApp(Navigator):
             for signum in ENDING_SIGNALS:
                 asyncio.get_running_loop().add_signal_handler(signum, self._signalled, signum)
         self.push_screen(self.first_screen())
-        self._warm_readers()
+        early = self.settings.early
+        if early is None or early.pending is None:
+            # Not while the run's own reader processes read it (an early read): two more
+            # processes would raise the peak by theirs (37 MB RSS at 100,000 tasks, issue 53)
+            # for a reload that may never come; the pool starts when first used.
+            self._warm_readers()
         if self.settings.watch and not self.watching:
             self.action_toggle_watch()
 

@@ -108,7 +108,7 @@ def test_index_selects_what_the_model_selects(large_run: Path) -> None:
 
 
 def test_a_prepared_index_holds_a_few_bytes_a_row(large_run: Path) -> None:
-    """Made ahead of the tasks screen for every open run, the index keeps per row what its
+    """Made when a tasks screen first shows a series, the index keeps per row what its
     sorts and state filters need, not a key tuple per text column (issue 53: 1.8 KB a row,
     180 MB at 100,000 tasks), and its rows share their texts (361 bytes a row before).
     Measured with tracemalloc, not timed."""

@@ -35,7 +35,6 @@ from inspector.views.audit import InCount
 from inspector.views.rules import benchmark_rules
 from inspector.views.run_stats import SeriesStats
 from inspector.views.stats import bounds_text, compact_bounds_text
-from inspector.views.task_index import TaskIndexes
 from inspector.views.tasks import (
     COUNTS_NOTE,
     COUNTS_NOTE_SHORT,
@@ -331,17 +330,6 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
         self._compute_intervals(recomputation)
         if self.focused is None or (self.focused is self.problems_table and not session.problems):
             self.series_table.focus()  # the first load; a reload keeps the focus where it is
-        if host is not None:
-            self._prepare_tasks(
-                host.task_indexes(recomputation), recomputation.report.summary_series.series_id
-            )
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="task-index",
-          description="task rows")  # fmt: skip
-    def _prepare_tasks(self, indexes: TaskIndexes, series_id: str) -> None:
-        """Build the summary series' task rows ahead of the tasks screen (``t``)."""
-        with loading.collector_paused():
-            indexes.build(series_id)
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="intervals",
           description="intervals")  # fmt: skip

@@ -1,0 +1,130 @@
+"""What the app holds per task once a run is on screen (issue 53, item 3): no more than what
+reading the run holds (``loading.read``, what the command line's report keeps), plus little.
+The tasks screen's rows (a ``TaskIndex``: a row object, sort values and filter masks per
+task, about 520 bytes a task) are built when that screen is opened, not ahead of it for
+every open run (at a million tasks: half a gigabyte and minutes of CPU after the overview
+was complete). Measured with tracemalloc, cache off, not timed."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import subprocess
+import sys
+import tracemalloc
+from pathlib import Path
+
+import pytest
+
+from inspector import loading
+from inspector.app.app import InspectorApp
+from inspector.app.screens.overview import OverviewScreen
+from tests.conftest import ROOT
+
+from .helpers import settle
+
+SIZES = (200, 3000)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[int, Path]:
+    """Two generated runs of the same shape (k=3, small trajectories), small and larger:
+    what does not grow with the tasks (textual, the screens) is the same in both."""
+    from tests.loading.helpers import settle_time_stamps
+
+    made = {}
+    for tasks in SIZES:
+        run = tmp_path_factory.mktemp("held") / f"run_{tasks}"
+        argv = ["--out", str(run), "--tasks", str(tasks), "--k", "3", "--trajectory-kb", "0.5"]
+        script = ROOT / "fixtures" / "make_large_run.py"
+        subprocess.run([sys.executable, str(script), *argv, "--workers", "1"], check=True)
+        made[tasks] = run
+    settle_time_stamps()
+    return made
+
+
+def _traced(measure) -> int:  # type: ignore[no-untyped-def]
+    """Bytes still allocated after ``measure()`` (above what was before), collected."""
+    gc.collect()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = measure()
+        gc.collect()
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    del kept
+    return held
+
+
+def _app_held(run: Path) -> int:
+    async def shown() -> int:
+        app = InspectorApp([run])
+        held = 0
+        async with app.run_test(size=(140, 45)) as pilot:
+
+            async def settled() -> InspectorApp:
+                await settle(pilot)
+                screen = app.screen
+                assert isinstance(screen, OverviewScreen) and screen.recomputation is not None
+                assert screen.intervals  # the overview is complete
+                return app
+
+            gc.collect()
+            tracemalloc.start()
+            try:
+                before = tracemalloc.get_traced_memory()[0]
+                await settled()
+                gc.collect()
+                held = tracemalloc.get_traced_memory()[0] - before
+            finally:
+                tracemalloc.stop()
+        return held
+
+    return asyncio.run(shown())
+
+
+def test_the_shown_overview_holds_per_task_what_the_read_run_does(
+    runs: dict[int, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Per task (the difference between the two runs over their difference in tasks), the
+    app on its overview holds within 200 bytes of what ``loading.read`` holds (about 1,100
+    bytes a task): 124 bytes less measured at 200 and 3,000 tasks, 457 more when the
+    overview built the tasks screen's rows ahead of it."""
+    monkeypatch.setenv("INSPECTOR_CACHE", "0")
+    small, large = SIZES
+    for run in runs.values():  # imports and lasting caches are not held
+        assert isinstance(loading.read(run), loading.Loaded)
+    _app_held(runs[small])
+    read = [_traced(lambda run=runs[n]: loading.read(run)) for n in SIZES]
+    app = [_app_held(runs[n]) for n in SIZES]
+    per_task_read = (read[1] - read[0]) / (large - small)
+    per_task_app = (app[1] - app[0]) / (large - small)
+    assert per_task_read > 500  # the read holds its tasks (a sanity check of the measure)
+    assert per_task_app - per_task_read < 200, (per_task_app, per_task_read)
+
+
+@pytest.mark.parametrize("early", [True, False])
+def test_no_shared_readers_start_while_the_runs_own_readers_read_it(
+    early: bool, runs: dict[int, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``inspector RUN`` starts the run's reader processes before the app (an early read);
+    the app's shared reader processes (for a reload, another run, a cache check) are not
+    started beside them at mount (two more processes for the peak: 37 MB RSS at 100,000
+    tasks) but when first used. Without an early read they are started at mount."""
+    from inspector.cli import main as cli
+
+    warmed: list[bool] = []
+    monkeypatch.setattr(loading, "warm_app", lambda: warmed.append(True))
+    run = runs[SIZES[0]]
+
+    async def opened() -> None:
+        app = cli.build_app([str(run)]) if early else InspectorApp([run])
+        async with app.run_test(size=(140, 45)) as pilot:
+            await settle(pilot)
+            assert isinstance(app.screen, OverviewScreen) and app.screen.recomputation is not None
+            assert (app.settings.early is not None) == early
+
+    asyncio.run(opened())
+    assert warmed == ([] if early else [True])
