@@ -36,6 +36,7 @@ def table(
         out.write("|" + "|".join("---" for _ in headers) + "|\n")
         for row in cells:
             out.write("| " + " | ".join(row) + " |\n")
+        out.write("\n")  # a line right after a GFM table is one more row of it
         return
     widths = [
         max([cell_width(h), *(cell_width(r[i]) for r in cells)]) for i, h in enumerate(headers)

@@ -20,6 +20,7 @@ from markdown_it import MarkdownIt
 
 from inspector.cli.main import main
 from inspector.views.visible import markdown_literal, visible
+from tests.conftest import FIXTURE_RUNS
 from tests.robustness.renamed_tasks import copy_with_task_ids
 
 HOSTILE = "x<!-- <img src=https://e.com/t.png> [ok](https://e.com) **PASS** _i_ ~~s~~ &amp;"
@@ -87,3 +88,29 @@ def test_markdown_literal_escapes_only_what_could_be_markup() -> None:
     assert markdown_literal("a<!--") == "a\\<!--"
     assert markdown_literal("_x_ [y](z) `c` a|b") == "\\_x\\_ \\[y\\](z) \\`c\\` a\\|b"
     assert markdown_literal("two\nlines\x1b") == "two␊lines␛"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["diff", "compare_a", "compare_b", "--format", "markdown"],
+        ["stats", "k3_pass", "--format", "markdown"],
+    ],
+)
+def test_a_table_ends_where_its_rows_end(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A line after a GFM table without a blank line is read as one more row: the counts
+    legend and the paired statistics must not become rows of the table above them."""
+    out = _markdown(
+        [
+            a if a.startswith("-") or a in ("diff", "stats", "markdown") else str(FIXTURE_RUNS / a)
+            for a in argv
+        ],
+        capsys,
+    )
+    tables = out.count("\n|---|")
+    rendered = RENDER.render(out)
+    rows = re.findall(r"<tr>\s*<t[dh]>([^<]*)</t[dh]>", rendered)
+    written = [line for line in out.splitlines() if line.startswith("| ")]
+    assert tables and len(rows) == len(written), [r for r in rows if f"| {r}" not in out]
