@@ -36,7 +36,7 @@ from inspector.views.gate import (
     SeriesFacts,
     judge,
 )
-from inspector.views.gate_verdict import MEASURED_RULES
+from inspector.views.gate_verdict import MEASURED_RULES, outcome
 from inspector.views.run_check import DIFFERS, OK
 
 
@@ -137,6 +137,10 @@ def facts_under(
     return sorted(found + unreadable, key=lambda facts: facts.run)
 
 
+UNREAD = "not compared: "
+"""How a paired analysis whose runs could not be read again starts (the run is unusable)."""
+
+
 def paired_facts(
     path: str, against: str, overrides: Overrides, series_ids: Sequence[str]
 ) -> dict[str, Regression | str]:
@@ -158,22 +162,32 @@ def paired_facts(
             if problem is None and result.session.recomputation is None:
                 problem = f"{where}: the recomputation gave no series"
         if problem is not None or not isinstance(result, loading.Loaded):
-            return {s: f"not compared: {problem or where}" for s in series_ids}
+            return {s: f"{UNREAD}{problem or where}" for s in series_ids}
         recs.append(result.session.recomputation)
     return regressions(compare(recs[0], recs[1]), series_ids)
 
 
-def counterpart(facts: RunFacts, against: Sequence[RunFacts]) -> RunFacts | None:
+def counterpart(facts: RunFacts, against: Sequence[RunFacts]) -> RunFacts | str | None:
     """The ``--against`` run a run is compared with: the only one, else the one at the same
-    path under its root, else the only one of the same benchmark and model."""
-    usable = [a for a in against if a.problem is None]
+    path under its root, else the only one of the same benchmark and model. A string says
+    why it cannot be told, making the run unusable: the run it would be cannot be read (one
+    that cannot be read may be of any benchmark and model), or two could be it. None: none
+    could be (the rules that compare are skipped)."""
     if len(against) == 1:
-        return usable[0] if usable else None
-    same = [a for a in usable if a.run == facts.run]
-    if same:
-        return same[0]
-    alike = [a for a in usable if (a.benchmark, a.model) == (facts.benchmark, facts.model)]
-    return alike[0] if len(alike) == 1 else None
+        chosen = list(against)
+    else:
+        chosen = [a for a in against if a.run == facts.run][:1] or [
+            a for a in against
+            if a.problem is not None or (a.benchmark, a.model) == (facts.benchmark, facts.model)
+        ]  # fmt: skip
+    unread = [a for a in chosen if a.problem is not None]
+    if unread:
+        return f"{facts.run}: its --against run cannot be read: {unread[0].problem}"
+    if len(chosen) > 1:
+        names = ", ".join(a.run for a in chosen)
+        return (f"{facts.run}: its --against run cannot be told: {names} are each of its "
+                "benchmark and model (name one run with --against)")  # fmt: skip
+    return chosen[0] if chosen else None
 
 
 def gate(
@@ -194,15 +208,24 @@ def gate(
     )
     runs = facts_under(path, overrides, comparing=comparing)
     before = facts_under(against, overrides, comparing=True) if against and comparing else []
-    others = [counterpart(facts, before) if against is not None else None for facts in runs]
+    found = [counterpart(facts, before) if against is not None else None for facts in runs]
+    others = [other if isinstance(other, RunFacts) else None for other in found]
     paired = _paired(path, against, runs, others, policy, overrides)
     gates = []
-    for facts, other, analysis in zip(runs, others, paired, strict=True):
+    for facts, other, analysis, why in zip(runs, others, paired, found, strict=True):
+        unread = [a for a in analysis.values() if isinstance(a, str) and a.startswith(UNREAD)]
+        if isinstance(why, str) or unread:  # never a pass for what could not be read
+            problem = why if isinstance(why, str) else f"{facts.run}: {unread[0]}"
+            gates.append(RunGate(facts.run, (), facts.problem or problem))
+            continue
         if against is not None and other is None and facts.problem is None:
-            # No run to compare with: the comparing rules say so (skipped), the rest stand.
+            # No run to compare with: the comparing rules cannot judge (INCONCLUSIVE: the
+            # policy's `inconclusive` says what that does), the rest stand.
             gated = judge(facts, policy)
+            said = f"inconclusive: no run to compare with under {against}"
             gates.append(replace(gated, outcomes=tuple(
-                replace(o, detail=f"no run to compare with under {against}")
+                outcome(facts.run, o.rule, [], [said], [f"{facts.run}: {o.rule}: {said}"],
+                        policy.inconclusive)
                 if o.rule in AGAINST_RULES else o
                 for o in gated.outcomes
             )))  # fmt: skip

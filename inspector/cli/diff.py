@@ -17,7 +17,7 @@ from typing import Any, TextIO
 
 from inspector.answers.run import Unusable, load_session, say_on_stderr
 from inspector.cli.common import EXIT_DIFFERS, EXIT_OK
-from inspector.cli.tables import table
+from inspector.cli.tables import line, table
 from inspector.engine import strict_json
 from inspector.engine.errors import EngineError
 from inspector.engine.recomputation import Recomputation
@@ -35,7 +35,6 @@ from inspector.views.decomposition import (
 )
 from inspector.views.paired import paired_json, paired_lines
 from inspector.views.text_cells import number_text
-from inspector.views.visible import visible
 
 PAIRED_KEYS = ("paired", "bootstrap", "mcnemar")
 
@@ -215,9 +214,10 @@ def _counts_text(series: MetricSeries | None) -> str:
 def write_comparison(out: TextIO, c: Comparison, *, markdown: bool = False) -> None:
     """The comparison as a plain-text (or Markdown) report."""
     heading = "## " if markdown else ""
-    out.write(visible(f"{heading}A: {c.label_a}\n{heading}B: {c.label_b}\n"))
-    for line in (*(f"warning: {w}" for w in c.warnings), *(f"note: {n}" for n in c.notes)):
-        out.write(visible(("- " if markdown else "") + line) + "\n")
+    out.write(f"{heading}A: {line(c.label_a, markdown=markdown)}\n")
+    out.write(f"{heading}B: {line(c.label_b, markdown=markdown)}\n")
+    for said in (*(f"warning: {w}" for w in c.warnings), *(f"note: {n}" for n in c.notes)):
+        out.write(("- " if markdown else "") + line(said, markdown=markdown) + "\n")
     out.write("\n")
     headers = ["series", "A value", "B value", "delta", "A counts", "B counts"]
     table(out, headers, (
@@ -230,29 +230,29 @@ def write_comparison(out: TextIO, c: Comparison, *, markdown: bool = False) -> N
         out.write("(reference): that side's evaluation failed; the number is a reference value\n")
     for side, ids in (("A", c.only_a), ("B", c.only_b)):
         if ids:
-            out.write(
-                visible(f"\n{plural(len(ids), 'task')} only in {side}: {', '.join(ids)}") + "\n"
-            )
+            shown = line(", ".join(ids), markdown=markdown)
+            out.write(f"\n{plural(len(ids), 'task')} only in {side}: {shown}\n")
     for pair in c.series:
         if pair.a is None or pair.b is None:
             continue
         changes = [ch for group in moved_groups(c.changes(pair)) for ch in group[1]]
         if not changes:
-            out.write(visible(f"\n{heading}{pair.label}: no task changed") + "\n")
-            _write_stats(out, c, pair)
+            out.write(f"\n{heading}{line(pair.label, markdown=markdown)}: no task changed\n")
+            _write_stats(out, c, pair, markdown=markdown)
             continue
-        out.write(visible(f"\n{heading}{pair.label}: {moved_summary(tuple(changes))}") + "\n")
+        said = line(f"{pair.label}: {moved_summary(tuple(changes))}", markdown=markdown)
+        out.write(f"\n{heading}{said}\n")
         table(out, ["task", "change", "A state", "A value", "B state", "B value"], (
             [ch.task_id, ch.kind, ch.state_a, number_text(ch.value_a), ch.state_b, number_text(ch.value_b)]
             for ch in changes
         ), markdown=markdown)  # fmt: skip
-        _write_stats(out, c, pair)
+        _write_stats(out, c, pair, markdown=markdown)
     verdict = "equal" if c.equal else f"differ ({len(c.report_differences)} report fields)"
     out.write(f"\nresult: {verdict}\n")
 
 
-def _write_stats(out: TextIO, c: Comparison, pair: SeriesPair) -> None:
-    for line in paired_lines(c.stats(pair)):
-        out.write(line + "\n")
-    for line in decomposition_lines(decomposition_of(c, pair), c, pair):
-        out.write(visible(line) + "\n")
+def _write_stats(out: TextIO, c: Comparison, pair: SeriesPair, *, markdown: bool) -> None:
+    for said in paired_lines(c.stats(pair)):
+        out.write(said + "\n")
+    for said in decomposition_lines(decomposition_of(c, pair), c, pair):
+        out.write(line(said, markdown=markdown) + "\n")

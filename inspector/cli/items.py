@@ -63,7 +63,7 @@ def cmd_items(args: Any) -> int:
         if sys.stdout.isatty():
             text = "\n".join(visible(line, one_line=True) for line in text.splitlines()) + "\n"
     else:
-        text = as_table(rows, terminal=sys.stdout.isatty())
+        text = as_table(rows)
     write_exact(text)
     return 0
 
@@ -81,12 +81,15 @@ def _groups(path: str) -> Fingerprints:
 
 def errors_table(
     groups: Sequence[FingerprintGroup | FingerprintChange],
-    terminal: bool,
     runs: tuple[int, int] | None = None,
 ) -> str:
     """One line per fingerprint (with ``--against``: its status, before → after, ratio) and
-    its literal example on the next; ``runs``: the two sides' run counts (``--against``)."""
-    shown = (lambda text: visible(text, one_line=True)) if terminal else (lambda text: text)
+    its literal example on the next, made visible on a terminal or not (a table is read by a
+    person); ``runs``: the two sides' run counts (``--against``)."""
+
+    def shown(text: str) -> str:
+        return visible(text, one_line=True)
+
     lines = []
     for item in groups:
         g = item.group if isinstance(item, FingerprintChange) else item
@@ -130,7 +133,7 @@ def cmd_errors(args: Any) -> int:
         if sys.stdout.isatty():
             text = "\n".join(visible(line, one_line=True) for line in text.splitlines()) + "\n"
     else:
-        text = errors_table(items, sys.stdout.isatty(), runs)
+        text = errors_table(items, runs)
     write_exact(text)
     return 0
 

@@ -79,8 +79,9 @@ def cmd_app(options: argparse.Namespace) -> int:
             "the app needs a terminal (stdin, stdout and stderr); for output to a pipe or a "
             "file use `inspector report PATH` (or check, tasks, diff)"
         )
-    app = _build_app(options, ends_on_signals=True)
-    app.run()
+    with loading.results_read(options.paths):
+        app = _build_app(options, ends_on_signals=True)
+        app.run()
     return int(app.return_code or 0)
 
 
@@ -255,9 +256,10 @@ def _main(argv: Sequence[str] | None) -> int:
     try:
         if args.func is cmd_app:  # textual draws on the terminal itself
             return cmd_app(args)
-        localize(args)
-        with command_stdout():
-            return int(args.func(args))
+        with loading.results_read(_results_of(args)):  # the cache is never kept inside them
+            localize(args)
+            with command_stdout():
+                return int(args.func(args))
     except Unusable as exc:
         say_on_stderr(f"inspector: {exc}")
         return EXIT_UNUSABLE
@@ -269,6 +271,16 @@ def _main(argv: Sequence[str] | None) -> int:
             raise
         say_on_stderr(f"inspector: {_named(args)}{type(exc).__name__}: {exc}")
         return EXIT_UNUSABLE
+
+
+def _results_of(args: argparse.Namespace) -> list[str]:
+    """The runs and roots a command reads (its local paths: a URL's mirror is the cache's)."""
+    names = ("path", "a", "b", "against")
+    return [
+        p
+        for p in (getattr(args, n, None) for n in names)
+        if isinstance(p, str) and not loading.is_url(p)
+    ]
 
 
 def _named(args: argparse.Namespace) -> str:

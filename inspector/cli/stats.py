@@ -31,7 +31,7 @@ from typing import Any, TextIO
 
 from inspector.answers.run import Unusable, load_session
 from inspector.cli.common import ALL_SERIES, EXIT_OK, add_plan_options, overrides_from
-from inspector.cli.tables import table
+from inspector.cli.tables import line, table
 from inspector.engine import strict_json
 from inspector.engine.recomputation import Recomputation
 from inspector.engine.render import REFERENCE_MARK
@@ -41,7 +41,6 @@ from inspector.views.lottery import lottery, lottery_json
 from inspector.views.run_stats import RunStats, ScopeStats, SeriesStats, run_stats
 from inspector.views.stats import Interval, bounds_text
 from inspector.views.text_cells import number_text
-from inspector.views.visible import visible
 
 
 def register(subparsers: Any) -> None:
@@ -210,7 +209,7 @@ def write_notes(out: TextIO, notes: dict[str, int], *, markdown: bool) -> None:
     if markdown:
         out.write("\n")
     for method, number in notes.items():
-        out.write(visible(f"{number}. {method}") + "\n")
+        out.write(f"{number}. {line(method, markdown=markdown)}\n")
 
 
 def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: bool) -> None:
@@ -218,13 +217,13 @@ def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: 
     h = "## " if markdown else ""
     gap = "\n" if markdown else ""  # a Markdown table needs a blank line after its heading
     if rec.plan.derived:
-        out.write(visible(f"{h}derived plan: {rec.plan.derived}") + "\n\n")
+        out.write(f"{h}derived plan: {line(rec.plan.derived, markdown=markdown)}\n\n")
     level = f"{result.confidence:.0%}"
     headers = ["scope", "value", "se", f"{level} CI", "n", "method"]
     for index, s in enumerate(result.series):
         if index:
             out.write("\n")
-        out.write(visible(f"{h}{s.series_id} ({s.aggregation})") + "\n" + gap)
+        out.write(f"{h}{line(f'{s.series_id} ({s.aggregation})', markdown=markdown)}\n{gap}")
         notes: dict[str, int] = {}
         rows = [_row("series", s.own, notes)]
         rows += [_row(f"node {n.key}", n, notes) for n in s.hierarchy]
@@ -242,14 +241,11 @@ def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: 
     if result.pass_note is not None:
         out.write(f"\n{result.pass_note}\n")
     for curve in result.pass_curves:
+        said = line(curve.metric_id, markdown=markdown)
         out.write(
-            visible(
-                f"\n{h}{curve.metric_id}: pass@j and pass^j estimates (Chen et al. 2021) over "
-                f"{curve.tasks} tasks with all {curve.k} attempts ({curve.excluded} left out), "
-                "each task weighted equally"
-            )
-            + "\n"
-            + gap
+            f"\n{h}{said}: pass@j and pass^j estimates (Chen et al. 2021) over "
+            f"{curve.tasks} tasks with all {curve.k} attempts ({curve.excluded} left out), "
+            f"each task weighted equally\n{gap}"
         )
         table(out, ["j", "pass@j", "se", "pass^j", "se"], (
             [j, number_text(a.estimate), number_text(a.se), number_text(b.estimate), number_text(b.se)]
@@ -257,4 +253,4 @@ def write_stats(out: TextIO, rec: Recomputation, result: RunStats, *, markdown: 
         ), markdown=markdown)  # fmt: skip
         theirs = ", ".join(f"{sid} = {number_text(v)}" for sid, v in curve.agentcompass.items())
         if theirs:
-            out.write(visible(f"AgentCompass's own series: {theirs}") + "\n")
+            out.write(f"AgentCompass's own series: {line(theirs, markdown=markdown)}\n")

@@ -19,6 +19,7 @@ from typing import Any
 
 from inspector.answers.run import Unusable, load_session, say_on_stderr, say_root
 from inspector.cli.common import ALL_SERIES, EXIT_OK, EXIT_UNUSABLE, overrides_from
+from inspector.cli.tables import line
 from inspector.engine import strict_json
 from inspector.engine.errors import EngineError, HierarchyError
 from inspector.engine.recomputation import Recomputation
@@ -39,8 +40,8 @@ def cmd_stats_root(
         walk = walk_root(args.path)
     except RunReadError as exc:
         raise Unusable(str(exc)) from None
-    for line in walk.link_lines(args.path):
-        say_root(line)
+    for link in walk.link_lines(args.path):
+        say_root(link)
     runs = walk.runs
     if not runs and not walk.unreadable:
         raise Unusable(f"{args.path}: no runs here (a run has run_info.json or a details/ folder)")
@@ -74,15 +75,17 @@ def cmd_stats_root(
         if as_json:
             answers.append({"run": relative, "series": stats_json(rec, result)["series"]})
         else:
-            h = "# " if args.format == "markdown" else "== "
-            sys.stdout.write(("\n" if index else "") + visible(f"{h}{relative}") + "\n\n")
+            markdown = args.format == "markdown"
+            h = "# " if markdown else "== "
+            said = line(relative, markdown=markdown)
+            sys.stdout.write(("\n" if index else "") + f"{h}{said}\n\n")
             write_stats(sys.stdout, rec, result, markdown=args.format == "markdown")
     lines = walk.unreadable_lines()
-    for index, ((relative, _), line) in enumerate(zip(walk.unreadable, lines, strict=True)):
+    for index, ((relative, _), problem) in enumerate(zip(walk.unreadable, lines, strict=True)):
         problems += 1  # its runs are not known: as a run that cannot be read
-        answers.append({"run": relative, "problem": line})
+        answers.append({"run": relative, "problem": problem})
         if not as_json:
-            sys.stdout.write(("\n" if runs or index else "") + visible(line) + "\n")
+            sys.stdout.write(("\n" if runs or index else "") + visible(problem) + "\n")
     if as_json:
         text = strict_json.dumps(answers, indent=2, ensure_ascii=False, sort_keys=True)
         sys.stdout.write(text + "\n")

@@ -9,12 +9,18 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TextIO
 
 from inspector.views.text_cells import cell_width, pad, tell_twins_apart
-from inspector.views.visible import visible
+from inspector.views.visible import markdown_literal, visible
 
 
 def _cell(value: Any, markdown: bool) -> str:
-    text = visible(str(value if value is not None else "—")).replace("\n", "␊")
-    return text.replace("|", "\\|") if markdown else text
+    text = str(value if value is not None else "—")
+    return markdown_literal(text) if markdown else visible(text, one_line=True)
+
+
+def line(text: str, *, markdown: bool) -> str:
+    """One line of a text report with text from result files in it: made visible on one
+    line, and in Markdown reading as the same text once rendered."""
+    return markdown_literal(text) if markdown else visible(text, one_line=True)
 
 
 def table(
@@ -30,6 +36,7 @@ def table(
         out.write("|" + "|".join("---" for _ in headers) + "|\n")
         for row in cells:
             out.write("| " + " | ".join(row) + " |\n")
+        out.write("\n")  # a line right after a GFM table is one more row of it
         return
     widths = [
         max([cell_width(h), *(cell_width(r[i]) for r in cells)]) for i, h in enumerate(headers)

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from inspector.loading.door import CachedReport, Event, Failed, Loaded, Outdated, Progress
 from inspector.loading.door import paused as collector_paused
 from inspector.loading.records import WARNING_PREFIX, Outputs
+from inspector.loading.results_read import results_read
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -59,6 +60,7 @@ __all__ = [
     "prepare_app",
     "question_key",
     "read",
+    "results_read",
     "runs_under",
     "shown",
     "start_app",

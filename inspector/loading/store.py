@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading.records import WARNING_PREFIX
+from inspector.loading.results_read import inside_results
 
 STORE_VERSION = 5
 """The one version of everything kept: any change of a record's shape changes it."""
@@ -50,9 +51,14 @@ def cache_root() -> Path | None:
     import platformdirs  # here: a cached report of a run that has none does not need it
 
     try:
-        return Path(platformdirs.user_cache_dir("agentcompass-inspector", appauthor=False))
+        root = Path(platformdirs.user_cache_dir("agentcompass-inspector", appauthor=False))
     except RuntimeError:  # no home it can find
         return None
+    results = inside_results(root)
+    if results is not None:  # never written inside the results read (an output, a link)
+        _refuse(root, "folder", f"it lies inside the results read at {results}")
+        return None
+    return root
 
 
 @functools.cache

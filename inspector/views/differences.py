@@ -23,6 +23,12 @@ class Difference:
         return f"{self.where}: stored {self.stored!r}, recomputed {self.recomputed!r}"
 
 
+ABSENT = "absent"
+"""What a difference says of a key one side lacks."""
+_COMPARED = ("k", "strategy", "aggregation", "evaluation_failed", "extra", "series")
+"""The keys of a MetricReport compared by name above the rest."""
+
+
 def compare_reports(stored: Any, recomputed: Mapping[str, Any]) -> list[Difference]:
     """Every field where two metrics.json documents differ, named by series and field."""
     out: list[Difference] = []
@@ -33,6 +39,12 @@ def compare_reports(stored: Any, recomputed: Mapping[str, Any]) -> list[Differen
             out.append(Difference(f"report {key}", stored.get(key), recomputed.get(key)))
     # extra named down to the field (frontier_engineering's tables are deep mappings).
     _diff("report extra", stored.get("extra"), recomputed.get("extra"), out)
+    # Any other key on either side (a "headline" planted in the file is content, not bytes).
+    for key in sorted(set(stored) | set(recomputed), key=str):
+        if key in _COMPARED:
+            continue
+        old, new = stored.get(key, ABSENT), recomputed.get(key, ABSENT)
+        _diff(f"report {key}", old, new, out)
     stored_series = {
         s.get("series_id"): s for s in stored.get("series") or [] if isinstance(s, Mapping)
     }

@@ -14,11 +14,10 @@ import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 from typing import Any
 
-from inspector.engine.render import markdown_text
 from inspector.engine.vocabulary import plural
 from inspector.views.gate import FAIL, PASS, SKIP, RunGate
 from inspector.views.gate_verdict import rule_kind
-from inspector.views.visible import visible
+from inspector.views.visible import markdown_literal, visible
 
 EXIT_PASS, EXIT_FAILED, EXIT_UNUSABLE = 0, 1, 2
 
@@ -113,14 +112,14 @@ def as_json(gates: Sequence[RunGate], source: str) -> dict[str, Any]:
 
 def markdown(gates: Sequence[RunGate], source: str) -> str:
     """A heading, one table row per run (its failed rules), and each failure as a bullet."""
-    rows = ["## inspector gate", "", f"Policy: {markdown_text(_one(source))}", "",
+    rows = ["## inspector gate", "", f"Policy: {markdown_literal(source)}", "",
             "| run | result | rules | failed |", "|---|---|---|---|"]  # fmt: skip
     for gate in gates:
         failed = ", ".join(o.rule for o in gate.failed) or "—"
         rules = gate.problem or rule_counts(gate)
         rows.append(
-            f"| {markdown_text(_one(gate.run))} | {gate.status} | {markdown_text(_one(rules))} "
-            f"| {markdown_text(failed)} |"
+            f"| {markdown_literal(gate.run)} | {gate.status} | {markdown_literal(rules)} "
+            f"| {markdown_literal(failed)} |"
         )
     sections = [
         ("Failures", [f for g in gates for f in _failures(g, ("run",))]),
@@ -131,8 +130,8 @@ def markdown(gates: Sequence[RunGate], source: str) -> str:
     ]  # fmt: skip
     for heading, lines in sections:
         if lines:
-            rows += ["", f"### {heading}", ""] + [f"- {markdown_text(_one(f))}" for f in lines]
-    rows += ["", markdown_text(summary_line(gates, source))]
+            rows += ["", f"### {heading}", ""] + [f"- {markdown_literal(f)}" for f in lines]
+    rows += ["", markdown_literal(summary_line(gates, source))]
     return "\n".join(rows) + "\n"
 
 

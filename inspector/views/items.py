@@ -327,10 +327,14 @@ def as_csv(rows: Sequence[ItemRow]) -> str:
     return out.getvalue()
 
 
-def as_table(rows: Sequence[ItemRow], terminal: bool = False) -> str:
+def as_table(rows: Sequence[ItemRow]) -> str:
     """A plain table: the counts, the mean and the flags; each flag's reason on its own
-    indented line. Text from result files is shown literally (made visible on a terminal)."""
-    shown = (lambda text: visible(text)) if terminal else (lambda text: text)
+    indented line. Text from result files is shown literally, on a terminal or not (a table
+    is read by a person: ``| less -R``, ``| tee``, a CI log), one row per line."""
+
+    def shown(text: str) -> str:
+        return visible(text, one_line=True)
+
     head = ("benchmark", "task", "runs", "models", "att", "solved", "failed", "errored", "unav",
             "mean", "flags")  # fmt: skip
     cells = [

@@ -19,7 +19,7 @@ from inspector.views.csv_cells import csv_writer
 from inspector.views.run_check import DIFFERS, UNSTORED, UNUSABLE
 from inspector.views.runs_view import PENDING, RunRow
 from inspector.views.ties import ColumnTies, Standing
-from inspector.views.visible import visible
+from inspector.views.visible import markdown_literal
 
 FINISHED = "completed"
 FORMATS = ("csv", "markdown", "json")
@@ -242,10 +242,9 @@ def cell_text(cell: Cell | None, *, counts: bool = True, short: bool = False) ->
 
 
 def markdown(board: Leaderboard) -> str:
-    """Models × benchmarks as a Markdown table (names made visible, ``|`` escaped)."""
+    """Models × benchmarks as a Markdown table (names as they are once rendered)."""
 
-    def escape(text: str) -> str:
-        return visible(text, one_line=True).replace("|", "\\|")
+    escape = markdown_literal
 
     lines = [
         "| model | " + " | ".join(escape(b) for b in board.benchmarks) + " |",

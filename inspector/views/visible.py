@@ -8,6 +8,7 @@ styling (``widgets.literal``).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 
@@ -16,9 +17,7 @@ def visible(text: str, *, one_line: bool = False) -> str:
 
     ``one_line`` also shows line breaks (``␊``), for messages that must stay on one line.
     """
-    if text.isprintable() or (
-        not one_line and all(ch.isprintable() or ch == "\n" for ch in text)
-    ):
+    if text.isprintable() or (not one_line and all(ch.isprintable() or ch == "\n" for ch in text)):
         return text
     out = []
     for ch in text:
@@ -48,3 +47,18 @@ def inert_in_workflow_log(line: str) -> str:
         start = len(line) - len(line.lstrip())
         line = line[:start] + "<U+003A>" + line[start + 1 :]
     return line.replace("##[", "##<U+005B>")
+
+
+_MARKUP = re.compile(r"[\\`*\[\]|~<>&]|(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")
+"""What could start Markdown markup in a line of text (emphasis, code, a link or an image,
+HTML or an entity, a table's ``|``, strikethrough); ``_`` only where it is not inside a
+word, where CommonMark never reads it as emphasis."""
+
+
+def markdown_literal(text: str) -> str:
+    """``text`` from a result file for a line or a table cell of Markdown, reading as the
+    same text once rendered: made visible on one line (:func:`visible`), then each
+    character that could start markup backslash-escaped (CommonMark lets any ASCII
+    punctuation be), so that ``<!--`` hides nothing, ``<img …>`` loads nothing and
+    ``[x](…)`` links nowhere."""
+    return _MARKUP.sub(r"\\\g<0>", visible(text, one_line=True))
