@@ -348,6 +348,13 @@ def shared_pool() -> Any:
         return _shared
 
 
+def ending() -> None:
+    """Raise once :func:`end_pools` has run: the process is ending on a signal, so a read
+    in a thread stops instead of reading on in-process (the exit waits for the thread)."""
+    if _ended:
+        raise RuntimeError("the reader processes have been ended: the process is ending")
+
+
 def shutdown_shared_pool(broken: Any = None) -> None:
     """Stop the shared reader processes (the app, as it exits), or ``broken``, a pool that
     broke (the next call starts a new one)."""

@@ -26,6 +26,7 @@ from inspector.loading import tasks as task_store
 from inspector.loading.index import Checked, Signature
 from inspector.loading.processes import (
     end_pool,
+    ending,
     own_context,
     preload_in_readers,
     reader_pool,
@@ -324,6 +325,7 @@ class EntryLoad:
         self._emit()
         try:
             for number, chunk in enumerate(self.chunks):
+                ending()
                 self._place(number, self._result(number))
                 done += len(chunk)
                 if progress is not None:
@@ -384,7 +386,8 @@ class EntryLoad:
                 if isinstance(exc, BrokenProcessPool) and self.pool is not None and not self.owned:
                     shutdown_shared_pool(self.pool)
         signed = self.cache is not None
-        return [
-            _read_one(self.files, folder, state, first, self.strategies, signed)
-            for folder, state, first in self.chunks[number]
-        ]
+        read = []
+        for folder, state, first in self.chunks[number]:
+            ending()  # the pool was ended on a signal: not read in-process meanwhile
+            read.append(_read_one(self.files, folder, state, first, self.strategies, signed))
+        return read
