@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from inspector.loading.door import CachedReport, Event, Failed, Loaded, Outdated, Progress
 from inspector.loading.door import paused as collector_paused
 from inspector.loading.records import WARNING_PREFIX, Outputs
-from inspector.loading.results_read import results_read
+from inspector.loading.store import results_read
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover

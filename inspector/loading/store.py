@@ -14,18 +14,18 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import json
 import os
 import pwd
 import signal
 import stat
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 from inspector.loading.records import WARNING_PREFIX
-from inspector.loading.results_read import inside_results
 
 STORE_VERSION = 5
 """The one version of everything kept: any change of a record's shape changes it."""
@@ -36,9 +36,8 @@ DIGEST = 32
 
 def cache_root() -> Path | None:
     """The one cache folder: ``platformdirs.user_cache_dir("agentcompass-inspector")``
-    (``$XDG_CACHE_HOME`` only when absolute, else ``$HOME/.cache``). None when there is no
-    such home (``HOME=''`` or ``/``): nothing is cached rather than written somewhere
-    unexpected."""
+    (``$XDG_CACHE_HOME`` only when absolute, else ``$HOME/.cache``). None without such a
+    home (``HOME=''`` or ``/``) or inside the results read: then nothing is cached."""
     if not os.path.isabs(os.environ.get("XDG_CACHE_HOME", "")):
         home = os.environ.get("HOME")
         if home is None:
@@ -55,10 +54,43 @@ def cache_root() -> Path | None:
     except RuntimeError:  # no home it can find
         return None
     results = inside_results(root)
-    if results is not None:  # never written inside the results read (an output, a link)
+    if results is not None:
         _refuse(root, "folder", f"it lies inside the results read at {results}")
         return None
     return root
+
+
+RESULTS_READ = "INSPECTOR_RESULTS_READ"
+"""The runs and roots a command reads (real paths, a JSON list in the environment, so its
+reader processes know them too): no cache folder inside one of them. ``XDG_CACHE_HOME`` or
+``HOME`` may lie inside the results (GitLab CI: ``XDG_CACHE_HOME=$CI_PROJECT_DIR/.cache``)."""
+
+
+@contextlib.contextmanager
+def results_read(paths: Iterable[str | os.PathLike[str]]) -> Iterator[None]:
+    """While a command reads ``paths`` (runs or roots): nothing is cached inside them."""
+    before = os.environ.get(RESULTS_READ)
+    os.environ[RESULTS_READ] = json.dumps(sorted({os.path.realpath(p) for p in paths}))
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop(RESULTS_READ, None)
+        else:
+            os.environ[RESULTS_READ] = before
+
+
+def inside_results(folder: Path) -> str | None:
+    """The results read that ``folder`` (every link followed) lies inside, else None."""
+    try:
+        read = json.loads(os.environ.get(RESULTS_READ) or "[]")
+    except ValueError:
+        return None
+    real = os.path.realpath(folder) + os.sep
+    for results in read if isinstance(read, list) else ():
+        if isinstance(results, str) and real.startswith(results.rstrip(os.sep) + os.sep):
+            return results
+    return None
 
 
 @functools.cache
@@ -103,8 +135,8 @@ _warned: set[str] = set()
 
 
 def _refuse(path: Path | str, kind: str, why: str) -> None:
-    """Say once per process and path why the cache there is not used; a reader process
-    says nothing (its stderr may be the app's terminal; its parent judged the folder)."""
+    """Say once per process and path why the cache there is not used (a reader process
+    says nothing: its stderr may be the app's terminal)."""
     name = str(path)
     if name not in _warned:
         _warned.add(name)
@@ -174,18 +206,16 @@ def unpack(raw: bytes, kind: Any) -> Any:
 
 
 def write_atomically(path: Path, record: Any) -> bool:
-    """Write ``record`` to ``path`` through a temporary file in the same folder, only in a
-    trusted folder; on any failure (a full disk, a read-only folder, a value msgpack cannot
-    hold) nothing is left behind."""
+    """Write ``record`` to ``path`` (:func:`write_streamed`)."""
     from inspector.loading.records import ENCODER
 
     return write_streamed(path, lambda: iter((ENCODER.encode(record),)))
 
 
 def write_streamed(path: Path, pieces: Callable[[], Iterator[bytes]]) -> bool:
-    """:func:`write_atomically` for a record whose msgpack comes in ``pieces`` (made one
-    after the other as they are written, so the whole is never held at once: a large
-    run's task store), digested as they go."""
+    """Write a record whose msgpack comes in ``pieces`` (made as they are written: a large
+    task store is never held whole) through a temporary file in the same trusted folder;
+    on any failure (a full disk, a read-only folder) nothing is left behind."""
     global _unfinished
     import secrets  # only when something is written: an answer from the store writes nothing
 
@@ -229,8 +259,7 @@ _unfinished: str | None = None
 
 def remove_unfinished() -> None:
     """Remove the temporary file this process is writing, if any: a write that failed, or
-    a process ended in the middle of one (SIGTERM: a reader's pool ending it; a reader
-    whose parent has gone: :func:`inspector.loading.processes.die_with_parent`)."""
+    a process ended in the middle of one (SIGTERM; a reader whose parent has gone)."""
     if _unfinished is not None:
         with contextlib.suppress(OSError):
             os.unlink(_unfinished)
@@ -258,7 +287,8 @@ _BUFFER = 1 << 20
 
 
 def bin_header(size: int) -> bytes:
-    """msgpack's header of ``size`` bytes (its shortest form, as msgspec's)."""
+    """msgpack's header of ``size`` bytes, and of a map of ``count`` pairs below (their
+    shortest forms, as msgspec writes them)."""
     if size < 1 << 8:
         return b"\xc4" + size.to_bytes(1, "big")
     if size < 1 << 16:
@@ -267,7 +297,6 @@ def bin_header(size: int) -> bytes:
 
 
 def map_header(count: int) -> bytes:
-    """msgpack's header of a map of ``count`` pairs (its shortest form, as msgspec's)."""
     if count < 16:
         return bytes([0x80 | count])
     if count < 1 << 16:
@@ -287,8 +316,6 @@ def _write(handle: Any, digest: Any, data: bytes | bytearray) -> None:
 
 
 def _flush(handle: Any, digest: Any, buffer: bytearray) -> None:
-    """Write the buffer and empty it (a piece written as it is is left as it is: it may be
-    a bytearray held elsewhere, the run's index)."""
     _write(handle, digest, buffer)
     buffer.clear()
 
@@ -343,19 +370,15 @@ Stat = tuple[int, int, int, int, int, int]
 ABSENT: Stat = (0, 0, 0, 0, 0, 0)
 """The :data:`Stat` recorded for a file that does not exist."""
 FINE_GRANULARITY_NS = 50_000_000
-"""How far a file's time stamp may lag behind the clock: the kernel stamps files from a
-coarse clock (one tick, 1-10 ms), so a file written just after the reading started can
-carry a stamp a little before it."""
+"""How far a stamp may lag behind the clock (the kernel's coarse clock: one tick)."""
 COARSE_GRANULARITY_NS = 2_000_000_000
-"""Time stamps in whole seconds (FAT keeps two-second stamps, some network file systems
-whole seconds): a file written in the same second as the read looks older than it is."""
+"""Stamps in whole seconds (FAT: two seconds; some network file systems: one)."""
 
 
 def is_racy(stat: Stat, fence_ns: int) -> bool:
     """True when a file's modification or change time is not safely older than
-    ``fence_ns`` (when reading began): it may have been written again in the same time
-    stamp tick, after it was read, without its key changing ("racy git"). Such files are
-    left out of the store; the next read reads them again."""
+    ``fence_ns`` (when reading began): it may have been written again in the same tick
+    after it was read ("racy git"), so it is left out of the store and read next time."""
     if stat == ABSENT:
         return False
     for stamp in (stat[4], stat[5]):
@@ -363,23 +386,3 @@ def is_racy(stat: Stat, fence_ns: int) -> bool:
         if stamp >= fence_ns - granularity:
             return True
     return False
-
-
-def report_pieces(record: Any) -> Iterator[bytes]:
-    """A report store (``records.Report``, seven fields) encoded in pieces, as
-    ``ENCODER.encode(record)`` would, its index's stats (48 bytes a file) and its score
-    tables as they are, not copied into one string with the rest."""
-    from inspector.loading.records import ENCODER
-
-    index = record.index
-    yield b"\x97" + ENCODER.encode(record.root)
-    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
-    yield bin_header(len(index.stats))
-    yield index.stats
-    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
-    yield map_header(len(record.tables))
-    for name, table in record.tables.items():  # each a msgspec.Raw: as it is, not copied
-        yield ENCODER.encode(name)
-        yield table
-    yield ENCODER.encode(record.refused)
-    yield ENCODER.encode(record.records)

@@ -42,7 +42,7 @@ def test_no_worker_rewrites_the_environment() -> None:
     # inherit it as above) and puts back what was there: the cache is never kept inside it.
     assert found == {
         "inspector/loading/processes.py": [".update("],
-        "inspector/loading/results_read.py": ["[RESULTS_READ] =", ".pop(", "[RESULTS_READ] ="],
+        "inspector/loading/store.py": ["[RESULTS_READ] =", ".pop(", "[RESULTS_READ] ="],
     }
     assert "os.environ.update(environ)" in (PACKAGE / "loading" / "processes.py").read_text()
 
