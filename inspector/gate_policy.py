@@ -54,6 +54,7 @@ forbid_derived_plan = true    # the numbers come from the run's own plan
 max_error_rate = 0.1          # error / total tasks
 max_unavailable_rate = 0.1    # unavailable / total tasks
 max_invalidated = 0           # invalidated tasks
+min_evaluated = 1             # evaluated tasks: a run with none has no number to publish
 max_regression = 0.0          # with --against: the drop allowed (B − A at or above −limit)
 
 # With --against, max_regression (and min_improvement, below) judge the paired 95%

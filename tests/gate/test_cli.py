@@ -377,3 +377,24 @@ def test_github_actions_with_stdout_in_a_file_gets_annotations_on_stderr(
     err = capsys.readouterr().err
     assert code == 1 and json.loads(report.read_text(encoding="utf-8"))["exit_code"] == 1
     assert [line for line in err.splitlines() if line.startswith("::error ")] != []
+
+
+def test_a_run_with_no_task_evaluated_fails_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A run whose task folders are all gone, its metrics.json written to match (the
+    null headline AgentCompass writes for no tasks), passed the default gate: every rate
+    rule skipped with "no tasks" and nothing else looked at the count."""
+    empty = tmp_path / "empty_run"
+    shutil.copytree(conformance_run("e2e_k1_micro"), empty)
+    for state in (empty / "details").iterdir():
+        for task in state.iterdir():
+            shutil.rmtree(task)
+    assert main(["report", str(empty), "--json"]) == 0
+    metrics = capsys.readouterr().out
+    assert json.loads(metrics)["series"][0]["counts"]["total"] == 0
+    (empty / "metrics.json").write_text(metrics, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)  # no inspector-gate.toml here: the defaults
+    code, out, err = run([str(empty)], capsys)
+    assert code == 1, out + err
+    assert "min_evaluated: 0 evaluated of 0 tasks" in out, out
