@@ -42,6 +42,7 @@ from inspector.loading.records import (
     RawStore,
     TaskRec,
     TaskStore,
+    decoded,
     decoder,
     issue_rec,
     problem_rec,
@@ -199,11 +200,8 @@ class TaskCache:
         """The entry of ``folder`` from its stored bytes, whose keys were just found
         unchanged, its keys kept with it; None: it is not an entry of this folder, and the
         folder is read."""
-        try:
-            kept = decoder(KeptEntry).decode(raw)
-        except (ValueError, TypeError):
-            return None
-        entry = task_entry(kept.entry, folder)
+        kept = decoded(KeptEntry, raw)
+        entry = None if kept is None else task_entry(kept.entry, folder)
         if entry is None:
             return None
         self.hits += 1
