@@ -156,11 +156,12 @@ def unchanged(root: str, items: list[tuple[str, tuple[Any, ...], bytes]]) -> lis
     keys (a worker process's share)."""
     out = []
     for folder, tail, keys in items:
-        seen = signature(root, rels_of(folder, tail))
+        rels = rels_of(folder, tail)
         try:
-            out.append(seen is not None and pack(seen) == keys)
-        except struct.error:
-            out.append(False)
+            seen = b"".join([PACKED.pack(*stat_key(os.lstat(f"{root}/{rel}"))) for rel in rels])
+        except (OSError, struct.error):
+            seen = b""
+        out.append(seen == keys)
     return out
 
 
