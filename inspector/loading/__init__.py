@@ -180,15 +180,12 @@ def kept(path: Path | str, plan: Overrides | None, question: str, kind: Any = No
     import msgspec
 
     from inspector.loading import reports
-    from inspector.loading.records import decoder
+    from inspector.loading.records import decoded
 
     found = reports.lookup(Path(path), reports.key_for(plan, question))
     if kind is None or not isinstance(found, msgspec.Raw):
         return found if kind is None and type(found) is tuple else None
-    try:
-        return decoder(kind).decode(found)
-    except (ValueError, TypeError):
-        return None
+    return decoded(kind, found)
 
 
 def state(path: Path | str) -> str | None:

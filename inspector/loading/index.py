@@ -1,20 +1,23 @@
-"""A run's index: has it changed since it was read? One listing and one ``lstat`` per file.
+"""The keys of a run's files: has one changed since it was read? One listing and one
+``lstat`` per file.
 
-An :class:`~inspector.loading.records.Index` keys every file a run's report depends on (the
-run-level files; per task folder the folder, ``task.json`` and each attempt's
-``result.json``; the ``running/`` folders) as git's index does
-(:func:`~inspector.results.file_io.stat_key`), plus a digest of the folder listing; the
-stats are packed as bytes (``docs/decisions/loading-internals.md``).
+A file's key is git's index's (:func:`~inspector.results.file_io.stat_key`), packed as
+:data:`RECORD` bytes (``docs/decisions/loading-internals.md``); a task folder's are those
+of the folder, its ``task.json`` and each attempt's ``result.json``. A run's
+:class:`~inspector.loading.records.Index` holds the keys of every file its report depends
+on and a digest of the folder listing; :func:`check` finds which changed.
 """
 
 from __future__ import annotations
 
 import array
+import dataclasses
 import functools
 import hashlib
 import os
 import struct
 import sys
+from bisect import bisect_left
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,37 +42,91 @@ HEAD = RECORD * len(RUN_FILES)
 """The run-level files' keys start :attr:`Index.stats` (:func:`take` fills them in)."""
 
 
+@functools.lru_cache(maxsize=1024)
+def _ends(numbers: Any) -> tuple[str, ...]:
+    """What follows a folder's name in the paths of its keyed files (its own first), given
+    its attempt numbers, sorted, or :data:`RUNNING_ENTRY`."""
+    if numbers == RUNNING_ENTRY:
+        return ("", "/task.json")
+    return ("", "/task.json", *(f"/attempt-{number}/result.json" for number in numbers))
+
+
+def rels_of(folder: str, tail: Any) -> list[str]:
+    """The files of a folder's keys: ``tail`` its attempt numbers, sorted (else, for
+    files of other names, the paths after the folder's own)."""
+    if tail and type(tail) is tuple and type(tail[0]) is str:
+        return [folder, *tail]
+    return [folder + end for end in _ends(tail)]
+
+
 def rels(index: Index, listing: tuple[Any, ...]) -> list[str] | None:
     """Every file of the index, given the run's current (same) listing."""
-    candidates, running, _ = listing
-    folders = [folder for folder, _ in candidates] + list(running)
+    folders = _folders(listing)
     if len(folders) != len(index.attempts):
         return None
     out = list(RUN_FILES)
-    # Most entries have the same attempt numbers: their suffixes are made once.
-    tails: dict[Any, list[str]] = {}
     for folder, numbers in zip(folders, index.attempts, strict=True):
-        tail = tails.get(numbers)
-        if tail is None:
-            tail = tails[numbers] = _tail(numbers)
-        out.append(folder)
-        out += [folder + end for end in tail]
+        out += [folder + end for end in _ends(numbers)]
     return out
 
 
-def _tail(numbers: Any) -> list[str]:
-    """What follows a task folder's name in the paths of its files (:func:`rels`)."""
-    if numbers == RUNNING_ENTRY:
-        return ["/task.json"]
-    return ["/task.json", *(f"/attempt-{number}/result.json" for number in numbers)]
+def _folders(listing: tuple[Any, ...]) -> list[str]:
+    """The entries of a listing: its candidates' folders, then its ``running/`` ones."""
+    return [folder for folder, _ in listing[0]] + list(listing[1])
 
 
-def packed_is_racy(packed: bytes, fence_ns: int) -> bool:
-    """Whether a file of a packed signature is racy (:func:`~store.is_racy`)."""
-    if sys.byteorder == "little":
-        values: Any = memoryview(packed).cast("q")  # unpacked one at a time as read
+def files_per_entry(attempts: Any) -> list[int]:
+    """How many files the index holds of each entry, given its attempt numbers."""
+    running = RUNNING_ENTRY
+    return [2 if numbers == running else 2 + len(numbers) for numbers in attempts]
+
+
+def tail_of(dirs: Any) -> tuple[int, ...]:
+    """Attempt numbers, sorted (as keys list attempts), of ``dirs``: an ``AttemptDirs``, a
+    mapping by number, or the numbers; equal ones one tuple (most tasks have the same)."""
+    tail = tuple(sorted(getattr(dirs, "numbers", dirs) or ()))
+    return _TAILS.setdefault(tail, tail) if len(_TAILS) < 1024 else tail
+
+
+_TAILS: dict[tuple[int, ...], tuple[int, ...]] = {}
+
+
+def signature(root: str, rels: list[str]) -> Signature | None:
+    """``(rel, *stat_key)`` of each path (not following a final link), None when one cannot
+    be stat'ed."""
+    try:
+        return tuple((rel, *stat_key(os.lstat(f"{root}/{rel}"))) for rel in rels)
+    except OSError:
+        return None
+
+
+def pack(signature: Any) -> bytes:
+    """The keys of a signature packed as :attr:`Index.stats` holds them (about 300 bytes
+    for three attempts, against 2.4 KB as tuples); ``struct.error`` when one does not fit."""
+    return struct.pack(f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]])
+
+
+def packed_signature(entry: Any, signature: Any) -> bytes | None:
+    """A task folder's keys, packed, from its signature after a read; None when it is not
+    of the folder, its ``task.json`` and each attempt's ``result.json`` (in that order, as
+    :func:`rels` has them) or a value does not fit: no index."""
+    if [item[0] for item in signature] != rels_of(entry.folder, tail_of(entry.attempt_dirs)):
+        return None
+    try:
+        return pack(signature)
+    except struct.error:
+        return None
+
+
+def racy(keys: Any, fence_ns: int) -> bool:
+    """Whether a file of ``keys`` (packed, or a signature) is racy (:func:`~store.is_racy`);
+    keys whose newest stamp is older than the coarse granularity are answered at once."""
+    if not isinstance(keys, bytes | bytearray):
+        values: Any = [v for item in keys for v in item[1:]]
+    elif sys.byteorder == "little":
+        values = memoryview(keys).cast("q")  # unpacked one at a time as read
     else:  # pragma: no cover - big-endian
-        values = struct.unpack(f"<{len(packed) // 8}q", packed)
+        values = struct.unpack(f"<{len(keys) // 8}q", keys)
     newest = max(max(values[4::WIDTH], default=0), max(values[5::WIDTH], default=0))
     if newest < fence_ns - COARSE_GRANULARITY_NS:
         return False
@@ -77,6 +134,35 @@ def packed_is_racy(packed: bytes, fence_ns: int) -> bool:
         is_racy(tuple(values[at : at + WIDTH]), fence_ns)  # type: ignore[arg-type]
         for at in range(0, len(values), WIDTH)
     )
+
+
+def ask(files: Any, folder: str, tail: tuple[int, ...]) -> tuple[str, Any, bytes] | None:
+    """What to check of a stored folder's keys ``files`` (packed, or a signature):
+    ``(folder, tail, packed)`` for :func:`unchanged`; None when they are not of that
+    folder."""
+    if type(files) is bytes:
+        return (folder, tail, files) if len(files) == RECORD * (2 + len(tail)) else None
+    rels = [item[0] for item in files]
+    if len(rels) < 2 or rels[0] != folder:
+        return None
+    try:
+        return folder, tuple(rels[1:]), pack(files)
+    except struct.error:
+        return None
+
+
+def unchanged(root: str, items: list[tuple[str, tuple[Any, ...], bytes]]) -> list[bool]:
+    """For each :func:`ask` ``(folder, tail, keys)``, whether its files still have those
+    keys (a worker process's share)."""
+    out = []
+    for folder, tail, keys in items:
+        rels = rels_of(folder, tail)
+        try:
+            seen = b"".join([PACKED.pack(*stat_key(os.lstat(f"{root}/{rel}"))) for rel in rels])
+        except (OSError, struct.error):
+            seen = b""
+        out.append(seen == keys)
+    return out
 
 
 def listing_digest(listing: tuple[Any, ...]) -> bytes:
@@ -96,10 +182,9 @@ def take(run: Run) -> Index | None:
     if run.seen is None or run.listing is None:
         return None
     # ``run.signatures``: per folder its packed_signature, or all of them after HEAD in
-    # one buffer (filled in place, not copied). Equal attempt numbers: one tuple.
+    # one buffer (:meth:`ReadKeys.in_order`: filled in place, not copied).
     pieces: list[bytes] = []
     attempts: list[Any] = []
-    shared: dict[Any, Any] = {}
     signed, files = run.signatures, 0  # files: of the task folders
     joined = type(signed) is bytearray
     try:
@@ -111,22 +196,19 @@ def take(run: Run) -> Index | None:
                 for rel in running_files(entry.folder):
                     pieces.append(PACKED.pack(*run.seen[rel]))  # type: ignore[misc]
                 continue
-            dirs = entry.attempt_dirs  # AttemptDirs: its own tuple; a mapping: its keys
-            numbers = tuple(sorted(getattr(dirs, "numbers", dirs)))
-            attempts.append(shared.setdefault(numbers, numbers))
+            numbers = tail_of(entry.attempt_dirs)
+            attempts.append(numbers)
             if joined:
                 if len(pieces) > len(RUN_FILES):
                     return None  # a task folder after a running/ one: not in that order
                 files += 2 + len(numbers)
                 continue
-            packed = signed[entry.folder]  # tasks.packed_signature's
+            packed = signed[entry.folder]
             if packed is None:
                 return None
             pieces.append(packed)
-    except (KeyError, TypeError):
-        return None
-    except struct.error:
-        return None  # a value that does not fit: not cached
+    except (KeyError, TypeError, struct.error):
+        return None  # struct.error: a value that does not fit
     if joined:
         if len(signed) != HEAD + RECORD * files:
             return None
@@ -136,7 +218,7 @@ def take(run: Run) -> Index | None:
     else:
         packed = b"".join(pieces)
     del pieces
-    if packed_is_racy(packed, run.read_started_ns):
+    if racy(packed, run.read_started_ns):
         return None  # a file written as it was read: read the run again next time
     run.index = Index(listing_digest(run.listing), tuple(attempts), packed)
     run.signatures = {}  # joined in the index (which holds one copy of them)
@@ -148,40 +230,18 @@ CHANGES_MAX = 64
 """A check notes at most this many changed files (then it stops: the run is read as usual)."""
 
 
+@dataclasses.dataclass
 class Checked:
-    """What a check of a snapshot found: every file of :attr:`rels` had its ``stats`` key,
-    except those at the positions in ``changed`` (the task store takes the folders whose
-    files it :meth:`covers` as checked). Also the listing found, the snapshot checked, and
-    the score tables the report store kept beside it (raw)."""
+    """What a :func:`check` of a snapshot found: every file of it (:func:`rels`) had its
+    key in ``stats``, except those at the positions in ``changed`` (the task store takes
+    the folders it finds so as checked: :class:`Places`). Also the listing found, the
+    snapshot checked, and the score tables the report store kept beside it (raw)."""
 
-    def __init__(
-        self, stats: bytes, changed: frozenset[int], listing: tuple[Any, ...], snapshot: Index
-    ) -> None:
-        self.stats, self.changed, self.listing, self.snapshot = stats, changed, listing, snapshot
-        self.tables: Any = b""
-        self.positions: dict[str, int] = {}  # rel -> its position in rels, filled by covers()
-
-    @functools.cached_property
-    def rels(self) -> list[str]:
-        """Every file of the snapshot, in its order (made only when asked)."""
-        return rels(self.snapshot, self.listing) or []
-
-    def covers(self, signature: tuple[tuple[Any, ...], ...]) -> bool:
-        """True when every file of a task cache signature was found with that key."""
-        positions = self.positions
-        if not positions:
-            positions.update((rel, at) for at, rel in enumerate(self.rels))
-        stats, changed = self.stats, self.changed
-        try:
-            for item in signature:
-                at = positions.get(item[0])
-                if at is None or at in changed:
-                    return False
-                if stats[RECORD * at : RECORD * at + RECORD] != PACKED.pack(*item[1:]):
-                    return False
-        except (TypeError, IndexError, struct.error):
-            return False
-        return True
+    stats: bytes
+    changed: frozenset[int]
+    listing: tuple[Any, ...]
+    snapshot: Index
+    tables: Any = b""
 
 
 def check(root: Path, snapshot: Index) -> Checked | None:
@@ -192,8 +252,7 @@ def check(root: Path, snapshot: Index) -> Checked | None:
     listing = list_task_folders(Path(base))
     if listing_digest(listing) != snapshot.listing:
         return None
-    candidates, running, _ = listing
-    folders = [folder for folder, _ in candidates] + list(running)
+    folders = _folders(listing)
     attempts, stats = snapshot.attempts, snapshot.stats
     if len(folders) != len(attempts):
         return None
@@ -217,12 +276,6 @@ def check(root: Path, snapshot: Index) -> Checked | None:
     return Checked(stats, frozenset(changed), listing, snapshot)
 
 
-def files_per_entry(attempts: Any) -> list[int]:
-    """How many files the index holds of each entry, given its attempt numbers."""
-    running = RUNNING_ENTRY
-    return [2 if numbers == running else 2 + len(numbers) for numbers in attempts]
-
-
 BLOCK = 4096
 """Task folders whose keys :func:`_changed` compares at once."""
 _DIRECTORY = getattr(os, "O_PATH", os.O_RDONLY) | os.O_DIRECTORY
@@ -232,9 +285,9 @@ def _changed(
     base: str, head: Any, folders: list[str], attempts: Any, stats: Any, offset: int
 ) -> list[int] | None:
     """The positions (plus ``offset``) of the files whose key is not in ``stats``: the
-    files ``head``, then per folder (with its attempt numbers) the folder, its task.json
-    and each attempt's result.json; None after more than :data:`CHANGES_MAX` of them, or
-    when one cannot be stat'ed. Keys are compared as bytes, :data:`BLOCK` folders at once."""
+    files ``head``, then each folder's (:func:`rels`); None after more than
+    :data:`CHANGES_MAX` of them, or when one cannot be stat'ed. Keys are compared as
+    bytes, :data:`BLOCK` folders at once."""
     try:
         fd: int | None = os.open(base, _DIRECTORY)
         prefix = ""
@@ -243,7 +296,6 @@ def _changed(
     lstat, key, absent, stats = os.lstat, stat_key, ABSENT, memoryview(stats)
     seen = array.array("q")
     extend = seen.extend
-    tails: dict[Any, list[str]] = {}
     out: list[int] = []
     done = 0  # files compared so far
 
@@ -268,11 +320,8 @@ def _changed(
             except FileNotFoundError:
                 extend(absent)
         for number, (folder, numbers) in enumerate(zip(folders, attempts, strict=True), 1):
-            tail = tails.get(numbers)
-            if tail is None:
-                tail = tails[numbers] = ["", *_tail(numbers)]
             folder = prefix + folder
-            for end in tail:
+            for end in _ends(numbers):
                 try:
                     extend(key(lstat(folder + end, dir_fd=fd)))
                 except FileNotFoundError:
@@ -291,3 +340,56 @@ def name(index: Index) -> str:
     """A name for the state of a run's files an index records (the first 32 hex digits of
     the SHA-256 of its record)."""
     return hashlib.sha256(ENCODER.encode(index)).hexdigest()[:32]
+
+
+class Places:
+    """Where each task folder's keys are in what a :func:`check` found: the candidates
+    are walked in order, as its listing has them (each folder's span of files follows
+    from the attempt numbers of the ones before it). A folder found elsewhere (the
+    listing changed since the check) is found by its paths."""
+
+    def __init__(self, checked: Checked | None, count: int) -> None:
+        self.checked, self.at, self.walk = checked, len(RUN_FILES), False
+        self.positions: dict[str, int] = {}  # rel -> its position, made when first asked
+        if checked is not None:
+            self.listed, self.attempts = checked.listing[0], checked.snapshot.attempts
+            self.walk = len(self.listed) == count and len(self.attempts) >= count
+            self.changed = sorted(checked.changed)
+            self.stats = memoryview(checked.stats)
+
+    def span(self, position: int, folder: str) -> tuple[int, int, Any] | None:
+        """The files of the candidate at ``position`` in the check: ``(start, end,
+        numbers)``; called for every position in order."""
+        if not self.walk:
+            return None
+        numbers = self.attempts[position]
+        if type(numbers) is not tuple:
+            self.walk = False
+            return None
+        start = self.at
+        self.at = end = start + 2 + len(numbers)
+        return (start, end, numbers) if self.listed[position][0] == folder else None
+
+    def covers(self, span: tuple[int, int, Any] | None, asked: tuple[str, Any, bytes]) -> bool:
+        """Whether the check found every file of ``asked`` (:func:`ask`) with its key."""
+        folder, tail, packed = asked
+        checked = self.checked
+        if checked is None:
+            return False
+        if span is not None and span[2] == tail:
+            return self._found(span[0], span[1]) == packed
+        positions = self.positions  # by the paths (rarely)
+        if not positions:
+            every = rels(checked.snapshot, checked.listing) or []
+            positions.update((rel, at) for at, rel in enumerate(every))
+        starts = [positions.get(rel, -1) for rel in rels_of(folder, tail)]
+        found = [self._found(at, at + 1) if at >= 0 else None for at in starts]
+        return None not in found and b"".join(found) == packed  # type: ignore[arg-type]
+
+    def _found(self, start: int, end: int) -> memoryview | None:
+        """The keys the check found of the files ``start`` to ``end``; None when one
+        changed."""
+        at = bisect_left(self.changed, start)
+        if at < len(self.changed) and self.changed[at] < end:
+            return None
+        return self.stats[RECORD * start : RECORD * end]

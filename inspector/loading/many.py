@@ -31,7 +31,7 @@ from inspector.loading.records import (
     RootAnswers,
     Summaries,
     Summary,
-    decoder,
+    decoded,
     load_problem,
     problem_rec,
 )
@@ -264,10 +264,7 @@ def root_kept(root: Path | str, question: str, kind: Any) -> Any | None:
     raw = found.records.get(question) if found is not None else None
     if raw is None or found.root != os.path.realpath(root):
         return None
-    try:
-        return decoder(kind).decode(raw)
-    except (ValueError, TypeError):
-        return None
+    return decoded(kind, raw)
 
 
 def root_keep(root: Path | str, answers: dict[str, Any]) -> None:

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import tasks as task_store
-from inspector.loading.index import Checked, Signature
+from inspector.loading.index import Checked, Signature, packed_signature, signature
 from inspector.loading.processes import (
     end_pool,
     ending,
@@ -37,7 +37,7 @@ from inspector.loading.processes import (
 from inspector.loading.records import ENCODER, EntryRec, decoder, task_entry
 from inspector.loading.store import ABSENT, Stat
 from inspector.loading.store import enabled as store_enabled
-from inspector.loading.tasks import entry_record, packed_signature
+from inspector.loading.tasks import entry_record
 from inspector.results.file_io import stat_key
 from inspector.results.layout import AttemptDirs, StateName
 from inspector.results.quick import read_plain_task
@@ -313,8 +313,8 @@ class EntryLoad:
                     rels = entry_files(entry)
                     stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
                     if None not in stats:
-                        signature = [(rel, *stat) for rel, stat in zip(rels, stats, strict=True)]  # type: ignore[misc]
-                        signatures[entry.folder] = packed_signature(entry, signature)
+                        keys = [(rel, *stat) for rel, stat in zip(rels, stats, strict=True)]  # type: ignore[misc]
+                        signatures[entry.folder] = packed_signature(entry, keys)
             self.signatures = signatures
         return entries
 
@@ -353,7 +353,7 @@ class EntryLoad:
         if cache is not None:  # the files of one the reader did not see are stat'ed now
             for cursor, (entry, seen) in enumerate(results, start):
                 if seen is None:
-                    seen = task_store.signature(cache.root, entry_files(entry))
+                    seen = signature(cache.root, entry_files(entry))
                 cache.put(entry, self.items[cursor][2], seen)
 
     def _emit(self) -> None:

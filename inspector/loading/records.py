@@ -379,3 +379,11 @@ def decoder(kind: Any) -> Any:
     if found is None:
         found = _DECODERS[kind] = msgspec.msgpack.Decoder(kind)
     return found
+
+
+def decoded(kind: Any, raw: Any) -> Any:
+    """``raw`` (msgpack) decoded as ``kind``, or None when it is not one."""
+    try:
+        return decoder(kind).decode(raw)
+    except (ValueError, TypeError):  # msgspec.DecodeError and ValidationError are ValueErrors
+        return None

@@ -27,7 +27,6 @@ from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import index as snapshots
 from inspector.loading import reports
 from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem
-from inspector.loading.tasks import packed_signature, signature_is_racy
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES
 from inspector.results.problems import LoadProblem
@@ -260,8 +259,8 @@ def _store(
     done = 0
     for i in sorted(fresh):
         entry, seen = fresh[i]
-        packed = None if seen is None else packed_signature(entry, seen)
-        if packed is None or signature_is_racy(seen, fence):
+        packed = None if seen is None else snapshots.packed_signature(entry, seen)
+        if packed is None or snapshots.racy(seen, fence):
             return
         start = starts[i] * width
         pieces += [snapshot.stats[done:start], packed]

@@ -250,16 +250,11 @@ def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value
 def table_in(tables: Any, key: str, count: int) -> Table | None:
     """The score table kept under ``key`` for ``count`` task folders, None when there is
     none of that shape (a miss)."""
-    from inspector.loading.records import decoder
+    from inspector.loading.records import decoded
 
     raw = tables.get(key) if tables else None
-    if raw is None:
-        return None
-    try:
-        table = decoder(Table).decode(raw)
-    except (ValueError, TypeError):
-        return None
-    return table if table.fits(count) else None
+    table = None if raw is None else decoded(Table, raw)
+    return table if table is not None and table.fits(count) else None
 
 
 def table_of(session: Session) -> Table | None:

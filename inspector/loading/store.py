@@ -191,7 +191,7 @@ def make_folder(folder: Path) -> bool:
 def unpack(raw: bytes, kind: Any) -> Any:
     """The record of type ``kind`` in a store file's bytes, or None when they do not start
     with this header, their checksum does not match or it does not decode as ``kind``."""
-    from inspector.loading.records import decoder
+    from inspector.loading.records import decoded
 
     header = _header()
     if len(raw) < len(header) + DIGEST or not raw.startswith(header):
@@ -199,10 +199,7 @@ def unpack(raw: bytes, kind: Any) -> Any:
     payload = memoryview(raw)[len(header) : -DIGEST]
     if hashlib.sha256(payload).digest() != raw[-DIGEST:]:
         return None
-    try:
-        return decoder(kind).decode(payload)
-    except (ValueError, TypeError):  # msgspec.DecodeError and ValidationError are ValueErrors
-        return None
+    return decoded(kind, payload)
 
 
 def write_atomically(path: Path, record: Any) -> bool:

@@ -10,6 +10,7 @@ left out.
 from __future__ import annotations
 
 import contextlib
+import operator
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -19,17 +20,18 @@ from typing import Any
 import msgspec
 
 from inspector.loading import store
-from inspector.loading.folder_keys import (
+from inspector.loading.index import (
+    HEAD,
+    RECORD,
+    Checked,
     Places,
-    ReadKeys,
+    Signature,
     ask,
     packed_signature,
-    signature_is_racy,
+    racy,
     tail_of,
     unchanged,
 )
-from inspector.loading.folder_keys import signature as signature  # readers stat with it
-from inspector.loading.index import Checked, Signature, packed_is_racy
 from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     ENCODER,
@@ -40,6 +42,7 @@ from inspector.loading.records import (
     RawStore,
     TaskRec,
     TaskStore,
+    decoded,
     decoder,
     issue_rec,
     problem_rec,
@@ -134,7 +137,7 @@ class TaskCache:
             if rec is None or kept.first != first or rec.state != state or rec.folder != folder:
                 self._missed(position, folder, raw, missing)
                 continue
-            asked = ask(kept.files, folder, tail_of(rec.numbers, rec.dirs))
+            asked = ask(kept.files, folder, tail_of(rec.numbers or rec.dirs))
             if asked is not None and places.covers(span, asked):
                 self._take([(position, first, raw)], [True], entries, candidates, missing)
             elif asked is None:
@@ -197,11 +200,8 @@ class TaskCache:
         """The entry of ``folder`` from its stored bytes, whose keys were just found
         unchanged, its keys kept with it; None: it is not an entry of this folder, and the
         folder is read."""
-        try:
-            kept = decoder(KeptEntry).decode(raw)
-        except (ValueError, TypeError):
-            return None
-        entry = task_entry(kept.entry, folder)
+        kept = decoded(KeptEntry, raw)
+        entry = None if kept is None else task_entry(kept.entry, folder)
         if entry is None:
             return None
         self.hits += 1
@@ -215,15 +215,14 @@ class TaskCache:
         """Remember an entry just read; its record is made only when the store is saved.
         ``sig``: the signature of its files (packed by a reader process, or as tuples;
         None: one could not be stat'ed). A folder with a racy file is not remembered."""
+        if sig is None or racy(sig, self.fence):
+            return
         if isinstance(sig, bytes):  # packed by a reader process
-            if not packed_is_racy(sig, self.fence):
-                self.read.add(entry, first_location, sig)
-        elif sig is not None and not signature_is_racy(sig, self.fence):
-            packed = packed_signature(entry, sig)
-            if packed is not None:
-                self.read.add(entry, first_location, packed)
-            else:
-                self.fresh[entry.folder] = (sig, first_location, entry)
+            self.read.add(entry, first_location, sig)
+        elif (packed := packed_signature(entry, sig)) is not None:
+            self.read.add(entry, first_location, packed)
+        else:
+            self.fresh[entry.folder] = (sig, first_location, entry)
 
     def _kept_entries(self, read: bool = False) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder read (``read``), else also each taken from the store whose keys are
@@ -233,15 +232,16 @@ class TaskCache:
                 yield folder, KeptEntry(sig, first, _record(held))
             elif not read:
                 yield folder, KeptEntry(sig, first, held)
-        for held, first, files in self.read.unread():
-            yield held.folder, KeptEntry(files, first, _record(held))
+        for held, first, taken, span in self.read.rows():
+            if not taken:
+                yield held.folder, KeptEntry(bytes(self.read.stats[span]), first, _record(held))
 
     def _whole(self) -> Iterator[bytes]:
         """The task store of this read as msgpack, a folder at a time (as
         ``ENCODER.encode(TaskStore(root, entries))`` makes it); the folders taken from the
         store as they are in its files, read again."""
         copies = self._stored_again()
-        count = len(copies) + len(self.fresh) + len(self.read) - self.read.taken.count(1)
+        count = len(copies) + len(self.fresh) + self.read.taken.count(0)
         yield b"\x92" + ENCODER.encode(self.root) + store.map_header(count)
         for folder, raw in copies.items():
             yield ENCODER.encode(folder) + raw
@@ -253,7 +253,7 @@ class TaskCache:
         """The stored bytes of each folder taken from the store with packed keys, from its
         files again (one changed since: what is in it, checked against its files when
         used; one gone: not kept)."""
-        taken = self.read.taken_folders()
+        taken = [row[0].folder for row in self.read.rows() if row[2]]
         if not taken:
             return {}
         found: dict[str, msgspec.Raw] = {}
@@ -272,9 +272,9 @@ class TaskCache:
         (one written, the other not) give misses, never a wrong entry."""
         fresh, read = self.fresh, self.read
         try:
-            if not keep or (not fresh and not read and not self.loaded):
+            if not keep or (not fresh and not read.entries and not self.loaded):
                 return
-            if self.loaded and self._delta_written(len(fresh) + len(read)):
+            if self.loaded and self._delta_written(len(fresh) + len(read.entries)):
                 return
             # Written as it is made: the whole store is never held (nor its records).
             if store.write_streamed(self.path, self._whole):
@@ -356,3 +356,42 @@ def _record(entry: Any) -> EntryRec:
         problems = tuple(p for p in rec.problems if p.rule != RULE_DUPLICATE_ID)
         rec = msgspec.structs.replace(rec, problems=problems)
     return rec
+
+
+class ReadKeys:
+    """The folders taken from the store or read, as columns: each one's entry, where it is
+    found first, whether it was taken, and its packed keys, one folder after another in
+    one buffer after :data:`~index.HEAD` bytes of room for the run-level files' (the
+    run's index is made from it in place when every folder was read: :func:`~index.take`)."""
+
+    def __init__(self) -> None:
+        self.entries: list[Any] = []
+        self.firsts: list[str] = []
+        self.taken = bytearray()  # 1: taken from the store
+        self.stats = bytearray(HEAD)
+
+    def add(self, entry: Any, first: str, packed: bytes, taken: bool = False) -> None:
+        self.entries.append(entry)
+        self.firsts.append(first)
+        self.taken.append(taken)
+        self.stats += packed
+
+    def in_order(self, entries: list[Any]) -> bytearray | None:
+        """The buffer, when ``entries`` are exactly the folders added, in that order."""
+        mine = self.entries
+        if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
+            return None
+        return self.stats
+
+    def rows(self) -> Iterator[tuple[Any, str, int, slice]]:
+        """Each folder's entry, where it is found first, whether it was taken from the
+        store, and where its keys are in the buffer."""
+        at = HEAD
+        for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
+            end = at + RECORD * (2 + len(entry.attempt_dirs))
+            yield entry, first, taken, slice(at, end)
+            at = end
+
+    def by_folder(self) -> dict[str, bytes | None]:
+        """Each folder's packed keys, by its folder (when not every folder was read)."""
+        return {row[0].folder: bytes(self.stats[row[3]]) for row in self.rows()}

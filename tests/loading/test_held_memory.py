@@ -258,8 +258,9 @@ def test_a_folder_read_is_kept_for_the_store_in_its_packed_keys(alike_run: Path)
     folder)."""
     import gc
 
+    from inspector.loading.index import packed_signature, signature
     from inspector.loading.readers import entry_files
-    from inspector.loading.tasks import TaskCache, packed_signature, signature
+    from inspector.loading.tasks import TaskCache
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("INSPECTOR_CACHE", "0")

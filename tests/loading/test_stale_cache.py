@@ -154,7 +154,7 @@ def test_a_signature_is_racy_exactly_when_one_of_its_files_is() -> None:
     """The folder-wide answer (one look at the newest stamp for an old folder) is the
     answer file by file, for stamps on both sides of each granularity, whole seconds
     (coarse file systems) and not."""
-    from inspector.loading import store, tasks
+    from inspector.loading import index, store
 
     fence = 1_700_000_000_000_000_000 + 123_456_789
     offsets = [
@@ -178,4 +178,5 @@ def test_a_signature_is_racy_exactly_when_one_of_its_files_is() -> None:
             new = ("new", 1, 3, 0o100644, 10, mtime, ctime)
             for sig in ((new,), (old, new), (new, old)):
                 expected = any(store.is_racy(item[1:], fence) for item in sig)
-                assert tasks.signature_is_racy(sig, fence) is expected, (mtime, ctime)
+                assert index.racy(sig, fence) is expected, (mtime, ctime)
+                assert index.racy(index.pack(sig), fence) is expected, (mtime, ctime)

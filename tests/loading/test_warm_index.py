@@ -70,5 +70,6 @@ def test_a_warm_report_decodes_only_the_report_record(
     assert loaded is not None
     found = snapshot.check(run, loaded.index)
     assert found is not None
-    assert [found.rels[at] for at in found.changed] == [result.relative_to(run).as_posix()]
+    every = snapshot.rels(found.snapshot, found.listing) or []
+    assert [every[at] for at in found.changed] == [result.relative_to(run).as_posix()]
     assert run_cli(argv, capsys) == changed

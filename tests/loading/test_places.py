@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import struct
 
-from inspector.loading.folder_keys import Places, ask, tail_of
-from inspector.loading.index import HEAD, RECORD, Checked
+from inspector.loading.index import HEAD, RECORD, Checked, Places, ask, tail_of
 from inspector.loading.records import Index
 from inspector.results.listing import RUN_FILES
 
@@ -34,7 +33,7 @@ def _answers(checked: Checked, count: int, keys: list[bytes]) -> list[bool]:
     out = []
     for position, folder in enumerate(FOLDERS):
         span = places.span(position, folder)
-        asked = ask(keys[position], folder, tail_of(None, dict.fromkeys(ATTEMPTS[position], "")))
+        asked = ask(keys[position], folder, tail_of(dict.fromkeys(ATTEMPTS[position], "")))
         assert asked is not None
         out.append(places.covers(span, asked))
     return out
