@@ -236,7 +236,7 @@ def store_snapshot(
     record = Report(
         os.path.realpath(run_root), snapshot, outputs, answers, tables, refused, records
     )
-    stores.write_streamed(store_file(run_root), lambda: report_pieces(record))
+    stores.write_streamed(store_file(run_root), lambda: stores.report_pieces(record))
 
 
 def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value: Any) -> None:
@@ -324,23 +324,3 @@ def _run_level(run: Run, probs: list[Any]) -> RunLevel | None:
         run.stored_summary,
         tuple(problems[:level]),
     )
-
-
-def report_pieces(record: Any) -> Iterator[bytes]:
-    """A report store (``records.Report``, seven fields) encoded in pieces, as
-    ``ENCODER.encode(record)`` would, its index's stats (48 bytes a file) and its score
-    tables as they are, not copied into one string with the rest."""
-    from inspector.loading.records import ENCODER
-
-    index = record.index
-    yield b"\x97" + ENCODER.encode(record.root)
-    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
-    yield stores.bin_header(len(index.stats))
-    yield index.stats
-    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
-    yield stores.map_header(len(record.tables))
-    for name, table in record.tables.items():  # each a msgspec.Raw: as it is, not copied
-        yield ENCODER.encode(name)
-        yield table
-    yield ENCODER.encode(record.refused)
-    yield ENCODER.encode(record.records)

@@ -1,12 +1,8 @@
 """The store: one cache folder, trusted as git trusts a repository, and how every file in it
-is written and read (the rules: ``docs/cache-and-trust.md``).
-
-Per run, a folder (:func:`run_folder`) with its task store and report; per results root,
-its runs list; per remote run, a mirror of its inputs. Only the user's own folders and
-files, writable by no one else, are used (anything else is named once on stderr and the
-run is read from its files). Every file is :data:`MAGIC`, the :func:`code_signature` of
-the inspector that wrote it, a typed record (msgpack) and SHA-256 of it: another version,
-another code, a bad checksum or a record that does not decode is a miss.
+is written and read (the rules: ``docs/cache-and-trust.md``). Only the user's own folders
+and files, writable by no one else, are used. Every file is :data:`MAGIC`, the
+:func:`code_signature` of the inspector that wrote it, a typed record (msgpack) and its
+SHA-256: another version, another code, a bad checksum or a bad record is a miss.
 """
 
 from __future__ import annotations
@@ -383,3 +379,22 @@ def is_racy(stat: Stat, fence_ns: int) -> bool:
         if stamp >= fence_ns - granularity:
             return True
     return False
+
+
+def report_pieces(record: Any) -> Iterator[bytes]:
+    """A ``records.Report`` encoded in pieces, as ``ENCODER.encode(record)`` would, its
+    index's stats and score tables as they are (not copied into one string)."""
+    from inspector.loading.records import ENCODER
+
+    index = record.index
+    yield b"\x97" + ENCODER.encode(record.root)
+    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
+    yield bin_header(len(index.stats))
+    yield index.stats
+    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
+    yield map_header(len(record.tables))
+    for name, table in record.tables.items():  # each a msgspec.Raw: as it is, not copied
+        yield ENCODER.encode(name)
+        yield table
+    yield ENCODER.encode(record.refused)
+    yield ENCODER.encode(record.records)

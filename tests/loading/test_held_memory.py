@@ -200,7 +200,7 @@ def test_the_report_store_written_in_pieces_is_its_msgpack(files: int) -> None:
     """The report store is written in pieces (its index's stats as they are): the bytes
     are msgspec's own for the record, whatever the size of the stats."""
     from inspector.loading.records import ENCODER, Index, Outputs, Report
-    from inspector.loading.reports import report_pieces as _report_pieces
+    from inspector.loading.store import report_pieces as _report_pieces
 
     stats = bytes(range(256)) * (files * 48 // 256) + b"\x07" * (files * 48 % 256)
     outputs = Outputs((("a", "b"),), ("note",), "{}", None, None, 3)
