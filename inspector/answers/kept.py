@@ -60,6 +60,9 @@ class KeptItems(msgspec.Struct, **OPTIONS):
     plan: str = ""
     binary: bool = False
     tasks: tuple[KeptOutcome, ...] = ()
+    refused: bool = False
+    """Left out as its report is refused: the reason is the refusal's line (which names
+    files under the path the run is given by), so it is not kept here."""
 
 
 def items_record(session: Session) -> KeptItems | None:

@@ -1,0 +1,176 @@
+"""A run that cannot be scored is answered warm too (issue 53 item 5): once read, an
+unchanged run whose report is refused (an attempt file that is not JSON, a run_info.json
+that is not) is answered from the line the store keeps, by ``report RUN``, ``check RUN
+--cached`` and the root commands, opening none of its files (``opened``, of
+``test_warm_root``), with the exit code and every byte the cache-off path prints; a fix
+of the file, even one of the same size with the mtime put back, is read again and seen.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import FIXTURE_RUNS
+from tests.loading.helpers import replace_keeping_mtime, run_cli, settle_time_stamps
+from tests.loading.test_warm_root import opened  # noqa: F401 (fixture)
+
+ON_ROOT = [
+    ["leaderboard"],
+    ["leaderboard", "--format", "json"],
+    ["check", "--cached"],
+    ["check", "--cached", "--format", "json"],
+    ["items"],
+    ["items", "--format", "json"],
+    ["gate"],
+    ["gate", "--format", "json"],
+]
+ON_RUN = [["report"], ["report", "--json"], ["check", "--cached"]]
+BREAKS = [("load_problems", "result"), ("load_problems", "run_info"), ("compare_b", "result")]
+"""The run broken and how: ``load_problems``'s warnings are said before its refusal (it is
+not finished: ``items`` leaves it out for that); ``compare_b`` is finished."""
+
+
+def _broken_file(run: Path, which: str) -> Path:
+    if which == "run_info":
+        return run / "run_info.json"
+    return sorted(run.glob("details/normal/*/attempt-1/result.json"))[-1]
+
+
+def _break(path: Path) -> bytes:
+    """``path`` made invalid JSON in place, its size kept; its bytes as they were."""
+    original = path.read_bytes()
+    path.write_bytes(b"x" + original[1:])
+    return original
+
+
+@pytest.fixture(params=BREAKS, ids="-".join)
+def broken_root(tmp_path: Path, request: pytest.FixtureRequest) -> tuple[Path, Path, Path, bytes]:
+    """A root of a scored run and one refused, the refused run, the file that breaks it,
+    and its bytes as they were before."""
+    name, which = request.param
+    root = tmp_path / "results"
+    shutil.copytree(FIXTURE_RUNS / "compare_a", root / "team" / "compare_a")
+    run = root / "team" / name
+    shutil.copytree(FIXTURE_RUNS / name, run)
+    file = _broken_file(run, which)
+    original = _break(file)
+    settle_time_stamps()
+    return root, run, file, original
+
+
+def _off(argv: list[str], capsys, monkeypatch) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
+    with monkeypatch.context() as patched:
+        patched.setenv("INSPECTOR_CACHE", "0")
+        return run_cli(argv, capsys)
+
+
+def _argv(command: list[str], where: Path) -> list[str]:
+    return [command[0], str(where), *command[1:]]
+
+
+@pytest.mark.parametrize("command", ON_ROOT, ids=" ".join)
+def test_a_warm_root_with_a_refused_run_opens_none_of_its_files(
+    command: list[str],
+    broken_root: tuple[Path, Path, Path, bytes],
+    opened: list[str],  # noqa: F811
+    capsys,
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    root = broken_root[0]
+    argv = _argv(command, root)
+    off = _off(argv, capsys, monkeypatch)
+    said = off[1] + off[2]
+    assert broken_root[1].name in said or "!" in said, "the refused run is shown"
+    cold = run_cli(argv, capsys)
+    assert cold == off
+    opened.clear()
+    warm = run_cli(argv, capsys)
+    assert opened == []
+    assert warm == off
+
+
+@pytest.mark.parametrize("command", ON_RUN, ids=" ".join)
+def test_a_warm_refused_run_says_its_warnings_and_refusal_as_a_read_does(
+    command: list[str],
+    broken_root: tuple[Path, Path, Path, bytes],
+    opened: list[str],  # noqa: F811
+    capsys,
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    run = broken_root[1]
+    argv = _argv(command, run)
+    off = _off(argv, capsys, monkeypatch)
+    assert off[0] == 2 and off[1] == ""
+    if run.name == "load_problems":
+        assert off[2].count("\n") == 2, "a warning, then the refusal"
+    assert run_cli(argv, capsys) == off
+    opened.clear()
+    assert run_cli(argv, capsys) == off
+    assert opened == []
+
+
+def test_a_refused_run_named_another_way_is_named_as_given(
+    broken_root: tuple[Path, Path, Path, bytes],
+    opened: list[str],  # noqa: F811
+    capsys,
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    """The line is kept without the run's path: answered for the path as given now."""
+    root, run = broken_root[:2]
+    run_cli(["report", str(run)], capsys)
+    monkeypatch.chdir(root / "team")
+    argv = ["report", os.path.join("..", "team", run.name)]
+    off = _off(argv, capsys, monkeypatch)
+    assert str(root) not in off[2] and f"../team/{run.name}/" in off[2]
+    opened.clear()
+    assert run_cli(argv, capsys) == off
+    assert opened == []
+
+
+@pytest.mark.parametrize(
+    "command", [["check", "--cached"], ["gate", "--format", "json"], ["report"]], ids=" ".join
+)
+def test_the_broken_file_fixed_in_place_is_read_again(
+    command: list[str],
+    broken_root: tuple[Path, Path, Path, bytes],
+    capsys,
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    """Fixed with the same size and the old mtime put back (a restore from a backup)."""
+    root, run, file, original = broken_root
+    argv = _argv(command, run if command[0] == "report" else root)
+    run_cli(argv, capsys)
+    before = run_cli(argv, capsys)
+    replace_keeping_mtime(file, original)
+    settle_time_stamps()
+    warm = run_cli(argv, capsys)
+    assert warm == _off(argv, capsys, monkeypatch)
+    assert warm != before
+    assert "not valid JSON" in before[1] + before[2]
+    assert "not valid JSON" not in warm[1] + warm[2]
+
+
+def test_items_after_another_command_reads_a_refused_finished_run_once(
+    tmp_path: Path,
+    opened: list[str],  # noqa: F811
+    capsys,
+    monkeypatch,
+) -> None:  # type: ignore[no-untyped-def]
+    """Whether ``items`` leaves a refused run out as unfinished or as refused is told by
+    a read (the refusal kept by ``check`` does not say): once, then from the store."""
+    root = tmp_path / "results"
+    shutil.copytree(FIXTURE_RUNS / "compare_b", root / "team" / "compare_b")
+    _break(_broken_file(root / "team" / "compare_b", "result"))
+    settle_time_stamps()
+    argv = ["items", str(root)]
+    off = _off(argv, capsys, monkeypatch)
+    assert "cannot be recomputed" in off[2]
+    run_cli(["check", str(root), "--cached"], capsys)
+    assert run_cli(argv, capsys) == off
+    opened.clear()
+    assert run_cli(argv, capsys) == off
+    assert opened == []
