@@ -62,6 +62,22 @@ def broken_root(tmp_path: Path, request: pytest.FixtureRequest) -> tuple[Path, P
     return root, run, file, original
 
 
+@pytest.fixture
+def opened_any(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every file under ``tmp_path`` (the runs) opened from now on (not folders: the
+    store's check lists them)."""
+    found: list[str] = []
+    real_open = os.open
+
+    def counted(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if str(path).startswith(str(tmp_path)) and not os.path.isdir(path):
+            found.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "open", counted)
+    return found
+
+
 def _off(argv: list[str], capsys, monkeypatch) -> tuple[int, str, str]:  # type: ignore[no-untyped-def]
     with monkeypatch.context() as patched:
         patched.setenv("INSPECTOR_CACHE", "0")
@@ -97,7 +113,7 @@ def test_a_warm_root_with_a_refused_run_opens_none_of_its_files(
 def test_a_warm_refused_run_says_its_warnings_and_refusal_as_a_read_does(
     command: list[str],
     broken_root: tuple[Path, Path, Path, bytes],
-    opened: list[str],  # noqa: F811
+    opened_any: list[str],
     capsys,
     monkeypatch,
 ) -> None:  # type: ignore[no-untyped-def]
@@ -108,9 +124,25 @@ def test_a_warm_refused_run_says_its_warnings_and_refusal_as_a_read_does(
     if run.name == "load_problems":
         assert off[2].count("\n") == 2, "a warning, then the refusal"
     assert run_cli(argv, capsys) == off
-    opened.clear()
+    opened_any.clear()
     assert run_cli(argv, capsys) == off
-    assert opened == []
+    assert opened_any == []  # not even its run-level files
+
+
+@pytest.mark.parametrize("plan", [["--k", "7"], ["--strategy", "avg", "--k", "0"]], ids=" ".join)
+def test_a_derived_plan_the_run_cannot_be_scored_as_is_answered_warm(
+    plan: list[str], tmp_path: Path, opened_any: list[str], capsys, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    run = tmp_path / "k3_pass"
+    shutil.copytree(FIXTURE_RUNS / "k3_pass", run)
+    settle_time_stamps()
+    argv = ["report", str(run), *plan, "--json"]
+    off = _off(argv, capsys, monkeypatch)
+    assert off[0] == 2 and "cannot score as" in off[2]
+    assert run_cli(argv, capsys) == off
+    opened_any.clear()
+    assert run_cli(argv, capsys) == off
+    assert opened_any == []
 
 
 def test_a_refused_run_named_another_way_is_named_as_given(
