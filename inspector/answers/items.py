@@ -28,6 +28,7 @@ from inspector.answers.kept import (
     STATISTICS,
     KeptItems,
     items_record,
+    not_finished,
     root_answers,
 )
 from inspector.answers.run import say_root
@@ -83,7 +84,7 @@ def items_call(path: str, shown_as: str, overrides: Overrides) -> RunTasks | Ski
     folders from the store) and kept, with its report and what the other commands over a
     root answer from (:func:`~inspector.answers.kept.root_answers`)."""
     kept = loading.kept(path, overrides, ITEMS_QUESTION, KeptItems)
-    if isinstance(kept, KeptItems) and not kept.refused:
+    if isinstance(kept, KeptItems):
         return _answer(kept, shown_as)
     found: dict[str, Any] = {}
     try:
@@ -97,7 +98,10 @@ def items_call(path: str, shown_as: str, overrides: Overrides) -> RunTasks | Ski
         return _answer(made, shown_as)
     if isinstance(answered, loading.Failed):
         return Skipped(shown_as, answered.message)
-    if isinstance(answered, loading.Refused) and kept is not None:  # kept: refused
+    if isinstance(answered, loading.Refused) and answered.status:  # as items_record tells
+        unfinished = not_finished(answered.status[0])
+        if unfinished is not None:
+            return _answer(unfinished, shown_as)
         return Skipped(shown_as, f"cannot be recomputed: {answered.refusal}")
     # Its report from the store without this answer, or a run not scored as asked: read.
     loaded = answered if isinstance(answered, loading.Loaded) else None
@@ -106,9 +110,7 @@ def items_call(path: str, shown_as: str, overrides: Overrides) -> RunTasks | Ski
         return loaded
     session = loaded.session
     made = items_record(session)
-    if made is None:  # the reason names files under the path given: only that it is refused
-        if loaded.refusal is not None:
-            loading.keep(session, overrides, ITEMS_QUESTION, KeptItems(None, refused=True))
+    if made is None:  # not kept: the reason names files under the path given
         return Skipped(shown_as, f"cannot be recomputed: {loaded.refusal or session.refusal}")
     loading.keep(session, overrides, ITEMS_QUESTION, made)
     return _answer(made, shown_as)

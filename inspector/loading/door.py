@@ -73,10 +73,12 @@ class Loaded(NamedTuple):
 class Refused(NamedTuple):
     """The run could not be scored under the plan, as the store says for the run as it is
     now (its files unchanged since): ``refusal`` is the line :class:`Loaded` would carry,
-    said after ``warnings`` (``(relative path, message)``, as :class:`Outputs` keeps them)."""
+    said after ``warnings`` (``(relative path, message)``, as :class:`Outputs` keeps them);
+    ``status``: its run_info.json's ``status`` (a string or None) as one item, else ()."""
 
     refusal: str
     warnings: tuple[tuple[str, str], ...]
+    status: tuple[str | None, ...] = ()
 
 
 class Failed(NamedTuple):
@@ -141,7 +143,7 @@ def open_run(
         found = reports.lookup(Path(path), key, on_changes=changes.append)
         checked = changes[0] if changes else None
         if answer and isinstance(found, Refusal):
-            refused = Refused(found.line(path), found.warnings)
+            refused = Refused(found.line(path), found.warnings, found.status)
             emit(refused)
             return refused
         cached = found if isinstance(found, Outputs) else None
@@ -265,7 +267,9 @@ def _refusal(path: Path, made: Any) -> Refusal | None:
     else:  # a derived plan the run cannot be scored as: about the run itself
         rel, message = "", made.refusal.removeprefix(f"{path}: ")
     warnings = tuple((p.path, p.message) for p in session.run.problems if not p.blocking)
-    found = Refusal(rel, message, warnings)
+    status = (session.run.run_info or {}).get("status")
+    told = (status,) if status is None or type(status) is str else ()
+    found = Refusal(rel, message, warnings, told)
     names = {os.path.abspath(path), os.path.realpath(path)}
     if found.line(path) != made.refusal or any(name in message for name in names):
         return None

@@ -308,11 +308,13 @@ class Index(msgspec.Struct, **OPTIONS):
 class Refusal(msgspec.Struct, **OPTIONS):
     """Why a run could not be scored under a plan, without the run's path: the line is
     ``{path / rel}: {message}`` (``rel`` empty: about the run itself), said after the
-    run's ``warnings`` (``(relative path, message)``, as :class:`Outputs` keeps them)."""
+    run's ``warnings`` (as :class:`Outputs` keeps them); ``status``: run_info.json's
+    ``status`` (a string or null) as its one item, else empty."""
 
     rel: str
     message: str
     warnings: tuple[tuple[str, str], ...]
+    status: tuple[str | None, ...]
 
     def line(self, path: Any) -> str:
         from pathlib import Path
