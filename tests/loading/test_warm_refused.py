@@ -1,9 +1,9 @@
 """A run that cannot be scored is answered warm too (issue 53 item 5): once read, an
 unchanged run whose report is refused (an attempt file that is not JSON, a run_info.json
 that is not) is answered from the line the store keeps, by ``report RUN``, ``check RUN
---cached`` and the root commands, opening none of its files (``opened``, of
-``test_warm_root``), with the exit code and every byte the cache-off path prints; a fix
-of the file, even one of the same size with the mtime put back, is read again and seen.
+--cached`` and the root commands, opening none of its files (``opened_any``), with the
+exit code and every byte the cache-off path prints; a fix of the file, even one of the
+same size with the mtime put back, is read again and seen.
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ import pytest
 
 from tests.conftest import FIXTURE_RUNS
 from tests.loading.helpers import replace_keeping_mtime, run_cli, settle_time_stamps
-from tests.loading.test_warm_root import opened  # noqa: F401 (fixture)
 
 ON_ROOT = [
     ["leaderboard"],
@@ -88,29 +87,14 @@ def _argv(command: list[str], where: Path) -> list[str]:
     return [command[0], str(where), *command[1:]]
 
 
-@pytest.mark.parametrize("command", ON_ROOT, ids=" ".join)
-def test_a_warm_root_with_a_refused_run_opens_none_of_its_files(
-    command: list[str],
-    broken_root: tuple[Path, Path, Path, bytes],
-    opened: list[str],  # noqa: F811
-    capsys,
-    monkeypatch,
-) -> None:  # type: ignore[no-untyped-def]
-    root = broken_root[0]
-    argv = _argv(command, root)
-    off = _off(argv, capsys, monkeypatch)
-    said = off[1] + off[2]
-    assert broken_root[1].name in said or "!" in said, "the refused run is shown"
-    cold = run_cli(argv, capsys)
-    assert cold == off
-    opened.clear()
-    warm = run_cli(argv, capsys)
-    assert opened == []
-    assert warm == off
+CASES = [("root", c) for c in ON_ROOT] + [("run", c) for c in ON_RUN]
 
 
-@pytest.mark.parametrize("command", ON_RUN, ids=" ".join)
-def test_a_warm_refused_run_says_its_warnings_and_refusal_as_a_read_does(
+@pytest.mark.parametrize(
+    ("where", "command"), CASES, ids=lambda v: " ".join(v) if isinstance(v, list) else v
+)
+def test_a_warm_refused_run_opens_none_of_its_files_and_says_what_a_read_says(
+    where: str,
     command: list[str],
     broken_root: tuple[Path, Path, Path, bytes],
     opened_any: list[str],
@@ -118,15 +102,18 @@ def test_a_warm_refused_run_says_its_warnings_and_refusal_as_a_read_does(
     monkeypatch,
 ) -> None:  # type: ignore[no-untyped-def]
     run = broken_root[1]
-    argv = _argv(command, run)
+    argv = _argv(command, broken_root[0] if where == "root" else run)
     off = _off(argv, capsys, monkeypatch)
-    assert off[0] == 2 and off[1] == ""
-    if run.name == "load_problems":
-        assert off[2].count("\n") == 2, "a warning, then the refusal"
+    said = off[1] + off[2]
+    assert run.name in said or "!" in said, "the refused run is shown"
+    if where == "run":
+        assert off[0] == 2 and off[1] == ""
+        if run.name == "load_problems":
+            assert off[2].count("\n") == 2, "a warning, then the refusal"
     assert run_cli(argv, capsys) == off
     opened_any.clear()
     assert run_cli(argv, capsys) == off
-    assert opened_any == []  # not even its run-level files
+    assert opened_any == []  # not even the run-level files
 
 
 @pytest.mark.parametrize("plan", [["--k", "7"], ["--strategy", "avg", "--k", "0"]], ids=" ".join)
@@ -147,7 +134,7 @@ def test_a_derived_plan_the_run_cannot_be_scored_as_is_answered_warm(
 
 def test_a_refused_run_named_another_way_is_named_as_given(
     broken_root: tuple[Path, Path, Path, bytes],
-    opened: list[str],  # noqa: F811
+    opened_any: list[str],
     capsys,
     monkeypatch,
 ) -> None:  # type: ignore[no-untyped-def]
@@ -158,9 +145,9 @@ def test_a_refused_run_named_another_way_is_named_as_given(
     argv = ["report", os.path.join("..", "team", run.name)]
     off = _off(argv, capsys, monkeypatch)
     assert str(root) not in off[2] and f"../team/{run.name}/" in off[2]
-    opened.clear()
+    opened_any.clear()
     assert run_cli(argv, capsys) == off
-    assert opened == []
+    assert opened_any == []
 
 
 @pytest.mark.parametrize(
