@@ -3,14 +3,15 @@
 cache folder, nothing changed), with the attempt files the warm run opened.
 
     .venv/bin/python benchmarks/bench_warm_root.py --make /tmp/warm-bench/root [--runs 27
-        --tasks 89 --k 5 --attempt-kb 1024 --distinct 9]
+        --tasks 89 --k 5 --attempt-kb 1024 --distinct 9 --broken 0]
     .venv/bin/python benchmarks/bench_warm_root.py /tmp/warm-bench/root [--rounds 1]
     .venv/bin/python benchmarks/bench_warm_root.py /tmp/warm-bench/root --after leaderboard
 
 ``--make`` writes ``--distinct`` runs with the project's large-run generator
 (fixtures/make_large_run.py, each its own seed and model), each with its metrics.json written
 by ``inspector report --json``, and copies them until the root holds ``--runs`` runs
-(``team_NN/run_NNN``; copies are separate files on disk). The page-cache floor is ``cat`` of
+(``team_NN/run_NNN``; copies are separate files on disk); ``--broken N`` makes the first N
+runs unusable (their first result.json not JSON, its size kept: AgentCompass refuses them). The page-cache floor is ``cat`` of
 every file under the root (after one unmeasured read). Each command runs in a fresh process
 with its own empty cache folder (``XDG_CACHE_HOME``), cold, then warm with the folder the
 cold run left (wall and CPU seconds, the CPU of the process and its reader processes:
@@ -46,7 +47,9 @@ COMMANDS = {
 }
 
 
-def make_root(out: Path, runs: int, tasks: int, k: int, attempt_kb: float, distinct: int) -> None:
+def make_root(
+    out: Path, runs: int, tasks: int, k: int, attempt_kb: float, distinct: int, broken: int = 0
+) -> None:
     if out.exists():
         raise SystemExit(f"{out} exists")
     sources = out.parent / (out.name + ".sources")
@@ -63,6 +66,10 @@ def make_root(out: Path, runs: int, tasks: int, k: int, attempt_kb: float, disti
         write_metrics(target)
     copy_runs(sorted(sources.iterdir()), out, runs)
     shutil.rmtree(sources)
+    for run in sorted(out.glob("team_*/run_*"), key=lambda run: run.name)[:broken]:
+        result = sorted(run.glob("details/*/*/attempt-*/result.json"))[0]
+        with open(result, "r+b") as handle:
+            handle.write(b"x")  # not JSON from its first byte
     print(f"{out}: {runs} runs of {tasks} tasks x k={k}, {attempt_kb} KB per attempt "
           f"({distinct} generated, copied) in {time.perf_counter() - started:.0f} s")  # fmt: skip
 
@@ -130,11 +137,14 @@ def main() -> int:
     sizes.add_argument("--k", type=int, default=5, help="attempts per task (5)")
     sizes.add_argument("--attempt-kb", type=float, default=1024, help="KB per attempt (1024)")
     sizes.add_argument("--distinct", type=int, default=9, help="runs generated, one per model")
+    sizes.add_argument("--broken", type=int, default=0, help="runs made unusable (0)")
     parser.add_argument("--only", action="append", choices=sorted(COMMANDS), help="these only")
     parser.add_argument("--after", choices=sorted(COMMANDS), help="warm after this one alone")
     args = parser.parse_args()
     if args.make:
-        make_root(args.root, args.runs, args.tasks, args.k, args.attempt_kb, args.distinct)
+        make_root(
+            args.root, args.runs, args.tasks, args.k, args.attempt_kb, args.distinct, args.broken
+        )
     cat_floor(args.root)  # unmeasured: the page cache holds the root from here
     print(f"cat of every file: {cat_floor(args.root):.2f} s")
     print(f"{'command':16} {'cold s':>8} {'cpu s':>8} {'warm s':>8} {'cpu s':>8} {'exit':>5} "

@@ -28,6 +28,7 @@ from inspector.answers.kept import (
     STATISTICS,
     KeptItems,
     items_record,
+    not_finished,
     root_answers,
 )
 from inspector.answers.run import say_root
@@ -97,6 +98,11 @@ def items_call(path: str, shown_as: str, overrides: Overrides) -> RunTasks | Ski
         return _answer(made, shown_as)
     if isinstance(answered, loading.Failed):
         return Skipped(shown_as, answered.message)
+    if isinstance(answered, loading.Refused) and answered.status:  # as items_record tells
+        unfinished = not_finished(answered.status[0])
+        if unfinished is not None:
+            return _answer(unfinished, shown_as)
+        return Skipped(shown_as, f"cannot be recomputed: {answered.refusal}")
     # Its report from the store without this answer, or a run not scored as asked: read.
     loaded = answered if isinstance(answered, loading.Loaded) else None
     loaded = loaded or _open(path, shown_as, overrides, fresh=False)

@@ -62,14 +62,22 @@ class KeptItems(msgspec.Struct, **OPTIONS):
     tasks: tuple[KeptOutcome, ...] = ()
 
 
+def not_finished(status: Any) -> KeptItems | None:
+    """The ``items`` answer of a run whose run_info.json says ``status``, when that leaves
+    it out (its tasks are not read)."""
+    from inspector.views.items import FINISHED
+
+    return KeptItems(f"not finished (status {status!r})") if status not in FINISHED else None
+
+
 def items_record(session: Session) -> KeptItems | None:
     """The run's ``items`` answer (None: not kept, the run cannot be recomputed: the
     reason names files under the path it was given)."""
-    from inspector.views.items import FINISHED, run_tasks
+    from inspector.views.items import run_tasks
 
-    status = (session.run.run_info or {}).get("status")
-    if status not in FINISHED:
-        return KeptItems(f"not finished (status {status!r})")
+    unfinished = not_finished((session.run.run_info or {}).get("status"))
+    if unfinished is not None:
+        return unfinished
     if session.recomputation is None:
         return None
     found = run_tasks("", session.recomputation)

@@ -117,6 +117,10 @@ def load_outputs(
     result = _open(
         lambda: loading.answer(path, overrides, fresh=not cached, also=extra_answers), path
     )
+    if isinstance(result, loading.Refused):  # as a read says it (:func:`_loaded`)
+        for rel, text in result.warnings:
+            say(f"{WARNING_PREFIX}{Path(path) / rel}: {text}")
+        raise Unusable(result.refusal)
     if isinstance(result, loading.CachedReport):
         outputs, source = result.outputs, "the whole answer (the run's files are unchanged)"
         if result.read_again:

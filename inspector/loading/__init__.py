@@ -23,7 +23,15 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from inspector.loading.door import CachedReport, Event, Failed, Loaded, Outdated, Progress
+from inspector.loading.door import (
+    CachedReport,
+    Event,
+    Failed,
+    Loaded,
+    Outdated,
+    Progress,
+    Refused,
+)
 from inspector.loading.door import paused as collector_paused
 from inspector.loading.records import WARNING_PREFIX, Outputs
 from inspector.loading.store import results_read
@@ -44,6 +52,7 @@ __all__ = [
     "Outdated",
     "Outputs",
     "Progress",
+    "Refused",
     "answer",
     "audit",
     "audit_in_app",
@@ -96,10 +105,11 @@ def answer(
     *,
     fresh: bool = False,
     also: Callable[[Session], dict[str, Any]] | None = None,
-) -> CachedReport | Loaded | Failed:
+) -> CachedReport | Refused | Loaded | Failed:
     """The report of the run at ``path`` under ``plan`` (``--k`` / ``--strategy`` applied
-    as a derived plan): :class:`CachedReport` when the store answers for the run as it is
-    now, else :class:`Loaded` (with ``outputs``), or :class:`Failed`. ``fresh``: every file
+    as a derived plan): :class:`CachedReport` (or :class:`Refused`: why it cannot be
+    scored) when the store answers for the run as it is now, else :class:`Loaded` (with
+    ``outputs``, or ``refusal``), or :class:`Failed`. ``fresh``: every file
     is read (``check`` without ``--cached``). ``also``: further answers about the run,
     each under its key, kept with the report for the same state of its files."""
     from inspector.loading.door import open_run
@@ -126,7 +136,7 @@ def read(
     result = open_run(
         path, plan, fresh=fresh, preview=preview, in_app=_in_app, early=early, on_event=on_event
     )
-    assert not isinstance(result, CachedReport)
+    assert not isinstance(result, CachedReport | Refused)
     return result
 
 

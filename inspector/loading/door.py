@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -15,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.loading import reports
-from inspector.loading.records import Outputs
+from inspector.loading.records import Outputs, Refusal
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
@@ -69,13 +70,24 @@ class Loaded(NamedTuple):
     refusal: str | None = None
 
 
+class Refused(NamedTuple):
+    """The run could not be scored under the plan, as the store says for the run as it is
+    now (its files unchanged since): ``refusal`` is the line :class:`Loaded` would carry,
+    said after ``warnings`` (``(relative path, message)``, as :class:`Outputs` keeps them);
+    ``status``: its run_info.json's ``status`` (a string or None) as one item, else ()."""
+
+    refusal: str
+    warnings: tuple[tuple[str, str], ...]
+    status: tuple[str | None, ...] = ()
+
+
 class Failed(NamedTuple):
     """The path cannot be read as a run at all (one line naming it)."""
 
     message: str
 
 
-Event = CachedReport | Outdated | Progress | Loaded | Failed
+Event = CachedReport | Outdated | Progress | Loaded | Refused | Failed
 
 
 class _Auditing(threading.local):
@@ -115,7 +127,7 @@ def open_run(
     early: EarlyOpen | None = None,
     also: Callable[[Session], dict[str, Any]] | None = None,
     on_event: Callable[[Event], Any] | None = None,
-) -> CachedReport | Loaded | Failed:
+) -> CachedReport | Refused | Loaded | Failed:
     """:func:`inspector.loading.answer` (``answer``) and :func:`inspector.loading.read`:
     every event goes to ``on_event`` (from the calling thread); the last one is returned."""
     emit = on_event or (lambda event: None)
@@ -130,6 +142,10 @@ def open_run(
         changes: list[Checked] = []
         found = reports.lookup(Path(path), key, on_changes=changes.append)
         checked = changes[0] if changes else None
+        if answer and isinstance(found, Refusal):
+            refused = Refused(found.line(path), found.warnings, found.status)
+            emit(refused)
+            return refused
         cached = found if isinstance(found, Outputs) else None
         if cached is None and checked is not None and key is not None and answer:
             from inspector.loading import reopen
@@ -228,7 +244,7 @@ def _read(
         if whole and cache is not None:
             cache.save(keep=pending.load.store)
         if made.refusal is not None:
-            kept: Any = made.refusal  # the runs screen's first mark
+            kept: Any = _refusal(path, made)
         else:
             kept = said or outputs_of(made.session, made.notes)
         # The run's index first (the state of its files kept), then what is kept for it.
@@ -236,8 +252,28 @@ def _read(
         table = None
         if made.refusal is None and made.session is session and whole:
             table = reports.table_of(session)
-        reports.store_snapshot(session.run.path, snapshot, key, kept, table, extra)
+        if kept is not None:
+            reports.store_snapshot(session.run.path, snapshot, key, kept, table, extra)
     return loaded
+
+
+def _refusal(path: Path, made: Any) -> Refusal | None:
+    """Why the run could not be scored, kept without its path (``made.refusal`` is
+    ``{path / rel}: {message}``); None when it cannot be told so, or its message names
+    the run's folder (the line would not be the one a read gives under another name)."""
+    session = made.session
+    if session.refusal is not None:
+        rel, message = session.refusal_path, session.refusal
+    else:  # a derived plan the run cannot be scored as: about the run itself
+        rel, message = "", made.refusal.removeprefix(f"{path}: ")
+    warnings = tuple((p.path, p.message) for p in session.run.problems if not p.blocking)
+    status = (session.run.run_info or {}).get("status")
+    told = (status,) if status is None or type(status) is str else ()
+    found = Refusal(rel, message, warnings, told)
+    names = {os.path.abspath(path), os.path.realpath(path)}
+    if found.line(path) != made.refusal or any(name in message for name in names):
+        return None
+    return found
 
 
 def _progress(emit: Callable[[Event], Any], interval: float) -> Callable[[int, int], None]:

@@ -305,17 +305,34 @@ class Index(msgspec.Struct, **OPTIONS):
     stats: bytes
 
 
+class Refusal(msgspec.Struct, **OPTIONS):
+    """Why a run could not be scored under a plan, without the run's path: the line is
+    ``{path / rel}: {message}`` (``rel`` empty: about the run itself), said after the
+    run's ``warnings`` (as :class:`Outputs` keeps them); ``status``: run_info.json's
+    ``status`` (a string or null) as its one item, else empty."""
+
+    rel: str
+    message: str
+    warnings: tuple[tuple[str, str], ...]
+    status: tuple[str | None, ...]
+
+    def line(self, path: Any) -> str:
+        from pathlib import Path
+
+        return f"{Path(path) / self.rel}: {self.message}"
+
+
 class Report(msgspec.Struct, **OPTIONS):
     """A run's report store: its index, and for that state of its files the outputs
-    under each plan (or the line saying why the run could not be scored under it:
-    ``refused``), the further answers kept with them, and the score tables."""
+    under each plan (or why the run could not be scored under it: ``refused``), the
+    further answers kept with them, and the score tables."""
 
     root: str
     index: Index
     outputs: dict[str, Outputs]
     answers: dict[str, tuple[float, ...]]
     tables: dict[str, msgspec.Raw]
-    refused: dict[str, str]
+    refused: dict[str, Refusal]
     records: dict[str, msgspec.Raw] = {}
     """Further answers that are not plain numbers (``items``' task outcomes, the gate's
     facts), each encoded from its caller's typed record and decoded by that type."""

@@ -27,6 +27,7 @@ from inspector.loading.records import (
     Column,
     Outputs,
     ProblemRec,
+    Refusal,
     Report,
     RunLevel,
     Table,
@@ -113,7 +114,10 @@ def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[st
     if found is None or key is None:
         return None, {}
     outputs = found.outputs.get(key)
-    return (outputs if outputs is not None else found.refused.get(key)), found.answers
+    refused = found.refused.get(key)
+    if outputs is None and refused is not None:
+        return refused.line(run_root), found.answers
+    return outputs, found.answers
 
 
 def _lookup_in(
@@ -125,7 +129,9 @@ def _lookup_in(
     """:func:`lookup` in the cache ``folder`` (None: the user's); ``on_changes`` gets
     what a check that found changed files found."""
     found = _checked(run_root, folder, key, on_changes)
-    for kept in () if found is None else (found.outputs, found.answers, found.records):
+    for kept in (
+        () if found is None else (found.outputs, found.refused, found.answers, found.records)
+    ):
         if kept.get(key) is not None:
             return kept[key]
     return None
@@ -147,6 +153,7 @@ def _checked(
         if loaded is None or (
             key is not None
             and key not in loaded.outputs
+            and key not in loaded.refused
             and key not in loaded.answers
             and key not in loaded.records
         ):
@@ -200,7 +207,7 @@ def store_snapshot(
     table: Table | None = None,
     extra: dict[str, Any] | None = None,
 ) -> None:
-    """Keep ``value`` (:class:`Outputs`, the line saying why the run could not be scored,
+    """Keep ``value`` (:class:`Outputs`, :class:`Refusal`: why the run could not be scored,
     or a further answer) under ``key``, with ``table`` (its score table) and ``extra``
     (further answers by key), for the run as ``snapshot`` (its index; None: nothing is
     kept) says. What else is kept for the same index stays."""
@@ -210,16 +217,16 @@ def store_snapshot(
     outputs: dict[str, Outputs] = {}
     answers: dict[str, tuple[float, ...]] = {}
     tables: dict[str, Any] = {}
-    refused: dict[str, str] = {}
+    refused: dict[str, Refusal] = {}
     records: dict[str, msgspec.Raw] = {}
     if loaded is not None and loaded.index == snapshot:
         outputs, answers, tables = dict(loaded.outputs), dict(loaded.answers), dict(loaded.tables)
         refused, records = dict(loaded.refused), dict(loaded.records)
-    if isinstance(value, Outputs | str):
+    if isinstance(value, Outputs | Refusal):
         outputs.pop(key, None)
         refused.pop(key, None)
         tables.pop(key, None)
-        if isinstance(value, str):
+        if isinstance(value, Refusal):
             refused[key] = value
         else:
             outputs[key] = value

@@ -271,7 +271,8 @@ def test_a_changed_folder_agentcompass_would_refuse_is_read_whole(
     got = outputs(run, capsys)
     assert got == expected and got[0][0] == 2
     assert str(result.relative_to(run)) in got[0][2]  # the message names the file
-    assert answers.warm == [] and answers.read == 2
+    # The first command reads it whole; the next is answered with the refusal it kept.
+    assert answers.warm == [] and answers.read == 1
 
 
 def test_the_listings_warnings_are_kept(
