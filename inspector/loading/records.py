@@ -216,13 +216,10 @@ NOTE_PREFIX = "inspector: note: "
 
 
 class Outputs(msgspec.Struct, **OPTIONS):
-    """What ``report`` and ``check`` print for a run.
-
-    ``warnings`` are ``(relative path, message)`` (printed under the path the user gave),
-    ``notes`` whole lines; both go to stderr, warnings first. ``summary_markdown`` None:
-    summary.md is made when asked (:meth:`markdown`), from ``metrics_json`` and ``names``
-    (the plan's model and benchmark ids): rendering it loads tabulate, which ``report
-    --json``, ``check`` and the app never need."""
+    """What ``report`` and ``check`` print for a run: ``warnings`` ``(relative path,
+    message)``, then ``notes`` (whole lines), on stderr. ``summary_markdown`` None:
+    made when asked (:meth:`markdown`) from ``metrics_json`` and ``names`` (model and
+    benchmark ids), as rendering it loads tabulate, which most commands never need."""
 
     warnings: tuple[tuple[str, str], ...]
     notes: tuple[str, ...]
@@ -296,9 +293,8 @@ class Table(msgspec.Struct, array_like=True, gc=False):
 
 
 class Index(msgspec.Struct, **OPTIONS):
-    """The files a report was computed from and their keys: a digest of the task folder
-    listing, each entry's attempt numbers (-1: a ``running/`` folder), from which the
-    paths follow, and the :data:`Stat` of every file packed as bytes."""
+    """The files a report was computed from: a digest of the task folder listing, each
+    entry's attempt numbers (-1: ``running/``) and the :data:`Stat` of every file, packed."""
 
     listing: bytes
     attempts: tuple[tuple[int, ...] | int, ...]
@@ -307,9 +303,8 @@ class Index(msgspec.Struct, **OPTIONS):
 
 class Refusal(msgspec.Struct, **OPTIONS):
     """Why a run could not be scored under a plan, without the run's path: the line is
-    ``{path / rel}: {message}`` (``rel`` empty: about the run itself), said after the
-    run's ``warnings`` (as :class:`Outputs` keeps them); ``status``: run_info.json's
-    ``status`` (a string or null) as its one item, else empty."""
+    ``{path / rel}: {message}``, said after ``warnings`` (as in :class:`Outputs`);
+    ``status``: run_info.json's ``status`` (a string or null) as its one item, else empty."""
 
     rel: str
     message: str
@@ -340,8 +335,7 @@ class Report(msgspec.Struct, **OPTIONS):
 
 class RootAnswers(msgspec.Struct, **OPTIONS):
     """Answers about a results root, each under a question naming every input it was
-    computed from (the plan and the state of each run: :func:`~inspector.loading.state`),
-    so an entry is right for as long as its runs are as they were."""
+    computed from (the plan and each run's :func:`~inspector.loading.state`)."""
 
     root: str
     records: dict[str, msgspec.Raw]
@@ -373,7 +367,7 @@ class MirrorIndex(msgspec.Struct, **OPTIONS):
     objects: dict[str, tuple[str | None, int]]
 
 
-class Summaries(msgspec.Struct, **OPTIONS):
+class Summaries(msgspec.Struct, **OPTIONS):  # a root's runs list
     runs: dict[str, Summary]
 
 
