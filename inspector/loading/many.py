@@ -9,6 +9,7 @@ link among them, or a file too recent to tell (racy), is not kept.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import importlib
 import os
@@ -20,9 +21,11 @@ from typing import Any
 
 from inspector.loading import store
 from inspector.loading.processes import (
+    end_pool,
+    interrupts_at_safe_points,
     own_context,
-    pool_in_use,
     reader_pool,
+    result_of,
     shared_pool,
     shutdown_shared_pool,
 )
@@ -72,10 +75,14 @@ def map_in_processes(
 
         store.enabled()  # a cache folder not the user's is named here, not by each worker
         try:
-            with pool_in_use(reader_pool(processes, own_context())) as pool:
+            with (
+                interrupts_at_safe_points(),
+                pool_in_use(reader_pool(processes, own_context())) as pool,
+            ):
+                futures = [pool.submit(function, *call) for call in calls]
                 answers = []
-                for answer in pool.map(function, *zip(*calls, strict=True), chunksize=1):
-                    answers.append(answer)
+                for future in futures:
+                    answers.append(result_of(future))
                     said(len(answers), len(calls))
                 return answers
         except (BrokenProcessPool, OSError, RuntimeError, ValueError):
@@ -85,6 +92,18 @@ def map_in_processes(
         answers.append(function(*call))
         said(len(answers), len(calls))
     return answers
+
+
+@contextlib.contextmanager
+def pool_in_use(pool: Any) -> Iterator[Any]:
+    """``pool`` for a block: shut down after it, its work done; ended at once when the
+    block raises (Ctrl-C)."""
+    try:
+        yield pool
+    except BaseException:
+        end_pool(pool)
+        raise
+    pool.shutdown(wait=True)
 
 
 def _first_pass(calls: Sequence[tuple[Any, ...]]) -> bool:

@@ -20,8 +20,8 @@ from typing import Any
 
 from inspector.loading.store import remove_unfinished
 
-END_WAIT_SECONDS = 1.0
-"""Reader processes sent SIGTERM get this long before SIGKILL (:func:`end_pool`)."""
+END_WAIT_SECONDS = 1.0  # reader processes sent SIGTERM get this long before SIGKILL
+TERMINAL_SIGNALS = (signal.SIGHUP, signal.SIGINT)  # a closed terminal's, a Ctrl-C
 
 
 def halves_in_fork(
@@ -36,7 +36,7 @@ def halves_in_fork(
     parent = os.getpid()
     pid = 0
     try:
-        with _interrupts_held():  # the child takes no Ctrl-C before it ignores them
+        with interrupts_held():  # the child takes no Ctrl-C before it ignores them
             pid = os.fork()
             if pid == 0:  # pragma: no cover - the child's coverage is not collected
                 code = 1
@@ -72,8 +72,7 @@ def halves_in_fork(
 
 
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-# <malloc.h>: mallopt parameters, and the values set in reader processes.
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # <malloc.h>, and the values readers set:
 HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20
 
 
@@ -97,9 +96,8 @@ def reader_started(parent: int | None = None, environ: dict[str, str] | None = N
 
 
 def die_with_parent(parent: int | None = None) -> None:
-    """End this reader process when ``parent`` (its pool's maker) ends, by any signal:
-    by ``PR_SET_PDEATHSIG`` when forked by ``parent``, else (the fork server's) by a
-    thread waiting on a pidfd; now if gone."""
+    """End this reader process when ``parent`` (its pool's maker) ends, by any signal: by
+    ``PR_SET_PDEATHSIG`` when forked by it, else by a thread waiting on a pidfd."""
     if parent is None:
         return
     if os.getppid() == parent and sys.platform.startswith("linux"):
@@ -120,21 +118,15 @@ def _end_after(parent: int) -> None:
 
     try:
         select.select([os.pidfd_open(parent)], [], [])
-    except (AttributeError, OSError) as exc:  # gone, or no pidfd: look every 0.25 s
-        while not isinstance(exc, ProcessLookupError):
-            try:
-                os.kill(parent, 0)
-            except ProcessLookupError:
-                break
-            except OSError:
-                pass
-            time.sleep(0.25)
+    except (AttributeError, OSError):  # gone, or no pidfd: look every 0.25 s until gone
+        with contextlib.suppress(OSError):  # ProcessLookupError; EPERM: the pid reused
+            while not os.kill(parent, 0):
+                time.sleep(0.25)
     remove_unfinished()
     os._exit(1)
 
 
-_pools: weakref.WeakSet[Any] = weakref.WeakSet()
-"""Every reader pool this process made and has not ended (:func:`end_pools`)."""
+_pools: weakref.WeakSet[Any] = weakref.WeakSet()  # made and not ended (end_pools)
 
 
 def reader_pool(max_workers: int, context: Any) -> Any:
@@ -151,7 +143,7 @@ def reader_pool(max_workers: int, context: Any) -> Any:
     _pools.add(pool)
     if context.get_start_method() == "fork":
         try:
-            with _interrupts_held():
+            with interrupts_held():
                 pool.submit(int)  # a fork pool forks every process on its first call
         except BaseException:  # the Ctrl-C held meanwhile, or no processes here
             end_pool(pool)
@@ -160,7 +152,7 @@ def reader_pool(max_workers: int, context: Any) -> Any:
 
 
 @contextlib.contextmanager
-def _interrupts_held() -> Iterator[None]:
+def interrupts_held() -> Iterator[None]:
     """SIGINT blocked in this thread meanwhile, and so in the processes and threads it
     starts, until they choose; one that came meanwhile is taken after."""
     before = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
@@ -170,27 +162,55 @@ def _interrupts_held() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
 
 
+_deferred: dict[str, Any] = {}  # the handler before, and whether a SIGINT came
+
+
+@contextlib.contextmanager
+def interrupts_at_safe_points() -> Iterator[None]:
+    """In the main thread, SIGINT's Python handler (KeyboardInterrupt) runs meanwhile only
+    at :func:`safe_point` or at the end, never inside a pool's lock (CPython issue 29988:
+    the lock would stay taken and the exit wait for ever)."""
+    before = signal.getsignal(signal.SIGINT)
+    main = threading.current_thread() is threading.main_thread()
+    if not main or "before" in _deferred or not callable(before):  # SIGINT ignored, default
+        yield
+        return
+    _deferred.update(before=before, came=False)
+    signal.signal(signal.SIGINT, lambda signum, frame: _deferred.update(came=True))
+    try:
+        yield
+    finally:
+        safe_point(release=True)
+
+
+def safe_point(release: bool = False) -> None:
+    """Run now the SIGINT handler :func:`interrupts_at_safe_points` held back, if one came."""
+    if "before" not in _deferred or not (release or _deferred.get("came")):
+        return
+    before = _deferred.pop("before")
+    signal.signal(signal.SIGINT, before)
+    if _deferred.pop("came", False):
+        before(signal.SIGINT, None)
+
+
+def result_of(future: Any, every: float = 0.05) -> Any:
+    """``future.result()``, a Ctrl-C taken between waits of ``every`` seconds."""
+    with interrupts_at_safe_points():
+        while not future.done():
+            safe_point()
+            with contextlib.suppress(TimeoutError):
+                future.exception(every)  # the answer or its error, once done
+        return future.result()
+
+
 def end_pools() -> None:
     """End every reader pool this process made (:func:`end_pool`): on Ctrl-C, SIGHUP, SIGTERM."""
     global _ended, _shared
     with _shared_lock:
-        _ended = True  # no new shared pool: the process is ending
-        _shared = None  # ended below with the others
+        _ended, _shared = True, None  # no new shared pool; this one is ended below
     for pool in list(_pools):
         _pools.discard(pool)
         end_pool(pool)
-
-
-@contextlib.contextmanager
-def pool_in_use(pool: Any) -> Iterator[Any]:
-    """``pool`` for a block: shut down after it, its work done; ended at once when the
-    block raises (Ctrl-C)."""
-    try:
-        yield pool
-    except BaseException:
-        end_pool(pool)
-        raise
-    pool.shutdown(wait=True)
 
 
 def end_pool(pool: Any, wait: float = END_WAIT_SECONDS) -> None:
@@ -255,7 +275,7 @@ def workers(spare: int = 0) -> int:
         return max(1, os.cpu_count() or 1) + spare
 
 
-_work_modules: list[str] = []
+_work_modules: list[str] = []  # imported by the fork server (preload_in_readers)
 _also_preloaded: list[str] = []
 
 
@@ -319,15 +339,12 @@ def _outliving_the_terminal() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield
         return
-    before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in _TERMINAL_SIGNALS}
+    before = {signum: signal.signal(signum, signal.SIG_IGN) for signum in TERMINAL_SIGNALS}
     try:
         yield
     finally:
         for signum, handler in before.items():
             signal.signal(signum, signal.SIG_DFL if handler is None else handler)
-
-
-_TERMINAL_SIGNALS = (signal.SIGHUP, signal.SIGINT)
 
 
 _shared: Any = None

@@ -27,9 +27,11 @@ from inspector.loading.index import Checked, Signature, packed_signature, signat
 from inspector.loading.processes import (
     end_pool,
     ending,
+    interrupts_at_safe_points,
     own_context,
     preload_in_readers,
     reader_pool,
+    result_of,
     shared_pool,
     shutdown_shared_pool,
     workers,
@@ -245,20 +247,24 @@ class EntryLoad:
 
     def _start_pool(self, pool_size: int) -> None:
         try:
-            if not self.shared:
-                # Forked now, by a caller with one thread; shut down after collect.
-                self.pool = reader_pool(pool_size, own_context(len(self.items)))
-                self.owned = True
-            else:
-                self.pool, self.owned = shared_pool(), False
-            root = str(self.files.root)
-            self.futures = [
-                self.pool.submit(_read_chunk, root, chunk, self.strategies, self.cache is not None)
-                for chunk in self.chunks
-            ]
+            with interrupts_at_safe_points():
+                self._submit(pool_size)
         except (OSError, RuntimeError, ValueError):
             # No worker processes here (a sandbox, an odd __main__): read in-process.
             self.cancel()
+
+    def _submit(self, pool_size: int) -> None:
+        if not self.shared:
+            # Forked now, by a caller with one thread; shut down after collect.
+            self.pool = reader_pool(pool_size, own_context(len(self.items)))
+            self.owned = True
+        else:
+            self.pool, self.owned = shared_pool(), False
+        root = str(self.files.root)
+        self.futures = [
+            self.pool.submit(_read_chunk, root, chunk, self.strategies, self.cache is not None)
+            for chunk in self.chunks
+        ]
 
     def cancel(self) -> None:
         """Stop the workers (what they have not started is dropped)."""
@@ -335,12 +341,13 @@ class EntryLoad:
                 end_pool(self.pool)
             raise
         finally:
-            for future in self.futures:
-                if future is not None:
-                    future.cancel()
-            if self.pool is not None and self.owned:
-                self.pool.shutdown(wait=True, cancel_futures=True)
-            self.pool = None
+            with interrupts_at_safe_points():
+                for future in self.futures:
+                    if future is not None:
+                        future.cancel()
+                if self.pool is not None and self.owned:
+                    self.pool.shutdown(wait=True, cancel_futures=True)
+                self.pool = None
 
     def _place(self, number: int, results: list[tuple[TaskEntry, Any]]) -> None:
         """Put one chunk's entries in place, pass on what is ready, then give them to the
@@ -374,7 +381,7 @@ class EntryLoad:
             from concurrent.futures.process import BrokenProcessPool
 
             try:
-                data = self.futures[number].result()
+                data = result_of(self.futures[number])
                 self.futures[number] = None  # it would keep the bytes for the whole read
                 return [
                     (task_entry(rec, item[0]), seen)
