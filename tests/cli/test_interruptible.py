@@ -8,6 +8,7 @@ import os
 import signal
 import threading
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -20,6 +21,16 @@ def _pools_usable_after(monkeypatch: pytest.MonkeyPatch) -> None:
     """An interrupted command ends this process's reader pools for good (the process is
     ending); the test's process goes on to other tests, whose shared pools must still start."""
     monkeypatch.setattr(processes, "_ended", processes._ended)
+
+
+@pytest.fixture(autouse=True)
+def _as_from_a_terminal() -> Iterator[None]:
+    """SIGINT handled as Python does by default, whatever the suite inherited: a shell
+    without job control starts a background job with SIGINT ignored, and a command then
+    keeps it ignored (the last test), so a suite started with ``&`` failed the others."""
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, before)
 
 
 def _interrupted_twice() -> int:
@@ -49,3 +60,18 @@ def test_an_uninterrupted_command_returns_its_status_and_the_handler() -> None:
     before = signal.getsignal(signal.SIGINT)
     assert interruptible(lambda: 7) == 7
     assert signal.getsignal(signal.SIGINT) is before
+
+
+def test_an_ignored_sigint_stays_ignored() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a background job's
+    came = []
+
+    def command() -> int:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(0.05)
+        came.append(signal.getsignal(signal.SIGINT))
+        return 0
+
+    assert interruptible(command) == 0
+    assert came == [signal.SIG_IGN]
+    assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
