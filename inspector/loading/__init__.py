@@ -31,6 +31,8 @@ from inspector.loading.door import (
     Outdated,
     Progress,
     Refused,
+    answer,
+    read,
 )
 from inspector.loading.door import paused as collector_paused
 from inspector.loading.records import WARNING_PREFIX, Outputs
@@ -79,8 +81,6 @@ __all__ = [
     "warm_app",
 ]
 
-_in_app = False
-
 # Which paths name remote runs, and how messages name a mirrored run (every command needs
 # this; mirroring itself, :mod:`inspector.loading.remote`, is imported only for a URL).
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -97,47 +97,6 @@ def shown(text: str) -> str:
     for local, url in sorted(mirrored, key=lambda item: -len(item[0])):
         text = text.replace(local, url.rstrip("/"))
     return text
-
-
-def answer(
-    path: Path | str,
-    plan: Overrides | None = None,
-    *,
-    fresh: bool = False,
-    also: Callable[[Session], dict[str, Any]] | None = None,
-) -> CachedReport | Refused | Loaded | Failed:
-    """The report of the run at ``path`` under ``plan`` (``--k`` / ``--strategy`` applied
-    as a derived plan): :class:`CachedReport` (or :class:`Refused`: why it cannot be
-    scored) when the store answers for the run as it is now, else :class:`Loaded` (with
-    ``outputs``, or ``refusal``), or :class:`Failed`. ``fresh``: every file
-    is read (``check`` without ``--cached``). ``also``: further answers about the run,
-    each under its key, kept with the report for the same state of its files."""
-    from inspector.loading.door import open_run
-
-    return open_run(path, plan, fresh=fresh, answer=True, also=also)
-
-
-def read(
-    path: Path | str,
-    plan: Overrides | None = None,
-    *,
-    fresh: bool = False,
-    preview: bool = False,
-    on_event: Callable[[Event], Any] | None = None,
-    early: EarlyOpen | None = None,
-) -> Loaded | Failed:
-    """The run at ``path`` read and scored under ``plan`` (``--k`` / ``--strategy`` applied
-    as a derived plan); events go to ``on_event``. ``preview``: the store's last report of
-    the run comes first (in the app: :class:`CachedReport` unchecked, then checked or
-    :class:`Outdated`); ``early``: what :func:`prepare_app` started. ``fresh``: every file
-    is read (the app's ``R``)."""
-    from inspector.loading.door import open_run
-
-    result = open_run(
-        path, plan, fresh=fresh, preview=preview, in_app=_in_app, early=early, on_event=on_event
-    )
-    assert not isinstance(result, CachedReport | Refused)
-    return result
 
 
 def audit(
@@ -289,10 +248,10 @@ def prepare_app(
 def start_app() -> None:
     """As the app is made: reads from now on are the app's (its shared reader processes,
     the preview first); multiprocessing's resource tracker starts now."""
-    global _in_app
+    from inspector.loading import door
     from inspector.loading.processes import start_resource_tracker
 
-    _in_app = True
+    door._in_app = True
     start_resource_tracker()
 
 
@@ -310,16 +269,16 @@ def warm_app() -> None:
 def stop_app(early: EarlyOpen | None = None) -> None:
     """As the app closes: stop an early read not used and the shared reader processes,
     and hand the run's objects back to the garbage collector."""
-    global _in_app
     import gc
 
+    from inspector.loading import door
     from inspector.loading.processes import shutdown_shared_pool
 
     gc.unfreeze()
     if early is not None:
         early.cancel()
     shutdown_shared_pool()
-    _in_app = False
+    door._in_app = False
 
 
 def end_app() -> None:
