@@ -16,6 +16,7 @@ what is kept in the store, and which processes read, is decided here.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import re
 import sys
@@ -40,8 +41,9 @@ from inspector.loading.store import results_read
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
+    from inspector.loading.many import keep_for_root, kept_for_root, runs_under
     from inspector.loading.reading import EarlyOpen, derived_note
-    from inspector.results.discover import RunSummary
+    from inspector.loading.remote import mirror
     from inspector.session import Session
 
 __all__ = [
@@ -130,18 +132,6 @@ def audit_in_app(
     return stream_in_shared_pool(Audited(function), calls, **pacing)
 
 
-def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
-    """Every run under ``root``, newest first, from its run-level files (kept in the store).
-    ``folders``: the run folders when the root was searched already.
-
-    Raises:
-        RunReadError: ``root`` is not a readable directory.
-    """
-    from inspector.loading.many import find_runs
-
-    return find_runs(root, folders)
-
-
 def kept(path: Path | str, plan: Overrides | None, question: str, kind: Any = None) -> Any | None:
     """The further answer to ``question`` kept with the run's report under ``plan``
     (:func:`answer`'s ``also``, :func:`keep`), when the run is as it was then; else None.
@@ -175,22 +165,6 @@ def state_read(session: Session) -> str | None:
     return None if index is None else name(index)
 
 
-def kept_for_root(root: Path | str, question: str, kind: Any) -> Any | None:
-    """The answer of type ``kind`` kept for the results root under ``question`` (which
-    names every input it depends on: the plan, :func:`state` of each run), else None."""
-    from inspector.loading.many import root_kept
-
-    return root_kept(root, question, kind)
-
-
-def keep_for_root(root: Path | str, answers: dict[str, Any]) -> None:
-    """Keep ``answers`` (question → typed record) for the results root; never fails."""
-    from inspector.loading.many import root_keep
-
-    with contextlib.suppress(Exception):
-        root_keep(root, answers)
-
-
 def last_report(
     path: Path | str, plan: Overrides | None
 ) -> tuple[Outputs | str | None, dict[str, tuple[float, ...]]]:
@@ -221,14 +195,6 @@ def question_key(plan: Overrides | None, question: str) -> str | None:
     from inspector.loading import reports
 
     return reports.key_for(plan, question)
-
-
-def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Any:
-    """A remote run (``s3://``, ``gs://``, ...) copied into the store, its objects fetched
-    only when they changed (:func:`inspector.loading.remote.mirror`)."""
-    from inspector.loading.remote import mirror as fetch
-
-    return fetch(url, say=say)
 
 
 def prepare_app(
@@ -288,10 +254,18 @@ def end_app() -> None:
     end_pools()
 
 
-def __getattr__(name: str) -> Any:
-    """``EarlyOpen`` and ``derived_note``, from the module that reads runs, on demand."""
-    if name in ("EarlyOpen", "derived_note"):
-        from inspector.loading import reading
+_ELSEWHERE = {
+    "EarlyOpen": "reading",  # with the reader and the engine
+    "derived_note": "reading",
+    "runs_under": "many",  # a results root's runs and answers
+    "kept_for_root": "many",
+    "keep_for_root": "many",
+    "mirror": "remote",  # with fsspec
+}
+"""What is defined in a module not every command loads: loaded on first use."""
 
-        return getattr(reading, name)
+
+def __getattr__(name: str) -> Any:
+    if name in _ELSEWHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_ELSEWHERE[name]}"), name)
     raise AttributeError(name)
