@@ -16,6 +16,7 @@ what is kept in the store, and which processes read, is decided here.
 from __future__ import annotations
 
 import contextlib
+import gc
 import importlib
 import os
 import re
@@ -24,7 +25,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
+from inspector.loading import door, index, processes, reports, store
 from inspector.loading.door import (
+    Audited,
     CachedReport,
     Event,
     Failed,
@@ -36,7 +41,7 @@ from inspector.loading.door import (
     read,
 )
 from inspector.loading.door import paused as collector_paused
-from inspector.loading.records import WARNING_PREFIX, Outputs
+from inspector.loading.records import WARNING_PREFIX, Outputs, decoded
 from inspector.loading.store import results_read
 from inspector.overrides import Overrides
 
@@ -112,11 +117,9 @@ def audit(
     this process's own (or here when there are none). A call that reads a run fresh keeps
     nothing in the store; any other keeps its report. ``progress(done, total)`` after each
     answer taken in order. ``preload``: modules a call needs when it reads its run."""
-    from inspector.loading.door import Audited
     from inspector.loading.many import map_in_processes
-    from inspector.loading.processes import workers
 
-    count = min(workers(spare=1), len(calls))
+    count = min(processes.workers(spare=1), len(calls))
     return map_in_processes(Audited(function), calls, count, progress=progress, preload=preload)
 
 
@@ -126,7 +129,6 @@ def audit_in_app(
     """:func:`audit` for the app: ``(index, answer)`` batches as they come, from its shared
     reader processes; ``pacing`` as :func:`~inspector.loading.many.stream_in_shared_pool`
     takes it."""
-    from inspector.loading.door import Audited
     from inspector.loading.many import stream_in_shared_pool
 
     return stream_in_shared_pool(Audited(function), calls, **pacing)
@@ -136,10 +138,6 @@ def kept(path: Path | str, plan: Overrides | None, question: str, kind: Any = No
     """The further answer to ``question`` kept with the run's report under ``plan``
     (:func:`answer`'s ``also``, :func:`keep`), when the run is as it was then; else None.
     A tuple of numbers, or with ``kind`` a typed record (as :func:`keep` was given it)."""
-    import msgspec
-
-    from inspector.loading import reports
-    from inspector.loading.records import decoded
 
     found = reports.lookup(Path(path), reports.key_for(plan, question))
     if kind is None or not isinstance(found, msgspec.Raw):
@@ -151,18 +149,15 @@ def state(path: Path | str) -> str | None:
     """A name for the state of the run's files as its store last read them, when they are
     still so (within :func:`audit`, the call's one check); None when the store keeps
     nothing for the run or it changed since (:func:`keep_for_root` keys by it)."""
-    from inspector.loading import reports
 
     return reports.state(Path(path))
 
 
 def state_read(session: Session) -> str | None:
     """:func:`state` of the run as ``session`` read it (None: it cannot be named)."""
-    from inspector.loading.index import name, take
-    from inspector.loading.store import enabled
 
-    index = take(session.run) if enabled() else None
-    return None if index is None else name(index)
+    found = index.take(session.run) if store.enabled() else None
+    return None if found is None else index.name(found)
 
 
 def last_report(
@@ -171,7 +166,6 @@ def last_report(
     """The run's last report under ``plan`` in the store, NOT checked against its files
     (the runs screen's first marks): its outputs, or the line saying why the run could not
     be scored, and the further answers kept beside it; ``(None, {})``: none is kept."""
-    from inspector.loading import reports
 
     return reports.last(Path(path), reports.key_for(plan, "outputs"))
 
@@ -180,19 +174,16 @@ def keep(session: Session, plan: Overrides | None, question: str, value: Any) ->
     """Keep ``value`` (a tuple of numbers, or a typed record: :func:`kept`) as the
     answer to ``question`` about the run as ``session`` read it (under ``plan``); never
     fails."""
-    from inspector.loading import reports
-    from inspector.loading.index import take
 
     with contextlib.suppress(Exception):
         key = reports.key_for(plan, question)
-        snapshot = take(session.run) if key is not None else None
+        snapshot = index.take(session.run) if key is not None else None
         reports.store_snapshot(session.run.path, snapshot, key, value)
 
 
 def question_key(plan: Overrides | None, question: str) -> str | None:
     """The name ``also`` gives an answer to ``question`` under ``plan`` (None: a plan given
     as files, which is never kept)."""
-    from inspector.loading import reports
 
     return reports.key_for(plan, question)
 
@@ -203,55 +194,45 @@ def prepare_app(
     """Before textual is imported (the process has one thread): look a single run up in
     the store, else start its reader processes; start the fork server with the modules
     in ``preload`` imported, and those in ``root_preload`` unless the app opens one run."""
-    from inspector.loading.processes import start_forkserver
     from inspector.loading.reading import prepare
 
     early = prepare(paths[0]) if len(paths) == 1 else None
-    start_forkserver([*preload, *(root_preload if early is None else ())])
+    processes.start_forkserver([*preload, *(root_preload if early is None else ())])
     return early
 
 
 def start_app() -> None:
     """As the app is made: reads from now on are the app's (its shared reader processes,
     the preview first); multiprocessing's resource tracker starts now."""
-    from inspector.loading import door
-    from inspector.loading.processes import start_resource_tracker
 
     door._in_app = True
-    start_resource_tracker()
+    processes.start_resource_tracker()
 
 
 def warm_app() -> None:
     """Start the app's shared reader processes (in a worker thread, at mount), each with
     the code signature every store check needs."""
-    from inspector.loading.processes import shared_pool, workers
-    from inspector.loading.store import code_signature
 
-    pool = shared_pool()
-    for future in [pool.submit(code_signature) for _ in range(workers())]:
+    pool = processes.shared_pool()
+    for future in [pool.submit(store.code_signature) for _ in range(processes.workers())]:
         future.result()
 
 
 def stop_app(early: EarlyOpen | None = None) -> None:
     """As the app closes: stop an early read not used and the shared reader processes,
     and hand the run's objects back to the garbage collector."""
-    import gc
-
-    from inspector.loading import door
-    from inspector.loading.processes import shutdown_shared_pool
 
     gc.unfreeze()
     if early is not None:
         early.cancel()
-    shutdown_shared_pool()
+    processes.shutdown_shared_pool()
     door._in_app = False
 
 
 def end_app() -> None:
     """The app is ending on a signal: its reader processes end now, and no new ones start."""
-    from inspector.loading.processes import end_pools
 
-    end_pools()
+    processes.end_pools()
 
 
 _ELSEWHERE = {
