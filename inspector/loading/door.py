@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.loading import reports
+from inspector.loading.index import Checked, take
 from inspector.loading.records import Outputs, Refusal
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.loading.index import Checked
     from inspector.loading.reading import EarlyOpen
     from inspector.session import Session
 
@@ -237,7 +237,6 @@ def _read(
     also: Callable[[Session], dict[str, Any]] | None,
 ) -> Loaded | Failed:
     # The reader and the engine: an answer from the store is given without loading them.
-    from inspector.loading.index import take
     from inspector.loading.readers import PARALLEL_MIN
     from inspector.loading.reading import (
         base_plan,

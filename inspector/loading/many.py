@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from inspector.loading import store
 from inspector.loading.processes import (
     end_pool,
@@ -38,6 +40,7 @@ from inspector.loading.records import (
     load_problem,
     problem_rec,
 )
+from inspector.loading.reports import store_file
 from inspector.results.discover import (
     RunSummary,
     newest_first,
@@ -109,8 +112,6 @@ def pool_in_use(pool: Any) -> Iterator[Any]:
 
 def _first_pass(calls: Sequence[tuple[Any, ...]]) -> bool:
     """Whether a run of the calls has no report in the store (a stat each, to the first)."""
-    from inspector.loading.reports import store_file
-
     for call in calls:
         try:
             if not os.path.exists(store_file(Path(call[0]))):
@@ -287,8 +288,6 @@ def kept_for_root(root: Path | str, question: str, kind: Any) -> Any | None:
 def keep_for_root(root: Path | str, answers: dict[str, Any]) -> None:
     """Keep ``answers`` (question → a typed record) for the results root, with the newest
     of those kept before; never fails."""
-    import msgspec
-
     with contextlib.suppress(Exception):
         if not answers or not store.enabled():
             return
