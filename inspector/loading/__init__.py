@@ -16,6 +16,8 @@ what is kept in the store, and which processes read, is decided here.
 from __future__ import annotations
 
 import contextlib
+import gc
+import importlib
 import os
 import re
 import sys
@@ -23,7 +25,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
+from inspector.loading import door, index, processes, reports, store
 from inspector.loading.door import (
+    Audited,
     CachedReport,
     Event,
     Failed,
@@ -31,15 +37,18 @@ from inspector.loading.door import (
     Outdated,
     Progress,
     Refused,
+    answer,
+    read,
 )
 from inspector.loading.door import paused as collector_paused
-from inspector.loading.records import WARNING_PREFIX, Outputs
+from inspector.loading.records import WARNING_PREFIX, Outputs, decoded
 from inspector.loading.store import results_read
 from inspector.overrides import Overrides
 
 if TYPE_CHECKING:  # pragma: no cover
+    from inspector.loading.many import keep_for_root, kept_for_root, runs_under
     from inspector.loading.reading import EarlyOpen, derived_note
-    from inspector.results.discover import RunSummary
+    from inspector.loading.remote import mirror
     from inspector.session import Session
 
 __all__ = [
@@ -79,8 +88,6 @@ __all__ = [
     "warm_app",
 ]
 
-_in_app = False
-
 # Which paths name remote runs, and how messages name a mirrored run (every command needs
 # this; mirroring itself, :mod:`inspector.loading.remote`, is imported only for a URL).
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
@@ -99,47 +106,6 @@ def shown(text: str) -> str:
     return text
 
 
-def answer(
-    path: Path | str,
-    plan: Overrides | None = None,
-    *,
-    fresh: bool = False,
-    also: Callable[[Session], dict[str, Any]] | None = None,
-) -> CachedReport | Refused | Loaded | Failed:
-    """The report of the run at ``path`` under ``plan`` (``--k`` / ``--strategy`` applied
-    as a derived plan): :class:`CachedReport` (or :class:`Refused`: why it cannot be
-    scored) when the store answers for the run as it is now, else :class:`Loaded` (with
-    ``outputs``, or ``refusal``), or :class:`Failed`. ``fresh``: every file
-    is read (``check`` without ``--cached``). ``also``: further answers about the run,
-    each under its key, kept with the report for the same state of its files."""
-    from inspector.loading.door import open_run
-
-    return open_run(path, plan, fresh=fresh, answer=True, also=also)
-
-
-def read(
-    path: Path | str,
-    plan: Overrides | None = None,
-    *,
-    fresh: bool = False,
-    preview: bool = False,
-    on_event: Callable[[Event], Any] | None = None,
-    early: EarlyOpen | None = None,
-) -> Loaded | Failed:
-    """The run at ``path`` read and scored under ``plan`` (``--k`` / ``--strategy`` applied
-    as a derived plan); events go to ``on_event``. ``preview``: the store's last report of
-    the run comes first (in the app: :class:`CachedReport` unchecked, then checked or
-    :class:`Outdated`); ``early``: what :func:`prepare_app` started. ``fresh``: every file
-    is read (the app's ``R``)."""
-    from inspector.loading.door import open_run
-
-    result = open_run(
-        path, plan, fresh=fresh, preview=preview, in_app=_in_app, early=early, on_event=on_event
-    )
-    assert not isinstance(result, CachedReport | Refused)
-    return result
-
-
 def audit(
     function: Callable[..., Any],
     calls: Sequence[tuple[Any, ...]],
@@ -151,11 +117,9 @@ def audit(
     this process's own (or here when there are none). A call that reads a run fresh keeps
     nothing in the store; any other keeps its report. ``progress(done, total)`` after each
     answer taken in order. ``preload``: modules a call needs when it reads its run."""
-    from inspector.loading.door import Audited
     from inspector.loading.many import map_in_processes
-    from inspector.loading.processes import workers
 
-    count = min(workers(spare=1), len(calls))
+    count = min(processes.workers(spare=1), len(calls))
     return map_in_processes(Audited(function), calls, count, progress=progress, preload=preload)
 
 
@@ -165,32 +129,15 @@ def audit_in_app(
     """:func:`audit` for the app: ``(index, answer)`` batches as they come, from its shared
     reader processes; ``pacing`` as :func:`~inspector.loading.many.stream_in_shared_pool`
     takes it."""
-    from inspector.loading.door import Audited
     from inspector.loading.many import stream_in_shared_pool
 
     return stream_in_shared_pool(Audited(function), calls, **pacing)
-
-
-def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
-    """Every run under ``root``, newest first, from its run-level files (kept in the store).
-    ``folders``: the run folders when the root was searched already.
-
-    Raises:
-        RunReadError: ``root`` is not a readable directory.
-    """
-    from inspector.loading.many import find_runs
-
-    return find_runs(root, folders)
 
 
 def kept(path: Path | str, plan: Overrides | None, question: str, kind: Any = None) -> Any | None:
     """The further answer to ``question`` kept with the run's report under ``plan``
     (:func:`answer`'s ``also``, :func:`keep`), when the run is as it was then; else None.
     A tuple of numbers, or with ``kind`` a typed record (as :func:`keep` was given it)."""
-    import msgspec
-
-    from inspector.loading import reports
-    from inspector.loading.records import decoded
 
     found = reports.lookup(Path(path), reports.key_for(plan, question))
     if kind is None or not isinstance(found, msgspec.Raw):
@@ -202,34 +149,15 @@ def state(path: Path | str) -> str | None:
     """A name for the state of the run's files as its store last read them, when they are
     still so (within :func:`audit`, the call's one check); None when the store keeps
     nothing for the run or it changed since (:func:`keep_for_root` keys by it)."""
-    from inspector.loading import reports
 
     return reports.state(Path(path))
 
 
 def state_read(session: Session) -> str | None:
     """:func:`state` of the run as ``session`` read it (None: it cannot be named)."""
-    from inspector.loading.index import name, take
-    from inspector.loading.store import enabled
 
-    index = take(session.run) if enabled() else None
-    return None if index is None else name(index)
-
-
-def kept_for_root(root: Path | str, question: str, kind: Any) -> Any | None:
-    """The answer of type ``kind`` kept for the results root under ``question`` (which
-    names every input it depends on: the plan, :func:`state` of each run), else None."""
-    from inspector.loading.many import root_kept
-
-    return root_kept(root, question, kind)
-
-
-def keep_for_root(root: Path | str, answers: dict[str, Any]) -> None:
-    """Keep ``answers`` (question → typed record) for the results root; never fails."""
-    from inspector.loading.many import root_keep
-
-    with contextlib.suppress(Exception):
-        root_keep(root, answers)
+    found = index.take(session.run) if store.enabled() else None
+    return None if found is None else index.name(found)
 
 
 def last_report(
@@ -238,7 +166,6 @@ def last_report(
     """The run's last report under ``plan`` in the store, NOT checked against its files
     (the runs screen's first marks): its outputs, or the line saying why the run could not
     be scored, and the further answers kept beside it; ``(None, {})``: none is kept."""
-    from inspector.loading import reports
 
     return reports.last(Path(path), reports.key_for(plan, "outputs"))
 
@@ -247,29 +174,18 @@ def keep(session: Session, plan: Overrides | None, question: str, value: Any) ->
     """Keep ``value`` (a tuple of numbers, or a typed record: :func:`kept`) as the
     answer to ``question`` about the run as ``session`` read it (under ``plan``); never
     fails."""
-    from inspector.loading import reports
-    from inspector.loading.index import take
 
     with contextlib.suppress(Exception):
         key = reports.key_for(plan, question)
-        snapshot = take(session.run) if key is not None else None
+        snapshot = index.take(session.run) if key is not None else None
         reports.store_snapshot(session.run.path, snapshot, key, value)
 
 
 def question_key(plan: Overrides | None, question: str) -> str | None:
     """The name ``also`` gives an answer to ``question`` under ``plan`` (None: a plan given
     as files, which is never kept)."""
-    from inspector.loading import reports
 
     return reports.key_for(plan, question)
-
-
-def mirror(url: str, *, say: Callable[[str], None] | None = None) -> Any:
-    """A remote run (``s3://``, ``gs://``, ...) copied into the store, its objects fetched
-    only when they changed (:func:`inspector.loading.remote.mirror`)."""
-    from inspector.loading.remote import mirror as fetch
-
-    return fetch(url, say=say)
 
 
 def prepare_app(
@@ -278,61 +194,59 @@ def prepare_app(
     """Before textual is imported (the process has one thread): look a single run up in
     the store, else start its reader processes; start the fork server with the modules
     in ``preload`` imported, and those in ``root_preload`` unless the app opens one run."""
-    from inspector.loading.processes import start_forkserver
     from inspector.loading.reading import prepare
 
     early = prepare(paths[0]) if len(paths) == 1 else None
-    start_forkserver([*preload, *(root_preload if early is None else ())])
+    processes.start_forkserver([*preload, *(root_preload if early is None else ())])
     return early
 
 
 def start_app() -> None:
     """As the app is made: reads from now on are the app's (its shared reader processes,
     the preview first); multiprocessing's resource tracker starts now."""
-    global _in_app
-    from inspector.loading.processes import start_resource_tracker
 
-    _in_app = True
-    start_resource_tracker()
+    door._in_app = True
+    processes.start_resource_tracker()
 
 
 def warm_app() -> None:
     """Start the app's shared reader processes (in a worker thread, at mount), each with
     the code signature every store check needs."""
-    from inspector.loading.processes import shared_pool, workers
-    from inspector.loading.store import code_signature
 
-    pool = shared_pool()
-    for future in [pool.submit(code_signature) for _ in range(workers())]:
+    pool = processes.shared_pool()
+    for future in [pool.submit(store.code_signature) for _ in range(processes.workers())]:
         future.result()
 
 
 def stop_app(early: EarlyOpen | None = None) -> None:
     """As the app closes: stop an early read not used and the shared reader processes,
     and hand the run's objects back to the garbage collector."""
-    global _in_app
-    import gc
-
-    from inspector.loading.processes import shutdown_shared_pool
 
     gc.unfreeze()
     if early is not None:
         early.cancel()
-    shutdown_shared_pool()
-    _in_app = False
+    processes.shutdown_shared_pool()
+    door._in_app = False
 
 
 def end_app() -> None:
     """The app is ending on a signal: its reader processes end now, and no new ones start."""
-    from inspector.loading.processes import end_pools
 
-    end_pools()
+    processes.end_pools()
+
+
+_ELSEWHERE = {
+    "EarlyOpen": "reading",  # with the reader and the engine
+    "derived_note": "reading",
+    "runs_under": "many",  # a results root's runs and answers
+    "kept_for_root": "many",
+    "keep_for_root": "many",
+    "mirror": "remote",  # with fsspec
+}
+"""What is defined in a module not every command loads: loaded on first use."""
 
 
 def __getattr__(name: str) -> Any:
-    """``EarlyOpen`` and ``derived_note``, from the module that reads runs, on demand."""
-    if name in ("EarlyOpen", "derived_note"):
-        from inspector.loading import reading
-
-        return getattr(reading, name)
+    if name in _ELSEWHERE:
+        return getattr(importlib.import_module(f"{__name__}.{_ELSEWHERE[name]}"), name)
     raise AttributeError(name)

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.loading import reports
+from inspector.loading.index import Checked, take
 from inspector.loading.records import Outputs, Refusal
 from inspector.overrides import Overrides
 from inspector.results.problems import RunReadError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.loading.index import Checked
     from inspector.loading.reading import EarlyOpen
     from inspector.session import Session
 
@@ -116,20 +116,60 @@ class Audited:
             _auditing.on = before
 
 
+_in_app = False  # set by :func:`inspector.loading.start_app` (reads are the app's)
+
+
+def answer(
+    path: Path | str,
+    plan: Overrides | None = None,
+    *,
+    fresh: bool = False,
+    also: Callable[[Session], dict[str, Any]] | None = None,
+) -> CachedReport | Refused | Loaded | Failed:
+    """The report of the run at ``path`` under ``plan`` (``--k`` / ``--strategy`` applied
+    as a derived plan): :class:`CachedReport` (or :class:`Refused`: why it cannot be
+    scored) when the store answers for the run as it is now, else :class:`Loaded` (with
+    ``outputs``, or ``refusal``), or :class:`Failed`. ``fresh``: every file
+    is read (``check`` without ``--cached``). ``also``: further answers about the run,
+    each under its key, kept with the report for the same state of its files."""
+    return open_run(path, plan, fresh=fresh, asked=True, also=also)
+
+
+def read(
+    path: Path | str,
+    plan: Overrides | None = None,
+    *,
+    fresh: bool = False,
+    preview: bool = False,
+    on_event: Callable[[Event], Any] | None = None,
+    early: EarlyOpen | None = None,
+) -> Loaded | Failed:
+    """The run at ``path`` read and scored under ``plan`` (``--k`` / ``--strategy`` applied
+    as a derived plan); events go to ``on_event``. ``preview``: the store's last report of
+    the run comes first (in the app: :class:`CachedReport` unchecked, then checked or
+    :class:`Outdated`); ``early``: what :func:`~inspector.loading.prepare_app` started.
+    ``fresh``: every file is read (the app's ``R``)."""
+    result = open_run(
+        path, plan, fresh=fresh, preview=preview, in_app=_in_app, early=early, on_event=on_event
+    )
+    assert not isinstance(result, CachedReport | Refused)
+    return result
+
+
 def open_run(
     path: Path | str,
     plan: Overrides | None,
     *,
     fresh: bool,
-    answer: bool = False,
+    asked: bool = False,
     preview: bool = False,
     in_app: bool = False,
     early: EarlyOpen | None = None,
     also: Callable[[Session], dict[str, Any]] | None = None,
     on_event: Callable[[Event], Any] | None = None,
 ) -> CachedReport | Refused | Loaded | Failed:
-    """:func:`inspector.loading.answer` (``answer``) and :func:`inspector.loading.read`:
-    every event goes to ``on_event`` (from the calling thread); the last one is returned."""
+    """:func:`answer` (``asked``) and :func:`read`: every event goes to ``on_event``
+    (from the calling thread); the last one is returned."""
     emit = on_event or (lambda event: None)
     early = early if early is not None and early.matches(Path(path)) else None
     pending = early.pending if early is not None else None
@@ -138,16 +178,16 @@ def open_run(
     if in_app and preview and not fresh:
         if pending is None:
             _preview_in_app(Path(path), key, early, emit)
-    elif not fresh and (preview or answer):
+    elif not fresh and (preview or asked):
         changes: list[Checked] = []
         found = reports.lookup(Path(path), key, on_changes=changes.append)
         checked = changes[0] if changes else None
-        if answer and isinstance(found, Refusal):
+        if asked and isinstance(found, Refusal):
             refused = Refused(found.line(path), found.warnings, found.status)
             emit(refused)
             return refused
         cached = found if isinstance(found, Outputs) else None
-        if cached is None and checked is not None and key is not None and answer:
+        if cached is None and checked is not None and key is not None and asked:
             from inspector.loading import reopen
 
             warm = reopen.answer(path, key, plan, checked)
@@ -158,12 +198,12 @@ def open_run(
         if cached is not None:
             got = CachedReport(cached)
             emit(got)
-            if answer:
+            if asked:
                 return got
     elif pending is not None and fresh:
         pending.cancel()
         pending = None
-    return _read(Path(path), plan, key, pending, emit, checked, fresh=fresh, outputs=answer,
+    return _read(Path(path), plan, key, pending, on_event, checked, fresh=fresh, outputs=asked,
                  in_app=in_app, also=also)  # fmt: skip
 
 
@@ -188,7 +228,7 @@ def _read(
     plan: Overrides | None,
     key: str | None,
     pending: Any,
-    emit: Callable[[Event], Any],
+    on_event: Callable[[Event], Any] | None,
     checked: Checked | None,
     *,
     fresh: bool,
@@ -197,7 +237,6 @@ def _read(
     also: Callable[[Session], dict[str, Any]] | None,
 ) -> Loaded | Failed:
     # The reader and the engine: an answer from the store is given without loading them.
-    from inspector.loading.index import take
     from inspector.loading.readers import PARALLEL_MIN
     from inspector.loading.reading import (
         base_plan,
@@ -219,19 +258,21 @@ def _read(
             session = finish_and_score(
                 pending,
                 base_plan(plan),
-                progress=_progress(emit, 0.1 if in_app else 0.0),
+                progress=_progress(on_event, 0.1 if in_app else 0.0),
                 save_cache=False,
             )
     except RunReadError as exc:
         failed = Failed(str(exc))
-        emit(failed)
+        if on_event is not None:
+            on_event(failed)
         return failed
     made = derive(session, plan, path)
     said = None
     if outputs and made.refusal is None:
         said = outputs_of(made.session, made.notes)
     loaded = Loaded(made.session, session.run.cache_hits, said, tuple(made.notes), made.refusal)
-    emit(loaded)
+    if on_event is not None:
+        on_event(loaded)
     extra: dict[str, Any] = {}
     if also is not None and made.refusal is None:
         extra = also(made.session)
@@ -276,9 +317,13 @@ def _refusal(path: Path, made: Any) -> Refusal | None:
     return found
 
 
-def _progress(emit: Callable[[Event], Any], interval: float) -> Callable[[int, int], None]:
+def _progress(
+    emit: Callable[[Event], Any] | None, interval: float
+) -> Callable[[int, int], None] | None:
     """A progress callback emitting at most one event per ``interval`` (and the last):
     each event repaints the app, which shares the cores with the reader processes."""
+    if emit is None:
+        return None
     last = [0.0]
 
     def progress(done: int, total: int) -> None:

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from inspector.loading import store
 from inspector.loading.processes import (
     end_pool,
@@ -38,6 +40,7 @@ from inspector.loading.records import (
     load_problem,
     problem_rec,
 )
+from inspector.loading.reports import store_file
 from inspector.results.discover import (
     RunSummary,
     newest_first,
@@ -67,12 +70,13 @@ def map_in_processes(
     from concurrent.futures.process import BrokenProcessPool
 
     if processes > 1 and len(calls) > 1:
-        _load_reader()
+        # The reader and the engine (an answer from the store does without them), imported
+        # once before the workers fork rather than by each worker on its first call.
+        from inspector.loading import reading  # noqa: F401
+
         if preload and _first_pass(calls):
             for module in preload:
                 importlib.import_module(module)
-        from inspector.loading import store
-
         store.enabled()  # a cache folder not the user's is named here, not by each worker
         try:
             with (
@@ -108,8 +112,6 @@ def pool_in_use(pool: Any) -> Iterator[Any]:
 
 def _first_pass(calls: Sequence[tuple[Any, ...]]) -> bool:
     """Whether a run of the calls has no report in the store (a stat each, to the first)."""
-    from inspector.loading.reports import store_file
-
     for call in calls:
         try:
             if not os.path.exists(store_file(Path(call[0]))):
@@ -117,12 +119,6 @@ def _first_pass(calls: Sequence[tuple[Any, ...]]) -> bool:
         except (OSError, TypeError, ValueError):
             return False
     return False
-
-
-def _load_reader() -> None:
-    """The reader and the engine (an answer from the store does without them), imported
-    once before the workers fork rather than by each worker on its first call."""
-    from inspector.loading import reading  # noqa: F401
 
 
 def stream_in_shared_pool(
@@ -192,9 +188,10 @@ KEPT = tuple(
 """The fields kept as they are (the path-derived ones and the counts are not kept)."""
 
 
-def find_runs(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
-    """:func:`inspector.results.discover.find_runs`, with the unchanged runs' summaries from the cache
-    (``folders``: the run folders when the root was searched already).
+def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) -> list[RunSummary]:
+    """Every run under ``root``, newest first (:func:`inspector.results.discover.find_runs`),
+    the unchanged runs' summaries from the store. ``folders``: the run folders when the
+    root was searched already.
 
     Raises:
         RunReadError: ``root`` is not a readable directory.
@@ -275,8 +272,10 @@ ROOT_ANSWERS_MAX = 64
 """Answers kept per root (the newest; each names the states of the runs it is of)."""
 
 
-def root_kept(root: Path | str, question: str, kind: Any) -> Any | None:
-    """The answer of type ``kind`` kept under ``question`` for the root, else None."""
+def kept_for_root(root: Path | str, question: str, kind: Any) -> Any | None:
+    """The answer of type ``kind`` kept for the results root under ``question`` (which
+    names every input it depends on: the plan, :func:`inspector.loading.state` of each
+    run), else None."""
     if not store.enabled():
         return None
     found = store.load(_answers_file(Path(root)), RootAnswers)
@@ -286,25 +285,21 @@ def root_kept(root: Path | str, question: str, kind: Any) -> Any | None:
     return decoded(kind, raw)
 
 
-def root_keep(root: Path | str, answers: dict[str, Any]) -> None:
-    """Keep ``answers`` (question → a typed record) for the root, with the newest of those
-    kept before; never fails."""
-    if not answers or not store.enabled():
-        return
-    import msgspec
-
-    file = _answers_file(Path(root))
-    found = store.load(file, RootAnswers)
-    real = os.path.realpath(root)
-    records = dict(found.records) if found is not None and found.root == real else {}
-    try:
+def keep_for_root(root: Path | str, answers: dict[str, Any]) -> None:
+    """Keep ``answers`` (question → a typed record) for the results root, with the newest
+    of those kept before; never fails."""
+    with contextlib.suppress(Exception):
+        if not answers or not store.enabled():
+            return
+        file = _answers_file(Path(root))
+        found = store.load(file, RootAnswers)
+        real = os.path.realpath(root)
+        records = dict(found.records) if found is not None and found.root == real else {}
         for question, value in answers.items():
             records.pop(question, None)
             records[question] = msgspec.Raw(ENCODER.encode(value))
-    except (TypeError, ValueError, OverflowError):
-        return
-    newest = dict(list(records.items())[-ROOT_ANSWERS_MAX:])
-    store.write_atomically(file, RootAnswers(real, newest))
+        newest = dict(list(records.items())[-ROOT_ANSWERS_MAX:])
+        store.write_atomically(file, RootAnswers(real, newest))
 
 
 def _answers_file(root: Path) -> Path:

@@ -4,8 +4,7 @@ A large run is split into chunks read by a pool of reader processes; a small one
 in-process; unchanged folders come from the task store (:mod:`inspector.loading.tasks`).
 The entries are the same, in the same order, whichever path produced them. A run of fewer
 than :data:`PARALLEL_MIN` folders still goes to the reader processes when its attempt
-files hold :data:`PARALLEL_BYTES` or more (89 folders of five 5 MB attempts are 2.2 GB),
-in chunks of about equal bytes; the sizes (``lstat``) only decide how the work is shared.
+files hold :data:`PARALLEL_BYTES` or more, in chunks of about equal bytes; the sizes (``lstat``) only decide how the work is shared.
 
 Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`) apart,
 so the app can start its readers before any thread: the command line forks its own, the
@@ -54,8 +53,7 @@ _Chunk = list[tuple[EntryRec, _Seen]]
 PARALLEL_MIN = 1500  # folders; below it (and below PARALLEL_BYTES) one process reads
 CHUNK = 250
 PARALLEL_BYTES = 32 << 20
-"""From this many bytes of attempt files on, two processes read a run faster than one
-(about where PARALLEL_MIN folders stand, at 8 KB attempts)."""
+"""From this many bytes of attempt files on, two processes read a run faster than one."""
 SAMPLE = 32
 """Folders whose sizes are looked at before deciding."""
 
@@ -173,7 +171,7 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies, signed)
-            # Packed here: as tuples, decoding them cost the collector 2 KB a folder.
+            # Packed here, not decoded as tuples by the collecting process.
             packed = packed_signature(entry, seen) if seen is not None else None
             out.append((entry_record(entry), seen if packed is None else packed))
         return ENCODER.encode(out)

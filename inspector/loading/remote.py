@@ -319,8 +319,3 @@ def _same_size(path: Path, size: int) -> bool:
         return path.lstat().st_size == size and path.is_file() and not path.is_symlink()
     except OSError:
         return False
-
-
-def forget() -> None:
-    """Drop this process's URL -> mirror table (tests open the same URL afresh)."""
-    MIRRORED.clear()

@@ -31,6 +31,7 @@ from inspector.loading.records import (
     Report,
     RunLevel,
     Table,
+    decoded,
     problem_rec,
 )
 from inspector.overrides import Overrides
@@ -257,8 +258,6 @@ def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value
 def table_in(tables: Any, key: str, count: int) -> Table | None:
     """The score table kept under ``key`` for ``count`` task folders, None when there is
     none of that shape (a miss)."""
-    from inspector.loading.records import decoded
-
     raw = tables.get(key) if tables else None
     table = None if raw is None else decoded(Table, raw)
     return table if table is not None and table.fits(count) else None

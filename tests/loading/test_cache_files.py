@@ -131,10 +131,11 @@ def test_a_malformed_report_cache_gives_the_app_no_preview(
     """The app's first preview is taken without checking the run's files; a cache file
     of another version, code or shape still gives none (and no error), and the run is read."""
     from inspector import loading
+    from inspector.loading import door
 
     run = copy_run(tmp_path)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    monkeypatch.setattr(loading, "_in_app", True)  # as loading.start_app() says
+    monkeypatch.setattr(door, "_in_app", True)  # as loading.start_app() says
     first = loading.read(run, preview=True)
     assert isinstance(first, loading.Loaded)
     path = report_file(run)

@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 from inspector import loading
+from inspector.loading import door
 from tests.conftest import ROOT, conformance_run
 
 PACKAGE = ROOT / "inspector"
@@ -113,7 +114,7 @@ def test_the_apps_preview_comes_unchecked_then_checked_or_outdated(
     run = tmp_path / "run"
     shutil.copytree(conformance_run("e2e_k1_micro"), run)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    monkeypatch.setattr(loading, "_in_app", True)  # as loading.start_app() says
+    monkeypatch.setattr(door, "_in_app", True)  # as loading.start_app() says
     loading.read(run, preview=True)
     time.sleep(0.1)  # what was just copied is racy: stamped too close to the read
     loading.read(run, preview=True)  # kept now

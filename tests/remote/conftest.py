@@ -134,7 +134,7 @@ def s3(s3_server: S3, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterat
     """The server, with a fresh user cache (so each test sees its own transfers)."""
     _set_env(monkeypatch, s3_server.endpoint)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    remote.forget()
+    remote.MIRRORED.clear()
     s3_server.counter.reset()
     yield s3_server
-    remote.forget()
+    remote.MIRRORED.clear()

@@ -32,11 +32,11 @@ def http_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    remote.forget()
+    remote.MIRRORED.clear()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
-        remote.forget()
+        remote.MIRRORED.clear()
         server.shutdown()
         thread.join()
 

@@ -86,7 +86,7 @@ def test_a_reopen_transfers_only_changed_objects(
     first = capsysbinary.readouterr().out
     assert s3.transfers == _objects(run)
 
-    remote.forget()  # as a new inspector process
+    remote.MIRRORED.clear()  # as a new inspector process
     s3.counter.reset()
     assert main(["report", url, "--json"]) == 0
     assert capsysbinary.readouterr().out == first
@@ -94,7 +94,7 @@ def test_a_reopen_transfers_only_changed_objects(
     assert s3.counter.writes == []
 
     # one object rewritten, one removed: one transfer, and the mirror follows both
-    remote.forget()
+    remote.MIRRORED.clear()
     s3.counter.reset()
     task = next(run.glob("details/*/*/task.json")).parent.relative_to(run).as_posix()
     changed = f"live/k1_micro/{task}/attempt-1/result.json"
@@ -232,7 +232,7 @@ def test_a_key_too_long_for_a_file_name_is_refused_and_the_rest_read(
     s3.put(f"long/k1_micro/details/{name}", b"{}")
     url = s3.url("long/k1_micro")
     for argv in (["report", url, "--json"], ["check", url]):
-        remote.forget()  # each command a process of its own
+        remote.MIRRORED.clear()  # each command a process of its own
         code = main(argv)
         captured = capsysbinary.readouterr()
         assert code == 0, captured.err
