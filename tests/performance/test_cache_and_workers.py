@@ -191,6 +191,7 @@ def test_read_started_early_and_finished_in_a_thread(
     finished = box[0]
     assert isinstance(finished, Loaded)
     assert entries_view(finished.session) == expected
+    assert not any(early.pending.load.futures), "the early read's chunks were not taken"
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[p.name for p in RUNS])
