@@ -72,12 +72,9 @@ EARLY = None
 if __name__ == "__main__" and "--one" in sys.argv:
     # As `inspector RUN` does (inspector.cli.main.cmd_app): before textual is imported, the
     # run's cached report is looked up, else its reader processes are started.
-    from inspector.loading.reading import prepare
+    from inspector.loading import prepare_app
 
-    EARLY = prepare(Path(sys.argv[1]))
-    from inspector.loading.processes import start_forkserver
-
-    start_forkserver()
+    EARLY = prepare_app([Path(sys.argv[1])])
 EARLY_DONE = time.perf_counter()
 
 if __name__ == "__main__":
