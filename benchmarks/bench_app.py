@@ -29,8 +29,8 @@ A step is done when the screen has taken the change and its table holds what
 frame has been composed. Keys go straight to the driver, as a terminal sends them
 (``Pilot.press`` also waits for idleness, at least 40 ms, which would swamp the figures).
 ``--phases`` also prints when collecting the read started and ended inside the app and how
-long scoring took after it (PendingRead.finish and the score_run inspector.loading.reading calls, wrapped by
-this script). ``--floor`` first times the single-process read floor
+long scoring took after it (PendingRead.finish, which collects and then calls score_run, both
+wrapped by this script). ``--floor`` first times the single-process read floor
 (``../shared/bench/read_floor.py RUN --parser orjson``, or ``--floor-script``) in a fresh
 process; ``--rounds N`` alternates the floor and the app N times and prints the medians and
 the headline series against the floor (the machine's speed drifts; a round compares the two
@@ -72,12 +72,9 @@ EARLY = None
 if __name__ == "__main__" and "--one" in sys.argv:
     # As `inspector RUN` does (inspector.cli.main.cmd_app): before textual is imported, the
     # run's cached report is looked up, else its reader processes are started.
-    from inspector.loading.reading import prepare
+    from inspector.loading import prepare_app
 
-    EARLY = prepare(Path(sys.argv[1]))
-    from inspector.loading.processes import start_forkserver
-
-    start_forkserver()
+    EARLY = prepare_app([Path(sys.argv[1])])
 EARLY_DONE = time.perf_counter()
 
 if __name__ == "__main__":
@@ -318,7 +315,7 @@ async def bench(run: Path, repeat: int, size: tuple[int, int], phases: bool = Fa
             score = phase_marks["score end"] - phase_marks["score start"]
             print(
                 f"    (reading collected from {phase_marks['read start']:.2f} s to"
-                f" {phase_marks['read end']:.2f} s, scoring {score:.2f} s after)"
+                f" {phase_marks['score start']:.2f} s, scoring {score:.2f} s after)"
             )
         rec = screen.recomputation
         assert rec is not None

@@ -238,13 +238,7 @@ def _read(
 ) -> Loaded | Failed:
     # The reader and the engine: an answer from the store is given without loading them.
     from inspector.loading.readers import PARALLEL_MIN
-    from inspector.loading.reading import (
-        base_plan,
-        begin_read,
-        derive,
-        finish_and_score,
-        outputs_of,
-    )
+    from inspector.loading.reading import base_plan, begin_read, derive, outputs_of
 
     # In an audit, a fresh read keeps nothing, any other the task store of a large run only.
     nothing, lean = _auditing.on and fresh, _auditing.on and not fresh
@@ -255,12 +249,7 @@ def _read(
                 pending = begin_read(
                     path, reuse_cache=not fresh, store=not nothing, shared=in_app, checked=checked
                 )
-            session = finish_and_score(
-                pending,
-                base_plan(plan),
-                progress=_progress(on_event, 0.1 if in_app else 0.0),
-                save_cache=False,
-            )
+            session = pending.finish(base_plan(plan), _progress(on_event, 0.1 if in_app else 0.0))
     except RunReadError as exc:
         failed = Failed(str(exc))
         if on_event is not None:

@@ -200,10 +200,10 @@ class EntryLoad:
         first_location: dict[str, str],
         strategies: Collection[str],
         *,
-        reuse: bool = True,
-        store: bool = True,
-        shared: bool = False,
-        checked: Checked | None = None,
+        reuse: bool,
+        store: bool,
+        shared: bool,
+        checked: Checked | None,
     ) -> None:
         self.files = files
         self.shared = shared
@@ -275,9 +275,9 @@ class EntryLoad:
 
     def collect(
         self,
-        progress: OnProgress | None = None,
-        total: int | None = None,
-        on_entries: Callable[[list[TaskEntry]], object] | None = None,
+        progress: OnProgress | None,
+        total: int,
+        on_entries: Callable[[list[TaskEntry]], object],
     ) -> list[TaskEntry]:
         """Every candidate as a TaskEntry, in candidate order; ``on_entries`` gets them in
         that order as soon as they and all before them are read (so they are reduced while
@@ -286,7 +286,6 @@ class EntryLoad:
         was read, the task store's buffer of them all (``ReadKeys.in_order``: not copied).
         The cyclic collector is paused meanwhile: reading builds many small acyclic
         objects."""
-        total = len(self.entries) if total is None else total
         self._emitted = 0
         self._on_entries = on_entries
         enabled = gc.isenabled()

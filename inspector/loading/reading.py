@@ -8,12 +8,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from inspector.engine.errors import EngineError
-from inspector.engine.reduction_stream import ReductionStream
 from inspector.loading import reports
 from inspector.loading.index import Checked
 from inspector.loading.readers import EntryLoad, stat_or_absent
@@ -26,7 +24,6 @@ from inspector.results.problems import RunReadError
 from inspector.results.reader import (
     ListedRun,
     OnProgress,
-    Run,
     list_run,
     read_run_files,
 )
@@ -46,29 +43,18 @@ class PendingRead:
         self.run = listed.run
         self.collector = listed.collector
         self.load = load
-        self.stream: ReductionStream | None = None
 
-    def finish(
-        self,
-        progress: OnProgress | None = None,
-        plan: Overrides | None = None,
-        *,
-        score: bool = False,
-        save_cache: bool = True,
-    ) -> Run:
-        """Collect every task folder: the run as :func:`~inspector.results.reader.read_run`
-        returns it. ``score``: the published tasks are reduced under ``plan`` as they come
-        in (by :attr:`stream`). ``save_cache=False``: the caller writes the task store later."""
+    def finish(self, plan: Overrides | None, progress: OnProgress | None = None) -> Session:
+        """Collect every task folder, reducing the published tasks under ``plan`` as they
+        come in, and score the run. The task store is not written here: the caller keeps
+        ``load.cache`` once the session is out."""
         run, files, running, cache = self.run, self.files, self.running, self.load.cache
-        if score:
-            self.stream = reduction_stream(run, plan)
-            if self.stream is not None:
-                self.collector.on_tasks = self.stream.add
+        stream = reduction_stream(run, plan)
+        if stream is not None:
+            self.collector.on_tasks = stream.add
         candidates = len(self.load.entries)
         total = candidates + len(running)
         self.load.collect(progress, total, on_entries=self.collector.take)
-        if save_cache and cache is not None:
-            cache.save(keep=self.load.store)
         run.signatures = self.load.signatures
         run.cache_hits = cache.hits if cache is not None else 0
         for done, folder in enumerate(running, start=candidates + 1):
@@ -79,7 +65,7 @@ class PendingRead:
             if progress is not None:
                 progress(done, total)
         run.problems.extend(problem for entry in run.entries for problem in entry.problems)
-        return run
+        return score_run(run, plan, stream=stream)
 
     def cancel(self) -> None:
         """Give up: stop the reader processes."""
@@ -125,19 +111,6 @@ def begin_read(
 
 
 CONTRACT_WARNING = WARNING_PREFIX + "contract: "
-
-
-def finish_and_score(
-    pending: PendingRead,
-    overrides: Overrides | None = None,
-    *,
-    progress: Callable[[int, int], None] | None = None,
-    save_cache: bool = True,
-) -> Session:
-    """Finish a read started earlier and score it, reducing the tasks while the rest are
-    still read. ``save_cache=False``: the caller writes the task store later."""
-    run = pending.finish(progress, overrides, score=True, save_cache=save_cache)
-    return score_run(run, overrides, stream=pending.stream)
 
 
 def outputs_of(session: Session, notes: list[str]) -> Outputs:

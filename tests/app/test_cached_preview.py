@@ -21,8 +21,7 @@ import inspector.loading.reading as loading_module
 from inspector.app.app import InspectorApp
 from inspector.app.screens.overview import OverviewScreen
 from inspector.app.settings import Settings
-from inspector.loading import reports
-from inspector.loading.reading import prepare
+from inspector.loading import prepare_app, reports
 
 from .helpers import cell_text, pilot_test, settle, static_text
 
@@ -37,7 +36,7 @@ def _copy(run: Path, tmp_path: Path) -> Path:
 
 class Held:
     """Makes ``module.name`` wait until released (the overview's full read: scoring's
-    finish_and_score; the check of the files: reports.lookup)."""
+    PendingRead.finish; the check of the files: reports.lookup)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch, module: object, name: str) -> None:
         self.release = threading.Event()
@@ -51,7 +50,7 @@ class Held:
 
 
 def held_read(monkeypatch: pytest.MonkeyPatch) -> Held:
-    return Held(monkeypatch, loading_module, "finish_and_score")
+    return Held(monkeypatch, loading_module.PendingRead, "finish")
 
 
 def held_check(monkeypatch: pytest.MonkeyPatch) -> Held:
@@ -195,11 +194,11 @@ def test_prepared_before_the_app(
     cached numbers as it mounts; a run not in the cache gets its reading started."""
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     run = _copy(run_path("k3_avg_hierarchy"), tmp_path)
-    early = prepare(run)
+    early = prepare_app([run])
     assert early is not None and early.preview is None and early.pending is not None
     early.pending.cancel()
     _fill_cache(run)
-    early = prepare(run)
+    early = prepare_app([run])
     assert early is not None and early.preview is not None and early.pending is None
     held = held_read(monkeypatch)
 

@@ -344,7 +344,7 @@ def test_a_stored_metrics_json_equal_to_the_recomputed_text_has_no_difference() 
     even with a NaN (unequal to itself when parsed) in both; a repeated key the parsed
     comparison would hide (the last wins) is a difference, named with every value."""
     from inspector.answers.check import stored_differences
-    from inspector.loading.records import Outputs
+    from inspector.loading import Outputs
     from inspector.views.differences import compare_reports
 
     def differences(stored: str, recomputed: str) -> list[tuple[str, object, object]]:

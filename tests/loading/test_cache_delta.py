@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from inspector.loading import Loaded, read
 from inspector.loading import tasks as task_cache
-from inspector.loading.reading import begin_read, finish_and_score
 from inspector.results.reader import read_run
 from inspector.session import score_run
 from tests.loading.helpers import copy_run, settle_time_stamps
@@ -23,9 +23,9 @@ from tests.loading.helpers import copy_run, settle_time_stamps
 
 def scored(run: Path) -> tuple[str, int]:
     """The report and how many task folders came from the task cache."""
-    pending = begin_read(run)
-    session = finish_and_score(pending)
-    return session.metrics_json(), session.run.cache_hits
+    loaded = read(run)
+    assert isinstance(loaded, Loaded)
+    return loaded.session.metrics_json(), loaded.cache_hits
 
 
 def uncached(run: Path, monkeypatch: pytest.MonkeyPatch) -> str:
@@ -117,8 +117,7 @@ def test_a_stale_delta_over_a_new_base_is_only_misses(
     stale = delta.read_bytes()
     flip(results(run)[0])
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    pending = begin_read(run, reuse_cache=False)  # reads everything, writes the base whole
-    finish_and_score(pending)
+    read(run, fresh=True)  # reads everything, writes the base whole
     assert not delta.exists()
     delta.write_bytes(stale)
     assert scored(run)[0] == uncached(run, monkeypatch)

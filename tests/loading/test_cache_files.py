@@ -9,6 +9,7 @@ is cached when there is no user cache folder.
 from __future__ import annotations
 
 import errno
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -124,24 +125,35 @@ APP_PREVIEW_DAMAGE = {
 }
 
 
+@pytest.fixture
+def in_app() -> Iterator[None]:
+    """Reads in between are the app's (its shared readers, the preview first)."""
+    from inspector import loading
+
+    loading.start_app()
+    yield
+    loading.stop_app()
+
+
 @pytest.mark.parametrize("damage", [*sorted(APP_PREVIEW_DAMAGE), "another code signature"])
 def test_a_malformed_report_cache_gives_the_app_no_preview(
-    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    damage: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, in_app: None
 ) -> None:
     """The app's first preview is taken without checking the run's files; a cache file
     of another version, code or shape still gives none (and no error), and the run is read."""
     from inspector import loading
-    from inspector.loading import door
 
     run = copy_run(tmp_path)
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
-    monkeypatch.setattr(door, "_in_app", True)  # as loading.start_app() says
     first = loading.read(run, preview=True)
     assert isinstance(first, loading.Loaded)
     path = report_file(run)
     data = stored_data(path)
-    preview = loading.read(run, preview=True)
+    shown: list[Any] = []
+    preview = loading.read(run, preview=True, on_event=shown.append)
     assert isinstance(preview, loading.Loaded)
+    # Undamaged, the store gives the app its first preview unchecked.
+    assert any(isinstance(e, loading.CachedReport) and not e.checked for e in shown)
     if damage == "another code signature":
         write_data(path, data, signature="other code")
     else:

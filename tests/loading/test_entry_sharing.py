@@ -16,14 +16,20 @@ import pytest
 
 from inspector.engine.reduction import reduce_tasks
 from inspector.engine.strategies import resolve_attempt_strategy
+from inspector.loading import Loaded, read
 from inspector.loading import readers as parallel
-from inspector.loading.reading import begin_read
 from inspector.results.layout import AttemptDirs
 from inspector.results.reader import Run, read_run
 from inspector.session import score_run
 from tests.conftest import conformance_run
 
 RUN = "e2e_k3_avg_category_mean"
+
+
+def _through_the_door(path: Path) -> Run:
+    loaded = read(path)
+    assert isinstance(loaded, Loaded)
+    return loaded.session.run
 
 
 def _read(way: str, monkeypatch: pytest.MonkeyPatch) -> Run:
@@ -35,9 +41,9 @@ def _read(way: str, monkeypatch: pytest.MonkeyPatch) -> Run:
         monkeypatch.setattr(parallel, "PARALLEL_MIN", 2)
         monkeypatch.setattr(parallel, "CHUNK", 2)
         monkeypatch.setenv("INSPECTOR_WORKERS", "2")
-        return begin_read(path).finish()
-    begin_read(path).finish()  # fills the task cache
-    run = begin_read(path).finish()
+        return _through_the_door(path)
+    _through_the_door(path)  # fills the task cache
+    run = _through_the_door(path)
     assert run.cache_hits == len(run.entries)
     return run
 

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from inspector.loading import Loaded, read
 from inspector.loading import readers as parallel
 from inspector.loading import tasks as task_cache
-from inspector.loading.reading import begin_read
 from inspector.loading.tasks import entry_record
-from inspector.results.reader import read_run
-from inspector.session import score_run
+from inspector.results.reader import Run, read_run
 from tests.conftest import conformance_run
 from tests.loading.helpers import settle_time_stamps
 
@@ -37,8 +36,16 @@ def padded_run(tmp_path: Path) -> tuple[Path, str]:
     return run, big.name
 
 
-def view(run) -> list[tuple]:  # type: ignore[no-untyped-def]
-    return [entry_record(entry) for entry in run.entries]
+def view(run: Run | Loaded) -> list[tuple]:  # type: ignore[type-arg]
+    """The entries read, as the task store keeps them."""
+    entries = run.session.run.entries if isinstance(run, Loaded) else run.entries
+    return [entry_record(entry) for entry in entries]
+
+
+def read_through_the_door(run: Path) -> Loaded:
+    loaded = read(run)
+    assert isinstance(loaded, Loaded)
+    return loaded
 
 
 @pytest.fixture
@@ -71,7 +78,7 @@ def test_few_large_folders_use_every_reader_process(
     assert len(list(run.glob("details/*/*/task.json"))) < parallel.PARALLEL_MIN
     plain = read_run(run)  # one process, no cache
 
-    read = begin_read(run).finish()
+    loaded = read_through_the_door(run)
 
     assert pools, "a run of 1.4 MB in 10 folders was read in one process"
     processes, chunks = pools[0]
@@ -80,11 +87,11 @@ def test_few_large_folders_use_every_reader_process(
     assert [name for chunk in chunks for name in chunk] == [
         entry.folder.rpartition("/")[2] for entry in plain.entries
     ]
-    assert view(read) == view(plain)
+    assert view(loaded) == view(plain)
     expected = (conformance_run(SOURCE) / "metrics.json").read_text()
-    assert score_run(read).metrics_json() == expected
+    assert loaded.session.metrics_json() == expected
     if cache == "1":  # what the readers sent back is cached in the right places
-        again = begin_read(run).finish()
+        again = read_through_the_door(run)
         assert again.cache_hits == len(task_cache.TaskCache(run).entries) == len(plain.entries)
         assert view(again) == view(plain)
 
@@ -94,7 +101,7 @@ def test_a_small_run_stays_in_one_process(
 ) -> None:
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     run, _ = padded_run(tmp_path)  # 1.4 MB: far below PARALLEL_BYTES
-    assert view(begin_read(run).finish()) == view(read_run(run))
+    assert view(read_through_the_door(run)) == view(read_run(run))
     assert pools == []
 
 
@@ -150,8 +157,8 @@ def test_a_long_listing_starts_its_readers_from_the_fork_server(
 
     monkeypatch.setattr(parallel.EntryLoad, "_start_pool", spy)
     run, _ = padded_run(tmp_path)
-    read = begin_read(run).finish()
+    loaded = read_through_the_door(run)
 
     assert parents, "no reader processes started"
     assert os.getpid() not in parents, "the readers were forked from this process"
-    assert view(read) == view(read_run(run))
+    assert view(loaded) == view(read_run(run))

@@ -13,8 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.loading.reading import begin_read
-from inspector.session import score_run
+from inspector.loading import Loaded, read
 from tests.conftest import conformance_run
 from tests.loading.helpers import settle_time_stamps
 
@@ -40,11 +39,11 @@ def test_reader_processes_reuse_their_read_buffers(
     pages = sum(result.stat().st_size for result in results) // 4096
 
     before = faults_of_children()
-    read = begin_read(run).finish()  # 120 MB: two reader processes (by bytes)
+    loaded = read(run)  # 120 MB: two reader processes (by bytes)
     faults = faults_of_children() - before
 
     expected = (conformance_run(SOURCE) / "metrics.json").read_text()
-    assert score_run(read).metrics_json() == expected
+    assert isinstance(loaded, Loaded) and loaded.session.metrics_json() == expected
     assert faults > 0, "no reader process was used"
     # A fresh buffer for every file: a fault per page read (about 31,000 here); reused:
     # the first files' pages and the readers' own start (a few thousand).

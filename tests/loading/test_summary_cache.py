@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from inspector.loading import many as summary_cache
+from inspector.loading import runs_under
 from inspector.results.discover import find_runs
 from tests.loading.helpers import count_summaries, settle_time_stamps
 from tests.results_root import MICRO, PASS, make_results_root
@@ -31,15 +32,15 @@ def reads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
 def test_an_unchanged_root_is_listed_from_the_cache_as_it_is_read(
     root: Path, reads: list[str]
 ) -> None:
-    first = summary_cache.runs_under(root)
+    first = runs_under(root)
     assert len(reads) == len(first) == 9
     reads.clear()
-    assert summary_cache.runs_under(root) == first == find_runs(root)
+    assert runs_under(root) == first == find_runs(root)
     assert reads == []
 
 
 def test_an_edit_in_place_keeping_size_and_time_is_seen(root: Path, reads: list[str]) -> None:
-    summary_cache.runs_under(root)
+    runs_under(root)
     metrics = root / PASS / "metrics.json"
     before = os.stat(metrics)
     text = metrics.read_bytes()
@@ -51,21 +52,21 @@ def test_an_edit_in_place_keeping_size_and_time_is_seen(root: Path, reads: list[
     assert os.stat(metrics).st_size == before.st_size
     settle_time_stamps()
     reads.clear()
-    listed = summary_cache.runs_under(root)
+    listed = runs_under(root)
     assert reads == [PASS]
     assert listed == find_runs(root)
     assert next(r for r in listed if r.relative == PASS).headline_value == 0.111111111111111
 
 
 def test_new_and_removed_runs_and_task_folders(root: Path, reads: list[str]) -> None:
-    summary_cache.runs_under(root)
+    runs_under(root)
     shutil.rmtree(root / MICRO)
     shutil.copytree(root / PASS, root / "more" / "k3_pass")
     task = next((root / PASS / "details" / "normal").iterdir())
     shutil.rmtree(task)
     settle_time_stamps()
     reads.clear()
-    listed = summary_cache.runs_under(root)
+    listed = runs_under(root)
     assert reads == ["more/k3_pass"]
     assert listed == find_runs(root)
     assert MICRO not in {run.relative for run in listed}
@@ -84,10 +85,10 @@ def test_a_file_written_as_it_is_listed_is_not_kept(
         return counted(path, relative)
 
     monkeypatch.setattr(summary_cache, "summarize_run", written_meanwhile)
-    summary_cache.runs_under(root)
+    runs_under(root)
     first[0] = False
     reads.clear()
-    summary_cache.runs_under(root)
+    runs_under(root)
     assert reads == [PASS]
 
 
@@ -95,14 +96,14 @@ def test_without_the_cache_every_run_is_read(
     root: Path, reads: list[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
-    summary_cache.runs_under(root)
-    summary_cache.runs_under(root)
+    runs_under(root)
+    runs_under(root)
     assert len(reads) == 18
 
 
 def test_a_malformed_cache_file_is_a_miss(root: Path, reads: list[str]) -> None:
-    first = summary_cache.runs_under(root)
+    first = runs_under(root)
     summary_cache.cache_file(root).write_bytes(b"\x00not marshal")
     reads.clear()
-    assert summary_cache.runs_under(root) == first
+    assert runs_under(root) == first
     assert len(reads) == 9

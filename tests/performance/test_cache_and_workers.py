@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
+from inspector.loading import Loaded, read, start_app, stop_app
 from inspector.loading import readers as parallel
 from inspector.loading import tasks as task_cache
-from inspector.loading.reading import begin_read
 from inspector.loading.tasks import entry_record
 from inspector.results.reader import Run, read_run
-from inspector.session import score_run
+from inspector.session import Session, score_run
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 from tests.loading.helpers import settle_time_stamps
 
@@ -28,20 +28,29 @@ RUNS = [
 ] + conformance_runs()
 
 
-def loaded(path: Path, shared: bool = False) -> Run:
-    """The run as the one door reads it: task cache, reader processes (forked by a
-    single-threaded caller, or the app's shared ones)."""
-    return begin_read(path, shared=shared).finish()
+def loaded(path: Path, shared: bool = False) -> Session:
+    """The run as the one door reads and scores it: task cache, reader processes (forked
+    by a single-threaded caller, or, ``shared``, the app's shared ones)."""
+    if shared:
+        start_app()
+    try:
+        got = read(path)
+    finally:
+        if shared:
+            stop_app()
+    assert isinstance(got, Loaded)
+    return got.session
 
 
-def entries_view(run: Run) -> list[tuple]:
+def entries_view(read: Run | Session) -> list[tuple]:  # type: ignore[type-arg]
+    run = read.run if isinstance(read, Session) else read
     return [entry_record(e) for e in run.entries] + [
         tuple((p.path, p.message, p.blocking) for p in run.problems)
     ]
 
 
-def report(run: Run) -> str:
-    session = score_run(run)
+def report(read: Run | Session) -> str:
+    session = read if isinstance(read, Session) else score_run(read)
     return session.metrics_json() if session.recomputation else f"refused: {session.refusal}"
 
 
@@ -89,7 +98,7 @@ def test_same_result_with_cache_and_workers(
     cache = task_cache.TaskCache(run)
     assert cache.entries, "the cache was not written"
     served = loaded(run, threaded)
-    assert served.cache_hits == len(cache.entries)
+    assert served.run.cache_hits == len(cache.entries)
     assert entries_view(served) == baseline_entries  # served from the cache
     assert report(loaded(run, threaded)) == baseline_report
 
@@ -125,7 +134,7 @@ def test_cache_is_invalidated_by_changes(
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     source = conformance_run("e2e_k1_micro")
     run = _copy(source, tmp_path)
-    first = score_run(loaded(run, threaded))
+    first = loaded(run, threaded)
     assert first.recomputation is not None
     base_total = first.recomputation.report.series[0].counts.total
 
@@ -143,7 +152,7 @@ def test_cache_is_invalidated_by_changes(
     # Remove a task folder: the count drops by one, with and without the cache.
     victim = next(run.glob("details/error/*"))
     shutil.rmtree(victim)
-    session = score_run(loaded(run, threaded))
+    session = loaded(run, threaded)
     assert session.recomputation is not None
     assert session.recomputation.report.series[0].counts.total == base_total - 1
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
@@ -167,21 +176,22 @@ def test_read_started_early_and_finished_in_a_thread(
     thread later (without reading there itself): the same entries."""
     import threading
 
-    from inspector.loading.reading import begin_read
+    from inspector.loading import prepare_app
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     run = max(RUNS, key=lambda p: sum(1 for _ in p.glob("details/*/*/task.json")))
     expected = entries_view(read_run(run))
-    pending = begin_read(run)
-    assert pending.load.futures, "no worker processes were started"
+    early = prepare_app([run])
+    assert early is not None and early.pending is not None, "the read was not started early"
+    assert early.pending.load.futures, "no worker processes were started"
     box: list = []
-    thread = threading.Thread(target=lambda: box.append(pending.finish()))
+    thread = threading.Thread(target=lambda: box.append(read(run, early=early)))
     thread.start()
     thread.join()
     finished = box[0]
-    assert [entry_record(e) for e in finished.entries] + [
-        tuple((p.path, p.message, p.blocking) for p in finished.problems)
-    ] == expected
+    assert isinstance(finished, Loaded)
+    assert entries_view(finished.session) == expected
+    assert not any(early.pending.load.futures), "the early read's chunks were not taken"
 
 
 @pytest.mark.parametrize("run", RUNS, ids=[p.name for p in RUNS])
@@ -191,7 +201,6 @@ def test_reductions_made_while_reading_are_the_same(
     """The app reduces tasks as their chunks arrive (ReductionStream): the recomputation
     is the same as scoring after reading, and the stream is really used when it can be."""
     from inspector.engine import recomputation as recomputation_module
-    from inspector.loading.reading import begin_read, finish_and_score
 
     monkeypatch.setenv("INSPECTOR_CACHE", "0")
     expected = score_run(read_run(run))
@@ -203,7 +212,7 @@ def test_reductions_made_while_reading_are_the_same(
         return original(*args, **kwargs)
 
     monkeypatch.setattr(recomputation_module, "reduce_tasks", spy)
-    session = finish_and_score(begin_read(run))
+    session = loaded(run)
     assert session.refusal == expected.refusal
     if expected.recomputation is None:
         assert session.recomputation is None
@@ -270,4 +279,4 @@ def test_cached_folders_checked_half_in_a_forked_child(
     again = loaded(run)
     assert forked and all(forked), "the check was not split with a forked child"
     assert report(again) == expected
-    assert again.cache_hits == len(again.entries) - 2
+    assert again.run.cache_hits == len(again.run.entries) - 2
