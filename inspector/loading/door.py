@@ -1,13 +1,15 @@
 """How a run is opened behind the door (:mod:`inspector.loading`): the store's answer for an
 unchanged run, else the run read (unchanged task folders from the store, the rest by reader
-processes), scored while it is read, and kept in the store. What happens is reported as
-events (named tuples: cheap to define in a module every command imports).
+processes), scored while it is read, and kept in the store (each folder read as its
+record, its files' keys packed). What happens is reported as events (named tuples: cheap
+to define in a module every command imports).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
+import operator
 import os
 import threading
 import time
@@ -16,8 +18,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from inspector.loading import reports
-from inspector.loading.records import Outputs, Refusal
+from inspector.loading.index import HEAD, RECORD
+from inspector.loading.records import (
+    AttemptRec,
+    EntryRec,
+    Outputs,
+    Refusal,
+    TaskRec,
+    issue_rec,
+    problem_rec,
+)
 from inspector.overrides import Overrides
+from inspector.results.layout import AttemptDirs
 from inspector.results.problems import RunReadError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -302,3 +314,82 @@ def paused() -> Iterator[None]:
         gc.freeze()
         if enabled:
             gc.enable()
+
+
+def entry_record(entry: Any) -> EntryRec:
+    """A TaskEntry as its record (as a reader process sends it, and the store keeps it)."""
+    record = entry.record
+    rec = None
+    if record is not None:
+        rec = TaskRec(
+            record.task_id,
+            record.category,
+            record.plan_k,
+            record.plan_strategy,
+            tuple(
+                [
+                    AttemptRec(
+                        a.index,
+                        a.status,
+                        dict(a.metrics),
+                        tuple([issue_rec(i) for i in a.issues]),  # type: ignore[misc]
+                        dict(a.scoring_artifacts),
+                    )
+                    for a in record.attempts.values()
+                ]
+            ),
+            dict(record.retry_counts),
+            record.source,
+        )
+    dirs = entry.attempt_dirs
+    numbers = dirs.numbers if type(dirs) is AttemptDirs else None
+    return EntryRec(
+        entry.task_id,
+        entry.folder,
+        entry.state,
+        entry.published,
+        rec,
+        numbers,
+        None if numbers is not None else dict(dirs),
+        tuple([problem_rec(p) for p in entry.problems]),
+        entry.schema_version,
+    )
+
+
+class ReadKeys:
+    """The folders taken from the store or read, as columns: each one's entry, where it is
+    found first, whether it was taken, and its packed keys, one folder after another in
+    one buffer after :data:`~index.HEAD` bytes of room for the run-level files' (the
+    run's index is made from it in place when every folder was read: :func:`~index.take`)."""
+
+    def __init__(self) -> None:
+        self.entries: list[Any] = []
+        self.firsts: list[str] = []
+        self.taken = bytearray()  # 1: taken from the store
+        self.stats = bytearray(HEAD)
+
+    def add(self, entry: Any, first: str, packed: bytes, taken: bool = False) -> None:
+        self.entries.append(entry)
+        self.firsts.append(first)
+        self.taken.append(taken)
+        self.stats += packed
+
+    def in_order(self, entries: list[Any]) -> bytearray | None:
+        """The buffer, when ``entries`` are exactly the folders added, in that order."""
+        mine = self.entries
+        if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
+            return None
+        return self.stats
+
+    def rows(self) -> Iterator[tuple[Any, str, int, slice]]:
+        """Each folder's entry, where it is found first, whether it was taken from the
+        store, and where its keys are in the buffer."""
+        at = HEAD
+        for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
+            end = at + RECORD * (2 + len(entry.attempt_dirs))
+            yield entry, first, taken, slice(at, end)
+            at = end
+
+    def by_folder(self) -> dict[str, bytes | None]:
+        """Each folder's packed keys, by its folder (when not every folder was read)."""
+        return {row[0].folder: bytes(self.stats[row[3]]) for row in self.rows()}

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from inspector.loading import tasks as task_store
+from inspector.loading.door import entry_record
 from inspector.loading.index import Checked, Signature, packed_signature, signature
 from inspector.loading.processes import (
     end_pool,
@@ -39,7 +40,6 @@ from inspector.loading.processes import (
 from inspector.loading.records import ENCODER, EntryRec, decoder, task_entry
 from inspector.loading.store import ABSENT, Stat
 from inspector.loading.store import enabled as store_enabled
-from inspector.loading.tasks import entry_record
 from inspector.results.file_io import stat_key
 from inspector.results.layout import AttemptDirs, StateName
 from inspector.results.quick import read_plain_task

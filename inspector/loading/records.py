@@ -85,21 +85,6 @@ class KeptEntry(msgspec.Struct, **OPTIONS):
     entry: EntryRec
 
 
-class TaskStore(msgspec.Struct, **OPTIONS):
-    """A run's task store (or its delta: a folder gone or no longer kept is None)."""
-
-    root: str
-    entries: dict[str, KeptEntry | None]
-
-
-class RawStore(msgspec.Struct, **OPTIONS):
-    """A task store as it is read: each folder's entry still msgpack (nil: None), decoded
-    one at a time when looked up (the whole decoded at once is millions of objects)."""
-
-    root: str
-    entries: dict[str, msgspec.Raw]
-
-
 class EntryHead(msgspec.Struct, **OPTIONS):
     """What of an :class:`EntryRec` says whether it may be used (its record not decoded)."""
 

@@ -243,7 +243,7 @@ def store_snapshot(
     record = Report(
         os.path.realpath(run_root), snapshot, outputs, answers, tables, refused, records
     )
-    stores.write_streamed(store_file(run_root), lambda: stores.report_pieces(record))
+    stores.write_streamed(store_file(run_root), lambda: report_pieces(record))
 
 
 def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value: Any) -> None:
@@ -331,3 +331,38 @@ def _run_level(run: Run, probs: list[Any]) -> RunLevel | None:
         run.stored_summary,
         tuple(problems[:level]),
     )
+
+
+def bin_header(size: int) -> bytes:
+    """msgpack's header of ``size`` bytes, and of a map of ``count`` pairs below (their
+    shortest forms, as msgspec writes them)."""
+    if size < 1 << 8:
+        return b"\xc4" + size.to_bytes(1, "big")
+    if size < 1 << 16:
+        return b"\xc5" + size.to_bytes(2, "big")
+    return b"\xc6" + size.to_bytes(4, "big")
+
+
+def map_header(count: int) -> bytes:
+    if count < 16:
+        return bytes([0x80 | count])
+    if count < 1 << 16:
+        return b"\xde" + count.to_bytes(2, "big")
+    return b"\xdf" + count.to_bytes(4, "big")
+
+
+def report_pieces(record: Any) -> Iterator[bytes]:
+    """A ``records.Report`` encoded in pieces, as ``ENCODER.encode(record)`` would, its
+    index's stats and score tables as they are (not copied into one string)."""
+    index = record.index
+    yield b"\x97" + ENCODER.encode(record.root)
+    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
+    yield bin_header(len(index.stats))
+    yield index.stats
+    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
+    yield map_header(len(record.tables))
+    for name, table in record.tables.items():  # each a msgspec.Raw: as it is, not copied
+        yield ENCODER.encode(name)
+        yield table
+    yield ENCODER.encode(record.refused)
+    yield ENCODER.encode(record.records)

@@ -16,12 +16,12 @@ import pytest
 
 from inspector.loading import readers as parallel
 from inspector.loading import tasks as task_cache
+from inspector.loading.door import entry_record
 from inspector.loading.reading import begin_read
-from inspector.loading.tasks import entry_record
 from inspector.results.reader import Run, read_run
 from inspector.session import score_run
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
-from tests.loading.helpers import settle_time_stamps
+from tests.loading.helpers import settle_time_stamps, stored_entries
 
 RUNS = [
     p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()
@@ -86,10 +86,10 @@ def test_same_result_with_cache_and_workers(
 
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     assert entries_view(loaded(run, threaded)) == baseline_entries  # fills the cache
-    cache = task_cache.TaskCache(run)
-    assert cache.entries, "the cache was not written"
+    stored = stored_entries(run)
+    assert stored, "the cache was not written"
     served = loaded(run, threaded)
-    assert served.cache_hits == len(cache.entries)
+    assert served.cache_hits == len(stored)
     assert entries_view(served) == baseline_entries  # served from the cache
     assert report(loaded(run, threaded)) == baseline_report
 
