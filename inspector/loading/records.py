@@ -279,11 +279,12 @@ class Table(msgspec.Struct, array_like=True, gc=False):
 
 class Index(msgspec.Struct, **OPTIONS):
     """The files a report was computed from: a digest of the task folder listing, each
-    entry's attempt numbers (-1: ``running/``) and the :data:`Stat` of every file, packed."""
+    entry's attempt numbers (-1: ``running/``) and the :data:`Stat` of every file, packed
+    (as read from the store: a view of the file's bytes, not a copy: 240 MB at 1M tasks)."""
 
     listing: bytes
     attempts: tuple[tuple[int, ...] | int, ...]
-    stats: bytes
+    stats: memoryview
 
 
 class Refusal(msgspec.Struct, **OPTIONS):

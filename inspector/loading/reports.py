@@ -109,8 +109,11 @@ def peek(run_root: Path, key: str | None) -> Outputs | None:
 def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[str, Any]]:
     """The last report under ``key`` NOT checked against the run's files (the app's first
     preview): its outputs, or the line saying why the run could not be scored, and the
-    further answers kept beside it; ``(None, {})`` when none is kept."""
+    further answers kept beside it; ``(None, {})`` when none is kept. The store is not
+    kept loaded after (:data:`_last`: in the app, while the run is read)."""
+    global _last
     found = _load(run_root) if key is not None and stores.enabled() else None
+    _last = (None, None)
     if found is None or key is None:
         return None, {}
     outputs = found.outputs.get(key)
@@ -127,8 +130,12 @@ def _lookup_in(
     on_changes: Callable[[snapshots.Checked], None] | None = None,
 ) -> Any | None:
     """:func:`lookup` in the cache ``folder`` (None: the user's); ``on_changes`` gets
-    what a check that found changed files found."""
+    what a check that found changed files found. A reader process (``folder`` given)
+    keeps nothing of the store after (:data:`_last`: the whole file's bytes)."""
+    global _last
     found = _checked(run_root, folder, key, on_changes)
+    if folder is not None:
+        _last = (None, None)
     for kept in (
         () if found is None else (found.outputs, found.refused, found.answers, found.records)
     ):

@@ -398,3 +398,27 @@ def test_a_warm_look_up_holds_a_piece_of_the_task_store_not_its_file(
         tracemalloc.stop()
     assert missing == [] and cache.hits == len(entries) == 2000
     assert peak - held < size / 5, (peak - held, size)
+
+
+def test_the_report_store_is_not_kept_loaded_after_a_preview_or_a_readers_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The report store's file (its score tables and its index's keys: 310 MB at 1M tasks)
+    is taken apart without copying the keys (a view of the file's bytes), and is not kept
+    loaded after the app's unchecked preview (it was, while the run was read: the app's
+    memory) nor in a reader process after its check (it was, for the app's life)."""
+    from inspector.loading import reports
+
+    run = copy_run(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert isinstance(loading.read(run), loading.Loaded)
+    key = reports.key_for(None, "outputs")
+    kept = reports._load(run)
+    assert kept is not None and type(kept.index.stats) is memoryview
+    assert reports._last[1] is kept
+    outputs, _ = reports.last(run, key)
+    assert outputs is not None and reports._last == (None, None)
+    assert reports._lookup_in(store.runs_dir(), run, key) == outputs  # as a reader does
+    assert reports._last == (None, None)
+    assert reports._lookup_in(None, run, key) == outputs  # in the caller: kept for its store
+    assert reports._last[1] is not None
