@@ -371,6 +371,8 @@ def _overridden(
 def _covers(places: Places, candidates: Sequence[tuple[str, str]]) -> Any:
     """:meth:`Places.covers` by position, asked in any order (:meth:`Places.span` walks
     every position in order: each one's start is kept as it is walked)."""
+    if places.checked is None:
+        return lambda position, asked: False  # no check: nothing is covered
     starts = array("q")
 
     def covers(position: int, asked: tuple[str, Any, bytes]) -> bool:
