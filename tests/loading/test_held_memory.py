@@ -127,23 +127,31 @@ def alike_run(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _read_traced(run: Path) -> tuple[float, float, int]:
     """Bytes held once the run is read, the peak while it was (both above what was
     allocated before), and its tasks."""
-    import gc
 
     with pytest.MonkeyPatch.context() as patch:  # imports and lasting caches are not held
         patch.setenv("INSPECTOR_CACHE", "0")
         assert isinstance(loading.read(run), loading.Loaded)
+    result, held, peak = _traced(lambda: loading.read(run))
+    assert isinstance(result, loading.Loaded) and result.session.recomputation is not None
+    return held, peak, len(result.session.run.entries)
+
+
+def _traced(call: Any) -> tuple[Any, int, int]:
+    """What ``call()`` gives, the bytes held after it (collected) and its peak, both above
+    what was allocated before."""
+    import gc
+
     gc.collect()
     tracemalloc.start()
     try:
         before = tracemalloc.get_traced_memory()[0]
         tracemalloc.reset_peak()
-        result = loading.read(run)
+        result = call()
         gc.collect()
         held, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert isinstance(result, loading.Loaded) and result.session.recomputation is not None
-    return held - before, peak - before, len(result.session.run.entries)
+    return result, held - before, peak - before
 
 
 def test_a_read_run_holds_under_1400_bytes_a_task(
@@ -368,7 +376,6 @@ def test_a_warm_look_up_holds_a_piece_of_the_task_store_not_its_file(
     (0.06-0.14 times it at 2,000 tasks; the whole file and a view of it per folder
     before: 1.04-1.07 times it). Either with what the report store's check found (every
     folder taken as it is read) or without (checked a block of folders at a time)."""
-    import gc
 
     from inspector.loading import reports, tasks
     from inspector.results.reader import list_run
@@ -385,17 +392,9 @@ def test_a_warm_look_up_holds_a_piece_of_the_task_store_not_its_file(
         assert found is not None and not found.changed
     listed = list_run(alike_run)
     entries: list[Any] = [None] * len(listed.candidates)
-    gc.collect()
-    tracemalloc.start()
-    try:
-        before = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        cache = tasks.TaskCache(alike_run)
-        missing = cache.look_up(entries, listed.candidates, listed.first_location, found, False)
-        gc.collect()
-        held, peak = (m - before for m in tracemalloc.get_traced_memory())
-    finally:
-        tracemalloc.stop()
+    cache = tasks.TaskCache(alike_run)
+    args = (entries, listed.candidates, listed.first_location, found, False)
+    missing, held, peak = _traced(lambda: cache.look_up(*args))
     assert missing == [] and cache.hits == len(entries) == 2000
     assert peak - held < size / 5, (peak - held, size)
 
