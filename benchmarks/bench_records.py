@@ -45,7 +45,7 @@ def main() -> None:
     import os
 
     os.environ["INSPECTOR_CACHE"] = "0"
-    from inspector.loading import records, tasks
+    from inspector.loading import door, records
     from inspector.results.reader import read_run
 
     entries = read_run(Path(args.run)).entries
@@ -65,7 +65,7 @@ def main() -> None:
     entries_decoder = records.decoder(list[records.EntryRec])
 
     def msgspec_encode(items: list[Any]) -> bytes:
-        return bytes(records.ENCODER.encode([tasks.entry_record(e) for e in items]))
+        return bytes(records.ENCODER.encode([door.entry_record(e) for e in items]))
 
     def msgspec_decode(raw: bytes) -> list[Any]:
         return [records.task_entry(rec) for rec in entries_decoder.decode(raw)]

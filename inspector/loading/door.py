@@ -1,7 +1,8 @@
 """How a run is opened behind the door (:mod:`inspector.loading`): the store's answer for an
 unchanged run, else the run read (unchanged task folders from the store, the rest by reader
-processes), scored while it is read, and kept in the store. What happens is reported as
-events (named tuples: cheap to define in a module every command imports).
+processes), scored while it is read, and kept in the store (each folder read as its
+record, its files' keys packed). What happens is reported as events (named tuples: cheap
+to define in a module every command imports).
 """
 
 from __future__ import annotations
@@ -281,7 +282,9 @@ def _read(
         snapshot = take(session.run) if key is not None else None
         table = None
         if made.refusal is None and made.session is session and whole:
-            table = reports.table_of(session)
+            from inspector.loading.reopen import table_of
+
+            table = table_of(session)
         if kept is not None:
             reports.store_snapshot(session.run.path, snapshot, key, kept, table, extra)
     return loaded

@@ -33,9 +33,9 @@ from inspector.loading.processes import (
 )
 from inspector.loading.records import (
     ENCODER,
-    RootAnswers,
-    Summaries,
-    Summary,
+    OPTIONS,
+    ProblemRec,
+    Stat,
     decoded,
     load_problem,
     problem_rec,
@@ -48,6 +48,37 @@ from inspector.results.discover import (
     summarize_run,
     task_counts,
 )
+
+
+class RootAnswers(msgspec.Struct, **OPTIONS):
+    """Answers about a results root, each under a question naming every input it was
+    computed from (the plan and each run's :func:`~inspector.loading.state`)."""
+
+    root: str
+    records: dict[str, msgspec.Raw]
+
+
+class Summary(msgspec.Struct, **OPTIONS):
+    """A run's line in its root's runs list, from its run-level files (``keys``)."""
+
+    keys: tuple[Stat, ...]
+    run_id: str
+    model: str | None
+    benchmark: str | None
+    harness: str | None
+    k: int | None
+    strategy: str | None
+    status: str | None
+    started_at: str | None
+    finished_at: str | None
+    headline_series_id: str | None
+    headline_value: float | int | None
+    headline_is_reference: bool
+    problems: tuple[ProblemRec, ...]
+
+
+class Summaries(msgspec.Struct, **OPTIONS):  # a root's runs list
+    runs: dict[str, Summary]
 
 
 def map_in_processes(

@@ -35,10 +35,9 @@ from inspector.loading.processes import (
     shutdown_shared_pool,
     workers,
 )
-from inspector.loading.records import ENCODER, EntryRec, decoder, task_entry
+from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
 from inspector.loading.store import ABSENT, Stat
 from inspector.loading.store import enabled as store_enabled
-from inspector.loading.tasks import entry_record
 from inspector.results.file_io import stat_key
 from inspector.results.layout import AttemptDirs, StateName
 from inspector.results.quick import read_plain_task

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from inspector.results.layout import AttemptDirs
+
 OPTIONS: dict[str, Any] = {"array_like": True, "frozen": True, "gc": False}
 Observation = bool | int | float
 Stat = tuple[int, int, int, int, int, int]
@@ -85,21 +87,6 @@ class KeptEntry(msgspec.Struct, **OPTIONS):
     entry: EntryRec
 
 
-class TaskStore(msgspec.Struct, **OPTIONS):
-    """A run's task store (or its delta: a folder gone or no longer kept is None)."""
-
-    root: str
-    entries: dict[str, KeptEntry | None]
-
-
-class RawStore(msgspec.Struct, **OPTIONS):
-    """A task store as it is read: each folder's entry still msgpack (nil: None), decoded
-    one at a time when looked up (the whole decoded at once is millions of objects)."""
-
-    root: str
-    entries: dict[str, msgspec.Raw]
-
-
 class EntryHead(msgspec.Struct, **OPTIONS):
     """What of an :class:`EntryRec` says whether it may be used (its record not decoded)."""
 
@@ -159,7 +146,6 @@ def task_entry(rec: EntryRec, folder: str | None = None) -> Any:
         TaskRecord,
         alike_attempts,
     )
-    from inspector.results.layout import AttemptDirs
     from inspector.results.problems import LoadProblem
     from inspector.results.tasks import TaskEntry
 
@@ -294,11 +280,12 @@ class Table(msgspec.Struct, array_like=True, gc=False):
 
 class Index(msgspec.Struct, **OPTIONS):
     """The files a report was computed from: a digest of the task folder listing, each
-    entry's attempt numbers (-1: ``running/``) and the :data:`Stat` of every file, packed."""
+    entry's attempt numbers (-1: ``running/``) and the :data:`Stat` of every file, packed
+    (as read from the store: a view of the file's bytes, not a copy: 240 MB at 1M tasks)."""
 
     listing: bytes
     attempts: tuple[tuple[int, ...] | int, ...]
-    stats: bytes
+    stats: memoryview
 
 
 class Refusal(msgspec.Struct, **OPTIONS):
@@ -333,44 +320,6 @@ class Report(msgspec.Struct, **OPTIONS):
     facts), each encoded from its caller's typed record and decoded by that type."""
 
 
-class RootAnswers(msgspec.Struct, **OPTIONS):
-    """Answers about a results root, each under a question naming every input it was
-    computed from (the plan and each run's :func:`~inspector.loading.state`)."""
-
-    root: str
-    records: dict[str, msgspec.Raw]
-
-
-class Summary(msgspec.Struct, **OPTIONS):
-    """A run's line in its root's runs list, from its run-level files (``keys``)."""
-
-    keys: tuple[Stat, ...]
-    run_id: str
-    model: str | None
-    benchmark: str | None
-    harness: str | None
-    k: int | None
-    strategy: str | None
-    status: str | None
-    started_at: str | None
-    finished_at: str | None
-    headline_series_id: str | None
-    headline_value: float | int | None
-    headline_is_reference: bool
-    problems: tuple[ProblemRec, ...]
-
-
-class MirrorIndex(msgspec.Struct, **OPTIONS):
-    """A remote run's mirror: each object's version (ETag, generation…) and size."""
-
-    url: str
-    objects: dict[str, tuple[str | None, int]]
-
-
-class Summaries(msgspec.Struct, **OPTIONS):  # a root's runs list
-    runs: dict[str, Summary]
-
-
 def problem_rec(p: Any) -> ProblemRec:
     return ProblemRec(p.path, p.message, p.rule, p.blocking)
 
@@ -379,6 +328,46 @@ def load_problem(p: ProblemRec) -> Any:
     from inspector.results.problems import LoadProblem
 
     return LoadProblem(p.path, p.message, p.rule, p.blocking)
+
+
+def entry_record(entry: Any) -> EntryRec:
+    """A TaskEntry as its record (as a reader process sends it, and the store keeps it)."""
+    record = entry.record
+    rec = None
+    if record is not None:
+        rec = TaskRec(
+            record.task_id,
+            record.category,
+            record.plan_k,
+            record.plan_strategy,
+            tuple(
+                [
+                    AttemptRec(
+                        a.index,
+                        a.status,
+                        dict(a.metrics),
+                        tuple([issue_rec(i) for i in a.issues]),  # type: ignore[misc]
+                        dict(a.scoring_artifacts),
+                    )
+                    for a in record.attempts.values()
+                ]
+            ),
+            dict(record.retry_counts),
+            record.source,
+        )
+    dirs = entry.attempt_dirs
+    numbers = dirs.numbers if type(dirs) is AttemptDirs else None
+    return EntryRec(
+        entry.task_id,
+        entry.folder,
+        entry.state,
+        entry.published,
+        rec,
+        numbers,
+        None if numbers is not None else dict(dirs),
+        tuple([problem_rec(p) for p in entry.problems]),
+        entry.schema_version,
+    )
 
 
 ENCODER = msgspec.msgpack.Encoder()

@@ -19,8 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 from inspector.loading import store
-from inspector.loading.records import MirrorIndex
+from inspector.loading.records import OPTIONS
 from inspector.loading.store import cache_root, make_folder, trusted
 from inspector.results.problems import RunReadError
 
@@ -32,6 +34,13 @@ MiB = 1024**2
 NAME_MAX = 255  # bytes in one file name (Linux, macOS, Windows: the usual limit)
 NOT_YOURS = "the cache folder to mirror it in is not only yours (see the warning above)"
 KEY_MAX = 3072  # bytes in a key: a local path (PATH_MAX 4096) also holds the cache folder
+
+
+class MirrorIndex(msgspec.Struct, **OPTIONS):
+    """A remote run's mirror: each object's version (ETag, generation…) and size."""
+
+    url: str
+    objects: dict[str, tuple[str | None, int]]
 
 
 def _limit(name: str, default_mb: int) -> int:

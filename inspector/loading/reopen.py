@@ -1,5 +1,5 @@
 """Reopening a run after a few task folders changed: its report from its score table
-(:func:`~inspector.loading.reports.table_of`), only the changed folders read again and
+(:func:`table_of`), only the changed folders read again and
 reduced, the rest taken from the table's rows, aggregated by the engine and kept with the
 new index and table. Only when that is exactly what reading everything would give (the
 run-level files unchanged, no benchmark formula over the attempts, no folder changing which
@@ -26,7 +26,17 @@ from inspector.engine.recomputation import check_plans, standard_report
 from inspector.engine.report import dumps_metrics_json, validate_report
 from inspector.loading import index as snapshots
 from inspector.loading import reports
-from inspector.loading.records import Index, Outputs, RunLevel, Table, load_problem
+from inspector.loading.records import (
+    Column,
+    Index,
+    Outputs,
+    ProblemRec,
+    RunLevel,
+    Table,
+    decoded,
+    load_problem,
+    problem_rec,
+)
 from inspector.results.layout import TASK_STATES
 from inspector.results.listing import RUN_FILES
 from inspector.results.problems import LoadProblem
@@ -37,6 +47,7 @@ from inspector.results.validate import BUILTIN_STRATEGIES
 
 if TYPE_CHECKING:  # pragma: no cover
     from inspector.overrides import Overrides
+    from inspector.session import Session
 
 
 def answer(
@@ -56,7 +67,7 @@ def answer(
     changed = _changed_entries(starts, checked.changed, count)
     if changed is None:
         return None
-    table = reports.table_in(checked.tables, key, count)
+    table = table_in(checked.tables, key, count)
     if table is None:
         return None
     root = Path(os.path.abspath(path))
@@ -93,9 +104,9 @@ def answer(
     for i, (entry, _) in fresh.items():  # the rows of the folders read again
         j = at.get(i)
         if j is None:
-            reports.set_row(table, i, entry)
+            set_row(table, i, entry)
         else:
-            reports.set_row(table, i, entry, keys[j], [outcomes[s][j] for s in table.series])
+            set_row(table, i, entry, keys[j], [outcomes[s][j] for s in table.series])
     problems = list(run.problems)
     problems += [LoadProblem(*p) for p in listing_problems]
     # In folder order: the folders with problems (few) and those read again.
@@ -124,7 +135,7 @@ def answer(
 
 
 def _level_run(root: Path, level: RunLevel) -> Run:
-    """The run as its run-level files were read (:func:`~inspector.loading.reports.table_of`)."""
+    """The run as its run-level files were read (:func:`table_of`)."""
     run = Run(path=root, run_info=level.run_info, params=level.params, stored_metrics=level.metrics)
     run.stored_metrics_text, run.stored_summary = level.metrics_text, level.summary
     run.problems = [load_problem(p) for p in level.problems]
@@ -269,3 +280,78 @@ def _store(
     pieces.append(snapshot.stats[done:])
     new = Index(snapshot.listing, tuple(attempts), b"".join(pieces))
     reports.store_snapshot(root, new, key, outputs, table)
+
+
+def table_in(tables: Any, key: str, count: int) -> Table | None:
+    """The score table kept under ``key`` for ``count`` task folders, None when there is
+    none of that shape (a miss)."""
+    raw = tables.get(key) if tables else None
+    table = None if raw is None else decoded(Table, raw)
+    return table if table is not None and table.fits(count) else None
+
+
+def table_of(session: Session) -> Table | None:
+    """The score table of a run just read and scored with its plan as given (no derived
+    plan), or None when :func:`inspector.loading.reopen.answer` could not use one."""
+    run, rec = session.run, session.recomputation
+    if rec is None or session.refusal is not None or rec.plan.derived:
+        return None
+    if rec.plan.benchmark_id in OVERRIDES:
+        return None
+    series = tuple(rec.reductions)  # the plan's series, in order
+    entries = run.entries
+    count = sum(1 for entry in entries if entry.state != "running")
+    if any(entry.state == "running" for entry in entries[:count]):
+        return None  # not candidates then running/ folders, as the index lists them
+    empty: list[Any] = [None] * count
+    columns = [Column(empty[:], empty[:], empty[:]) for _ in series]
+    table = Table(None, series, empty[:], [False] * count, empty[:], empty[:], columns)  # type: ignore[arg-type]
+    reductions = [rec.reductions[series_id] for series_id in series]
+    tasks, keys, scored = rec.tasks, rec.category_keys, 0
+    for i, entry in enumerate(entries[:count]):
+        record = entry.record
+        if record is not None and scored < len(tasks) and tasks[scored] is record:
+            set_row(table, i, entry, keys[scored], [reduced[scored] for reduced in reductions])
+            scored += 1
+        else:
+            set_row(table, i, entry)
+    if scored != len(tasks):
+        return None
+    table.level = _run_level(run, table.probs)  # type: ignore[assignment]
+    return table if table.level is not None else None
+
+
+def set_row(table: Table, i: int, entry: Any, key: str | None = None, outcomes: Any = ()) -> None:
+    """Row ``i`` of ``table``: the task folder ``entry``, its task scored under category
+    ``key`` with ``outcomes`` (one reduction per series), or not scored (``key`` None)."""
+    record = entry.record
+    table.ids[i] = record.task_id if record is not None else None
+    table.probs[i] = tuple([problem_rec(p) for p in entry.problems])
+    table.won[i], table.cats[i] = key is not None, key
+    for column, outcome in itertools.zip_longest(table.columns, outcomes):
+        if outcome is None:
+            column.values[i] = column.states[i] = column.errors[i] = None
+        else:
+            column.values[i], column.states[i] = outcome.value, outcome.state
+            column.errors[i] = outcome.has_error
+
+
+def _run_level(run: Run, probs: list[Any]) -> RunLevel | None:
+    """What was read of the run-level files; None when the run's problems are not, in
+    order, those of the run-level files, of the listing and of the entries."""
+    if run.listing is None:
+        return None
+    tail = [ProblemRec(*p) for p in run.listing[2]] + [p for row in probs for p in row]
+    tail += [problem_rec(p) for e in run.entries if e.state == "running" for p in e.problems]
+    problems = [problem_rec(p) for p in run.problems]
+    level = len(problems) - len(tail)
+    if level < 0 or problems[level:] != tail:
+        return None
+    return RunLevel(
+        run.run_info,
+        run.params,
+        run.stored_metrics,
+        run.stored_metrics_text,
+        run.stored_summary,
+        tuple(problems[:level]),
+    )

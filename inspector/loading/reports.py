@@ -9,8 +9,8 @@ Plans given as files (``--hierarchy``, ``--contract``) are never kept.
 from __future__ import annotations
 
 import contextlib
-import itertools
 import json
+import operator
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -24,22 +24,16 @@ from inspector.loading import store as stores
 from inspector.loading.processes import in_shared_pool, preload_in_readers
 from inspector.loading.records import (
     ENCODER,
-    Column,
     Outputs,
-    ProblemRec,
     Refusal,
     Report,
-    RunLevel,
     Table,
-    decoded,
-    problem_rec,
 )
 from inspector.overrides import Overrides
 from inspector.results.file_io import stat_key
 
 if TYPE_CHECKING:  # pragma: no cover
-    from inspector.results.reader import Run
-    from inspector.session import Session
+    pass
 
 preload_in_readers(__name__)  # its lookups run in the reader processes
 
@@ -110,8 +104,11 @@ def peek(run_root: Path, key: str | None) -> Outputs | None:
 def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[str, Any]]:
     """The last report under ``key`` NOT checked against the run's files (the app's first
     preview): its outputs, or the line saying why the run could not be scored, and the
-    further answers kept beside it; ``(None, {})`` when none is kept."""
+    further answers kept beside it; ``(None, {})`` when none is kept. The store is not
+    kept loaded after (:data:`_last`: in the app, while the run is read)."""
+    global _last
     found = _load(run_root) if key is not None and stores.enabled() else None
+    _last = (None, None)
     if found is None or key is None:
         return None, {}
     outputs = found.outputs.get(key)
@@ -128,8 +125,12 @@ def _lookup_in(
     on_changes: Callable[[snapshots.Checked], None] | None = None,
 ) -> Any | None:
     """:func:`lookup` in the cache ``folder`` (None: the user's); ``on_changes`` gets
-    what a check that found changed files found."""
+    what a check that found changed files found. A reader process (``folder`` given)
+    keeps nothing of the store after (:data:`_last`: the whole file's bytes)."""
+    global _last
     found = _checked(run_root, folder, key, on_changes)
+    if folder is not None:
+        _last = (None, None)
     for kept in (
         () if found is None else (found.outputs, found.refused, found.answers, found.records)
     ):
@@ -244,7 +245,7 @@ def store_snapshot(
     record = Report(
         os.path.realpath(run_root), snapshot, outputs, answers, tables, refused, records
     )
-    stores.write_streamed(store_file(run_root), lambda: stores.report_pieces(record))
+    stores.write_streamed(store_file(run_root), lambda: report_pieces(record))
 
 
 def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value: Any) -> None:
@@ -255,78 +256,75 @@ def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value
         records[key] = msgspec.Raw(ENCODER.encode(value))
 
 
-def table_in(tables: Any, key: str, count: int) -> Table | None:
-    """The score table kept under ``key`` for ``count`` task folders, None when there is
-    none of that shape (a miss)."""
-    raw = tables.get(key) if tables else None
-    table = None if raw is None else decoded(Table, raw)
-    return table if table is not None and table.fits(count) else None
+class ReadKeys:
+    """The folders taken from the store or read, as columns: each one's entry, where it is
+    found first, whether it was taken, and its packed keys, one folder after another in
+    one buffer after :data:`~index.HEAD` bytes of room for the run-level files' (the
+    run's index is made from it in place when every folder was read: :func:`~index.take`)."""
+
+    def __init__(self) -> None:
+        self.entries: list[Any] = []
+        self.firsts: list[str] = []
+        self.taken = bytearray()  # 1: taken from the store
+        self.stats = bytearray(snapshots.HEAD)
+
+    def add(self, entry: Any, first: str, packed: bytes, taken: bool = False) -> None:
+        self.entries.append(entry)
+        self.firsts.append(first)
+        self.taken.append(taken)
+        self.stats += packed
+
+    def in_order(self, entries: list[Any]) -> bytearray | None:
+        """The buffer, when ``entries`` are exactly the folders added, in that order."""
+        mine = self.entries
+        if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
+            return None
+        return self.stats
+
+    def rows(self) -> Iterator[tuple[Any, str, int, slice]]:
+        """Each folder's entry, where it is found first, whether it was taken from the
+        store, and where its keys are in the buffer."""
+        at = snapshots.HEAD
+        for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
+            end = at + snapshots.RECORD * (2 + len(entry.attempt_dirs))
+            yield entry, first, taken, slice(at, end)
+            at = end
+
+    def by_folder(self) -> dict[str, bytes | None]:
+        """Each folder's packed keys, by its folder (when not every folder was read)."""
+        return {row[0].folder: bytes(self.stats[row[3]]) for row in self.rows()}
 
 
-def table_of(session: Session) -> Table | None:
-    """The score table of a run just read and scored with its plan as given (no derived
-    plan), or None when :func:`inspector.loading.reopen.answer` could not use one."""
-    from inspector.engine.benchmarks import OVERRIDES
-
-    run, rec = session.run, session.recomputation
-    if rec is None or session.refusal is not None or rec.plan.derived:
-        return None
-    if rec.plan.benchmark_id in OVERRIDES:
-        return None
-    series = tuple(rec.reductions)  # the plan's series, in order
-    entries = run.entries
-    count = sum(1 for entry in entries if entry.state != "running")
-    if any(entry.state == "running" for entry in entries[:count]):
-        return None  # not candidates then running/ folders, as the index lists them
-    empty: list[Any] = [None] * count
-    columns = [Column(empty[:], empty[:], empty[:]) for _ in series]
-    table = Table(None, series, empty[:], [False] * count, empty[:], empty[:], columns)  # type: ignore[arg-type]
-    reductions = [rec.reductions[series_id] for series_id in series]
-    tasks, keys, scored = rec.tasks, rec.category_keys, 0
-    for i, entry in enumerate(entries[:count]):
-        record = entry.record
-        if record is not None and scored < len(tasks) and tasks[scored] is record:
-            set_row(table, i, entry, keys[scored], [reduced[scored] for reduced in reductions])
-            scored += 1
-        else:
-            set_row(table, i, entry)
-    if scored != len(tasks):
-        return None
-    table.level = _run_level(run, table.probs)  # type: ignore[assignment]
-    return table if table.level is not None else None
+def bin_header(size: int) -> bytes:
+    """msgpack's header of ``size`` bytes, and of a map of ``count`` pairs below (their
+    shortest forms, as msgspec writes them)."""
+    if size < 1 << 8:
+        return b"\xc4" + size.to_bytes(1, "big")
+    if size < 1 << 16:
+        return b"\xc5" + size.to_bytes(2, "big")
+    return b"\xc6" + size.to_bytes(4, "big")
 
 
-def set_row(table: Table, i: int, entry: Any, key: str | None = None, outcomes: Any = ()) -> None:
-    """Row ``i`` of ``table``: the task folder ``entry``, its task scored under category
-    ``key`` with ``outcomes`` (one reduction per series), or not scored (``key`` None)."""
-    record = entry.record
-    table.ids[i] = record.task_id if record is not None else None
-    table.probs[i] = tuple([problem_rec(p) for p in entry.problems])
-    table.won[i], table.cats[i] = key is not None, key
-    for column, outcome in itertools.zip_longest(table.columns, outcomes):
-        if outcome is None:
-            column.values[i] = column.states[i] = column.errors[i] = None
-        else:
-            column.values[i], column.states[i] = outcome.value, outcome.state
-            column.errors[i] = outcome.has_error
+def map_header(count: int) -> bytes:
+    if count < 16:
+        return bytes([0x80 | count])
+    if count < 1 << 16:
+        return b"\xde" + count.to_bytes(2, "big")
+    return b"\xdf" + count.to_bytes(4, "big")
 
 
-def _run_level(run: Run, probs: list[Any]) -> RunLevel | None:
-    """What was read of the run-level files; None when the run's problems are not, in
-    order, those of the run-level files, of the listing and of the entries."""
-    if run.listing is None:
-        return None
-    tail = [ProblemRec(*p) for p in run.listing[2]] + [p for row in probs for p in row]
-    tail += [problem_rec(p) for e in run.entries if e.state == "running" for p in e.problems]
-    problems = [problem_rec(p) for p in run.problems]
-    level = len(problems) - len(tail)
-    if level < 0 or problems[level:] != tail:
-        return None
-    return RunLevel(
-        run.run_info,
-        run.params,
-        run.stored_metrics,
-        run.stored_metrics_text,
-        run.stored_summary,
-        tuple(problems[:level]),
-    )
+def report_pieces(record: Any) -> Iterator[bytes]:
+    """A ``records.Report`` encoded in pieces, as ``ENCODER.encode(record)`` would, its
+    index's stats and score tables as they are (not copied into one string)."""
+    index = record.index
+    yield b"\x97" + ENCODER.encode(record.root)
+    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
+    yield bin_header(len(index.stats))
+    yield index.stats
+    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
+    yield map_header(len(record.tables))
+    for name, table in record.tables.items():  # each a msgspec.Raw: as it is, not copied
+        yield ENCODER.encode(name)
+        yield table
+    yield ENCODER.encode(record.refused)
+    yield ENCODER.encode(record.records)

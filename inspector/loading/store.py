@@ -23,7 +23,7 @@ from typing import Any
 
 from inspector.loading.records import WARNING_PREFIX
 
-STORE_VERSION = 6
+STORE_VERSION = 7
 """The one version of everything kept: any change of a record's shape changes it."""
 MAGIC = b"inspector-store/%d\n" % STORE_VERSION
 """What every store file starts with; then the code signature and a newline."""
@@ -279,24 +279,6 @@ def _ended_while_writing(number: int, frame: Any) -> None:
 _BUFFER = 1 << 20
 
 
-def bin_header(size: int) -> bytes:
-    """msgpack's header of ``size`` bytes, and of a map of ``count`` pairs below (their
-    shortest forms, as msgspec writes them)."""
-    if size < 1 << 8:
-        return b"\xc4" + size.to_bytes(1, "big")
-    if size < 1 << 16:
-        return b"\xc5" + size.to_bytes(2, "big")
-    return b"\xc6" + size.to_bytes(4, "big")
-
-
-def map_header(count: int) -> bytes:
-    if count < 16:
-        return bytes([0x80 | count])
-    if count < 1 << 16:
-        return b"\xde" + count.to_bytes(2, "big")
-    return b"\xdf" + count.to_bytes(4, "big")
-
-
 def _write_all(handle: Any, data: bytes | bytearray) -> None:
     view = memoryview(data)
     while view:  # unbuffered: a short write is possible
@@ -316,18 +298,54 @@ def _flush(handle: Any, digest: Any, buffer: bytearray) -> None:
 def load(path: Path, kind: Any) -> Any:
     """The record of type ``kind`` in a store file, or None when it is missing, untrusted
     (:func:`trusted`, :func:`_why_not`) or not a store file of this inspector."""
+    from inspector.loading.records import decoded
+
+    opened = checked_record(path)
+    if opened is None:
+        return None
+    try:
+        with opened[0] as handle:
+            payload = handle.read(opened[1])
+    except OSError:
+        return None
+    return decoded(kind, payload)
+
+
+WINDOW = 1 << 20
+"""How much of a store file :func:`checked_record` reads at once."""
+
+
+def checked_record(path: Path) -> tuple[Any, int] | None:
+    """A store file open at its record, and the record's size, once its checksum matched
+    (read through a window at a time: a task store is never held whole; a store file is
+    replaced when written, never changed); None as :func:`load`. The caller closes it."""
     if not trusted(path.parent):
         return None
     try:
-        with open(path, "rb") as handle:
-            why = _why_not(os.fstat(handle.fileno()), "file")
-            if why is not None:
-                _refuse(path, "file", why)
-                return None
-            raw = handle.read()
+        handle = open(path, "rb")  # noqa: SIM115 - closed below or by the caller
     except OSError:
         return None
-    return unpack(raw, kind)
+    header, digest = _header(), hashlib.sha256()
+    try:
+        info = os.fstat(handle.fileno())
+        why = _why_not(info, "file")
+        if why is not None:
+            _refuse(path, "file", why)
+            raise ValueError(why)
+        size = left = info.st_size - len(header) - DIGEST
+        if size < 0 or handle.read(len(header)) != header:
+            raise ValueError("not a store file of this inspector")
+        while left > 0:
+            piece = handle.read(min(left, WINDOW))
+            digest.update(piece)
+            left -= len(piece) or left + 1  # ended early: a miss
+        if left or handle.read() != digest.digest():
+            raise ValueError("a bad checksum")
+        handle.seek(len(header))
+        return handle, size
+    except (OSError, ValueError):
+        handle.close()
+        return None
 
 
 def enabled() -> bool:
@@ -379,22 +397,3 @@ def is_racy(stat: Stat, fence_ns: int) -> bool:
         if stamp >= fence_ns - granularity:
             return True
     return False
-
-
-def report_pieces(record: Any) -> Iterator[bytes]:
-    """A ``records.Report`` encoded in pieces, as ``ENCODER.encode(record)`` would, its
-    index's stats and score tables as they are (not copied into one string)."""
-    from inspector.loading.records import ENCODER
-
-    index = record.index
-    yield b"\x97" + ENCODER.encode(record.root)
-    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
-    yield bin_header(len(index.stats))
-    yield index.stats
-    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
-    yield map_header(len(record.tables))
-    for name, table in record.tables.items():  # each a msgspec.Raw: as it is, not copied
-        yield ENCODER.encode(name)
-        yield table
-    yield ENCODER.encode(record.refused)
-    yield ENCODER.encode(record.records)

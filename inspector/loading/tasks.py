@@ -10,19 +10,18 @@ left out.
 from __future__ import annotations
 
 import contextlib
-import operator
+import itertools
 import os
 import time
-from collections.abc import Iterator, Sequence
+from array import array
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
-from inspector.loading import store
+from inspector.loading import reports, store
 from inspector.loading.index import (
-    HEAD,
-    RECORD,
     Checked,
     Places,
     Signature,
@@ -35,20 +34,15 @@ from inspector.loading.index import (
 from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     ENCODER,
-    AttemptRec,
     EntryRec,
     KeptEntry,
     KeptHead,
-    RawStore,
-    TaskRec,
-    TaskStore,
     decoded,
     decoder,
-    issue_rec,
-    problem_rec,
+    entry_record,
     task_entry,
 )
-from inspector.results.layout import AttemptDirs
+from inspector.loading.reports import ReadKeys
 from inspector.results.problems import RULE_DUPLICATE_ID
 
 NIL = msgspec.Raw(b"\xc0")
@@ -59,6 +53,8 @@ DELTA_SHARE = 8
 CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250  # the app's reader processes check from so many
 FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child from so many
 CHECK_BLOCK = 32768  # folders whose files are checked at once
+PIECE = 64
+"""Folders in a piece of a store file (about 50 KB at three attempts): read one at a time."""
 
 
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
@@ -70,18 +66,19 @@ class TaskCache:
     """Load once, look up folders, save once; never raises (a broken store is a miss).
     ``reuse`` False takes nothing from the store (what is read is still kept).
 
-    The store is loaded with each folder's entry undecoded (:class:`RawStore`); a look-up
-    decodes one folder at a time, checks it and makes its entry at once, so what is held
-    is the entries made and their packed keys, not the store decoded (millions of small
-    objects, freed among those kept). Nothing of the store is held after the look-up: a
-    save that writes it whole copies the folders taken from it out of its file again."""
+    The store file is read a piece at a time (:data:`PIECE` folders, each piece's length
+    before it), each folder's entry undecoded; a look-up decodes one folder at a time,
+    checks it and makes its entry at once, so what is held is the entries made and their
+    packed keys, not the store's file nor its folders decoded (millions of small objects,
+    freed among those kept). A save that writes it whole copies the folders taken from it
+    out of its file again."""
 
     def __init__(self, run_root: Path, *, reuse: bool = True) -> None:
         self.root = str(run_root)
         self.path = store_file(run_root)
         self.delta_path = self.path.with_name("tasks.delta")  # the folders changed since
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
-        self.entries: dict[str, msgspec.Raw] = {}  # base and delta, until looked up
+        self.reuse = reuse
         # Per folder whose keys are not packed (files of other names): its signature,
         # where AgentCompass finds it first, and its record (from the store) or entry.
         self.fresh: dict[str, tuple[Signature, str, Any]] = {}
@@ -92,14 +89,6 @@ class TaskCache:
         self.before: dict[str, bytes | None] = {}  # a stored folder not taken: its entry
         self.gone: list[str] = []  # stored folders that are no task folder now
         self.most = DELTA_MIN  # folders the delta file may hold
-        if reuse:  # the base, then the folders changed since it was written (its delta)
-            base = store.load(self.path, RawStore)
-            if base is not None and base.root == self.root:
-                self.entries, self.loaded = base.entries, True
-                delta = store.load(self.delta_path, RawStore)
-                if delta is not None and delta.root == self.root and delta.entries:
-                    self.delta = {f: msgspec.Raw(bytes(r)) for f, r in delta.entries.items()}
-                    self.entries.update(self.delta)
 
     def look_up(
         self,
@@ -112,20 +101,33 @@ class TaskCache:
         """Put in ``entries`` every candidate folder whose stored entry may be used (its
         files' keys unchanged, and it is still the first of its name where AgentCompass
         looks); the positions of the rest. ``checked``: what the report store's check found
-        (those files are not stat'ed again). ``shared``: the caller has threads (the app)."""
-        stored, self.entries = self.entries, {}
-        if not stored:
-            return list(range(len(candidates)))
-        places = Places(checked, len(candidates))
-        self.most = max(DELTA_MIN, len(candidates) // DELTA_SHARE)
+        (those files are not stat'ed again). ``shared``: the caller has threads (the app).
+        The folders are taken as stored (the base, then those changed since: its delta),
+        in the candidates' order but for folders added or gone."""
+        count = len(candidates)
+        self.most = max(DELTA_MIN, count // DELTA_SHARE)
+        base = stored(self.path, self.root) if self.reuse else None
+        if base is None:
+            return list(range(count))
+        self.loaded = True
+        self.delta = delta = dict(stored(self.delta_path, self.root) or ())
+        covers = _covers(Places(checked, count), candidates)
         head = decoder(KeptHead)
+        found, where, cursor = bytearray(count), None, 0
         missing: list[int] = []
         doubtful: list[tuple[int, str, msgspec.Raw]] = []  # (position, first, raw)
         asks: list[tuple[str, tuple[Any, ...], bytes]] = []
-        for position, (folder, state) in enumerate(candidates):
-            span = places.span(position, folder)
-            raw = stored.pop(folder, None)
-            if raw is None or raw == NIL:
+        for folder, raw in _overridden(base, delta):
+            position = cursor if cursor < count and candidates[cursor][0] == folder else -1
+            if position < 0:  # not where the candidates have it (rarely): by its name
+                where = where or {f: p for p, (f, _) in enumerate(candidates)}
+                position = where.get(folder, -1)
+            if position < 0 or found[position]:
+                if position < 0 and raw != NIL:
+                    self.gone.append(folder)
+                continue
+            found[position], cursor = 1, position + 1
+            if raw == NIL:
                 missing.append(position)
                 continue
             first = first_location[folder.rpartition("/")[2]]
@@ -134,11 +136,12 @@ class TaskCache:
             except (ValueError, TypeError):
                 kept = None
             rec = None if kept is None else kept.entry
+            state = candidates[position][1]
             if rec is None or kept.first != first or rec.state != state or rec.folder != folder:
                 self._missed(position, folder, raw, missing)
                 continue
             asked = ask(kept.files, folder, tail_of(rec.numbers or rec.dirs))
-            if asked is not None and places.covers(span, asked):
+            if asked is not None and covers(position, asked):
                 self._take([(position, first, raw)], [True], entries, candidates, missing)
             elif asked is None:
                 self._missed(position, folder, raw, missing)
@@ -148,9 +151,9 @@ class TaskCache:
                 if len(asks) >= CHECK_BLOCK:  # checked a block at a time, not all held
                     self._take(doubtful, self._check(asks, shared), entries, candidates, missing)
                     asks.clear()
-        self.gone = [folder for folder, raw in stored.items() if raw != NIL]
-        del stored
+        del where
         self._take(doubtful, self._check(asks, shared), entries, candidates, missing)
+        missing += [position for position, seen in enumerate(found) if not seen]
         missing.sort()
         return missing
 
@@ -237,31 +240,21 @@ class TaskCache:
                 yield held.folder, KeptEntry(bytes(self.read.stats[span]), first, _record(held))
 
     def _whole(self) -> Iterator[bytes]:
-        """The task store of this read as msgpack, a folder at a time (as
-        ``ENCODER.encode(TaskStore(root, entries))`` makes it); the folders taken from the
-        store as they are in its files, read again."""
-        copies = self._stored_again()
-        count = len(copies) + len(self.fresh) + self.read.taken.count(0)
-        yield b"\x92" + ENCODER.encode(self.root) + store.map_header(count)
-        for folder, raw in copies.items():
-            yield ENCODER.encode(folder) + raw
-        del copies
-        for folder, kept in self._kept_entries():
-            yield ENCODER.encode(folder) + ENCODER.encode(kept)
+        """The task store of this read as it is written, a piece at a time (:func:`pieces`);
+        the folders taken from the store as they are in its files, read again."""
+        taken = {row[0].folder for row in self.read.rows() if row[2]}
+        kept = ((f, msgspec.Raw(ENCODER.encode(k))) for f, k in self._kept_entries())
+        return pieces(self.root, itertools.chain(self._stored_again(taken), kept))
 
-    def _stored_again(self) -> dict[str, msgspec.Raw]:
-        """The stored bytes of each folder taken from the store with packed keys, from its
-        files again (one changed since: what is in it, checked against its files when
+    def _stored_again(self, taken: set[str]) -> Iterator[tuple[str, msgspec.Raw]]:
+        """The stored bytes of each folder of ``taken``, from the store's files again, a
+        piece at a time (one changed since: what is in it, checked against its files when
         used; one gone: not kept)."""
-        taken = [row[0].folder for row in self.read.rows() if row[2]]
-        if not taken:
-            return {}
-        found: dict[str, msgspec.Raw] = {}
-        for path in (self.path, self.delta_path):
-            kept = store.load(path, RawStore)
-            if kept is not None and kept.root == self.root:
-                found.update(kept.entries)
-        return {f: found[f] for f in taken if found.get(f, NIL) != NIL}
+        if taken:
+            delta = dict(stored(self.delta_path, self.root) or ())
+            for folder, raw in _overridden(stored(self.path, self.root) or (), delta):
+                if raw != NIL and folder in taken:
+                    yield folder, raw
 
     def save(self, keep: bool = True) -> None:
         """Write the entries seen in this read (atomically; ``keep`` False: nothing is
@@ -305,48 +298,8 @@ class TaskCache:
         delta = {**self.delta, **changed, **dict.fromkeys(gone, NIL)}
         if len(delta) > most:
             return False
-        store.write_atomically(self.delta_path, TaskStore(self.root, delta))  # type: ignore[arg-type]
+        store.write_streamed(self.delta_path, lambda: pieces(self.root, iter(delta.items())))
         return True
-
-
-def entry_record(entry: Any) -> EntryRec:
-    """A TaskEntry as its record (as a reader process sends it, and the store keeps it)."""
-    record = entry.record
-    rec = None
-    if record is not None:
-        rec = TaskRec(
-            record.task_id,
-            record.category,
-            record.plan_k,
-            record.plan_strategy,
-            tuple(
-                [
-                    AttemptRec(
-                        a.index,
-                        a.status,
-                        dict(a.metrics),
-                        tuple([issue_rec(i) for i in a.issues]),  # type: ignore[misc]
-                        dict(a.scoring_artifacts),
-                    )
-                    for a in record.attempts.values()
-                ]
-            ),
-            dict(record.retry_counts),
-            record.source,
-        )
-    dirs = entry.attempt_dirs
-    numbers = dirs.numbers if type(dirs) is AttemptDirs else None
-    return EntryRec(
-        entry.task_id,
-        entry.folder,
-        entry.state,
-        entry.published,
-        rec,
-        numbers,
-        None if numbers is not None else dict(dirs),
-        tuple([problem_rec(p) for p in entry.problems]),
-        entry.schema_version,
-    )
 
 
 def _record(entry: Any) -> EntryRec:
@@ -358,40 +311,78 @@ def _record(entry: Any) -> EntryRec:
     return rec
 
 
-class ReadKeys:
-    """The folders taken from the store or read, as columns: each one's entry, where it is
-    found first, whether it was taken, and its packed keys, one folder after another in
-    one buffer after :data:`~index.HEAD` bytes of room for the run-level files' (the
-    run's index is made from it in place when every folder was read: :func:`~index.take`)."""
+def pieces(root: str, folders: Iterator[tuple[str, Any]]) -> Iterator[bytes]:
+    """A task store as written: msgpack bins, the run's root then pieces of :data:`PIECE`
+    of its ``folders`` (a map of each name to its entry, encoded), each piece's length
+    before it."""
+    for piece in itertools.chain([root], iter(lambda: dict(itertools.islice(folders, PIECE)), {})):
+        data = ENCODER.encode(piece)
+        yield reports.bin_header(len(data))
+        yield data
 
-    def __init__(self) -> None:
-        self.entries: list[Any] = []
-        self.firsts: list[str] = []
-        self.taken = bytearray()  # 1: taken from the store
-        self.stats = bytearray(HEAD)
 
-    def add(self, entry: Any, first: str, packed: bytes, taken: bool = False) -> None:
-        self.entries.append(entry)
-        self.firsts.append(first)
-        self.taken.append(taken)
-        self.stats += packed
+def stored(path: Path, root: str) -> Iterator[tuple[str, msgspec.Raw]] | None:
+    """Each folder of the task store file at ``path`` and its entry (:data:`NIL`: gone),
+    read a piece at a time; None when it is not a checked store file
+    (:func:`~store.checked_record`) of the run ``root``. A piece that is not one ends the
+    folders (the rest are read from their files)."""
+    opened = store.checked_record(path)
+    if opened is None:
+        return None
+    handle, size = opened
+    try:
+        end = handle.tell() + size
+        if _piece(handle) == ENCODER.encode(root):
+            return _folders(handle, end)
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    handle.close()
+    return None
 
-    def in_order(self, entries: list[Any]) -> bytearray | None:
-        """The buffer, when ``entries`` are exactly the folders added, in that order."""
-        mine = self.entries
-        if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
-            return None
-        return self.stats
 
-    def rows(self) -> Iterator[tuple[Any, str, int, slice]]:
-        """Each folder's entry, where it is found first, whether it was taken from the
-        store, and where its keys are in the buffer."""
-        at = HEAD
-        for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
-            end = at + RECORD * (2 + len(entry.attempt_dirs))
-            yield entry, first, taken, slice(at, end)
-            at = end
+def _folders(handle: Any, end: int) -> Iterator[tuple[str, msgspec.Raw]]:
+    piece = decoder(dict[str, msgspec.Raw])
+    with handle:
+        while handle.tell() < end:
+            try:
+                folders = piece.decode(_piece(handle))
+            except (OSError, ValueError, KeyError, IndexError):
+                return
+            yield from folders.items()
 
-    def by_folder(self) -> dict[str, bytes | None]:
-        """Each folder's packed keys, by its folder (when not every folder was read)."""
-        return {row[0].folder: bytes(self.stats[row[3]]) for row in self.rows()}
+
+def _piece(handle: Any) -> bytes:
+    """The bytes of the msgpack bin next in ``handle``."""
+    width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[handle.read(1)[0]]
+    size = int.from_bytes(handle.read(width), "big")
+    data = handle.read(size)
+    if len(data) != size:
+        raise ValueError("cut short")
+    return data  # type: ignore[no-any-return]
+
+
+def _overridden(
+    base: Iterable[tuple[str, msgspec.Raw]], delta: dict[str, msgspec.Raw]
+) -> Iterator[tuple[str, msgspec.Raw]]:
+    """The folders of a base file but those its delta holds, then the delta's."""
+    yield from ((folder, raw) for folder, raw in base if folder not in delta)
+    yield from delta.items()
+
+
+def _covers(places: Places, candidates: Sequence[tuple[str, str]]) -> Any:
+    """:meth:`Places.covers` by position, asked in any order (:meth:`Places.span` walks
+    every position in order: each one's start is kept as it is walked)."""
+    if places.checked is None:
+        return lambda position, asked: False  # no check: nothing is covered
+    starts = array("q")
+
+    def covers(position: int, asked: tuple[str, Any, bytes]) -> bool:
+        while len(starts) <= position:
+            span = places.span(len(starts), candidates[len(starts)][0])
+            starts.append(-1 if span is None else span[0])
+        numbers = places.attempts[position] if starts[position] >= 0 else None
+        start = starts[position]
+        span = None if numbers is None else (start, start + 2 + len(numbers), numbers)
+        return places.covers(span, asked)
+
+    return covers

@@ -131,3 +131,39 @@ def write_data(path: Path, data: Any, signature: str | None = None) -> None:
     ``signature``, else this code's) and checksum: only its shape can make it a miss."""
     payload = msgspec.msgpack.encode(data)
     path.write_bytes(_header(signature) + payload + hashlib.sha256(payload).digest())
+
+
+def task_store_data(path: Path) -> list[Any]:
+    """A task store file as plain msgpack data, its header and checksum checked: each of
+    its msgpack bins decoded (the run's root, then its pieces, each a mapping of folder to
+    entry), the pieces joined in one mapping."""
+    raw = path.read_bytes()
+    assert raw.startswith(_header())
+    payload = raw[len(_header()) : -32]
+    assert hashlib.sha256(payload).digest() == raw[-32:]
+    bins, at = [], 0
+    while at < len(payload):
+        width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[payload[at]]
+        size = int.from_bytes(payload[at + 1 : at + 1 + width], "big")
+        bins.append(msgspec.msgpack.decode(payload[at + 1 + width : at + 1 + width + size]))
+        at += 1 + width + size
+    return [bins[0], {folder: entry for piece in bins[1:] for folder, entry in piece.items()}]
+
+
+def write_task_store(path: Path, data: list[Any]) -> None:
+    """Write plain data as the task store is written, each item a msgpack bin (the run's
+    root, then a piece), with a valid header and checksum: only its shape can make it a miss."""
+    items = [msgspec.msgpack.encode(item) for item in data]
+    payload = b"".join(msgspec.msgpack.encode(item) for item in items)  # each a bin
+    path.write_bytes(_header() + payload + hashlib.sha256(payload).digest())
+
+
+def stored_entries(run: Path) -> dict[str, Any]:
+    """Each folder of the run's task store (its base, then its delta over it) and its
+    entry as msgpack (``tasks.NIL``: gone)."""
+    from inspector.loading import tasks
+
+    base = tasks.store_file(run)
+    found = dict(tasks.stored(base, str(run)) or ())
+    found.update(tasks.stored(base.with_name("tasks.delta"), str(run)) or ())
+    return found

@@ -18,7 +18,7 @@ from inspector.loading import Loaded, read
 from inspector.loading import tasks as task_cache
 from inspector.results.reader import read_run
 from inspector.session import score_run
-from tests.loading.helpers import copy_run, settle_time_stamps
+from tests.loading.helpers import copy_run, settle_time_stamps, stored_entries
 
 
 def scored(run: Path) -> tuple[str, int]:
@@ -82,7 +82,7 @@ def test_a_removed_folder_is_forgotten(run: Path, monkeypatch: pytest.MonkeyPatc
     shutil.move(folder, saved)
     tasks = len(read_run(run).tasks)
     assert scored(run) == (uncached(run, monkeypatch), tasks)
-    assert task_cache.TaskCache(run).entries[folder.relative_to(run).as_posix()] == task_cache.NIL
+    assert stored_entries(run)[folder.relative_to(run).as_posix()] == task_cache.NIL
     shutil.move(saved, folder)  # back, as it was: its files' keys changed (ctime)
     settle_time_stamps()
     assert scored(run)[0] == uncached(run, monkeypatch)

@@ -21,8 +21,10 @@ from tests.loading.helpers import (
     report_file,
     run_cli,
     stored_data,
+    task_store_data,
     task_store_file,
     write_data,
+    write_task_store,
 )
 
 COMMANDS = (["report", "--json"], ["report", "--markdown"], ["check", "--cached"], ["tasks"])
@@ -100,7 +102,7 @@ def test_a_malformed_task_cache_is_a_miss(
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     assert outputs(run, capsys) == expected  # fills the caches
     path = task_store_file(run)
-    write_data(path, TASK_CACHE_DAMAGE[damage](stored_data(path)))
+    write_task_store(path, TASK_CACHE_DAMAGE[damage](task_store_data(path)))
     report_file(run).unlink()  # the task store is what answers now
     assert outputs(run, capsys) == expected
 

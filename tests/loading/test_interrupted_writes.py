@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from inspector.loading import remote, store
-from inspector.loading.records import MirrorIndex, Summaries
+from inspector.loading.many import Summaries
+from inspector.loading.remote import MirrorIndex
 
 
 def _interrupt(*args: Any, **kwargs: Any) -> None:

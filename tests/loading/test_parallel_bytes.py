@@ -14,11 +14,10 @@ import pytest
 
 from inspector.loading import Loaded, read
 from inspector.loading import readers as parallel
-from inspector.loading import tasks as task_cache
-from inspector.loading.tasks import entry_record
+from inspector.loading.records import entry_record
 from inspector.results.reader import Run, read_run
 from tests.conftest import conformance_run
-from tests.loading.helpers import settle_time_stamps
+from tests.loading.helpers import settle_time_stamps, stored_entries
 
 SOURCE = "e2e_k3_avg_category_mean"  # 10 task folders, 3 attempts each
 PAD = 400_000  # bytes of trailing JSON whitespace added to each attempt of the big folder
@@ -92,7 +91,7 @@ def test_few_large_folders_use_every_reader_process(
     assert loaded.session.metrics_json() == expected
     if cache == "1":  # what the readers sent back is cached in the right places
         again = read_through_the_door(run)
-        assert again.cache_hits == len(task_cache.TaskCache(run).entries) == len(plain.entries)
+        assert again.cache_hits == len(stored_entries(run)) == len(plain.entries)
         assert view(again) == view(plain)
 
 

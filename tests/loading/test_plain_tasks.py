@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from inspector.loading import readers
-from inspector.loading.tasks import entry_record
+from inspector.loading.records import entry_record
 from inspector.results import quick as quick_module
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import list_run

@@ -420,8 +420,8 @@ def test_the_table_holds_no_entry_objects(
     (key,) = loaded.tables
     folders = len(list(run.glob("details/*/*/task.json")))
     table = decoder(Table).decode(loaded.tables[key])
-    assert reports.table_in(loaded.tables, key, folders) == table
-    assert reports.table_in(loaded.tables, key, folders + 1) is None
+    assert reopen.table_in(loaded.tables, key, folders) == table
+    assert reopen.table_in(loaded.tables, key, folders + 1) is None
 
 
 def _kept(run: Path) -> tuple[dict[str, Any], dict[str, Any]]:

@@ -17,11 +17,11 @@ import pytest
 from inspector.loading import Loaded, read, start_app, stop_app
 from inspector.loading import readers as parallel
 from inspector.loading import tasks as task_cache
-from inspector.loading.tasks import entry_record
+from inspector.loading.records import entry_record
 from inspector.results.reader import Run, read_run
 from inspector.session import Session, score_run
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
-from tests.loading.helpers import settle_time_stamps
+from tests.loading.helpers import settle_time_stamps, stored_entries
 
 RUNS = [
     p for p in sorted(FIXTURE_RUNS.iterdir()) if (p / "run_info.json").exists()
@@ -95,10 +95,10 @@ def test_same_result_with_cache_and_workers(
 
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     assert entries_view(loaded(run, threaded)) == baseline_entries  # fills the cache
-    cache = task_cache.TaskCache(run)
-    assert cache.entries, "the cache was not written"
+    stored = stored_entries(run)
+    assert stored, "the cache was not written"
     served = loaded(run, threaded)
-    assert served.run.cache_hits == len(cache.entries)
+    assert served.run.cache_hits == len(stored)
     assert entries_view(served) == baseline_entries  # served from the cache
     assert report(loaded(run, threaded)) == baseline_report
 
