@@ -39,9 +39,10 @@ def copies_root(root: Path, runs: int = RUNS) -> Path:
     return root
 
 
-def large_run_at(out: Path) -> Path:
-    """1,600 task folders: more than readers.PARALLEL_MIN, so ``report`` forks readers."""
-    options = ["--tasks", "1600", "--k", "1", "--trajectory-kb", "0.1", "--missing-rate", "0"]
+def large_run_at(out: Path, tasks: int = 1600) -> Path:
+    """``tasks`` task folders: 1,600 are more than readers.PARALLEL_MIN, so ``report``
+    forks readers."""
+    options = ["--tasks", str(tasks), "--k", "1", "--trajectory-kb", "0.1", "--missing-rate", "0"]
     script = str(ROOT / "fixtures" / "make_large_run.py")
     subprocess.run([sys.executable, script, "--out", str(out), *options, "--workers", "2"],
                    check=True, capture_output=True)  # fmt: skip
