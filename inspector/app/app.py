@@ -99,9 +99,10 @@ class InspectorApp(Navigator):
         if self.settings.ends_on_signals:
             for signum in ENDING_SIGNALS:
                 asyncio.get_running_loop().add_signal_handler(signum, self._signalled, signum)
-        self.push_screen(self.first_screen())
         early = self.settings.early
-        if early is None or early.pending is None:
+        early_read = early is not None and early.pending is not None  # before the screen reads
+        self.push_screen(self.first_screen())
+        if not early_read:
             # Not while the run's own reader processes read it (an early read): two more
             # processes would raise the peak by theirs (37 MB RSS at 100,000 tasks, issue 53)
             # for a reload that may never come; the pool starts when first used.

@@ -243,6 +243,10 @@ columns **1**–**4** show the series table, tree, distribution or plan (the pla
             loading.read(path, plan, fresh=fresh, preview=preview, on_event=on_event, early=early)
         except Exception as exc:
             self.post_message(LoadFailed(f"{type(exc).__name__}: {exc}"))
+        finally:
+            if early is not None:  # used (or given up): its read goes, not held for the session
+                early.cancel()
+                early.pending = None
 
     @on(ReportPreview)
     def _preview(self, message: ReportPreview) -> None:
