@@ -10,31 +10,22 @@ from __future__ import annotations
 
 import contextlib
 import json
-import operator
 import os
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import msgspec
 
 from inspector.loading import index as snapshots
 from inspector.loading import store as stores
 from inspector.loading.processes import in_shared_pool, preload_in_readers
-from inspector.loading.records import (
-    ENCODER,
-    Outputs,
-    Refusal,
-    Report,
-    Table,
-)
+from inspector.loading.records import ENCODER, Outputs, Refusal, Report, Table, decoder
 from inspector.overrides import Overrides
 from inspector.results.file_io import stat_key
 
-if TYPE_CHECKING:  # pragma: no cover
-    pass
-
+PIECE = 64  # folders a piece of a task store holds (pieces, stored)
 preload_in_readers(__name__)  # its lookups run in the reader processes
 
 
@@ -256,43 +247,44 @@ def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value
         records[key] = msgspec.Raw(ENCODER.encode(value))
 
 
-class ReadKeys:
-    """The folders taken from the store or read, as columns: each one's entry, where it is
-    found first, whether it was taken, and its packed keys, one folder after another in
-    one buffer after :data:`~index.HEAD` bytes of room for the run-level files' (the
-    run's index is made from it in place when every folder was read: :func:`~index.take`)."""
+def stored(path: Path, root: str) -> Iterator[tuple[str, msgspec.Raw]] | None:
+    """Each folder of the task store file at ``path`` and its entry (:data:`NIL`: gone),
+    read a piece at a time; None when it is not a checked store file
+    (:func:`~store.checked_record`) of the run ``root``. A piece that is not one ends the
+    folders (the rest are read from their files)."""
+    opened = stores.checked_record(path)
+    if opened is None:
+        return None
+    handle, size = opened
+    try:
+        end = handle.tell() + size
+        if _piece(handle) == ENCODER.encode(root):
+            return _folders(handle, end)
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    handle.close()
+    return None
 
-    def __init__(self) -> None:
-        self.entries: list[Any] = []
-        self.firsts: list[str] = []
-        self.taken = bytearray()  # 1: taken from the store
-        self.stats = bytearray(snapshots.HEAD)
 
-    def add(self, entry: Any, first: str, packed: bytes, taken: bool = False) -> None:
-        self.entries.append(entry)
-        self.firsts.append(first)
-        self.taken.append(taken)
-        self.stats += packed
+def _folders(handle: Any, end: int) -> Iterator[tuple[str, msgspec.Raw]]:
+    piece = decoder(dict[str, msgspec.Raw])
+    with handle:
+        while handle.tell() < end:
+            try:
+                folders = piece.decode(_piece(handle))
+            except (OSError, ValueError, KeyError, IndexError):
+                return
+            yield from folders.items()
 
-    def in_order(self, entries: list[Any]) -> bytearray | None:
-        """The buffer, when ``entries`` are exactly the folders added, in that order."""
-        mine = self.entries
-        if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
-            return None
-        return self.stats
 
-    def rows(self) -> Iterator[tuple[Any, str, int, slice]]:
-        """Each folder's entry, where it is found first, whether it was taken from the
-        store, and where its keys are in the buffer."""
-        at = snapshots.HEAD
-        for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
-            end = at + snapshots.RECORD * (2 + len(entry.attempt_dirs))
-            yield entry, first, taken, slice(at, end)
-            at = end
-
-    def by_folder(self) -> dict[str, bytes | None]:
-        """Each folder's packed keys, by its folder (when not every folder was read)."""
-        return {row[0].folder: bytes(self.stats[row[3]]) for row in self.rows()}
+def _piece(handle: Any) -> bytes:
+    """The bytes of the msgpack bin next in ``handle``."""
+    width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[handle.read(1)[0]]
+    size = int.from_bytes(handle.read(width), "big")
+    data = handle.read(size)
+    if len(data) != size:
+        raise ValueError("cut short")
+    return data  # type: ignore[no-any-return]
 
 
 def bin_header(size: int) -> bytes:

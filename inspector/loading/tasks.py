@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import operator
 import os
 import time
 from array import array
@@ -22,6 +23,8 @@ import msgspec
 
 from inspector.loading import reports, store
 from inspector.loading.index import (
+    HEAD,
+    RECORD,
     Checked,
     Places,
     Signature,
@@ -42,7 +45,6 @@ from inspector.loading.records import (
     entry_record,
     task_entry,
 )
-from inspector.loading.reports import ReadKeys
 from inspector.results.problems import RULE_DUPLICATE_ID
 
 NIL = msgspec.Raw(b"\xc0")
@@ -53,7 +55,6 @@ DELTA_SHARE = 8
 CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250  # the app's reader processes check from so many
 FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child from so many
 CHECK_BLOCK = 32768  # folders whose files are checked at once
-PIECE = 64
 """Folders in a piece of a store file (about 50 KB at three attempts): read one at a time."""
 
 
@@ -66,7 +67,7 @@ class TaskCache:
     """Load once, look up folders, save once; never raises (a broken store is a miss).
     ``reuse`` False takes nothing from the store (what is read is still kept).
 
-    The store file is read a piece at a time (:data:`PIECE` folders, each piece's length
+    The store file is read a piece at a time (:data:`~reports.PIECE` folders, each its length
     before it), each folder's entry undecoded; a look-up decodes one folder at a time,
     checks it and makes its entry at once, so what is held is the entries made and their
     packed keys, not the store's file nor its folders decoded (millions of small objects,
@@ -106,11 +107,11 @@ class TaskCache:
         in the candidates' order but for folders added or gone."""
         count = len(candidates)
         self.most = max(DELTA_MIN, count // DELTA_SHARE)
-        base = stored(self.path, self.root) if self.reuse else None
+        base = reports.stored(self.path, self.root) if self.reuse else None
         if base is None:
             return list(range(count))
         self.loaded = True
-        self.delta = delta = dict(stored(self.delta_path, self.root) or ())
+        self.delta = delta = dict(reports.stored(self.delta_path, self.root) or ())
         covers = _covers(Places(checked, count), candidates)
         head = decoder(KeptHead)
         found, where, cursor = bytearray(count), None, 0
@@ -251,8 +252,8 @@ class TaskCache:
         piece at a time (one changed since: what is in it, checked against its files when
         used; one gone: not kept)."""
         if taken:
-            delta = dict(stored(self.delta_path, self.root) or ())
-            for folder, raw in _overridden(stored(self.path, self.root) or (), delta):
+            delta = dict(reports.stored(self.delta_path, self.root) or ())
+            for folder, raw in _overridden(reports.stored(self.path, self.root) or (), delta):
                 if raw != NIL and folder in taken:
                     yield folder, raw
 
@@ -302,6 +303,45 @@ class TaskCache:
         return True
 
 
+class ReadKeys:
+    """The folders taken from the store or read, as columns: each one's entry, where it is
+    found first, whether it was taken, and its packed keys, one folder after another in
+    one buffer after :data:`~index.HEAD` bytes of room for the run-level files' (the
+    run's index is made from it in place when every folder was read: :func:`~index.take`)."""
+
+    def __init__(self) -> None:
+        self.entries: list[Any] = []
+        self.firsts: list[str] = []
+        self.taken = bytearray()  # 1: taken from the store
+        self.stats = bytearray(HEAD)
+
+    def add(self, entry: Any, first: str, packed: bytes, taken: bool = False) -> None:
+        self.entries.append(entry)
+        self.firsts.append(first)
+        self.taken.append(taken)
+        self.stats += packed
+
+    def in_order(self, entries: list[Any]) -> bytearray | None:
+        """The buffer, when ``entries`` are exactly the folders added, in that order."""
+        mine = self.entries
+        if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
+            return None
+        return self.stats
+
+    def rows(self) -> Iterator[tuple[Any, str, int, slice]]:
+        """Each folder's entry, where it is found first, whether it was taken from the
+        store, and where its keys are in the buffer."""
+        at = HEAD
+        for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
+            end = at + RECORD * (2 + len(entry.attempt_dirs))
+            yield entry, first, taken, slice(at, end)
+            at = end
+
+    def by_folder(self) -> dict[str, bytes | None]:
+        """Each folder's packed keys, by its folder (when not every folder was read)."""
+        return {row[0].folder: bytes(self.stats[row[3]]) for row in self.rows()}
+
+
 def _record(entry: Any) -> EntryRec:
     """A folder read as it is stored (without the problem the collector adds on every read)."""
     rec = entry_record(entry)
@@ -312,53 +352,13 @@ def _record(entry: Any) -> EntryRec:
 
 
 def pieces(root: str, folders: Iterator[tuple[str, Any]]) -> Iterator[bytes]:
-    """A task store as written: msgpack bins, the run's root then pieces of :data:`PIECE`
+    """A task store as written: msgpack bins, the run's root then pieces of :data:`~reports.PIECE`
     of its ``folders`` (a map of each name to its entry, encoded), each piece's length
     before it."""
-    for piece in itertools.chain([root], iter(lambda: dict(itertools.islice(folders, PIECE)), {})):
-        data = ENCODER.encode(piece)
-        yield reports.bin_header(len(data))
-        yield data
-
-
-def stored(path: Path, root: str) -> Iterator[tuple[str, msgspec.Raw]] | None:
-    """Each folder of the task store file at ``path`` and its entry (:data:`NIL`: gone),
-    read a piece at a time; None when it is not a checked store file
-    (:func:`~store.checked_record`) of the run ``root``. A piece that is not one ends the
-    folders (the rest are read from their files)."""
-    opened = store.checked_record(path)
-    if opened is None:
-        return None
-    handle, size = opened
-    try:
-        end = handle.tell() + size
-        if _piece(handle) == ENCODER.encode(root):
-            return _folders(handle, end)
-    except (OSError, ValueError, KeyError, IndexError):
-        pass
-    handle.close()
-    return None
-
-
-def _folders(handle: Any, end: int) -> Iterator[tuple[str, msgspec.Raw]]:
-    piece = decoder(dict[str, msgspec.Raw])
-    with handle:
-        while handle.tell() < end:
-            try:
-                folders = piece.decode(_piece(handle))
-            except (OSError, ValueError, KeyError, IndexError):
-                return
-            yield from folders.items()
-
-
-def _piece(handle: Any) -> bytes:
-    """The bytes of the msgpack bin next in ``handle``."""
-    width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[handle.read(1)[0]]
-    size = int.from_bytes(handle.read(width), "big")
-    data = handle.read(size)
-    if len(data) != size:
-        raise ValueError("cut short")
-    return data  # type: ignore[no-any-return]
+    for piece in itertools.chain(
+        [root], iter(lambda: dict(itertools.islice(folders, reports.PIECE)), {})
+    ):
+        yield ENCODER.encode(ENCODER.encode(piece))  # a bin (its length, then its bytes)
 
 
 def _overridden(

@@ -161,9 +161,9 @@ def write_task_store(path: Path, data: list[Any]) -> None:
 def stored_entries(run: Path) -> dict[str, Any]:
     """Each folder of the run's task store (its base, then its delta over it) and its
     entry as msgpack (``tasks.NIL``: gone)."""
-    from inspector.loading import tasks
+    from inspector.loading import reports, tasks
 
     base = tasks.store_file(run)
-    found = dict(tasks.stored(base, str(run)) or ())
-    found.update(tasks.stored(base.with_name("tasks.delta"), str(run)) or ())
+    found = dict(reports.stored(base, str(run)) or ())
+    found.update(reports.stored(base.with_name("tasks.delta"), str(run)) or ())
     return found

@@ -178,7 +178,8 @@ def test_writing_the_store_on_first_open_raises_the_peak_little(
     monkeypatch.setenv("INSPECTOR_CACHE", "1")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     _, first, _ = _read_traced(alike_run)
-    from inspector.loading.tasks import store_file, stored
+    from inspector.loading.reports import stored
+    from inspector.loading.tasks import store_file
 
     assert stored(store_file(alike_run), str(alike_run)) is not None
     assert first < 1.3 * off, (first, off)
@@ -228,7 +229,8 @@ def test_the_task_store_is_written_in_pieces_each_its_length_before_it(
     ``PIECE`` folders, each msgspec's msgpack of a map of folder to entry), digest. Each
     piece's length comes before it, so the file is read a piece at a time."""
     from inspector.loading.records import ENCODER, KeptEntry
-    from inspector.loading.tasks import PIECE, store_file, stored
+    from inspector.loading.reports import PIECE, stored
+    from inspector.loading.tasks import store_file
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     assert isinstance(loading.read(alike_run), loading.Loaded)
