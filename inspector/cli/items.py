@@ -5,6 +5,7 @@ from the runs :mod:`inspector.answers.items` reads."""
 
 from __future__ import annotations
 
+import functools
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -86,10 +87,7 @@ def errors_table(
     """One line per fingerprint (with ``--against``: its status, before → after, ratio) and
     its literal example on the next, made visible on a terminal or not (a table is read by a
     person); ``runs``: the two sides' run counts (``--against``)."""
-
-    def shown(text: str) -> str:
-        return visible(text, one_line=True)
-
+    shown = functools.partial(visible, one_line=True)
     lines = []
     for item in groups:
         g = item.group if isinstance(item, FingerprintChange) else item

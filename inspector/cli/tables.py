@@ -13,8 +13,7 @@ from inspector.views.visible import markdown_literal, visible
 
 
 def _cell(value: Any, markdown: bool) -> str:
-    text = str(value if value is not None else "—")
-    return markdown_literal(text) if markdown else visible(text, one_line=True)
+    return line(str(value if value is not None else "—"), markdown=markdown)
 
 
 def line(text: str, *, markdown: bool) -> str:

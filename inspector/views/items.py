@@ -22,6 +22,7 @@ Pure: no I/O, no textual, no rich.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -331,10 +332,7 @@ def as_table(rows: Sequence[ItemRow]) -> str:
     """A plain table: the counts, the mean and the flags; each flag's reason on its own
     indented line. Text from result files is shown literally, on a terminal or not (a table
     is read by a person: ``| less -R``, ``| tee``, a CI log), one row per line."""
-
-    def shown(text: str) -> str:
-        return visible(text, one_line=True)
-
+    shown = functools.partial(visible, one_line=True)
     head = ("benchmark", "task", "runs", "models", "att", "solved", "failed", "errored", "unav",
             "mean", "flags")  # fmt: skip
     cells = [

@@ -243,16 +243,13 @@ def cell_text(cell: Cell | None, *, counts: bool = True, short: bool = False) ->
 
 def markdown(board: Leaderboard) -> str:
     """Models × benchmarks as a Markdown table (names as they are once rendered)."""
-
-    escape = markdown_literal
-
     lines = [
-        "| model | " + " | ".join(escape(b) for b in board.benchmarks) + " |",
+        "| model | " + " | ".join(markdown_literal(b) for b in board.benchmarks) + " |",
         "|---|" + "---|" * len(board.benchmarks),
     ]
     for model in board.models:
-        cells = [escape(_ranked(board, model, b)) for b in board.benchmarks]
-        lines.append(f"| {escape(model)} | " + " | ".join(cells) + " |")
+        cells = [markdown_literal(_ranked(board, model, b)) for b in board.benchmarks]
+        lines.append(f"| {markdown_literal(model)} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
