@@ -1,5 +1,5 @@
-"""What the commands over a results root keep of each run they read (issue 53 item 5), so
-that whichever runs first leaves in the store what the others answer from:
+"""What the commands over a results root keep of each run they read, so that whichever runs
+first leaves in the store what the others answer from:
 
 - ``items``: the run's task outcomes (:class:`KeptItems`);
 - ``gate``: what its rules need of the recomputation (:class:`KeptFacts`);

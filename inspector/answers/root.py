@@ -149,7 +149,7 @@ def unreadable_checks(walk: RootWalk) -> list[RunCheck]:
 def _check_call(path: str, shown_as: str, overrides: Overrides, cached: bool) -> RunCheck:
     """One run of ``check ROOT``: with ``cached``, a run read keeps beside its report what
     the other commands over a root answer from (:func:`~inspector.answers.kept.root_answers`;
-    without, every file is read and nothing is kept: issue 16)."""
+    without, every file is read and nothing is kept)."""
     also = root_answers(overrides, {}) if cached else None
     return check_one(path, shown_as, overrides, cached=cached, extra_answers=also)
 

@@ -104,8 +104,8 @@ class InspectorApp(Navigator):
         self.push_screen(self.first_screen())
         if not early_read:
             # Not while the run's own reader processes read it (an early read): two more
-            # processes would raise the peak by theirs (37 MB RSS at 100,000 tasks, issue 53)
-            # for a reload that may never come; the pool starts when first used.
+            # processes would raise the peak by theirs for a reload that may never come;
+            # the pool starts when first used.
             self._warm_readers()
         if self.settings.watch and not self.watching:
             self.action_toggle_watch()
