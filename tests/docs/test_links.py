@@ -30,3 +30,15 @@ def test_every_relative_link_resolves(page: Path) -> None:
         if not linked.exists() or (anchor and anchor not in _anchors(linked)):
             broken.append(target)
     assert broken == []
+
+
+DOCS = [*PAGES, *sorted((ROOT / "docs" / "decisions").glob("*.md"))]
+
+
+@pytest.mark.parametrize("page", DOCS, ids=lambda p: p.relative_to(ROOT).as_posix())
+def test_every_source_file_named_exists(page: Path) -> None:
+    """A file of the package or a test named in the docs (``inspector/loading/store.py``)
+    is there: a module moved or merged leaves no page pointing at its old file."""
+    named = re.findall(r"(?<![\w./-])((?:inspector|widgets|tests|benchmarks|fixtures)/[\w/]+\.py)",
+                       page.read_text(encoding="utf-8"))  # fmt: skip
+    assert [path for path in named if not (ROOT / path).exists()] == []
