@@ -9,6 +9,7 @@ Plans given as files (``--hierarchy``, ``--contract``) are never kept.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import threading
@@ -39,9 +40,19 @@ def key_for(overrides: Overrides | None, command: str) -> str | None:
     return json.dumps([command, plan])
 
 
+def run_folder(run_root: Path | str, folder: Path | None = None) -> Path:
+    """The store of the run at ``run_root`` (``folder``: the runs folder, else the user's),
+    named by its real path."""
+    folder = folder or stores.runs_dir()
+    if folder is None:
+        raise OSError("no user cache folder")
+    name = os.path.realpath(run_root).encode("utf-8", "surrogateescape")
+    return folder / hashlib.sha256(name).hexdigest()[:32]
+
+
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
     """Where the run's reports are kept (``folder``: the runs folder, else the user's)."""
-    return stores.run_folder(run_root, folder) / "report"
+    return run_folder(run_root, folder) / "report"
 
 
 _last: tuple[Any, Any] = (None, None)
