@@ -21,7 +21,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.index import Signature, packed_signature, signature
+from inspector.loading.index import Signature, packed_signature, racy, signature
 from inspector.loading.processes import (
     end_pool,
     ending,
@@ -332,7 +332,8 @@ class EntryLoad:
 
     def _place(self, number: int, results: list[tuple[TaskEntry, Any]]) -> None:
         """Put one chunk's entries in place, pass on what is ready, then give them to the
-        task store (which stats now the files of one the reader did not see)."""
+        task store with their files' keys, packed (the files of one the reader did not see
+        are stat'ed now; one with a racy file is not kept)."""
         start = self.starts[number]
         for cursor, (entry, _) in enumerate(results, start):
             self.entries[self.missing[cursor]] = entry
@@ -342,6 +343,10 @@ class EntryLoad:
             for cursor, (entry, seen) in enumerate(results, start):
                 if seen is None:
                     seen = signature(cache.root, entry_files(entry))
+                if seen is None or racy(seen, cache.fence):
+                    continue  # a file not seen, or written as it was read: not kept
+                if not isinstance(seen, bytes):  # packed here, where the entry was made
+                    seen = packed_signature(entry, seen) or seen
                 cache.put(entry, self.items[cursor][2], seen)
 
     def _emit(self) -> None:

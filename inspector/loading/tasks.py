@@ -30,8 +30,6 @@ from inspector.loading.index import (
     Places,
     Signature,
     ask,
-    packed_signature,
-    racy,
     tail_of,
     unchanged,
 )
@@ -221,18 +219,13 @@ class TaskCache:
             self.fresh[folder] = (kept.files, first, kept.entry)
         return entry
 
-    def put(self, entry: Any, first_location: str, sig: Signature | bytes | None) -> None:
-        """Remember an entry just read; its record is made only when the store is saved.
-        ``sig``: the signature of its files (packed by a reader process, or as tuples;
-        None: one could not be stat'ed). A folder with a racy file is not remembered."""
-        if sig is None or racy(sig, self.fence):
-            return
-        if isinstance(sig, bytes):  # packed by a reader process
-            self.read.add(entry, first_location, sig)
-        elif (packed := packed_signature(entry, sig)) is not None:
-            self.read.add(entry, first_location, packed)
+    def put(self, entry: Any, first_location: str, keys: Signature | bytes) -> None:
+        """Remember an entry just read, with its files' keys (none racy), packed (else, for
+        files of other names, as tuples); its record is made only when the store is saved."""
+        if isinstance(keys, bytes):
+            self.read.add(entry, first_location, keys)
         else:
-            self.fresh[entry.folder] = (sig, first_location, entry)
+            self.fresh[entry.folder] = (keys, first_location, entry)
 
     def _kept_entries(self, read: bool = False) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder read (``read``), else also each taken from the store whose keys are
