@@ -188,20 +188,6 @@ def make_folder(folder: Path) -> bool:
     return trusted(missing[0] if missing else folder)
 
 
-def unpack(raw: bytes, kind: Any) -> Any:
-    """The record of type ``kind`` in a store file's bytes, or None when they do not start
-    with this header, their checksum does not match or it does not decode as ``kind``."""
-    from inspector.loading.records import decoded
-
-    header = _header()
-    if len(raw) < len(header) + DIGEST or not raw.startswith(header):
-        return None
-    payload = memoryview(raw)[len(header) : -DIGEST]
-    if hashlib.sha256(payload).digest() != raw[-DIGEST:]:
-        return None
-    return decoded(kind, payload)
-
-
 def write_atomically(path: Path, record: Any) -> bool:
     """Write ``record`` to ``path`` (:func:`write_streamed`)."""
     from inspector.loading.records import ENCODER
