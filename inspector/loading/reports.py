@@ -26,7 +26,9 @@ from inspector.loading.records import ENCODER, Outputs, Refusal, Report, Table, 
 from inspector.overrides import Overrides
 from inspector.results.file_io import stat_key
 
-PIECE = 64  # folders a piece of a task store holds (pieces, stored)
+PIECE = 64
+"""Folders in a piece of a task store file (about 50 KB at three attempts): read one at a
+time (tasks.pieces writes them, :func:`stored` reads them)."""
 preload_in_readers(__name__)  # its lookups run in the reader processes
 
 
@@ -263,7 +265,7 @@ def stored(path: Path, root: str) -> Iterator[tuple[str, msgspec.Raw]] | None:
     read a piece at a time; None when it is not a checked store file
     (:func:`~store.checked_record`) of the run ``root``. A piece that is not one ends the
     folders (the rest are read from their files)."""
-    opened = stores.checked_record(path)
+    opened = stores.checked_record(path) if os.path.exists(path) else None  # as _load
     if opened is None:
         return None
     handle, size = opened

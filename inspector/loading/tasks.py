@@ -55,7 +55,6 @@ DELTA_SHARE = 8
 CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250  # the app's reader processes check from so many
 FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child from so many
 CHECK_BLOCK = 32768  # folders whose files are checked at once
-"""Folders in a piece of a store file (about 50 KB at three attempts): read one at a time."""
 
 
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
