@@ -57,7 +57,7 @@ FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child 
 CHECK_BLOCK = 32768  # folders whose files are checked at once
 
 
-def store_file(run_root: Path, folder: Path | None = None) -> Path:
+def store_file(run_root: Path | str, folder: Path | None = None) -> Path:
     """Where the task store of a run is kept (``folder``: the runs folder, else the user's)."""
     return reports.run_folder(run_root, folder) / "tasks"
 
