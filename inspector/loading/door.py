@@ -170,73 +170,19 @@ def open_run(
     on_event: Callable[[Event], Any] | None = None,
 ) -> CachedReport | Refused | Loaded | Failed:
     """:func:`answer` (``asked``) and :func:`read`: every event goes to ``on_event``
-    (from the calling thread); the last one is returned."""
+    (from the calling thread); the last one is returned. The store answers first (when
+    asked), else the run is read here and what was read kept."""
     emit = on_event or (lambda event: None)
     early = early if early is not None and early.matches(Path(path)) else None
     pending = early.pending if early is not None else None
     key = reports.key_for(plan, "outputs")
-    checked = None  # what the store's check found changed, for the task store
-    if in_app and preview and not fresh:
-        if pending is None:
-            _preview_in_app(Path(path), key, early, emit)
-    elif not fresh and (preview or asked):
-        changes: list[Checked] = []
-        found = reports.lookup(Path(path), key, on_changes=changes.append)
-        checked = changes[0] if changes else None
-        if asked and isinstance(found, Refusal):
-            refused = Refused(found.line(path), found.warnings, found.status)
-            emit(refused)
-            return refused
-        cached = found if isinstance(found, Outputs) else None
-        if cached is None and checked is not None and key is not None and asked:
-            from inspector.loading import reopen
-
-            warm = reopen.answer(path, key, plan, checked)
-            if warm is not None:
-                got = CachedReport(*warm)
-                emit(got)
-                return got
-        if cached is not None:
-            got = CachedReport(cached)
-            emit(got)
-            if asked:
-                return got
-    elif pending is not None and fresh:
+    answered, checked = _from_store(path, plan, key, early, emit, fresh, asked, preview, in_app)
+    if answered is not None:
+        return answered
+    path = Path(path)  # as the read names it (its messages too)
+    if pending is not None and fresh:
         pending.cancel()
         pending = None
-    return _read(Path(path), plan, key, pending, on_event, checked, fresh=fresh, outputs=asked,
-                 in_app=in_app, also=also)  # fmt: skip
-
-
-def _preview_in_app(
-    path: Path, key: str | None, early: EarlyOpen | None, emit: Callable[[Event], Any]
-) -> None:
-    """The app's preview: the store's report at once, not yet checked, then the check (in a
-    shared reader process) and what it found: the report, checked, or :class:`Outdated`.
-    The run is read after this either way."""
-    shown = early.preview if early is not None else reports.peek(path, key)
-    if shown is not None:
-        emit(CachedReport(shown, checked=False))
-    found = reports.lookup(path, key, shared=True)
-    if isinstance(found, Outputs):
-        emit(CachedReport(found))
-    elif shown is not None:
-        emit(Outdated())
-
-
-def _read(
-    path: Path,
-    plan: Overrides | None,
-    key: str | None,
-    pending: Any,
-    on_event: Callable[[Event], Any] | None,
-    checked: Checked | None,
-    *,
-    fresh: bool,
-    outputs: bool,
-    in_app: bool,
-    also: Callable[[Session], dict[str, Any]] | None,
-) -> Loaded | Failed:
     # The reader and the engine: an answer from the store is given without loading them.
     from inspector.loading.readers import PARALLEL_MIN
     from inspector.loading.reading import base_plan, begin_read, derive, outputs_of
@@ -258,7 +204,7 @@ def _read(
         return failed
     made = derive(session, plan, path)
     said = None
-    if outputs and made.refusal is None:
+    if asked and made.refusal is None:
         said = outputs_of(made.session, made.notes)
     loaded = Loaded(made.session, session.run.cache_hits, said, tuple(made.notes), made.refusal)
     if on_event is not None:
@@ -288,6 +234,64 @@ def _read(
         if kept is not None:
             reports.store_snapshot(session.run.path, snapshot, key, kept, table, extra)
     return loaded
+
+
+def _from_store(
+    path: Path | str,
+    plan: Overrides | None,
+    key: str | None,
+    early: EarlyOpen | None,
+    emit: Callable[[Event], Any],
+    fresh: bool,
+    asked: bool,
+    preview: bool,
+    in_app: bool,
+) -> tuple[CachedReport | Refused | None, Checked | None]:
+    """What :func:`open_run` answers from the store (None: the run is read), and what the
+    store's check found changed (for the task store)."""
+    checked = None
+    if in_app and preview and not fresh:
+        if early is None or early.pending is None:
+            _preview_in_app(Path(path), key, early, emit)
+    elif not fresh and (preview or asked):
+        changes: list[Checked] = []
+        found = reports.lookup(Path(path), key, on_changes=changes.append)
+        checked = changes[0] if changes else None
+        if asked and isinstance(found, Refusal):
+            refused = Refused(found.line(path), found.warnings, found.status)
+            emit(refused)
+            return refused, checked
+        cached = found if isinstance(found, Outputs) else None
+        if cached is None and checked is not None and key is not None and asked:
+            from inspector.loading import reopen
+
+            warm = reopen.answer(path, key, plan, checked)
+            if warm is not None:
+                got = CachedReport(*warm)
+                emit(got)
+                return got, checked
+        if cached is not None:
+            got = CachedReport(cached)
+            emit(got)
+            if asked:
+                return got, checked
+    return None, checked
+
+
+def _preview_in_app(
+    path: Path, key: str | None, early: EarlyOpen | None, emit: Callable[[Event], Any]
+) -> None:
+    """The app's preview: the store's report at once, not yet checked, then the check (in a
+    shared reader process) and what it found: the report, checked, or :class:`Outdated`.
+    The run is read after this either way."""
+    shown = early.preview if early is not None else reports.peek(path, key)
+    if shown is not None:
+        emit(CachedReport(shown, checked=False))
+    found = reports.lookup(path, key, shared=True)
+    if isinstance(found, Outputs):
+        emit(CachedReport(found))
+    elif shown is not None:
+        emit(Outdated())
 
 
 def _refusal(path: Path, made: Any) -> Refusal | None:

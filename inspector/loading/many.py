@@ -40,7 +40,7 @@ from inspector.loading.records import (
     load_problem,
     problem_rec,
 )
-from inspector.loading.reports import store_file
+from inspector.loading.reports import run_folder, store_file
 from inspector.results.discover import (
     RunSummary,
     newest_first,
@@ -255,7 +255,7 @@ def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) 
 
 
 def cache_file(root: Path) -> Path:
-    return store.run_folder(root).with_suffix(".runs")
+    return run_folder(root).with_suffix(".runs")
 
 
 def _keys(run: Path) -> tuple[Any, ...] | None:
@@ -334,4 +334,4 @@ def keep_for_root(root: Path | str, answers: dict[str, Any]) -> None:
 
 
 def _answers_file(root: Path) -> Path:
-    return store.run_folder(root).with_suffix(".answers")
+    return run_folder(root).with_suffix(".answers")

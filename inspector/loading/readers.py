@@ -21,8 +21,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading import tasks as task_store
-from inspector.loading.index import Checked, Signature, packed_signature, signature
+from inspector.loading.index import Signature, packed_signature, racy, signature
 from inspector.loading.processes import (
     end_pool,
     ending,
@@ -37,7 +36,7 @@ from inspector.loading.processes import (
 )
 from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
 from inspector.loading.store import ABSENT, Stat
-from inspector.loading.store import enabled as store_enabled
+from inspector.loading.tasks import TaskCache
 from inspector.results.file_io import stat_key
 from inspector.results.layout import AttemptDirs, StateName
 from inspector.results.quick import read_plain_task
@@ -185,11 +184,10 @@ class EntryLoad:
     Creating it looks every folder up in the task store and, for a large run, hands the
     rest to reader processes at once; :meth:`collect` gathers the entries in candidate
     order. ``candidates``: ``(folder, state)`` in ``RunStore`` order; ``first_location``:
-    for each folder name, where AgentCompass finds it first. ``reuse`` False reads every
-    folder (what is read is still kept, unless ``store`` is False too: then no file's key
-    is taken). ``shared``: the caller has threads (the app): its shared reader processes
-    read and check. ``checked``: what the report store's check just found (a folder whose
-    files it found with their stored keys is not stat'ed again).
+    for each folder name, where AgentCompass finds it first. ``cache``: the task store
+    (None: no file's key is taken), which put in ``entries`` the folders it holds; the
+    positions of the rest, ``missing``, are read. ``store`` False: nothing is kept after.
+    ``shared``: the caller has threads (the app): its shared reader processes read.
     """
 
     def __init__(
@@ -199,32 +197,19 @@ class EntryLoad:
         first_location: dict[str, str],
         strategies: Collection[str],
         *,
-        reuse: bool,
+        cache: TaskCache | None,
+        entries: list[TaskEntry | None],
+        missing: list[int],
         store: bool,
         shared: bool,
-        checked: Checked | None,
     ) -> None:
         self.files = files
         self.shared = shared
         self.strategies = tuple(strategies)
         self.store = store
-        self.cache = (
-            task_store.TaskCache(files.root, reuse=reuse)
-            if store_enabled() and (reuse or store)
-            else None
-        )
-        self.entries: list[TaskEntry | None] = [None] * len(candidates)
-        self.missing: list[int] = list(range(len(candidates)))
-        if self.cache is not None:
-            enabled = gc.isenabled()
-            gc.disable()
-            try:
-                self.missing = self.cache.look_up(
-                    self.entries, candidates, first_location, checked, shared
-                )
-            finally:
-                if enabled:
-                    gc.enable()
+        self.cache = cache
+        self.entries = entries
+        self.missing = missing
         self.items = [
             (*candidates[p], first_location[candidates[p][0].rpartition("/")[2]])
             for p in self.missing
@@ -347,7 +332,8 @@ class EntryLoad:
 
     def _place(self, number: int, results: list[tuple[TaskEntry, Any]]) -> None:
         """Put one chunk's entries in place, pass on what is ready, then give them to the
-        task store (which stats now the files of one the reader did not see)."""
+        task store with their files' keys, packed (the files of one the reader did not see
+        are stat'ed now; one with a racy file is not kept)."""
         start = self.starts[number]
         for cursor, (entry, _) in enumerate(results, start):
             self.entries[self.missing[cursor]] = entry
@@ -357,6 +343,10 @@ class EntryLoad:
             for cursor, (entry, seen) in enumerate(results, start):
                 if seen is None:
                     seen = signature(cache.root, entry_files(entry))
+                if seen is None or racy(seen, cache.fence):
+                    continue  # a file not seen, or written as it was read: not kept
+                if not isinstance(seen, bytes):  # packed here, where the entry was made
+                    seen = packed_signature(entry, seen) or seen
                 cache.put(entry, self.items[cursor][2], seen)
 
     def _emit(self) -> None:

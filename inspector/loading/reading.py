@@ -6,6 +6,7 @@ starts this for the app before textual is imported."""
 
 from __future__ import annotations
 
+import gc
 import os
 import time
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from inspector.loading.index import Checked
 from inspector.loading.readers import EntryLoad, stat_or_absent
 from inspector.loading.records import NOTE_PREFIX, WARNING_PREFIX, Outputs
 from inspector.loading.store import enabled as store_enabled
+from inspector.loading.tasks import TaskCache
 from inspector.overrides import Overrides
 from inspector.resolve import contract_guessed, reduction_stream
 from inspector.results.listing import RUN_FILES, running_files
@@ -27,7 +29,7 @@ from inspector.results.reader import (
     list_run,
     read_run_files,
 )
-from inspector.results.tasks import load_running
+from inspector.results.tasks import TaskEntry, load_running
 from inspector.results.validate import BUILTIN_STRATEGIES
 from inspector.session import DERIVED_KEY, Session, score_run
 
@@ -81,8 +83,11 @@ def begin_read(
     checked: Checked | None = None,
 ) -> PendingRead:
     """Start reading a run: run-level files and the folder listing now, task folders from
-    the task store or by reader processes started now (:class:`EntryLoad`, which says
-    what ``reuse_cache``, ``store``, ``shared`` and ``checked`` do).
+    the task store or by reader processes started now (:class:`EntryLoad`). ``reuse_cache``
+    False reads every folder (what is read is still kept, unless ``store`` is False too:
+    then no file's key is taken); ``shared``: the caller has threads (the app); ``checked``:
+    what the report store's check just found (a folder whose files it found with their
+    stored keys is not stat'ed again).
 
     Raises:
         RunReadError: as :func:`~inspector.results.reader.read_run`.
@@ -91,20 +96,27 @@ def begin_read(
     listed = list_run(path)
     run, files = listed.run, listed.files
     run.read_started_ns = started
-    if store_enabled() and store:  # before reading: a file changed meanwhile differs next time
-        run.seen = {rel: stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
+    on = store_enabled()
+    # The task store first: it puts in entries the folders it holds; the rest are read.
+    candidates, first_location = listed.candidates, listed.first_location
+    cache = TaskCache(files.root, reuse=reuse_cache) if on and (reuse_cache or store) else None
+    entries: list[TaskEntry | None] = [None] * len(candidates)
+    missing = list(range(len(candidates)))
+    if cache is not None:
+        enabled = gc.isenabled()
+        gc.disable()  # what it builds is acyclic
+        try:
+            missing = cache.look_up(entries, candidates, first_location, checked, shared)
+        finally:
+            if enabled:
+                gc.enable()
+    if on and store:  # before reading: a file changed meanwhile differs next time
+        root = str(files.root)  # as files.full_path has it
+        run.seen = {rel: stat_or_absent(f"{root}/{rel}") for rel in RUN_FILES}
     run.listing = listed.listing
     # The task folders' reader processes start while the run-level files are read here.
-    load = EntryLoad(
-        files,
-        listed.candidates,
-        listed.first_location,
-        BUILTIN_STRATEGIES,
-        reuse=reuse_cache,
-        store=store,
-        shared=shared,
-        checked=checked,
-    )
+    load = EntryLoad(files, candidates, first_location, BUILTIN_STRATEGIES, cache=cache,
+                     entries=entries, missing=missing, store=store, shared=shared)  # fmt: skip
     read_run_files(files, run)
     run.problems.extend(listed.problems)
     return PendingRead(listed, load)

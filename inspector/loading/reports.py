@@ -9,6 +9,7 @@ Plans given as files (``--hierarchy``, ``--contract``) are never kept.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import threading
@@ -25,7 +26,9 @@ from inspector.loading.records import ENCODER, Outputs, Refusal, Report, Table, 
 from inspector.overrides import Overrides
 from inspector.results.file_io import stat_key
 
-PIECE = 64  # folders a piece of a task store holds (pieces, stored)
+PIECE = 64
+"""Folders in a piece of a task store file (about 50 KB at three attempts): read one at a
+time (tasks.pieces writes them, :func:`stored` reads them)."""
 preload_in_readers(__name__)  # its lookups run in the reader processes
 
 
@@ -39,9 +42,19 @@ def key_for(overrides: Overrides | None, command: str) -> str | None:
     return json.dumps([command, plan])
 
 
+def run_folder(run_root: Path | str, folder: Path | None = None) -> Path:
+    """The store of the run at ``run_root`` (``folder``: the runs folder, else the user's),
+    named by its real path."""
+    folder = folder or stores.runs_dir()
+    if folder is None:
+        raise OSError("no user cache folder")
+    name = os.path.realpath(run_root).encode("utf-8", "surrogateescape")
+    return folder / hashlib.sha256(name).hexdigest()[:32]
+
+
 def store_file(run_root: Path, folder: Path | None = None) -> Path:
     """Where the run's reports are kept (``folder``: the runs folder, else the user's)."""
-    return stores.run_folder(run_root, folder) / "report"
+    return run_folder(run_root, folder) / "report"
 
 
 _last: tuple[Any, Any] = (None, None)
@@ -252,7 +265,7 @@ def stored(path: Path, root: str) -> Iterator[tuple[str, msgspec.Raw]] | None:
     read a piece at a time; None when it is not a checked store file
     (:func:`~store.checked_record`) of the run ``root``. A piece that is not one ends the
     folders (the rest are read from their files)."""
-    opened = stores.checked_record(path)
+    opened = stores.checked_record(path) if os.path.exists(path) else None  # as _load
     if opened is None:
         return None
     handle, size = opened

@@ -62,18 +62,22 @@ reader processes know them too): no cache folder inside one of them. ``XDG_CACHE
 ``HOME`` may lie inside the results (GitLab CI: ``XDG_CACHE_HOME=$CI_PROJECT_DIR/.cache``)."""
 
 
-@contextlib.contextmanager
-def results_read(paths: Iterable[str | os.PathLike[str]]) -> Iterator[None]:
-    """While a command reads ``paths`` (runs or roots): nothing is cached inside them."""
-    before = os.environ.get(RESULTS_READ)
-    os.environ[RESULTS_READ] = json.dumps(sorted({os.path.realpath(p) for p in paths}))
-    try:
-        yield
-    finally:
-        if before is None:
+class results_read:
+    """While a command reads ``paths`` (runs or roots): nothing is cached inside them (the
+    paths are not kept: only what was there before, put back at the end)."""
+
+    def __init__(self, paths: Iterable[str | os.PathLike[str]]) -> None:
+        self.before = os.environ.get(RESULTS_READ)
+        os.environ[RESULTS_READ] = json.dumps(sorted({os.path.realpath(p) for p in paths}))
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        if self.before is None:
             os.environ.pop(RESULTS_READ, None)
         else:
-            os.environ[RESULTS_READ] = before
+            os.environ[RESULTS_READ] = self.before
 
 
 def inside_results(folder: Path) -> str | None:
@@ -182,20 +186,6 @@ def make_folder(folder: Path) -> bool:
     except OSError:
         return False
     return trusted(missing[0] if missing else folder)
-
-
-def unpack(raw: bytes, kind: Any) -> Any:
-    """The record of type ``kind`` in a store file's bytes, or None when they do not start
-    with this header, their checksum does not match or it does not decode as ``kind``."""
-    from inspector.loading.records import decoded
-
-    header = _header()
-    if len(raw) < len(header) + DIGEST or not raw.startswith(header):
-        return None
-    payload = memoryview(raw)[len(header) : -DIGEST]
-    if hashlib.sha256(payload).digest() != raw[-DIGEST:]:
-        return None
-    return decoded(kind, payload)
 
 
 def write_atomically(path: Path, record: Any) -> bool:
@@ -361,20 +351,6 @@ def runs_dir() -> Path | None:
     """The folder of the runs' stores (``runs`` in :func:`cache_root`), None without one."""
     root = cache_root()
     return None if root is None else root / "runs"
-
-
-def name_of(*parts: str) -> str:
-    """A file name from what it is keyed by (a run's real path, a plan)."""
-    text = "\0".join(parts).encode("utf-8", "surrogateescape")
-    return hashlib.sha256(text).hexdigest()[:32]
-
-
-def run_folder(run_root: Path | str, folder: Path | None = None) -> Path:
-    """The store of the run at ``run_root`` (``folder``: the runs folder, else the user's)."""
-    folder = folder or runs_dir()
-    if folder is None:
-        raise OSError("no user cache folder")
-    return folder / name_of(os.path.realpath(run_root))
 
 
 Stat = tuple[int, int, int, int, int, int]

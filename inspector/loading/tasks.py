@@ -10,6 +10,7 @@ left out.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import operator
 import os
@@ -29,8 +30,6 @@ from inspector.loading.index import (
     Places,
     Signature,
     ask,
-    packed_signature,
-    racy,
     tail_of,
     unchanged,
 )
@@ -47,6 +46,7 @@ from inspector.loading.records import (
 )
 from inspector.results.problems import RULE_DUPLICATE_ID
 
+DELTA = "tasks.delta"
 NIL = msgspec.Raw(b"\xc0")
 """A folder gone, in a store's undecoded entries."""
 DELTA_MIN = 64
@@ -55,12 +55,11 @@ DELTA_SHARE = 8
 CHECK_PARALLEL_MIN, CHECK_CHUNK = 1500, 250  # the app's reader processes check from so many
 FORK_CHECK_MIN = 4000  # a single-threaded caller checks half in a forked child from so many
 CHECK_BLOCK = 32768  # folders whose files are checked at once
-"""Folders in a piece of a store file (about 50 KB at three attempts): read one at a time."""
 
 
-def store_file(run_root: Path, folder: Path | None = None) -> Path:
+def store_file(run_root: Path | str, folder: Path | None = None) -> Path:
     """Where the task store of a run is kept (``folder``: the runs folder, else the user's)."""
-    return store.run_folder(run_root, folder) / "tasks"
+    return reports.run_folder(run_root, folder) / "tasks"
 
 
 class TaskCache:
@@ -76,8 +75,6 @@ class TaskCache:
 
     def __init__(self, run_root: Path, *, reuse: bool = True) -> None:
         self.root = str(run_root)
-        self.path = store_file(run_root)
-        self.delta_path = self.path.with_name("tasks.delta")  # the folders changed since
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.reuse = reuse
         # Per folder whose keys are not packed (files of other names): its signature,
@@ -90,6 +87,12 @@ class TaskCache:
         self.before: dict[str, bytes | None] = {}  # a stored folder not taken: its entry
         self.gone: list[str] = []  # stored folders that are no task folder now
         self.most = DELTA_MIN  # folders the delta file may hold
+
+    @functools.cached_property
+    def path(self) -> Path:
+        """Where the store is kept (named when it is first looked at; beside it, the
+        folders changed since it was written: :data:`DELTA`)."""
+        return store_file(self.root)
 
     def look_up(
         self,
@@ -111,7 +114,7 @@ class TaskCache:
         if base is None:
             return list(range(count))
         self.loaded = True
-        self.delta = delta = dict(reports.stored(self.delta_path, self.root) or ())
+        self.delta = delta = dict(reports.stored(self.path.with_name(DELTA), self.root) or ())
         covers = _covers(Places(checked, count), candidates)
         head = decoder(KeptHead)
         found, where, cursor = bytearray(count), None, 0
@@ -215,18 +218,13 @@ class TaskCache:
             self.fresh[folder] = (kept.files, first, kept.entry)
         return entry
 
-    def put(self, entry: Any, first_location: str, sig: Signature | bytes | None) -> None:
-        """Remember an entry just read; its record is made only when the store is saved.
-        ``sig``: the signature of its files (packed by a reader process, or as tuples;
-        None: one could not be stat'ed). A folder with a racy file is not remembered."""
-        if sig is None or racy(sig, self.fence):
-            return
-        if isinstance(sig, bytes):  # packed by a reader process
-            self.read.add(entry, first_location, sig)
-        elif (packed := packed_signature(entry, sig)) is not None:
-            self.read.add(entry, first_location, packed)
+    def put(self, entry: Any, first_location: str, keys: Signature | bytes) -> None:
+        """Remember an entry just read, with its files' keys (none racy), packed (else, for
+        files of other names, as tuples); its record is made only when the store is saved."""
+        if isinstance(keys, bytes):
+            self.read.add(entry, first_location, keys)
         else:
-            self.fresh[entry.folder] = (sig, first_location, entry)
+            self.fresh[entry.folder] = (keys, first_location, entry)
 
     def _kept_entries(self, read: bool = False) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder read (``read``), else also each taken from the store whose keys are
@@ -252,7 +250,7 @@ class TaskCache:
         piece at a time (one changed since: what is in it, checked against its files when
         used; one gone: not kept)."""
         if taken:
-            delta = dict(reports.stored(self.delta_path, self.root) or ())
+            delta = dict(reports.stored(self.path.with_name(DELTA), self.root) or ())
             for folder, raw in _overridden(reports.stored(self.path, self.root) or (), delta):
                 if raw != NIL and folder in taken:
                     yield folder, raw
@@ -273,7 +271,7 @@ class TaskCache:
             # Written as it is made: the whole store is never held (nor its records).
             if store.write_streamed(self.path, self._whole):
                 with contextlib.suppress(OSError):
-                    os.unlink(self.delta_path)
+                    os.unlink(self.path.with_name(DELTA))
         finally:
             self.delta, self.fresh, self.before, self.gone = {}, {}, {}, []
             self.read = ReadKeys()
@@ -299,7 +297,9 @@ class TaskCache:
         delta = {**self.delta, **changed, **dict.fromkeys(gone, NIL)}
         if len(delta) > most:
             return False
-        store.write_streamed(self.delta_path, lambda: pieces(self.root, iter(delta.items())))
+        store.write_streamed(
+            self.path.with_name(DELTA), lambda: pieces(self.root, iter(delta.items()))
+        )
         return True
 
 
@@ -333,7 +333,8 @@ class ReadKeys:
         store, and where its keys are in the buffer."""
         at = HEAD
         for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
-            end = at + RECORD * (2 + len(entry.attempt_dirs))
+            dirs = entry.attempt_dirs  # an AttemptDirs' numbers: not through its methods
+            end = at + RECORD * (2 + len(getattr(dirs, "numbers", dirs)))
             yield entry, first, taken, slice(at, end)
             at = end
 

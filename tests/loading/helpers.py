@@ -13,7 +13,7 @@ from typing import Any
 import msgspec
 
 from inspector.cli import main as cli
-from inspector.loading import store
+from inspector.loading import reports, store
 from tests.conftest import conformance_run
 
 
@@ -104,12 +104,12 @@ def count_summaries(monkeypatch, *modules) -> list[str]:  # type: ignore[no-unty
 
 def task_store_file(run: Path) -> Path:
     """Where the store keeps a run's task folders."""
-    return store.run_folder(run) / "tasks"
+    return reports.run_folder(run) / "tasks"
 
 
 def report_file(run: Path) -> Path:
     """Where the store keeps a run's index and reports."""
-    return store.run_folder(run) / "report"
+    return reports.run_folder(run) / "report"
 
 
 def _header(signature: str | None = None) -> bytes:

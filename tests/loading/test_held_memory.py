@@ -14,7 +14,7 @@ import msgspec
 import pytest
 
 from inspector import loading
-from inspector.loading import index, store
+from inspector.loading import index, reports, store
 from inspector.results.file_io import stat_key
 from tests.loading.helpers import copy_run
 
@@ -362,7 +362,7 @@ def test_a_warm_read_decodes_the_task_store_a_folder_at_a_time(
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     first = loading.read(alike_run)  # the store written
     assert isinstance(first, loading.Loaded) and first.cache_hits == 0
-    size = (store.run_folder(alike_run) / "tasks").stat().st_size
+    size = (reports.run_folder(alike_run) / "tasks").stat().st_size
     held, warm, tasks = _read_traced(alike_run)
     assert tasks == 2000 and loading.read(alike_run).cache_hits == 2000  # type: ignore[union-attr]
     assert (warm - held - size) / tasks < 1500, (warm - held - size) / tasks

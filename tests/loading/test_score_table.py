@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from inspector.loading import door, reopen, reports
+from inspector.loading import reading, reopen, reports
 from inspector.loading.records import Table, decoder
 from tests.conftest import conformance_run, conformance_runs
 from tests.loading.helpers import (
@@ -42,7 +42,7 @@ class Answers:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.warm: list[int] = []
         self.read = 0
-        warm, read = reopen.answer, door._read
+        warm, read = reopen.answer, reading.PendingRead.finish
 
         def counted_warm(*args: Any, **kwargs: Any) -> Any:
             found = warm(*args, **kwargs)
@@ -55,7 +55,7 @@ class Answers:
             return read(*args, **kwargs)
 
         monkeypatch.setattr(reopen, "answer", counted_warm)
-        monkeypatch.setattr(door, "_read", counted_read)
+        monkeypatch.setattr(reading.PendingRead, "finish", counted_read)
 
 
 def outputs(run: Path, capsys: pytest.CaptureFixture[str]) -> list[tuple[int, str, str]]:

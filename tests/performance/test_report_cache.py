@@ -19,8 +19,8 @@ import pytest
 from inspector import loading
 from inspector.cli import main as cli
 from inspector.cli.common import overrides_from
-from inspector.loading import door, reopen, reports, store
 from inspector.loading import index as snapshot
+from inspector.loading import reading, reopen, reports, store
 from tests.conftest import FIXTURE_RUNS, conformance_run, conformance_runs
 
 RUNS = [
@@ -47,7 +47,7 @@ class Counter:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.calls = 0
-        original, warm = door._read, reopen.answer
+        original, warm = reading.PendingRead.finish, reopen.answer
 
         def counting(*args, **kwargs):  # type: ignore[no-untyped-def]
             self.calls += 1
@@ -58,7 +58,7 @@ class Counter:
             self.calls += answer is not None
             return answer
 
-        monkeypatch.setattr(door, "_read", counting)
+        monkeypatch.setattr(reading.PendingRead, "finish", counting)
         monkeypatch.setattr(reopen, "answer", counting_warm)
 
 
