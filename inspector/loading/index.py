@@ -51,12 +51,9 @@ def _ends(numbers: Any) -> tuple[str, ...]:
     return ("", "/task.json", *(f"/attempt-{number}/result.json" for number in numbers))
 
 
-def rels_of(folder: str, tail: Any) -> list[str]:
-    """The files of a folder's keys: ``tail`` its attempt numbers, sorted (else, for
-    files of other names, the paths after the folder's own)."""
-    if tail and type(tail) is tuple and type(tail[0]) is str:
-        return [folder, *tail]
-    return [folder + end for end in _ends(tail)]
+def rels_of(folder: str, numbers: Any) -> list[str]:
+    """The files of a folder's keys, given its attempt numbers, sorted."""
+    return [folder + end for end in _ends(numbers)]
 
 
 def rels(index: Index, listing: tuple[Any, ...]) -> list[str] | None:
@@ -118,12 +115,11 @@ def packed_signature(entry: Any, signature: Any) -> bytes | None:
         return None
 
 
-def racy(keys: Any, fence_ns: int) -> bool:
-    """Whether a file of ``keys`` (packed, or a signature) is racy (:func:`~store.is_racy`);
-    keys whose newest stamp is older than the coarse granularity are answered at once."""
-    if not isinstance(keys, bytes | bytearray):
-        values: Any = [v for item in keys for v in item[1:]]
-    elif sys.byteorder == "little":
+def racy(keys: bytes, fence_ns: int) -> bool:
+    """Whether a file of ``keys`` (packed) is racy (:func:`~store.is_racy`); keys whose
+    newest stamp is older than the coarse granularity are answered at once."""
+    values: Any
+    if sys.byteorder == "little":
         values = memoryview(keys).cast("q")  # unpacked one at a time as read
     else:  # pragma: no cover - big-endian
         values = struct.unpack(f"<{len(keys) // 8}q", keys)
@@ -136,19 +132,10 @@ def racy(keys: Any, fence_ns: int) -> bool:
     )
 
 
-def ask(files: Any, folder: str, tail: tuple[int, ...]) -> tuple[str, Any, bytes] | None:
-    """What to check of a stored folder's keys ``files`` (packed, or a signature):
-    ``(folder, tail, packed)`` for :func:`unchanged`; None when they are not of that
-    folder."""
-    if type(files) is bytes:
-        return (folder, tail, files) if len(files) == RECORD * (2 + len(tail)) else None
-    rels = [item[0] for item in files]
-    if len(rels) < 2 or rels[0] != folder:
-        return None
-    try:
-        return folder, tuple(rels[1:]), pack(files)
-    except struct.error:
-        return None
+def ask(files: bytes, folder: str, tail: tuple[int, ...]) -> tuple[str, Any, bytes] | None:
+    """What to check of a stored folder's packed keys ``files``: ``(folder, tail, files)``
+    for :func:`unchanged`; None when they are not of that many files."""
+    return (folder, tail, files) if len(files) == RECORD * (2 + len(tail)) else None
 
 
 def unchanged(root: str, items: list[tuple[str, tuple[Any, ...], bytes]]) -> list[bool]:

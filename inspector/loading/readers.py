@@ -46,8 +46,7 @@ from inspector.results.tasks import TaskEntry, load_published
 
 preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
-_Seen = bytes | tuple[tuple[str, int, int, int, int, int, int], ...] | None
-_Chunk = list[tuple[EntryRec, _Seen]]
+_Chunk = list[tuple[EntryRec, bytes | None]]
 PARALLEL_MIN = 1500  # folders; below it (and below PARALLEL_BYTES) one process reads
 CHUNK = 250
 PARALLEL_BYTES = 32 << 20
@@ -159,9 +158,9 @@ def _read_chunk(
     strategies: tuple[str, ...],
     signed: bool = True,
 ) -> bytes:
-    """A reader process's chunk: each entry as its record with the key of its files, the
-    whole chunk as one msgpack string (cheaper than pickling, one object for the pool to
-    pass on). The cyclic collector is off meanwhile: what is built is acyclic."""
+    """A reader process's chunk: each entry as its record with the keys of its files,
+    packed, the whole chunk as one msgpack string (cheaper than pickling, one object for
+    the pool to pass on). The cyclic collector is off meanwhile: what is built is acyclic."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -169,9 +168,7 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies, signed)
-            # Packed here, not decoded as tuples by the collecting process.
-            packed = packed_signature(entry, seen) if seen is not None else None
-            out.append((entry_record(entry), seen if packed is None else packed))
+            out.append((entry_record(entry), packed_signature(entry, seen) if seen else None))
         return ENCODER.encode(out)
     finally:
         if enabled:
@@ -285,18 +282,13 @@ class EntryLoad:
                 gc.enable()
         entries = [entry for entry in self.entries if entry is not None]
         cache = self.cache
-        joined = cache.read.in_order(entries) if cache is not None and not cache.fresh else None
+        joined = cache.read.in_order(entries) if cache is not None else None
         if joined is not None:  # every folder read: their keys as the task store holds them
             self.signatures = joined
         elif cache is not None:
             signatures = cache.read.by_folder()  # the keys the readers saw
             for entry in entries:
-                if entry.folder in signatures:
-                    continue
-                cached = cache.fresh.get(entry.folder)
-                if cached is not None:  # from the store (or keys that cannot be packed)
-                    signatures[entry.folder] = packed_signature(entry, cached[0])
-                else:  # not kept (a file is missing: a task not yet published)
+                if entry.folder not in signatures:  # not kept (a task not yet published)
                     rels = entry_files(entry)
                     stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
                     if None not in stats:
@@ -341,13 +333,12 @@ class EntryLoad:
         cache = self.cache
         if cache is not None:  # the files of one the reader did not see are stat'ed now
             for cursor, (entry, seen) in enumerate(results, start):
-                if seen is None:
-                    seen = signature(cache.root, entry_files(entry))
+                if not isinstance(seen, bytes):
+                    seen = seen or signature(cache.root, entry_files(entry))
+                    seen = packed_signature(entry, seen) if seen is not None else None
                 if seen is None or racy(seen, cache.fence):
-                    continue  # a file not seen, or written as it was read: not kept
-                if not isinstance(seen, bytes):  # packed here, where the entry was made
-                    seen = packed_signature(entry, seen) or seen
-                cache.put(entry, self.items[cursor][2], seen)
+                    continue  # a file not seen, not packed, or written as it was read
+                cache.read.add(entry, self.items[cursor][2], seen)
 
     def _emit(self) -> None:
         if self._on_entries is None:

@@ -74,15 +74,13 @@ class EntryRec(msgspec.Struct, **OPTIONS):
 Packed = bytes
 """A task folder's file keys, :data:`Stat` after :data:`Stat` (six little-endian 64-bit
 integers each) of its folder, ``task.json`` and each attempt's ``result.json`` (by number)."""
-Keys = Packed | tuple[tuple[str, int, int, int, int, int, int], ...]
-"""Packed, or (files of other names) per file ``(rel, *Stat)``."""
 
 
 class KeptEntry(msgspec.Struct, **OPTIONS):
     """A task folder in the task store: the keys of its files as read, where AgentCompass
     finds its name first, and its entry."""
 
-    files: Keys
+    files: Packed
     first: str
     entry: EntryRec
 
@@ -102,7 +100,7 @@ class EntryHead(msgspec.Struct, **OPTIONS):
 class KeptHead(msgspec.Struct, **OPTIONS):
     """A :class:`KeptEntry` as far as it is needed to check it (the rest is skipped)."""
 
-    files: Keys
+    files: Packed
     first: str
     entry: EntryHead
 

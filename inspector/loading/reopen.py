@@ -271,7 +271,7 @@ def _store(
     for i in sorted(fresh):
         entry, seen = fresh[i]
         packed = None if seen is None else snapshots.packed_signature(entry, seen)
-        if packed is None or snapshots.racy(seen, fence):
+        if packed is None or snapshots.racy(packed, fence):
             return
         start = starts[i] * width
         pieces += [snapshot.stats[done:start], packed]

@@ -28,7 +28,6 @@ from inspector.loading.index import (
     RECORD,
     Checked,
     Places,
-    Signature,
     ask,
     tail_of,
     unchanged,
@@ -77,9 +76,6 @@ class TaskCache:
         self.root = str(run_root)
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.reuse = reuse
-        # Per folder whose keys are not packed (files of other names): its signature,
-        # where AgentCompass finds it first, and its record (from the store) or entry.
-        self.fresh: dict[str, tuple[Signature, str, Any]] = {}
         self.read = ReadKeys()  # the folders taken or read (made records when saved)
         self.hits = 0
         self.delta: dict[str, msgspec.Raw] = {}
@@ -212,28 +208,11 @@ class TaskCache:
         if entry is None:
             return None
         self.hits += 1
-        if type(kept.files) is bytes:
-            self.read.add(entry, first, kept.files, taken=True)
-        else:
-            self.fresh[folder] = (kept.files, first, kept.entry)
+        self.read.add(entry, first, kept.files, taken=True)
         return entry
 
-    def put(self, entry: Any, first_location: str, keys: Signature | bytes) -> None:
-        """Remember an entry just read, with its files' keys (none racy), packed (else, for
-        files of other names, as tuples); its record is made only when the store is saved."""
-        if isinstance(keys, bytes):
-            self.read.add(entry, first_location, keys)
-        else:
-            self.fresh[entry.folder] = (keys, first_location, entry)
-
-    def _kept_entries(self, read: bool = False) -> Iterator[tuple[str, KeptEntry]]:
-        """Each folder read (``read``), else also each taken from the store whose keys are
-        not packed, as it is stored, made one at a time."""
-        for folder, (sig, first, held) in self.fresh.items():
-            if type(held) is not EntryRec:
-                yield folder, KeptEntry(sig, first, _record(held))
-            elif not read:
-                yield folder, KeptEntry(sig, first, held)
+    def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
+        """Each folder read, as it is stored, made one at a time (its record made now)."""
         for held, first, taken, span in self.read.rows():
             if not taken:
                 yield held.folder, KeptEntry(bytes(self.read.stats[span]), first, _record(held))
@@ -262,18 +241,18 @@ class TaskCache:
         is written whole again once the delta grows past :data:`DELTA_SHARE` of it. Every
         entry is checked against its files before use, so any base and delta combined
         (one written, the other not) give misses, never a wrong entry."""
-        fresh, read = self.fresh, self.read
+        read = self.read
         try:
-            if not keep or (not fresh and not read.entries and not self.loaded):
+            if not keep or (not read.entries and not self.loaded):
                 return
-            if self.loaded and self._delta_written(len(fresh) + len(read.entries)):
+            if self.loaded and self._delta_written(len(read.entries)):
                 return
             # Written as it is made: the whole store is never held (nor its records).
             if store.write_streamed(self.path, self._whole):
                 with contextlib.suppress(OSError):
                     os.unlink(self.path.with_name(DELTA))
         finally:
-            self.delta, self.fresh, self.before, self.gone = {}, {}, {}, []
+            self.delta, self.before, self.gone = {}, {}, []
             self.read = ReadKeys()
 
     def _delta_written(self, seen: int) -> bool:
@@ -281,7 +260,7 @@ class TaskCache:
         most = max(DELTA_MIN, seen // DELTA_SHARE)
         changed: dict[str, msgspec.Raw] = {}
         try:
-            for folder, kept in self._kept_entries(read=True):
+            for folder, kept in self._kept_entries():
                 encoded = ENCODER.encode(kept)
                 if self.before.get(folder) != encoded:
                     changed[folder] = msgspec.Raw(encoded)
@@ -290,7 +269,7 @@ class TaskCache:
         except (TypeError, ValueError, OverflowError):
             return True
         done = {e.folder for e in self.read.entries}
-        gone = [*self.gone, *(f for f in self.before if f not in done and f not in self.fresh)]
+        gone = [*self.gone, *(f for f in self.before if f not in done)]
         del done
         if not changed and not gone:
             return True

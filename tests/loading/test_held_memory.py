@@ -306,7 +306,7 @@ def test_a_folder_read_is_kept_for_the_store_in_its_packed_keys(alike_run: Path)
             packed = packed_signature(entry, signature(root, entry_files(entry)))
             assert packed is not None
             keys += len(packed)
-            cache.put(entry, entry.folder, packed)
+            cache.read.add(entry, entry.folder, packed)
         del packed
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - before
