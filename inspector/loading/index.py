@@ -97,20 +97,12 @@ def signature(root: str, rels: list[str]) -> Signature | None:
         return None
 
 
-def pack(signature: Any) -> bytes:
-    """The keys of a signature packed as :attr:`Index.stats` holds them (about 300 bytes
-    for three attempts, against 2.4 KB as tuples); ``struct.error`` when one does not fit."""
-    return struct.pack(f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]])
-
-
-def packed_signature(entry: Any, signature: Any) -> bytes | None:
-    """A task folder's keys, packed, from its signature after a read; None when it is not
-    of the folder, its ``task.json`` and each attempt's ``result.json`` (in that order, as
-    :func:`rels` has them) or a value does not fit: no index."""
-    if [item[0] for item in signature] != rels_of(entry.folder, tail_of(entry.attempt_dirs)):
-        return None
+def pack(signature: Any) -> bytes | None:
+    """The keys of a task folder's signature (its files as :func:`rels_of` lists them)
+    packed as :attr:`Index.stats` holds them (about 300 bytes for three attempts, against
+    2.4 KB as tuples); None when a value does not fit: no index."""
     try:
-        return pack(signature)
+        return struct.pack(f"<{WIDTH * len(signature)}q", *[v for i in signature for v in i[1:]])
     except struct.error:
         return None
 
@@ -168,7 +160,7 @@ def take(run: Run) -> Index | None:
         return run.index  # type: ignore[no-any-return]
     if run.seen is None or run.listing is None:
         return None
-    # ``run.signatures``: per folder its packed_signature, or all of them after HEAD in
+    # ``run.signatures``: per folder its packed keys, or all of them after HEAD in
     # one buffer (:meth:`ReadKeys.in_order`: filled in place, not copied).
     pieces: list[bytes] = []
     attempts: list[Any] = []

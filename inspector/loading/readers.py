@@ -21,7 +21,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.index import Signature, packed_signature, racy, signature
+from inspector.loading.index import Signature, pack, racy, rels_of, signature, tail_of
 from inspector.loading.processes import (
     end_pool,
     ending,
@@ -38,7 +38,7 @@ from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, 
 from inspector.loading.store import ABSENT, Stat
 from inspector.loading.tasks import TaskCache
 from inspector.results.file_io import stat_key
-from inspector.results.layout import AttemptDirs, StateName
+from inspector.results.layout import StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
 from inspector.results.run_files import RunFiles
@@ -127,12 +127,7 @@ def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
 def entry_files(entry: Any) -> list[str]:
     """What an entry was read from: its folder (a new attempt folder or a symbolic link
     changes it), its task.json and each attempt's result.json."""
-    dirs = entry.attempt_dirs
-    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
-        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
-        return [entry.folder, f"{entry.folder}/task.json", *tail]
-    files = [entry.folder, f"{entry.folder}/task.json"]
-    return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
+    return rels_of(entry.folder, tail_of(entry.attempt_dirs))
 
 
 def _read_one(
@@ -168,7 +163,7 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies, signed)
-            out.append((entry_record(entry), packed_signature(entry, seen) if seen else None))
+            out.append((entry_record(entry), pack(seen) if seen else None))
         return ENCODER.encode(out)
     finally:
         if enabled:
@@ -263,7 +258,7 @@ class EntryLoad:
         """Every candidate as a TaskEntry, in candidate order; ``on_entries`` gets them in
         that order as soon as they and all before them are read (so they are reduced while
         the rest is read). With the store on, :attr:`signatures` then holds, per folder,
-        the keys its entry was read with (:func:`packed_signature`), or, when every folder
+        the keys its entry was read with (packed), or, when every folder
         was read, the task store's buffer of them all (``ReadKeys.in_order``: not copied).
         The cyclic collector is paused meanwhile: reading builds many small acyclic
         objects."""
@@ -293,7 +288,7 @@ class EntryLoad:
                     stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
                     if None not in stats:
                         keys = [(rel, *stat) for rel, stat in zip(rels, stats, strict=True)]  # type: ignore[misc]
-                        signatures[entry.folder] = packed_signature(entry, keys)
+                        signatures[entry.folder] = pack(keys)
             self.signatures = signatures
         return entries
 
@@ -335,7 +330,7 @@ class EntryLoad:
             for cursor, (entry, seen) in enumerate(results, start):
                 if not isinstance(seen, bytes):
                     seen = seen or signature(cache.root, entry_files(entry))
-                    seen = packed_signature(entry, seen) if seen is not None else None
+                    seen = pack(seen) if seen is not None else None
                 if seen is None or racy(seen, cache.fence):
                     continue  # a file not seen, not packed, or written as it was read
                 cache.read.add(entry, self.items[cursor][2], seen)

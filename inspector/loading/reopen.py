@@ -270,7 +270,7 @@ def _store(
     done = 0
     for i in sorted(fresh):
         entry, seen = fresh[i]
-        packed = None if seen is None else snapshots.packed_signature(entry, seen)
+        packed = None if seen is None else snapshots.pack(seen)
         if packed is None or snapshots.racy(packed, fence):
             return
         start = starts[i] * width
