@@ -18,6 +18,7 @@ import os
 import struct
 import sys
 from bisect import bisect_left
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -323,46 +324,53 @@ def name(index: Index) -> str:
 
 class Places:
     """Where each task folder's keys are in what a :func:`check` found: the candidates
-    are walked in order, as its listing has them (each folder's span of files follows
-    from the attempt numbers of the ones before it). A folder found elsewhere (the
-    listing changed since the check) is found by its paths."""
+    (``(folder, state)``) are walked in order, as its listing has them (each folder's
+    span of files follows from the attempt numbers of the ones before it). A folder found
+    elsewhere (the listing changed since the check) is found by its paths."""
 
-    def __init__(self, checked: Checked | None, count: int) -> None:
-        self.checked, self.at, self.walk = checked, len(RUN_FILES), False
+    def __init__(self, checked: Checked | None, candidates: Sequence[tuple[str, Any]]) -> None:
+        self.checked, self.candidates, self.at, self.walk = (
+            checked,
+            candidates,
+            len(RUN_FILES),
+            False,
+        )
+        self.starts = array.array("q")  # per candidate walked: where its files start, or -1
         self.positions: dict[str, int] = {}  # rel -> its position, made when first asked
         if checked is not None:
+            count = len(candidates)
             self.listed, self.attempts = checked.listing[0], checked.snapshot.attempts
             self.walk = len(self.listed) == count and len(self.attempts) >= count
             self.changed = sorted(checked.changed)
             self.stats = memoryview(checked.stats)
 
-    def span(self, position: int, folder: str) -> tuple[int, int, Any] | None:
-        """The files of the candidate at ``position`` in the check: ``(start, end,
-        numbers)``; called for every position in order."""
-        if not self.walk:
-            return None
-        numbers = self.attempts[position]
-        if type(numbers) is not tuple:
-            self.walk = False
-            return None
-        start = self.at
-        self.at = end = start + 2 + len(numbers)
-        return (start, end, numbers) if self.listed[position][0] == folder else None
-
-    def covers(self, span: tuple[int, int, Any] | None, asked: tuple[str, Any, bytes]) -> bool:
-        """Whether the check found every file of ``asked`` (:func:`ask`) with its key."""
+    def covers(self, position: int, asked: tuple[str, Any, bytes]) -> bool:
+        """Whether the check found every file of ``asked`` (:func:`ask`), the candidate at
+        ``position``, with its key (asked in any order)."""
         folder, tail, packed = asked
         checked = self.checked
         if checked is None:
             return False
-        if span is not None and span[2] == tail:
-            return self._found(span[0], span[1]) == packed
+        starts = self.starts
+        while len(starts) <= position:  # the walk, up to ``position``
+            at = len(starts)
+            numbers = self.attempts[at] if self.walk else None
+            if type(numbers) is not tuple:  # a running/ entry, or no walk: by the paths
+                self.walk = False
+                starts.append(-1)
+                continue
+            same = self.listed[at][0] == self.candidates[at][0]
+            starts.append(self.at if same else -1)
+            self.at += 2 + len(numbers)
+        start = starts[position]
+        if start >= 0 and self.attempts[position] == tail:
+            return self._found(start, start + 2 + len(tail)) == packed
         positions = self.positions  # by the paths (rarely)
         if not positions:
             every = rels(checked.snapshot, checked.listing) or []
             positions.update((rel, at) for at, rel in enumerate(every))
-        starts = [positions.get(rel, -1) for rel in rels_of(folder, tail)]
-        found = [self._found(at, at + 1) if at >= 0 else None for at in starts]
+        where = [positions.get(rel, -1) for rel in rels_of(folder, tail)]
+        found = [self._found(at, at + 1) if at >= 0 else None for at in where]
         return None not in found and b"".join(found) == packed  # type: ignore[arg-type]
 
     def _found(self, start: int, end: int) -> memoryview | None:

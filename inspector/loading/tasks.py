@@ -15,7 +15,6 @@ import itertools
 import operator
 import os
 import time
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -111,7 +110,7 @@ class TaskCache:
             return list(range(count))
         self.loaded = True
         self.delta = delta = dict(reports.stored(self.path.with_name(DELTA), self.root) or ())
-        covers = _covers(Places(checked, count), candidates)
+        covers = Places(checked, candidates).covers
         head = decoder(KeptHead)
         found, where, cursor = bytearray(count), None, 0
         missing: list[int] = []
@@ -347,22 +346,3 @@ def _overridden(
     """The folders of a base file but those its delta holds, then the delta's."""
     yield from ((folder, raw) for folder, raw in base if folder not in delta)
     yield from delta.items()
-
-
-def _covers(places: Places, candidates: Sequence[tuple[str, str]]) -> Any:
-    """:meth:`Places.covers` by position, asked in any order (:meth:`Places.span` walks
-    every position in order: each one's start is kept as it is walked)."""
-    if places.checked is None:
-        return lambda position, asked: False  # no check: nothing is covered
-    starts = array("q")
-
-    def covers(position: int, asked: tuple[str, Any, bytes]) -> bool:
-        while len(starts) <= position:
-            span = places.span(len(starts), candidates[len(starts)][0])
-            starts.append(-1 if span is None else span[0])
-        numbers = places.attempts[position] if starts[position] >= 0 else None
-        start = starts[position]
-        span = None if numbers is None else (start, start + 2 + len(numbers), numbers)
-        return places.covers(span, asked)
-
-    return covers
