@@ -89,12 +89,12 @@ def tail_of(dirs: Any) -> tuple[int, ...]:
 _TAILS: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
-def signature(root: str, rels: list[str]) -> Signature | None:
-    """``(rel, *stat_key)`` of each path (not following a final link), None when one cannot
-    be stat'ed."""
+def keys_of(root: str, rels: list[str]) -> bytes | None:
+    """The keys of the paths (not following a final link), packed; None when one cannot
+    be stat'ed or a value does not fit."""
     try:
-        return tuple((rel, *stat_key(os.lstat(f"{root}/{rel}"))) for rel in rels)
-    except OSError:
+        return b"".join([PACKED.pack(*stat_key(os.lstat(f"{root}/{rel}"))) for rel in rels])
+    except (OSError, struct.error):
         return None
 
 
@@ -134,15 +134,7 @@ def ask(files: bytes, folder: str, tail: tuple[int, ...]) -> tuple[str, Any, byt
 def unchanged(root: str, items: list[tuple[str, tuple[Any, ...], bytes]]) -> list[bool]:
     """For each :func:`ask` ``(folder, tail, keys)``, whether its files still have those
     keys (a worker process's share)."""
-    out = []
-    for folder, tail, keys in items:
-        rels = rels_of(folder, tail)
-        try:
-            seen = b"".join([PACKED.pack(*stat_key(os.lstat(f"{root}/{rel}"))) for rel in rels])
-        except (OSError, struct.error):
-            seen = b""
-        out.append(seen == keys)
-    return out
+    return [keys_of(root, rels_of(folder, tail)) == keys for folder, tail, keys in items]
 
 
 def listing_digest(listing: tuple[Any, ...]) -> bytes:

@@ -21,7 +21,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.index import Signature, pack, racy, rels_of, signature, tail_of
+from inspector.loading.index import Signature, keys_of, pack, racy, rels_of, tail_of
 from inspector.loading.processes import (
     end_pool,
     ending,
@@ -329,8 +329,7 @@ class EntryLoad:
         if cache is not None:  # the files of one the reader did not see are stat'ed now
             for cursor, (entry, seen) in enumerate(results, start):
                 if not isinstance(seen, bytes):
-                    seen = seen or signature(cache.root, entry_files(entry))
-                    seen = pack(seen) if seen is not None else None
+                    seen = pack(seen) if seen else keys_of(cache.root, entry_files(entry))
                 if seen is None or racy(seen, cache.fence):
                     continue  # a file not seen, not packed, or written as it was read
                 cache.read.add(entry, self.items[cursor][2], seen)
