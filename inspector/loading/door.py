@@ -199,16 +199,14 @@ def open_run(
             session = pending.finish(base_plan(plan), _progress(on_event, 0.1 if in_app else 0.0))
     except RunReadError as exc:
         failed = Failed(str(exc))
-        if on_event is not None:
-            on_event(failed)
+        emit(failed)
         return failed
     made = derive(session, plan, path)
     said = None
     if asked and made.refusal is None:
         said = outputs_of(made.session, made.notes)
     loaded = Loaded(made.session, session.run.cache_hits, said, tuple(made.notes), made.refusal)
-    if on_event is not None:
-        on_event(loaded)
+    emit(loaded)
     extra: dict[str, Any] = {}
     if also is not None and made.refusal is None:
         extra = also(made.session)
@@ -219,7 +217,7 @@ def open_run(
         whole = not lean or len(pending.load.entries) >= PARALLEL_MIN
         cache = pending.load.cache
         if whole and cache is not None:
-            cache.save(keep=pending.load.store)
+            cache.save()
         if made.refusal is not None:
             kept: Any = _refusal(path, made)
         else:

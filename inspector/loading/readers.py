@@ -178,8 +178,7 @@ class EntryLoad:
     order. ``candidates``: ``(folder, state)`` in ``RunStore`` order; ``first_location``:
     for each folder name, where AgentCompass finds it first. ``cache``: the task store
     (None: no file's key is taken), which put in ``entries`` the folders it holds; the
-    positions of the rest, ``missing``, are read. ``store`` False: nothing is kept after.
-    ``shared``: the caller has threads (the app): its shared reader processes read.
+    positions of the rest, ``missing``, are read. ``shared``: the caller has threads (the app): its shared reader processes read.
     """
 
     def __init__(
@@ -192,13 +191,11 @@ class EntryLoad:
         cache: TaskCache | None,
         entries: list[TaskEntry | None],
         missing: list[int],
-        store: bool,
         shared: bool,
     ) -> None:
         self.files = files
         self.shared = shared
         self.strategies = tuple(strategies)
-        self.store = store
         self.cache = cache
         self.entries = entries
         self.missing = missing

@@ -28,10 +28,6 @@ class IssueRec(msgspec.Struct, **OPTIONS):
     message: str
 
 
-def issue_rec(i: Any) -> IssueRec | None:
-    return None if i is None else IssueRec(i.severity, i.phase, i.code, i.message)
-
-
 class AttemptRec(msgspec.Struct, **OPTIONS):
     index: int
     status: str
@@ -344,7 +340,7 @@ def entry_record(entry: Any) -> EntryRec:
                         a.index,
                         a.status,
                         dict(a.metrics),
-                        tuple([issue_rec(i) for i in a.issues]),  # type: ignore[misc]
+                        tuple([IssueRec(i.severity, i.phase, i.code, i.message) for i in a.issues]),
                         dict(a.scoring_artifacts),
                     )
                     for a in record.attempts.values()

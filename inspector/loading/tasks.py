@@ -15,7 +15,7 @@ import itertools
 import operator
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -105,18 +105,17 @@ class TaskCache:
         in the candidates' order but for folders added or gone."""
         count = len(candidates)
         self.most = max(DELTA_MIN, count // DELTA_SHARE)
-        base = reports.stored(self.path, self.root) if self.reuse else None
-        if base is None:
+        stored = self._stored() if self.reuse else None
+        if stored is None:
             return list(range(count))
         self.loaded = True
-        self.delta = delta = dict(reports.stored(self.path.with_name(DELTA), self.root) or ())
         covers = Places(checked, candidates).covers
         head = decoder(KeptHead)
         found, where, cursor = bytearray(count), None, 0
         missing: list[int] = []
         doubtful: list[tuple[int, str, msgspec.Raw]] = []  # (position, first, raw)
         asks: list[tuple[str, tuple[Any, ...], bytes]] = []
-        for folder, raw in _overridden(base, delta):
+        for folder, raw in stored:
             position = cursor if cursor < count and candidates[cursor][0] == folder else -1
             if position < 0:  # not where the candidates have it (rarely): by its name
                 where = where or {f: p for p, (f, _) in enumerate(candidates)}
@@ -227,22 +226,28 @@ class TaskCache:
         """The stored bytes of each folder of ``taken``, from the store's files again, a
         piece at a time (one changed since: what is in it, checked against its files when
         used; one gone: not kept)."""
-        if taken:
-            delta = dict(reports.stored(self.path.with_name(DELTA), self.root) or ())
-            for folder, raw in _overridden(reports.stored(self.path, self.root) or (), delta):
-                if raw != NIL and folder in taken:
-                    yield folder, raw
+        for folder, raw in (self._stored() or ()) if taken else ():
+            if raw != NIL and folder in taken:
+                yield folder, raw
 
-    def save(self, keep: bool = True) -> None:
-        """Write the entries seen in this read (atomically; ``keep`` False: nothing is
-        written), then drop what is held for it. When few folders changed since the base
+    def _stored(self) -> Iterator[tuple[str, msgspec.Raw]] | None:
+        """The folders as stored, undecoded: the base file's but those its delta holds
+        (kept as :attr:`delta`), then the delta's; None when there is no base file."""
+        base = reports.stored(self.path, self.root)
+        if base is None:
+            return None
+        self.delta = delta = dict(reports.stored(self.path.with_name(DELTA), self.root) or ())
+        return itertools.chain(((f, raw) for f, raw in base if f not in delta), delta.items())
+
+    def save(self) -> None:
+        """Write the entries seen in this read (atomically), then drop what is held for it. When few folders changed since the base
         file was written, only they go to the delta file (a folder gone as None); the base
         is written whole again once the delta grows past :data:`DELTA_SHARE` of it. Every
         entry is checked against its files before use, so any base and delta combined
         (one written, the other not) give misses, never a wrong entry."""
         read = self.read
         try:
-            if not keep or (not read.entries and not self.loaded):
+            if not read.entries and not self.loaded:
                 return
             if self.loaded and self._delta_written(len(read.entries)):
                 return
@@ -338,11 +343,3 @@ def pieces(root: str, folders: Iterator[tuple[str, Any]]) -> Iterator[bytes]:
         [root], iter(lambda: dict(itertools.islice(folders, reports.PIECE)), {})
     ):
         yield ENCODER.encode(ENCODER.encode(piece))  # a bin (its length, then its bytes)
-
-
-def _overridden(
-    base: Iterable[tuple[str, msgspec.Raw]], delta: dict[str, msgspec.Raw]
-) -> Iterator[tuple[str, msgspec.Raw]]:
-    """The folders of a base file but those its delta holds, then the delta's."""
-    yield from ((folder, raw) for folder, raw in base if folder not in delta)
-    yield from delta.items()
