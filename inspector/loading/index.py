@@ -35,8 +35,6 @@ PACKED = struct.Struct("<6q")
 """One file's stat key in :attr:`Index.stats`: six signed 64-bit integers."""
 RECORD = PACKED.size
 WIDTH = 6
-Signature = tuple[tuple[Any, ...], ...]
-"""Per file of a task folder ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
 RUNNING_ENTRY = -1
 """In :attr:`Index.attempts`: the entry is a ``running/`` folder."""
 HEAD = RECORD * len(RUN_FILES)
@@ -98,13 +96,13 @@ def keys_of(root: str, rels: list[str]) -> bytes | None:
         return None
 
 
-def pack(signature: Any) -> bytes | None:
-    """The keys of a task folder's signature (its files as :func:`rels_of` lists them)
-    packed as :attr:`Index.stats` holds them (about 300 bytes for three attempts, against
-    2.4 KB as tuples); None when a value does not fit: no index."""
+def pack(keys: Any) -> bytes | None:
+    """Files' keys (:data:`~records.Stat` each; a task folder's as :func:`rels_of` lists
+    its files) packed as :attr:`Index.stats` holds them (about 300 bytes for three
+    attempts, against 2.4 KB as tuples); None when one is missing or does not fit."""
     try:
-        return struct.pack(f"<{WIDTH * len(signature)}q", *[v for i in signature for v in i[1:]])
-    except struct.error:
+        return b"".join([PACKED.pack(*key) for key in keys])
+    except (TypeError, struct.error):
         return None
 
 

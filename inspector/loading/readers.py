@@ -21,7 +21,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.index import Signature, keys_of, pack, racy, rels_of, tail_of
+from inspector.loading.index import keys_of, pack, racy, rels_of, tail_of
 from inspector.loading.processes import (
     end_pool,
     ending,
@@ -115,13 +115,10 @@ def split(
     return chunks, len(chunks) > 1
 
 
-def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
-    """The signature of ``rels`` from what the reader saw as it read them (the folder's
-    lstat and each file's fstat), None when one of them was not seen."""
-    try:
-        return tuple((rel, *stats[rel]) for rel in rels)
-    except KeyError:
-        return None
+def known_keys(stats: dict[str, Any], rels: list[str]) -> bytes | None:
+    """The keys of ``rels``, packed, as the reader saw them as it read them (the folder's
+    lstat and each file's fstat); None when one of them was not seen or does not fit."""
+    return pack([stats.get(rel) for rel in rels])
 
 
 def entry_files(entry: Any) -> list[str]:
@@ -137,14 +134,14 @@ def _read_one(
     first: str,
     strategies: Collection[str],
     signed: bool = True,
-) -> tuple[TaskEntry, Signature | None]:
-    """One folder, and the key of each of its files as the reader saw them (the folder's
-    ``lstat``, each file's ``fstat``) for the store; None when not ``signed`` (no store)
-    or one of them was not seen."""
+) -> tuple[TaskEntry, bytes | None]:
+    """One folder, and the keys of its files, packed, as the reader saw them
+    (:func:`known_keys`) for the store; None when not ``signed`` (no store) or one of
+    them was not seen."""
     entry = read_plain_task(files, folder, state, first, strategies, signed)
     if entry is None:
         entry = load_published(files, folder, state, first, strategies)
-    return entry, known_signature(files.stats, entry_files(entry)) if signed else None
+    return entry, known_keys(files.stats, entry_files(entry)) if signed else None
 
 
 def _read_chunk(
@@ -163,7 +160,7 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies, signed)
-            out.append((entry_record(entry), pack(seen) if seen else None))
+            out.append((entry_record(entry), seen))
         return ENCODER.encode(out)
     finally:
         if enabled:
@@ -281,11 +278,8 @@ class EntryLoad:
             signatures = cache.read.by_folder()  # the keys the readers saw
             for entry in entries:
                 if entry.folder not in signatures:  # not kept (a task not yet published)
-                    rels = entry_files(entry)
-                    stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
-                    if None not in stats:
-                        keys = [(rel, *stat) for rel, stat in zip(rels, stats, strict=True)]  # type: ignore[misc]
-                        signatures[entry.folder] = pack(keys)
+                    files = [self.files.full_path(rel) for rel in entry_files(entry)]
+                    signatures[entry.folder] = pack([stat_or_absent(f) for f in files])
             self.signatures = signatures
         return entries
 
@@ -325,8 +319,8 @@ class EntryLoad:
         cache = self.cache
         if cache is not None:  # the files of one the reader did not see are stat'ed now
             for cursor, (entry, seen) in enumerate(results, start):
-                if not isinstance(seen, bytes):
-                    seen = pack(seen) if seen else keys_of(cache.root, entry_files(entry))
+                if seen is None:
+                    seen = keys_of(cache.root, entry_files(entry))
                 if seen is None or racy(seen, cache.fence):
                     continue  # a file not seen, not packed, or written as it was read
                 cache.read.add(entry, self.items[cursor][2], seen)

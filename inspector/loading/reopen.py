@@ -270,11 +270,10 @@ def _store(
     done = 0
     for i in sorted(fresh):
         entry, seen = fresh[i]
-        packed = None if seen is None else snapshots.pack(seen)
-        if packed is None or snapshots.racy(packed, fence):
+        if seen is None or snapshots.racy(seen, fence):
             return
         start = starts[i] * width
-        pieces += [snapshot.stats[done:start], packed]
+        pieces += [snapshot.stats[done:start], seen]
         done = start + width * (2 + len(attempts[i]))
         attempts[i] = tuple(sorted(entry.attempt_dirs))
     pieces.append(snapshot.stats[done:])
