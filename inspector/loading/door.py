@@ -199,14 +199,16 @@ def open_run(
             session = pending.finish(base_plan(plan), _progress(on_event, 0.1 if in_app else 0.0))
     except RunReadError as exc:
         failed = Failed(str(exc))
-        emit(failed)
+        if on_event is not None:  # not emit: a call the run's answer need not take
+            on_event(failed)
         return failed
     made = derive(session, plan, path)
     said = None
     if asked and made.refusal is None:
         said = outputs_of(made.session, made.notes)
     loaded = Loaded(made.session, session.run.cache_hits, said, tuple(made.notes), made.refusal)
-    emit(loaded)
+    if on_event is not None:
+        on_event(loaded)
     extra: dict[str, Any] = {}
     if also is not None and made.refusal is None:
         extra = also(made.session)

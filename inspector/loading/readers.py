@@ -21,7 +21,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.index import keys_of, pack, racy, rels_of, tail_of
+from inspector.loading.index import keys_of, pack, racy
 from inspector.loading.processes import (
     end_pool,
     ending,
@@ -123,8 +123,11 @@ def known_keys(stats: dict[str, Any], rels: list[str]) -> bytes | None:
 
 def entry_files(entry: Any) -> list[str]:
     """What an entry was read from: its folder (a new attempt folder or a symbolic link
-    changes it), its task.json and each attempt's result.json."""
-    return rels_of(entry.folder, tail_of(entry.attempt_dirs))
+    changes it), its task.json and each attempt's result.json, by number (as
+    :func:`~index.rels_of` has them; made here, not there: see ``bench_flow.py``)."""
+    folder, dirs = entry.folder, entry.attempt_dirs  # an AttemptDirs, or no attempt
+    tail = [f"{folder}/attempt-{n}/result.json" for n in sorted(getattr(dirs, "numbers", dirs))]
+    return [folder, f"{folder}/task.json", *tail]
 
 
 def _read_one(
