@@ -217,25 +217,23 @@ class EntryLoad:
             self._start_pool(min(workers(), len(self.chunks)))
 
     def _start_pool(self, pool_size: int) -> None:
+        """Hand every chunk to reader processes: forked now (by a caller with one thread;
+        shut down after collect), or the app's shared ones."""
         try:
             with interrupts_at_safe_points():
-                self._submit(pool_size)
+                if self.shared:
+                    self.pool, self.owned = shared_pool(), False
+                else:
+                    self.pool = reader_pool(pool_size, own_context(len(self.items)))
+                    self.owned = True
+                root, signed = str(self.files.root), self.cache is not None
+                self.futures = [
+                    self.pool.submit(_read_chunk, root, chunk, self.strategies, signed)
+                    for chunk in self.chunks
+                ]
         except (OSError, RuntimeError, ValueError):
             # No worker processes here (a sandbox, an odd __main__): read in-process.
             self.cancel()
-
-    def _submit(self, pool_size: int) -> None:
-        if not self.shared:
-            # Forked now, by a caller with one thread; shut down after collect.
-            self.pool = reader_pool(pool_size, own_context(len(self.items)))
-            self.owned = True
-        else:
-            self.pool, self.owned = shared_pool(), False
-        root = str(self.files.root)
-        self.futures = [
-            self.pool.submit(_read_chunk, root, chunk, self.strategies, self.cache is not None)
-            for chunk in self.chunks
-        ]
 
     def cancel(self) -> None:
         """Stop the workers (what they have not started is dropped)."""
