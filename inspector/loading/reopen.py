@@ -169,7 +169,7 @@ def _changed_entries(starts: list[int], changed: frozenset[int], count: int) -> 
 def _read_again(
     files: RunFiles, candidates: tuple[Any, ...], running: tuple[str, ...], changed: list[int]
 ) -> dict[int, tuple[TaskEntry, Any]]:
-    """The changed folders read again, each with the signature of its files as read."""
+    """The changed folders read again, each with its files' keys as read, packed."""
     from inspector.loading.readers import _read_one
 
     everything = set(running)
