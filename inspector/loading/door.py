@@ -199,7 +199,7 @@ def open_run(
             session = pending.finish(base_plan(plan), _progress(on_event, 0.1 if in_app else 0.0))
     except RunReadError as exc:
         failed = Failed(str(exc))
-        if on_event is not None:
+        if on_event is not None:  # not emit: a call the run's answer need not take
             on_event(failed)
         return failed
     made = derive(session, plan, path)
@@ -219,7 +219,7 @@ def open_run(
         whole = not lean or len(pending.load.entries) >= PARALLEL_MIN
         cache = pending.load.cache
         if whole and cache is not None:
-            cache.save(keep=pending.load.store)
+            cache.save()
         if made.refusal is not None:
             kept: Any = _refusal(path, made)
         else:

@@ -18,6 +18,7 @@ import os
 import struct
 import sys
 from bisect import bisect_left
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -34,8 +35,6 @@ PACKED = struct.Struct("<6q")
 """One file's stat key in :attr:`Index.stats`: six signed 64-bit integers."""
 RECORD = PACKED.size
 WIDTH = 6
-Signature = tuple[tuple[Any, ...], ...]
-"""Per file of a task folder ``(rel, device, inode, mode, size, mtime_ns, ctime_ns)``."""
 RUNNING_ENTRY = -1
 """In :attr:`Index.attempts`: the entry is a ``running/`` folder."""
 HEAD = RECORD * len(RUN_FILES)
@@ -51,12 +50,9 @@ def _ends(numbers: Any) -> tuple[str, ...]:
     return ("", "/task.json", *(f"/attempt-{number}/result.json" for number in numbers))
 
 
-def rels_of(folder: str, tail: Any) -> list[str]:
-    """The files of a folder's keys: ``tail`` its attempt numbers, sorted (else, for
-    files of other names, the paths after the folder's own)."""
-    if tail and type(tail) is tuple and type(tail[0]) is str:
-        return [folder, *tail]
-    return [folder + end for end in _ends(tail)]
+def rels_of(folder: str, numbers: Any) -> list[str]:
+    """The files of a folder's keys, given its attempt numbers, sorted."""
+    return [folder + end for end in _ends(numbers)]
 
 
 def rels(index: Index, listing: tuple[Any, ...]) -> list[str] | None:
@@ -91,39 +87,30 @@ def tail_of(dirs: Any) -> tuple[int, ...]:
 _TAILS: dict[tuple[int, ...], tuple[int, ...]] = {}
 
 
-def signature(root: str, rels: list[str]) -> Signature | None:
-    """``(rel, *stat_key)`` of each path (not following a final link), None when one cannot
-    be stat'ed."""
+def keys_of(root: str, rels: list[str]) -> bytes | None:
+    """The keys of the paths (not following a final link), packed; None when one cannot
+    be stat'ed or a value does not fit."""
     try:
-        return tuple((rel, *stat_key(os.lstat(f"{root}/{rel}"))) for rel in rels)
-    except OSError:
+        return b"".join([PACKED.pack(*stat_key(os.lstat(f"{root}/{rel}"))) for rel in rels])
+    except (OSError, struct.error):
         return None
 
 
-def pack(signature: Any) -> bytes:
-    """The keys of a signature packed as :attr:`Index.stats` holds them (about 300 bytes
-    for three attempts, against 2.4 KB as tuples); ``struct.error`` when one does not fit."""
-    return struct.pack(f"<{WIDTH * len(signature)}q", *[v for item in signature for v in item[1:]])
-
-
-def packed_signature(entry: Any, signature: Any) -> bytes | None:
-    """A task folder's keys, packed, from its signature after a read; None when it is not
-    of the folder, its ``task.json`` and each attempt's ``result.json`` (in that order, as
-    :func:`rels` has them) or a value does not fit: no index."""
-    if [item[0] for item in signature] != rels_of(entry.folder, tail_of(entry.attempt_dirs)):
-        return None
+def pack(keys: Any) -> bytes | None:
+    """Files' keys (:data:`~records.Stat` each; a task folder's as :func:`rels_of` lists
+    its files) packed as :attr:`Index.stats` holds them (about 300 bytes for three
+    attempts, against 2.4 KB as tuples); None when one is missing or does not fit."""
     try:
-        return pack(signature)
-    except struct.error:
+        return b"".join([PACKED.pack(*key) for key in keys])
+    except (TypeError, struct.error):
         return None
 
 
-def racy(keys: Any, fence_ns: int) -> bool:
-    """Whether a file of ``keys`` (packed, or a signature) is racy (:func:`~store.is_racy`);
-    keys whose newest stamp is older than the coarse granularity are answered at once."""
-    if not isinstance(keys, bytes | bytearray):
-        values: Any = [v for item in keys for v in item[1:]]
-    elif sys.byteorder == "little":
+def racy(keys: bytes, fence_ns: int) -> bool:
+    """Whether a file of ``keys`` (packed) is racy (:func:`~store.is_racy`); keys whose
+    newest stamp is older than the coarse granularity are answered at once."""
+    values: Any
+    if sys.byteorder == "little":
         values = memoryview(keys).cast("q")  # unpacked one at a time as read
     else:  # pragma: no cover - big-endian
         values = struct.unpack(f"<{len(keys) // 8}q", keys)
@@ -136,33 +123,16 @@ def racy(keys: Any, fence_ns: int) -> bool:
     )
 
 
-def ask(files: Any, folder: str, tail: tuple[int, ...]) -> tuple[str, Any, bytes] | None:
-    """What to check of a stored folder's keys ``files`` (packed, or a signature):
-    ``(folder, tail, packed)`` for :func:`unchanged`; None when they are not of that
-    folder."""
-    if type(files) is bytes:
-        return (folder, tail, files) if len(files) == RECORD * (2 + len(tail)) else None
-    rels = [item[0] for item in files]
-    if len(rels) < 2 or rels[0] != folder:
-        return None
-    try:
-        return folder, tuple(rels[1:]), pack(files)
-    except struct.error:
-        return None
+def ask(files: bytes, folder: str, tail: tuple[int, ...]) -> tuple[str, Any, bytes] | None:
+    """What to check of a stored folder's packed keys ``files``: ``(folder, tail, files)``
+    for :func:`unchanged`; None when they are not of that many files."""
+    return (folder, tail, files) if len(files) == RECORD * (2 + len(tail)) else None
 
 
 def unchanged(root: str, items: list[tuple[str, tuple[Any, ...], bytes]]) -> list[bool]:
     """For each :func:`ask` ``(folder, tail, keys)``, whether its files still have those
     keys (a worker process's share)."""
-    out = []
-    for folder, tail, keys in items:
-        rels = rels_of(folder, tail)
-        try:
-            seen = b"".join([PACKED.pack(*stat_key(os.lstat(f"{root}/{rel}"))) for rel in rels])
-        except (OSError, struct.error):
-            seen = b""
-        out.append(seen == keys)
-    return out
+    return [keys_of(root, rels_of(folder, tail)) == keys for folder, tail, keys in items]
 
 
 def listing_digest(listing: tuple[Any, ...]) -> bytes:
@@ -181,7 +151,7 @@ def take(run: Run) -> Index | None:
         return run.index  # type: ignore[no-any-return]
     if run.seen is None or run.listing is None:
         return None
-    # ``run.signatures``: per folder its packed_signature, or all of them after HEAD in
+    # ``run.signatures``: per folder its packed keys, or all of them after HEAD in
     # one buffer (:meth:`ReadKeys.in_order`: filled in place, not copied).
     pieces: list[bytes] = []
     attempts: list[Any] = []
@@ -344,46 +314,53 @@ def name(index: Index) -> str:
 
 class Places:
     """Where each task folder's keys are in what a :func:`check` found: the candidates
-    are walked in order, as its listing has them (each folder's span of files follows
-    from the attempt numbers of the ones before it). A folder found elsewhere (the
-    listing changed since the check) is found by its paths."""
+    (``(folder, state)``) are walked in order, as its listing has them (each folder's
+    span of files follows from the attempt numbers of the ones before it). A folder found
+    elsewhere (the listing changed since the check) is found by its paths."""
 
-    def __init__(self, checked: Checked | None, count: int) -> None:
-        self.checked, self.at, self.walk = checked, len(RUN_FILES), False
+    def __init__(self, checked: Checked | None, candidates: Sequence[tuple[str, Any]]) -> None:
+        self.checked, self.candidates, self.at, self.walk = (
+            checked,
+            candidates,
+            len(RUN_FILES),
+            False,
+        )
+        self.starts = array.array("q")  # per candidate walked: where its files start, or -1
         self.positions: dict[str, int] = {}  # rel -> its position, made when first asked
         if checked is not None:
+            count = len(candidates)
             self.listed, self.attempts = checked.listing[0], checked.snapshot.attempts
             self.walk = len(self.listed) == count and len(self.attempts) >= count
             self.changed = sorted(checked.changed)
             self.stats = memoryview(checked.stats)
 
-    def span(self, position: int, folder: str) -> tuple[int, int, Any] | None:
-        """The files of the candidate at ``position`` in the check: ``(start, end,
-        numbers)``; called for every position in order."""
-        if not self.walk:
-            return None
-        numbers = self.attempts[position]
-        if type(numbers) is not tuple:
-            self.walk = False
-            return None
-        start = self.at
-        self.at = end = start + 2 + len(numbers)
-        return (start, end, numbers) if self.listed[position][0] == folder else None
-
-    def covers(self, span: tuple[int, int, Any] | None, asked: tuple[str, Any, bytes]) -> bool:
-        """Whether the check found every file of ``asked`` (:func:`ask`) with its key."""
+    def covers(self, position: int, asked: tuple[str, Any, bytes]) -> bool:
+        """Whether the check found every file of ``asked`` (:func:`ask`), the candidate at
+        ``position``, with its key (asked in any order)."""
         folder, tail, packed = asked
         checked = self.checked
         if checked is None:
             return False
-        if span is not None and span[2] == tail:
-            return self._found(span[0], span[1]) == packed
+        starts = self.starts
+        while len(starts) <= position:  # the walk, up to ``position``
+            at = len(starts)
+            numbers = self.attempts[at] if self.walk else None
+            if type(numbers) is not tuple:  # a running/ entry, or no walk: by the paths
+                self.walk = False
+                starts.append(-1)
+                continue
+            same = self.listed[at][0] == self.candidates[at][0]
+            starts.append(self.at if same else -1)
+            self.at += 2 + len(numbers)
+        start = starts[position]
+        if start >= 0 and self.attempts[position] == tail:
+            return self._found(start, start + 2 + len(tail)) == packed
         positions = self.positions  # by the paths (rarely)
         if not positions:
             every = rels(checked.snapshot, checked.listing) or []
             positions.update((rel, at) for at, rel in enumerate(every))
-        starts = [positions.get(rel, -1) for rel in rels_of(folder, tail)]
-        found = [self._found(at, at + 1) if at >= 0 else None for at in starts]
+        where = [positions.get(rel, -1) for rel in rels_of(folder, tail)]
+        found = [self._found(at, at + 1) if at >= 0 else None for at in where]
         return None not in found and b"".join(found) == packed  # type: ignore[arg-type]
 
     def _found(self, start: int, end: int) -> memoryview | None:

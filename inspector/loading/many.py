@@ -231,7 +231,8 @@ def runs_under(root: Path | str, folders: list[tuple[Path, str]] | None = None) 
     if not store.enabled():
         return newest_first([summarize_run(path, relative) for path, relative in folders])
     file = cache_file(Path(root))
-    kept = _kept_summaries(file)
+    stored = store.load(file, Summaries)
+    kept: dict[str, Summary] = stored.runs if stored is not None else {}
     found: list[RunSummary] = []
     entries: dict[str, Summary] = {}
     for path, relative in folders:
@@ -292,11 +293,6 @@ def _summary(path: Path, relative: str, kept: Summary) -> RunSummary:
         problems=tuple(load_problem(p) for p in kept.problems),
         **{name: getattr(kept, name) for name in KEPT},
     )
-
-
-def _kept_summaries(file: Path) -> dict[str, Any]:
-    found = store.load(file, Summaries)
-    return found.runs if found is not None else {}
 
 
 ROOT_ANSWERS_MAX = 64

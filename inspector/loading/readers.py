@@ -21,7 +21,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.index import Signature, packed_signature, racy, signature
+from inspector.loading.index import keys_of, pack, racy
 from inspector.loading.processes import (
     end_pool,
     ending,
@@ -38,7 +38,7 @@ from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, 
 from inspector.loading.store import ABSENT, Stat
 from inspector.loading.tasks import TaskCache
 from inspector.results.file_io import stat_key
-from inspector.results.layout import AttemptDirs, StateName
+from inspector.results.layout import StateName
 from inspector.results.quick import read_plain_task
 from inspector.results.reader import OnProgress
 from inspector.results.run_files import RunFiles
@@ -46,8 +46,7 @@ from inspector.results.tasks import TaskEntry, load_published
 
 preload_in_readers(__name__)  # its _read_chunk runs in the reader processes
 
-_Seen = bytes | tuple[tuple[str, int, int, int, int, int, int], ...] | None
-_Chunk = list[tuple[EntryRec, _Seen]]
+_Chunk = list[tuple[EntryRec, bytes | None]]
 PARALLEL_MIN = 1500  # folders; below it (and below PARALLEL_BYTES) one process reads
 CHUNK = 250
 PARALLEL_BYTES = 32 << 20
@@ -116,24 +115,19 @@ def split(
     return chunks, len(chunks) > 1
 
 
-def known_signature(stats: dict[str, Any], rels: list[str]) -> Signature | None:
-    """The signature of ``rels`` from what the reader saw as it read them (the folder's
-    lstat and each file's fstat), None when one of them was not seen."""
-    try:
-        return tuple((rel, *stats[rel]) for rel in rels)
-    except KeyError:
-        return None
+def known_keys(stats: dict[str, Any], rels: list[str]) -> bytes | None:
+    """The keys of ``rels``, packed, as the reader saw them as it read them (the folder's
+    lstat and each file's fstat); None when one of them was not seen or does not fit."""
+    return pack([stats.get(rel) for rel in rels])
 
 
 def entry_files(entry: Any) -> list[str]:
     """What an entry was read from: its folder (a new attempt folder or a symbolic link
-    changes it), its task.json and each attempt's result.json."""
-    dirs = entry.attempt_dirs
-    if type(dirs) is AttemptDirs:  # the usual attempt-N folders: their paths from the numbers
-        tail = [f"{dirs.folder}/attempt-{number}/result.json" for number in sorted(dirs.numbers)]
-        return [entry.folder, f"{entry.folder}/task.json", *tail]
-    files = [entry.folder, f"{entry.folder}/task.json"]
-    return files + [f"{folder}/result.json" for _, folder in sorted(dirs.items())]
+    changes it), its task.json and each attempt's result.json, by number (as
+    :func:`~index.rels_of` has them; made here, not there: see ``bench_flow.py``)."""
+    folder, dirs = entry.folder, entry.attempt_dirs  # an AttemptDirs, or no attempt
+    tail = [f"{folder}/attempt-{n}/result.json" for n in sorted(getattr(dirs, "numbers", dirs))]
+    return [folder, f"{folder}/task.json", *tail]
 
 
 def _read_one(
@@ -143,14 +137,14 @@ def _read_one(
     first: str,
     strategies: Collection[str],
     signed: bool = True,
-) -> tuple[TaskEntry, Signature | None]:
-    """One folder, and the key of each of its files as the reader saw them (the folder's
-    ``lstat``, each file's ``fstat``) for the store; None when not ``signed`` (no store)
-    or one of them was not seen."""
+) -> tuple[TaskEntry, bytes | None]:
+    """One folder, and the keys of its files, packed, as the reader saw them
+    (:func:`known_keys`) for the store; None when not ``signed`` (no store) or one of
+    them was not seen."""
     entry = read_plain_task(files, folder, state, first, strategies, signed)
     if entry is None:
         entry = load_published(files, folder, state, first, strategies)
-    return entry, known_signature(files.stats, entry_files(entry)) if signed else None
+    return entry, known_keys(files.stats, entry_files(entry)) if signed else None
 
 
 def _read_chunk(
@@ -159,9 +153,9 @@ def _read_chunk(
     strategies: tuple[str, ...],
     signed: bool = True,
 ) -> bytes:
-    """A reader process's chunk: each entry as its record with the key of its files, the
-    whole chunk as one msgpack string (cheaper than pickling, one object for the pool to
-    pass on). The cyclic collector is off meanwhile: what is built is acyclic."""
+    """A reader process's chunk: each entry as its record with the keys of its files,
+    packed, the whole chunk as one msgpack string (cheaper than pickling, one object for
+    the pool to pass on). The cyclic collector is off meanwhile: what is built is acyclic."""
     enabled = gc.isenabled()
     gc.disable()
     try:
@@ -169,9 +163,7 @@ def _read_chunk(
         out = []
         for folder, state, first in items:
             entry, seen = _read_one(files, folder, state, first, strategies, signed)
-            # Packed here, not decoded as tuples by the collecting process.
-            packed = packed_signature(entry, seen) if seen is not None else None
-            out.append((entry_record(entry), seen if packed is None else packed))
+            out.append((entry_record(entry), seen))
         return ENCODER.encode(out)
     finally:
         if enabled:
@@ -186,8 +178,7 @@ class EntryLoad:
     order. ``candidates``: ``(folder, state)`` in ``RunStore`` order; ``first_location``:
     for each folder name, where AgentCompass finds it first. ``cache``: the task store
     (None: no file's key is taken), which put in ``entries`` the folders it holds; the
-    positions of the rest, ``missing``, are read. ``store`` False: nothing is kept after.
-    ``shared``: the caller has threads (the app): its shared reader processes read.
+    positions of the rest, ``missing``, are read. ``shared``: the caller has threads (the app): its shared reader processes read.
     """
 
     def __init__(
@@ -200,13 +191,11 @@ class EntryLoad:
         cache: TaskCache | None,
         entries: list[TaskEntry | None],
         missing: list[int],
-        store: bool,
         shared: bool,
     ) -> None:
         self.files = files
         self.shared = shared
         self.strategies = tuple(strategies)
-        self.store = store
         self.cache = cache
         self.entries = entries
         self.missing = missing
@@ -228,25 +217,23 @@ class EntryLoad:
             self._start_pool(min(workers(), len(self.chunks)))
 
     def _start_pool(self, pool_size: int) -> None:
+        """Hand every chunk to reader processes: forked now (by a caller with one thread;
+        shut down after collect), or the app's shared ones."""
         try:
             with interrupts_at_safe_points():
-                self._submit(pool_size)
+                if self.shared:
+                    self.pool, self.owned = shared_pool(), False
+                else:
+                    self.pool = reader_pool(pool_size, own_context(len(self.items)))
+                    self.owned = True
+                root, signed = str(self.files.root), self.cache is not None
+                self.futures = [
+                    self.pool.submit(_read_chunk, root, chunk, self.strategies, signed)
+                    for chunk in self.chunks
+                ]
         except (OSError, RuntimeError, ValueError):
             # No worker processes here (a sandbox, an odd __main__): read in-process.
             self.cancel()
-
-    def _submit(self, pool_size: int) -> None:
-        if not self.shared:
-            # Forked now, by a caller with one thread; shut down after collect.
-            self.pool = reader_pool(pool_size, own_context(len(self.items)))
-            self.owned = True
-        else:
-            self.pool, self.owned = shared_pool(), False
-        root = str(self.files.root)
-        self.futures = [
-            self.pool.submit(_read_chunk, root, chunk, self.strategies, self.cache is not None)
-            for chunk in self.chunks
-        ]
 
     def cancel(self) -> None:
         """Stop the workers (what they have not started is dropped)."""
@@ -266,7 +253,7 @@ class EntryLoad:
         """Every candidate as a TaskEntry, in candidate order; ``on_entries`` gets them in
         that order as soon as they and all before them are read (so they are reduced while
         the rest is read). With the store on, :attr:`signatures` then holds, per folder,
-        the keys its entry was read with (:func:`packed_signature`), or, when every folder
+        the keys its entry was read with (packed), or, when every folder
         was read, the task store's buffer of them all (``ReadKeys.in_order``: not copied).
         The cyclic collector is paused meanwhile: reading builds many small acyclic
         objects."""
@@ -285,23 +272,15 @@ class EntryLoad:
                 gc.enable()
         entries = [entry for entry in self.entries if entry is not None]
         cache = self.cache
-        joined = cache.read.in_order(entries) if cache is not None and not cache.fresh else None
+        joined = cache.read.in_order(entries) if cache is not None else None
         if joined is not None:  # every folder read: their keys as the task store holds them
             self.signatures = joined
         elif cache is not None:
             signatures = cache.read.by_folder()  # the keys the readers saw
             for entry in entries:
-                if entry.folder in signatures:
-                    continue
-                cached = cache.fresh.get(entry.folder)
-                if cached is not None:  # from the store (or keys that cannot be packed)
-                    signatures[entry.folder] = packed_signature(entry, cached[0])
-                else:  # not kept (a file is missing: a task not yet published)
-                    rels = entry_files(entry)
-                    stats = [stat_or_absent(self.files.full_path(r)) for r in rels]
-                    if None not in stats:
-                        keys = [(rel, *stat) for rel, stat in zip(rels, stats, strict=True)]  # type: ignore[misc]
-                        signatures[entry.folder] = packed_signature(entry, keys)
+                if entry.folder not in signatures:  # not kept (a task not yet published)
+                    files = [self.files.full_path(rel) for rel in entry_files(entry)]
+                    signatures[entry.folder] = pack([stat_or_absent(f) for f in files])
             self.signatures = signatures
         return entries
 
@@ -342,12 +321,10 @@ class EntryLoad:
         if cache is not None:  # the files of one the reader did not see are stat'ed now
             for cursor, (entry, seen) in enumerate(results, start):
                 if seen is None:
-                    seen = signature(cache.root, entry_files(entry))
+                    seen = keys_of(cache.root, entry_files(entry))
                 if seen is None or racy(seen, cache.fence):
-                    continue  # a file not seen, or written as it was read: not kept
-                if not isinstance(seen, bytes):  # packed here, where the entry was made
-                    seen = packed_signature(entry, seen) or seen
-                cache.put(entry, self.items[cursor][2], seen)
+                    continue  # a file not seen, not packed, or written as it was read
+                cache.read.add(entry, self.items[cursor][2], seen)
 
     def _emit(self) -> None:
         if self._on_entries is None:

@@ -84,8 +84,8 @@ def begin_read(
 ) -> PendingRead:
     """Start reading a run: run-level files and the folder listing now, task folders from
     the task store or by reader processes started now (:class:`EntryLoad`). ``reuse_cache``
-    False reads every folder (what is read is still kept, unless ``store`` is False too:
-    then no file's key is taken); ``shared``: the caller has threads (the app); ``checked``:
+    False reads every folder (what is read is still kept); ``store`` False: nothing is
+    kept and no file's key is taken; ``shared``: the caller has threads (the app); ``checked``:
     what the report store's check just found (a folder whose files it found with their
     stored keys is not stat'ed again).
 
@@ -99,7 +99,7 @@ def begin_read(
     on = store_enabled()
     # The task store first: it puts in entries the folders it holds; the rest are read.
     candidates, first_location = listed.candidates, listed.first_location
-    cache = TaskCache(files.root, reuse=reuse_cache) if on and (reuse_cache or store) else None
+    cache = TaskCache(files.root, reuse=reuse_cache) if on and store else None
     entries: list[TaskEntry | None] = [None] * len(candidates)
     missing = list(range(len(candidates)))
     if cache is not None:
@@ -116,7 +116,7 @@ def begin_read(
     run.listing = listed.listing
     # The task folders' reader processes start while the run-level files are read here.
     load = EntryLoad(files, candidates, first_location, BUILTIN_STRATEGIES, cache=cache,
-                     entries=entries, missing=missing, store=store, shared=shared)  # fmt: skip
+                     entries=entries, missing=missing, shared=shared)  # fmt: skip
     read_run_files(files, run)
     run.problems.extend(listed.problems)
     return PendingRead(listed, load)

@@ -28,10 +28,6 @@ class IssueRec(msgspec.Struct, **OPTIONS):
     message: str
 
 
-def issue_rec(i: Any) -> IssueRec | None:
-    return None if i is None else IssueRec(i.severity, i.phase, i.code, i.message)
-
-
 class AttemptRec(msgspec.Struct, **OPTIONS):
     index: int
     status: str
@@ -74,15 +70,13 @@ class EntryRec(msgspec.Struct, **OPTIONS):
 Packed = bytes
 """A task folder's file keys, :data:`Stat` after :data:`Stat` (six little-endian 64-bit
 integers each) of its folder, ``task.json`` and each attempt's ``result.json`` (by number)."""
-Keys = Packed | tuple[tuple[str, int, int, int, int, int, int], ...]
-"""Packed, or (files of other names) per file ``(rel, *Stat)``."""
 
 
 class KeptEntry(msgspec.Struct, **OPTIONS):
     """A task folder in the task store: the keys of its files as read, where AgentCompass
     finds its name first, and its entry."""
 
-    files: Keys
+    files: Packed
     first: str
     entry: EntryRec
 
@@ -102,7 +96,7 @@ class EntryHead(msgspec.Struct, **OPTIONS):
 class KeptHead(msgspec.Struct, **OPTIONS):
     """A :class:`KeptEntry` as far as it is needed to check it (the rest is skipped)."""
 
-    files: Keys
+    files: Packed
     first: str
     entry: EntryHead
 
@@ -346,7 +340,7 @@ def entry_record(entry: Any) -> EntryRec:
                         a.index,
                         a.status,
                         dict(a.metrics),
-                        tuple([issue_rec(i) for i in a.issues]),  # type: ignore[misc]
+                        tuple([IssueRec(i.severity, i.phase, i.code, i.message) for i in a.issues]),
                         dict(a.scoring_artifacts),
                     )
                     for a in record.attempts.values()

@@ -169,7 +169,7 @@ def _changed_entries(starts: list[int], changed: frozenset[int], count: int) -> 
 def _read_again(
     files: RunFiles, candidates: tuple[Any, ...], running: tuple[str, ...], changed: list[int]
 ) -> dict[int, tuple[TaskEntry, Any]]:
-    """The changed folders read again, each with the signature of its files as read."""
+    """The changed folders read again, each with its files' keys as read, packed."""
     from inspector.loading.readers import _read_one
 
     everything = set(running)
@@ -270,11 +270,10 @@ def _store(
     done = 0
     for i in sorted(fresh):
         entry, seen = fresh[i]
-        packed = None if seen is None else snapshots.packed_signature(entry, seen)
-        if packed is None or snapshots.racy(seen, fence):
+        if seen is None or snapshots.racy(seen, fence):
             return
         start = starts[i] * width
-        pieces += [snapshot.stats[done:start], packed]
+        pieces += [snapshot.stats[done:start], seen]
         done = start + width * (2 + len(attempts[i]))
         attempts[i] = tuple(sorted(entry.attempt_dirs))
     pieces.append(snapshot.stats[done:])

@@ -15,8 +15,7 @@ import itertools
 import operator
 import os
 import time
-from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +27,6 @@ from inspector.loading.index import (
     RECORD,
     Checked,
     Places,
-    Signature,
     ask,
     tail_of,
     unchanged,
@@ -77,9 +75,6 @@ class TaskCache:
         self.root = str(run_root)
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.reuse = reuse
-        # Per folder whose keys are not packed (files of other names): its signature,
-        # where AgentCompass finds it first, and its record (from the store) or entry.
-        self.fresh: dict[str, tuple[Signature, str, Any]] = {}
         self.read = ReadKeys()  # the folders taken or read (made records when saved)
         self.hits = 0
         self.delta: dict[str, msgspec.Raw] = {}
@@ -110,18 +105,17 @@ class TaskCache:
         in the candidates' order but for folders added or gone."""
         count = len(candidates)
         self.most = max(DELTA_MIN, count // DELTA_SHARE)
-        base = reports.stored(self.path, self.root) if self.reuse else None
-        if base is None:
+        stored = self._stored() if self.reuse else None
+        if stored is None:
             return list(range(count))
         self.loaded = True
-        self.delta = delta = dict(reports.stored(self.path.with_name(DELTA), self.root) or ())
-        covers = _covers(Places(checked, count), candidates)
+        covers = Places(checked, candidates).covers
         head = decoder(KeptHead)
         found, where, cursor = bytearray(count), None, 0
         missing: list[int] = []
         doubtful: list[tuple[int, str, msgspec.Raw]] = []  # (position, first, raw)
         asks: list[tuple[str, tuple[Any, ...], bytes]] = []
-        for folder, raw in _overridden(base, delta):
+        for folder, raw in stored:
             position = cursor if cursor < count and candidates[cursor][0] == folder else -1
             if position < 0:  # not where the candidates have it (rarely): by its name
                 where = where or {f: p for p, (f, _) in enumerate(candidates)}
@@ -212,28 +206,11 @@ class TaskCache:
         if entry is None:
             return None
         self.hits += 1
-        if type(kept.files) is bytes:
-            self.read.add(entry, first, kept.files, taken=True)
-        else:
-            self.fresh[folder] = (kept.files, first, kept.entry)
+        self.read.add(entry, first, kept.files, taken=True)
         return entry
 
-    def put(self, entry: Any, first_location: str, keys: Signature | bytes) -> None:
-        """Remember an entry just read, with its files' keys (none racy), packed (else, for
-        files of other names, as tuples); its record is made only when the store is saved."""
-        if isinstance(keys, bytes):
-            self.read.add(entry, first_location, keys)
-        else:
-            self.fresh[entry.folder] = (keys, first_location, entry)
-
-    def _kept_entries(self, read: bool = False) -> Iterator[tuple[str, KeptEntry]]:
-        """Each folder read (``read``), else also each taken from the store whose keys are
-        not packed, as it is stored, made one at a time."""
-        for folder, (sig, first, held) in self.fresh.items():
-            if type(held) is not EntryRec:
-                yield folder, KeptEntry(sig, first, _record(held))
-            elif not read:
-                yield folder, KeptEntry(sig, first, held)
+    def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
+        """Each folder read, as it is stored, made one at a time (its record made now)."""
         for held, first, taken, span in self.read.rows():
             if not taken:
                 yield held.folder, KeptEntry(bytes(self.read.stats[span]), first, _record(held))
@@ -249,31 +226,37 @@ class TaskCache:
         """The stored bytes of each folder of ``taken``, from the store's files again, a
         piece at a time (one changed since: what is in it, checked against its files when
         used; one gone: not kept)."""
-        if taken:
-            delta = dict(reports.stored(self.path.with_name(DELTA), self.root) or ())
-            for folder, raw in _overridden(reports.stored(self.path, self.root) or (), delta):
-                if raw != NIL and folder in taken:
-                    yield folder, raw
+        for folder, raw in (self._stored() or ()) if taken else ():
+            if raw != NIL and folder in taken:
+                yield folder, raw
 
-    def save(self, keep: bool = True) -> None:
-        """Write the entries seen in this read (atomically; ``keep`` False: nothing is
-        written), then drop what is held for it. When few folders changed since the base
+    def _stored(self) -> Iterator[tuple[str, msgspec.Raw]] | None:
+        """The folders as stored, undecoded: the base file's but those its delta holds
+        (kept as :attr:`delta`), then the delta's; None when there is no base file."""
+        base = reports.stored(self.path, self.root)
+        if base is None:
+            return None
+        self.delta = delta = dict(reports.stored(self.path.with_name(DELTA), self.root) or ())
+        return itertools.chain(((f, raw) for f, raw in base if f not in delta), delta.items())
+
+    def save(self) -> None:
+        """Write the entries seen in this read (atomically), then drop what is held for it. When few folders changed since the base
         file was written, only they go to the delta file (a folder gone as None); the base
         is written whole again once the delta grows past :data:`DELTA_SHARE` of it. Every
         entry is checked against its files before use, so any base and delta combined
         (one written, the other not) give misses, never a wrong entry."""
-        fresh, read = self.fresh, self.read
+        read = self.read
         try:
-            if not keep or (not fresh and not read.entries and not self.loaded):
+            if not read.entries and not self.loaded:
                 return
-            if self.loaded and self._delta_written(len(fresh) + len(read.entries)):
+            if self.loaded and self._delta_written(len(read.entries)):
                 return
             # Written as it is made: the whole store is never held (nor its records).
             if store.write_streamed(self.path, self._whole):
                 with contextlib.suppress(OSError):
                     os.unlink(self.path.with_name(DELTA))
         finally:
-            self.delta, self.fresh, self.before, self.gone = {}, {}, {}, []
+            self.delta, self.before, self.gone = {}, {}, []
             self.read = ReadKeys()
 
     def _delta_written(self, seen: int) -> bool:
@@ -281,7 +264,7 @@ class TaskCache:
         most = max(DELTA_MIN, seen // DELTA_SHARE)
         changed: dict[str, msgspec.Raw] = {}
         try:
-            for folder, kept in self._kept_entries(read=True):
+            for folder, kept in self._kept_entries():
                 encoded = ENCODER.encode(kept)
                 if self.before.get(folder) != encoded:
                     changed[folder] = msgspec.Raw(encoded)
@@ -290,7 +273,7 @@ class TaskCache:
         except (TypeError, ValueError, OverflowError):
             return True
         done = {e.folder for e in self.read.entries}
-        gone = [*self.gone, *(f for f in self.before if f not in done and f not in self.fresh)]
+        gone = [*self.gone, *(f for f in self.before if f not in done)]
         del done
         if not changed and not gone:
             return True
@@ -360,30 +343,3 @@ def pieces(root: str, folders: Iterator[tuple[str, Any]]) -> Iterator[bytes]:
         [root], iter(lambda: dict(itertools.islice(folders, reports.PIECE)), {})
     ):
         yield ENCODER.encode(ENCODER.encode(piece))  # a bin (its length, then its bytes)
-
-
-def _overridden(
-    base: Iterable[tuple[str, msgspec.Raw]], delta: dict[str, msgspec.Raw]
-) -> Iterator[tuple[str, msgspec.Raw]]:
-    """The folders of a base file but those its delta holds, then the delta's."""
-    yield from ((folder, raw) for folder, raw in base if folder not in delta)
-    yield from delta.items()
-
-
-def _covers(places: Places, candidates: Sequence[tuple[str, str]]) -> Any:
-    """:meth:`Places.covers` by position, asked in any order (:meth:`Places.span` walks
-    every position in order: each one's start is kept as it is walked)."""
-    if places.checked is None:
-        return lambda position, asked: False  # no check: nothing is covered
-    starts = array("q")
-
-    def covers(position: int, asked: tuple[str, Any, bytes]) -> bool:
-        while len(starts) <= position:
-            span = places.span(len(starts), candidates[len(starts)][0])
-            starts.append(-1 if span is None else span[0])
-        numbers = places.attempts[position] if starts[position] >= 0 else None
-        start = starts[position]
-        span = None if numbers is None else (start, start + 2 + len(numbers), numbers)
-        return places.covers(span, asked)
-
-    return covers

@@ -285,7 +285,7 @@ def test_a_folder_read_is_kept_for_the_store_in_its_packed_keys(alike_run: Path)
     folder)."""
     import gc
 
-    from inspector.loading.index import packed_signature, signature
+    from inspector.loading.index import keys_of
     from inspector.loading.readers import entry_files
     from inspector.loading.tasks import TaskCache
 
@@ -303,10 +303,10 @@ def test_a_folder_read_is_kept_for_the_store_in_its_packed_keys(alike_run: Path)
         before = tracemalloc.get_traced_memory()[0]
         keys = 0
         for entry in entries:
-            packed = packed_signature(entry, signature(root, entry_files(entry)))
+            packed = keys_of(root, entry_files(entry))
             assert packed is not None
             keys += len(packed)
-            cache.put(entry, entry.folder, packed)
+            cache.read.add(entry, entry.folder, packed)
         del packed
         gc.collect()
         held = tracemalloc.get_traced_memory()[0] - before

@@ -29,13 +29,14 @@ def _keys(checked: Checked, position: int) -> bytes:
 
 
 def _answers(checked: Checked, count: int, keys: list[bytes]) -> list[bool]:
-    places = Places(checked, count)
+    """Each folder's answer, when the read has ``count`` candidates (3: as the check)."""
+    candidates = [(folder, "normal") for folder in [*FOLDERS, "details/normal/d"][:count]]
+    places = Places(checked, candidates)
     out = []
     for position, folder in enumerate(FOLDERS):
-        span = places.span(position, folder)
         asked = ask(keys[position], folder, tail_of(dict.fromkeys(ATTEMPTS[position], "")))
         assert asked is not None
-        out.append(places.covers(span, asked))
+        out.append(places.covers(position, asked))
     return out
 
 

@@ -34,10 +34,10 @@ def both(run: Path, folder: str, state: str, first: str) -> tuple[object, object
     quick = read_plain_task(files, folder, state, first, BUILTIN_STRATEGIES)  # type: ignore[arg-type]
     quick_seen = None
     if quick is not None:
-        quick_seen = readers.known_signature(files.stats, readers.entry_files(quick))
+        quick_seen = readers.known_keys(files.stats, readers.entry_files(quick))
     files = RunFiles(run)
     careful = load_published(files, folder, state, first, BUILTIN_STRATEGIES)  # type: ignore[arg-type]
-    careful_seen = readers.known_signature(files.stats, readers.entry_files(careful))
+    careful_seen = readers.known_keys(files.stats, readers.entry_files(careful))
     return (
         None if quick is None else (entry_record(quick), quick_seen),
         (entry_record(careful), careful_seen),
