@@ -21,7 +21,7 @@ import msgspec
 from inspector.loading import index as snapshots
 from inspector.loading import store as stores
 from inspector.loading.processes import in_shared_pool, preload_in_readers
-from inspector.loading.records import ENCODER, Outputs, Refusal, Report, Table, decoder
+from inspector.loading.records import ENCODER, Index, Outputs, Refusal, Report, Table, decoder
 from inspector.overrides import Overrides
 from inspector.results.file_io import stat_key
 
@@ -45,24 +45,69 @@ def store_file(run_root: Path, folder: Path | None = None) -> Path:
 
 
 _last: tuple[Any, Any] = (None, None)
-"""The last file :func:`_load` took apart (its path and stat key) and what it held: storing
-after a lookup in the same process does not load and check it again."""
+"""The last file :func:`_load` took apart (its path, stat key and whether with its score
+tables) and what it held: storing after a lookup in the same process does not load and
+check it again."""
 
 
-def _load(run_root: Path, folder: Path | None = None) -> Report | None:
+class _Head(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """The first piece of a report store file: all but its index's stats (the next piece)
+    and its score tables (a piece each after, in ``tables``' order)."""
+
+    root: str
+    listing: bytes
+    attempts: msgspec.Raw  # the index's attempts, decoded only with the stats
+    outputs: dict[str, Outputs]
+    answers: dict[str, tuple[float, ...]]
+    refused: dict[str, Refusal]
+    records: dict[str, msgspec.Raw]
+    tables: tuple[str, ...]
+
+
+ATTEMPTS = tuple[tuple[int, ...] | int, ...]  # as records.Index types them
+
+
+def _load(run_root: Path, folder: Path | None = None, tables: bool = True) -> Report | None:
+    """The run's report store (without its score tables unless ``tables``)."""
     global _last
     path = store_file(run_root, folder)
     try:
         seen = (str(path), stat_key(os.stat(path)))
     except OSError:
         return None
-    if _last[0] == seen:
+    if _last[0] is not None and _last[0][:2] == seen and (_last[0][2] or not tables):
         return _last[1]  # type: ignore[no-any-return]
-    found = stores.load(path, Report)
-    if found is not None and found.root != os.path.realpath(run_root):
-        found = None
-    _last = (seen, found)
-    return found  # type: ignore[no-any-return]
+    found = None
+    opened = _opened(path, run_root)
+    if opened is not None:
+        with opened[0] as handle, contextlib.suppress(OSError, ValueError, KeyError, IndexError):
+            found = _report(handle, opened[1], tables)
+    _last = ((*seen, tables), found)
+    return found
+
+
+def _opened(path: Path, run_root: Path) -> tuple[Any, _Head] | None:
+    """The report store file at ``path`` checked (:func:`~store.checked_record`), open past
+    its head, and its head; None when it is not one or not the run ``run_root``'s."""
+    opened = stores.checked_record(path)
+    if opened is None:
+        return None
+    handle = opened[0]
+    try:
+        head = decoder(_Head).decode(_piece(handle))
+        if head.root == os.path.realpath(run_root):
+            return handle, head
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    handle.close()
+    return None
+
+
+def _report(handle: Any, head: _Head, tables: bool) -> Report:
+    """The report whose ``head`` was read from ``handle``: its stats and tables read next."""
+    index = Index(head.listing, decoder(ATTEMPTS).decode(head.attempts), memoryview(_piece(handle)))
+    kept = {name: msgspec.Raw(_piece(handle)) for name in head.tables} if tables else {}
+    return Report(head.root, index, head.outputs, head.answers, kept, head.refused, head.records)
 
 
 def lookup(
@@ -95,13 +140,15 @@ def peek(run_root: Path, key: str | None) -> Outputs | None:
 def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[str, Any]]:
     """The last report under ``key`` NOT checked against the run's files (the app's first
     preview): its outputs, or the line saying why the run could not be scored, and the
-    further answers kept beside it; ``(None, {})`` when none is kept. The store is not
-    kept loaded after (:data:`_last`: in the app, while the run is read)."""
-    global _last
-    found = _load(run_root) if key is not None and stores.enabled() else None
-    _last = (None, None)
-    if found is None or key is None:
+    further answers kept beside it; ``(None, {})`` when none is kept. Only the store's head
+    is read (not its index's stats nor its score tables), and not kept after."""
+    opened = None
+    if key is not None and stores.enabled():
+        opened = _opened(store_file(run_root), run_root)
+    if opened is None or key is None:
         return None, {}
+    opened[0].close()
+    found = opened[1]  # the head alone: the stats and score tables are not read
     outputs = found.outputs.get(key)
     refused = found.refused.get(key)
     if outputs is None and refused is not None:
@@ -142,7 +189,7 @@ def _checked(
     name = os.path.abspath(run_root)
     loaded = _held.runs.get(name, _UNSEEN)
     if loaded is _UNSEEN:
-        loaded = _load(run_root, folder)
+        loaded = _load(run_root, folder, tables=on_changes is not None)
         if loaded is None or (
             key is not None
             and key not in loaded.outputs
@@ -203,28 +250,28 @@ def store_snapshot(
     """Keep ``value`` (:class:`Outputs`, :class:`Refusal`: why the run could not be scored,
     or a further answer) under ``key``, with ``table`` (its score table) and ``extra``
     (further answers by key), for the run as ``snapshot`` (its index; None: nothing is
-    kept) says. What else is kept for the same index stays."""
+    kept) says. What else is kept for the same index stays: the other score tables are
+    copied from the file a piece at a time (it is never loaded whole)."""
     if snapshot is None or key is None or not stores.enabled():
         return
-    loaded = _load(run_root)
-    outputs: dict[str, Outputs] = {}
-    answers: dict[str, tuple[float, ...]] = {}
-    tables: dict[str, Any] = {}
-    refused: dict[str, Refusal] = {}
-    records: dict[str, msgspec.Raw] = {}
-    if loaded is not None and loaded.index == snapshot:
-        outputs, answers, tables = dict(loaded.outputs), dict(loaded.answers), dict(loaded.tables)
-        refused, records = dict(loaded.refused), dict(loaded.records)
+    path, root = store_file(run_root), os.path.realpath(run_root)
+    attempts = ENCODER.encode(snapshot.attempts)
+    old = _same_index(path, run_root, snapshot, attempts)
+    was = old[1] if old is not None else _Head(root, b"", msgspec.Raw(b"\x90"), {}, {}, {}, {}, ())
+    outputs, answers, refused = dict(was.outputs), dict(was.answers), dict(was.refused)
+    records, names = dict(was.records), list(was.tables)
+    kept = set(names)
+    encoded = None
     if isinstance(value, Outputs | Refusal):
         outputs.pop(key, None)
         refused.pop(key, None)
-        tables.pop(key, None)
+        kept.discard(key)
         if isinstance(value, Refusal):
             refused[key] = value
         else:
             outputs[key] = value
         if table is not None:
-            tables[key] = msgspec.Raw(ENCODER.encode(table))
+            encoded = ENCODER.encode(table)
     else:
         _answer_in(answers, records, key, value)
     for name, answer in (extra or {}).items():
@@ -233,10 +280,56 @@ def store_snapshot(
         _held.runs[os.path.abspath(run_root)] = _UNSEEN
     global _last
     _last = (None, None)  # written anew: its tables (the whole file's bytes) are not kept
-    record = Report(
-        os.path.realpath(run_root), snapshot, outputs, answers, tables, refused, records
-    )
-    stores.write_streamed(store_file(run_root), lambda: report_pieces(record))
+    order = [name for name in names if name in kept] + ([key] if encoded is not None else [])
+    head = _Head(root, snapshot.listing, msgspec.Raw(attempts), outputs, answers, refused,
+                 records, tuple(order))  # fmt: skip
+
+    def pieces() -> Iterator[bytes]:
+        yield from _framed(ENCODER.encode(head))
+        yield from _framed(snapshot.stats)
+        for name in names:  # the old file's tables after its stats, one at a time
+            if name in kept:
+                yield from _framed(_piece(old[0]))  # type: ignore[index]
+            else:
+                _piece(old[0], skip=True)  # type: ignore[index]
+        if encoded is not None:
+            yield from _framed(encoded)
+
+    try:
+        stores.write_streamed(path, pieces)
+    finally:
+        if old is not None:
+            old[0].close()
+
+
+def _same_index(path: Path, run_root: Path, snapshot: Any, attempts: bytes) -> Any:
+    """The report store file open at its first score table, and its head, when it keeps
+    what it keeps for the index ``snapshot`` (``attempts``: its attempts encoded); else
+    None. Its stats are compared a window at a time."""
+    opened = _opened(path, run_root)
+    if opened is None:
+        return None
+    handle, head = opened
+    try:
+        stats = memoryview(snapshot.stats).cast("B")
+        same = head.listing == snapshot.listing and head.attempts == msgspec.Raw(attempts)
+        if same and _piece_size(handle) == len(stats):
+            for at in range(0, len(stats), stores.WINDOW):
+                window = stats[at : at + stores.WINDOW]
+                if handle.read(len(window)) != window:
+                    break
+            else:
+                return handle, head
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    handle.close()
+    return None
+
+
+def _framed(data: Any) -> Iterator[Any]:
+    """A msgpack bin of ``data``: its header, then ``data`` as it is (not copied)."""
+    yield bin_header(len(data))
+    yield data
 
 
 def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value: Any) -> None:
@@ -277,10 +370,18 @@ def _folders(handle: Any, end: int) -> Iterator[tuple[str, msgspec.Raw]]:
             yield from folders.items()
 
 
-def _piece(handle: Any) -> bytes:
-    """The bytes of the msgpack bin next in ``handle``."""
+def _piece_size(handle: Any) -> int:
+    """The size of the msgpack bin next in ``handle``, read past its header."""
     width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[handle.read(1)[0]]
-    size = int.from_bytes(handle.read(width), "big")
+    return int.from_bytes(handle.read(width), "big")
+
+
+def _piece(handle: Any, skip: bool = False) -> bytes:
+    """The bytes of the msgpack bin next in ``handle`` (``skip``: read past, not read)."""
+    size = _piece_size(handle)
+    if skip:
+        handle.seek(size, 1)
+        return b""
     data = handle.read(size)
     if len(data) != size:
         raise ValueError("cut short")
@@ -288,35 +389,9 @@ def _piece(handle: Any) -> bytes:
 
 
 def bin_header(size: int) -> bytes:
-    """msgpack's header of ``size`` bytes, and of a map of ``count`` pairs below (their
-    shortest forms, as msgspec writes them)."""
+    """msgpack's header of a bin of ``size`` bytes (its shortest form, as msgspec's)."""
     if size < 1 << 8:
         return b"\xc4" + size.to_bytes(1, "big")
     if size < 1 << 16:
         return b"\xc5" + size.to_bytes(2, "big")
     return b"\xc6" + size.to_bytes(4, "big")
-
-
-def map_header(count: int) -> bytes:
-    if count < 16:
-        return bytes([0x80 | count])
-    if count < 1 << 16:
-        return b"\xde" + count.to_bytes(2, "big")
-    return b"\xdf" + count.to_bytes(4, "big")
-
-
-def report_pieces(record: Any) -> Iterator[bytes]:
-    """A ``records.Report`` encoded in pieces, as ``ENCODER.encode(record)`` would, its
-    index's stats and score tables as they are (not copied into one string)."""
-    index = record.index
-    yield b"\x97" + ENCODER.encode(record.root)
-    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
-    yield bin_header(len(index.stats))
-    yield index.stats
-    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
-    yield map_header(len(record.tables))
-    for name, table in record.tables.items():  # each a msgspec.Raw: as it is, not copied
-        yield ENCODER.encode(name)
-        yield table
-    yield ENCODER.encode(record.refused)
-    yield ENCODER.encode(record.records)
