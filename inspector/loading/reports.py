@@ -20,7 +20,7 @@ import msgspec
 
 from inspector.loading import index as snapshots
 from inspector.loading import store as stores
-from inspector.loading.processes import in_shared_pool, preload_in_readers
+from inspector.loading.processes import in_shared_pool, libc, preload_in_readers
 from inspector.loading.records import ENCODER, Index, Outputs, Refusal, Report, Table, decoder
 from inspector.overrides import Overrides
 from inspector.results.file_io import stat_key
@@ -164,11 +164,12 @@ def _lookup_in(
 ) -> Any | None:
     """:func:`lookup` in the cache ``folder`` (None: the user's); ``on_changes`` gets
     what a check that found changed files found. A reader process (``folder`` given)
-    keeps nothing of the store after (:data:`_last`: the whole file's bytes)."""
+    keeps nothing of the store after (:data:`_last`), nor the free heap the check left."""
     global _last
     found = _checked(run_root, folder, key, on_changes)
     if folder is not None:
         _last = (None, None)
+        libc("malloc_trim", 0)  # the free heap the check left, not kept for the app's life
     for kept in (
         () if found is None else (found.outputs, found.refused, found.answers, found.records)
     ):

@@ -516,3 +516,23 @@ def test_the_report_store_is_not_kept_loaded_after_a_preview_or_a_readers_check(
     assert reports._last == (None, None)
     assert reports._lookup_in(None, run, key) == outputs  # in the caller: kept for its store
     assert reports._last[1] is not None
+
+
+def test_a_readers_check_gives_back_the_free_heap_it_left(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared reader process that checked the report store gives back the free heap the
+    check left (glibc keeps up to ``HEAP_FREE_KEPT`` in a reader: 64 MB), not kept idle for
+    the app's life; the caller's own lookup does not trim its heap."""
+    from inspector.loading import reports
+
+    run = copy_run(tmp_path)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert isinstance(loading.read(run), loading.Loaded)
+    key = reports.key_for(None, "outputs")
+    calls: list[tuple[Any, ...]] = []
+    monkeypatch.setattr(reports, "libc", lambda *args: calls.append(args) or True)
+    assert reports._lookup_in(None, run, key) is not None
+    assert calls == []
+    assert reports._lookup_in(store.runs_dir(), run, key) is not None  # as a reader does
+    assert calls == [("malloc_trim", 0)]
