@@ -45,14 +45,14 @@ def store_file(run_root: Path, folder: Path | None = None) -> Path:
 
 
 _last: tuple[Any, Any] = (None, None)
-"""The last file :func:`_load` took apart (its path, stat key and whether with its score
-tables) and what it held: storing after a lookup in the same process does not load and
-check it again."""
+"""The last file :func:`_load` took apart (its path, stat key, whether with its score
+tables) and what it held: a lookup after it in the same process does not load it again."""
 
 
 class _Head(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """The first piece of a report store file: all but its index's stats (the next piece)
-    and its score tables (a piece each after, in ``tables``' order)."""
+    and its score tables (pieces after, in ``tables``' order: their bytes joined are each
+    one's msgpack)."""
 
     root: str
     listing: bytes
@@ -61,7 +61,7 @@ class _Head(msgspec.Struct, array_like=True, frozen=True, gc=False):
     answers: dict[str, tuple[float, ...]]
     refused: dict[str, Refusal]
     records: dict[str, msgspec.Raw]
-    tables: tuple[str, ...]
+    tables: tuple[tuple[str, int], ...]  # each table's name and its pieces (_table_parts)
 
 
 ATTEMPTS = tuple[tuple[int, ...] | int, ...]  # as records.Index types them
@@ -106,7 +106,8 @@ def _opened(path: Path, run_root: Path) -> tuple[Any, _Head] | None:
 def _report(handle: Any, head: _Head, tables: bool) -> Report:
     """The report whose ``head`` was read from ``handle``: its stats and tables read next."""
     index = Index(head.listing, decoder(ATTEMPTS).decode(head.attempts), memoryview(_piece(handle)))
-    kept = {name: msgspec.Raw(_piece(handle)) for name in head.tables} if tables else {}
+    wanted = head.tables if tables else ()
+    kept = {name: msgspec.Raw(b"".join([_piece(handle) for _ in range(n)])) for name, n in wanted}
     return Report(head.root, index, head.outputs, head.answers, kept, head.refused, head.records)
 
 
@@ -142,15 +143,13 @@ def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[st
     preview): its outputs, or the line saying why the run could not be scored, and the
     further answers kept beside it; ``(None, {})`` when none is kept. Only the store's head
     is read (not its index's stats nor its score tables), and not kept after."""
-    opened = None
-    if key is not None and stores.enabled():
-        opened = _opened(store_file(run_root), run_root)
+    wanted = key is not None and stores.enabled()
+    opened = _opened(store_file(run_root), run_root) if wanted else None
     if opened is None or key is None:
         return None, {}
     opened[0].close()
     found = opened[1]  # the head alone: the stats and score tables are not read
-    outputs = found.outputs.get(key)
-    refused = found.refused.get(key)
+    outputs, refused = found.outputs.get(key), found.refused.get(key)
     if outputs is None and refused is not None:
         return refused.line(run_root), found.answers
     return outputs, found.answers
@@ -170,12 +169,8 @@ def _lookup_in(
     if folder is not None:
         _last = (None, None)
         libc("malloc_trim", 0)  # the free heap the check left, not kept for the app's life
-    for kept in (
-        () if found is None else (found.outputs, found.refused, found.answers, found.records)
-    ):
-        if kept.get(key) is not None:
-            return kept[key]
-    return None
+    kinds = () if found is None else (found.outputs, found.refused, found.answers, found.records)
+    return next((kept[key] for kept in kinds if kept.get(key) is not None), None)
 
 
 def _checked(
@@ -191,12 +186,9 @@ def _checked(
     loaded = _held.runs.get(name, _UNSEEN)
     if loaded is _UNSEEN:
         loaded = _load(run_root, folder, tables=on_changes is not None)
+        kinds = () if loaded is None else (loaded.outputs, loaded.refused, loaded.answers)
         if loaded is None or (
-            key is not None
-            and key not in loaded.outputs
-            and key not in loaded.refused
-            and key not in loaded.answers
-            and key not in loaded.records
+            key is not None and all(key not in k for k in (*kinds, loaded.records))
         ):
             return None  # nothing to check the files for
         found = snapshots.check(run_root, loaded.index)
@@ -261,18 +253,15 @@ def store_snapshot(
     was = old[1] if old is not None else _Head(root, b"", msgspec.Raw(b"\x90"), {}, {}, {}, {}, ())
     outputs, answers, refused = dict(was.outputs), dict(was.answers), dict(was.refused)
     records, names = dict(was.records), list(was.tables)
-    kept = set(names)
-    encoded = None
+    kept = {name for name, _ in names}
+    parts: list[Callable[[], bytes]] = []
     if isinstance(value, Outputs | Refusal):
         outputs.pop(key, None)
         refused.pop(key, None)
         kept.discard(key)
-        if isinstance(value, Refusal):
-            refused[key] = value
-        else:
-            outputs[key] = value
+        (refused if isinstance(value, Refusal) else outputs)[key] = value  # type: ignore[index]
         if table is not None:
-            encoded = ENCODER.encode(table)
+            parts = _table_parts(table)
     else:
         _answer_in(answers, records, key, value)
     for name, answer in (extra or {}).items():
@@ -281,20 +270,19 @@ def store_snapshot(
         _held.runs[os.path.abspath(run_root)] = _UNSEEN
     global _last
     _last = (None, None)  # written anew: its tables (the whole file's bytes) are not kept
-    order = [name for name in names if name in kept] + ([key] if encoded is not None else [])
+    order = [(n, count) for n, count in names if n in kept] + ([(key, len(parts))] if parts else [])
     head = _Head(root, snapshot.listing, msgspec.Raw(attempts), outputs, answers, refused,
                  records, tuple(order))  # fmt: skip
 
     def pieces() -> Iterator[bytes]:
         yield from _framed(ENCODER.encode(head))
         yield from _framed(snapshot.stats)
-        for name in names:  # the old file's tables after its stats, one at a time
-            if name in kept:
-                yield from _framed(_piece(old[0]))  # type: ignore[index]
-            else:
-                _piece(old[0], skip=True)  # type: ignore[index]
-        if encoded is not None:
-            yield from _framed(encoded)
+        for name, count in names:  # the old file's tables after its stats, a piece at a time
+            for _ in range(count):
+                data = _piece(old[0], skip=name not in kept)  # type: ignore[index]
+                yield from _framed(data) if name in kept else ()
+        for part in parts:  # the new table encoded a part at a time, not whole
+            yield from _framed(part())
 
     try:
         stores.write_streamed(path, pieces)
@@ -304,9 +292,8 @@ def store_snapshot(
 
 
 def _same_index(path: Path, run_root: Path, snapshot: Any, attempts: bytes) -> Any:
-    """The report store file open at its first score table, and its head, when it keeps
-    what it keeps for the index ``snapshot`` (``attempts``: its attempts encoded); else
-    None. Its stats are compared a window at a time."""
+    """The report store file open at its first score table, and its head, when its index is
+    ``snapshot`` (``attempts`` encoded; its stats compared a window at a time); else None."""
     opened = _opened(path, run_root)
     if opened is None:
         return None
@@ -327,6 +314,24 @@ def _same_index(path: Path, run_root: Path, snapshot: Any, attempts: bytes) -> A
     return None
 
 
+def _table_parts(table: Table) -> list[Callable[[], bytes]]:
+    """``ENCODER.encode(table)`` in parts, each made as it is written (at 1M tasks the whole
+    table's msgpack is about 70 MB): the array's header, run level and series; each row
+    list; the columns' header; each column (array-like: the bytes joined are its msgpack)."""
+    level, series, *rows, columns = msgspec.structs.astuple(table)
+    return [
+        lambda: array_header(len(rows) + 3) + ENCODER.encode(level) + ENCODER.encode(series),
+        *[lambda row=row: ENCODER.encode(row) for row in rows],
+        lambda: array_header(len(columns)),
+        *[lambda column=column: ENCODER.encode(column) for column in columns],
+    ]
+
+
+def array_header(count: int) -> bytes:
+    """msgpack's header of an array of ``count`` items (its shortest form, as msgspec's)."""
+    return ENCODER.encode((None,) * count)[: -count or None]  # each None is one byte
+
+
 def _framed(data: Any) -> Iterator[Any]:
     """A msgpack bin of ``data``: its header, then ``data`` as it is (not copied)."""
     yield bin_header(len(data))
@@ -342,10 +347,9 @@ def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value
 
 
 def stored(path: Path, root: str) -> Iterator[tuple[str, msgspec.Raw]] | None:
-    """Each folder of the task store file at ``path`` and its entry (:data:`NIL`: gone),
-    read a piece at a time; None when it is not a checked store file
-    (:func:`~store.checked_record`) of the run ``root``. A piece that is not one ends the
-    folders (the rest are read from their files)."""
+    """Each folder of the task store file at ``path`` and its entry (:data:`NIL`: gone), a
+    piece at a time; None when it is not a checked store file (:func:`~store.checked_record`)
+    of the run ``root``. A piece that is not one ends the folders (the rest: from files)."""
     opened = stores.checked_record(path)
     if opened is None:
         return None
@@ -391,8 +395,5 @@ def _piece(handle: Any, skip: bool = False) -> bytes:
 
 def bin_header(size: int) -> bytes:
     """msgpack's header of a bin of ``size`` bytes (its shortest form, as msgspec's)."""
-    if size < 1 << 8:
-        return b"\xc4" + size.to_bytes(1, "big")
-    if size < 1 << 16:
-        return b"\xc5" + size.to_bytes(2, "big")
-    return b"\xc6" + size.to_bytes(4, "big")
+    width = 1 if size < 1 << 8 else 2 if size < 1 << 16 else 4
+    return bytes([0xC3 + width.bit_length()]) + size.to_bytes(width, "big")

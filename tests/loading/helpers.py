@@ -136,16 +136,20 @@ def stored_data(path: Path) -> Any:
     """A report store file's record as plain msgpack data (lists, dicts, bytes), its header
     and checksum checked, in the shape of ``records.Report``: ``[root, [listing, attempts,
     stats], outputs, answers, tables, refused, records]`` (the file holds it as bins: the
-    rest, the stats, then each score table)."""
+    rest, the stats, then each score table's pieces)."""
     raw = path.read_bytes()
     assert raw.startswith(_header())
     payload = raw[len(_header()) : -32]
     assert hashlib.sha256(payload).digest() == raw[-32:]
-    head, stats, *tables = _bins(payload)
+    head, stats, *pieces = _bins(payload)
     root, listing, attempts, outputs, answers, refused, records, names = msgspec.msgpack.decode(
         head
     )
-    kept = {name: msgspec.msgpack.decode(table) for name, table in zip(names, tables, strict=True)}
+    kept, at = {}, 0
+    for name, count in names:  # each table in pieces: their bytes joined are its msgpack
+        kept[name] = msgspec.msgpack.decode(b"".join(pieces[at : at + count]))
+        at += count
+    assert at == len(pieces)
     return [root, [listing, attempts, stats], outputs, answers, kept, refused, records]
 
 
@@ -156,7 +160,8 @@ def write_data(path: Path, data: Any, signature: str | None = None) -> None:
     shaped = isinstance(data, list) and len(data) == 7 and isinstance(data[1], list)
     if shaped and len(data[1]) == 3 and isinstance(data[4], dict):
         (listing, attempts, stats), tables = data[1], data[4]
-        head = [data[0], listing, attempts, data[2], data[3], data[5], data[6], list(tables)]
+        names = [[name, 1] for name in tables]  # each table in one piece
+        head = [data[0], listing, attempts, data[2], data[3], data[5], data[6], names]
         stats = stats if isinstance(stats, bytes) else msgspec.msgpack.encode(stats)
         pieces = [msgspec.msgpack.encode(head), stats]
         payload = b"".join(
