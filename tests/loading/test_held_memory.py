@@ -550,26 +550,6 @@ def test_the_report_store_is_not_kept_loaded_after_a_preview_or_a_readers_check(
     assert reports._last[1] is not None
 
 
-def test_the_app_warms_one_shared_reader_the_others_start_when_needed(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """At mount the app starts one shared reader process (the report store's check runs
-    in it), not one per core: idle through a warm open, each other one held the peak up
-    (28 MB at 100,000 tasks). A read that needs more starts them then."""
-    from inspector.loading import processes
-
-    monkeypatch.setenv("INSPECTOR_WORKERS", "2")
-    loading.start_app()
-    try:
-        loading.warm_app()
-        pool = processes.shared_pool()
-        assert len(pool._processes) == 1
-        assert sorted(f.result() for f in [pool.submit(abs, n) for n in (-1, -2, -3)]) == [1, 2, 3]
-        assert 1 <= len(pool._processes) <= 2
-    finally:
-        loading.stop_app()
-
-
 def test_a_readers_check_gives_back_the_free_heap_it_left(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
