@@ -116,14 +116,16 @@ def _header(signature: str | None = None) -> bytes:
     return store.MAGIC + (signature or store.code_signature()).encode() + b"\n"
 
 
-def _bins(payload: bytes) -> list[bytes]:
-    """The bytes of each msgpack bin in ``payload``, in order."""
+def store_bins(payload: bytes) -> list[bytes]:
+    """The bytes of each msgpack bin in a store file's ``payload``, in order (each bin's
+    length before it); the bins end where the payload does."""
     bins, at = [], 0
     while at < len(payload):
         width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[payload[at]]
         size = int.from_bytes(payload[at + 1 : at + 1 + width], "big")
         bins.append(payload[at + 1 + width : at + 1 + width + size])
         at += 1 + width + size
+    assert at == len(payload)
     return bins
 
 
@@ -141,7 +143,7 @@ def stored_data(path: Path) -> Any:
     assert raw.startswith(_header())
     payload = raw[len(_header()) : -32]
     assert hashlib.sha256(payload).digest() == raw[-32:]
-    head, stats, *pieces = _bins(payload)
+    head, stats, *pieces = store_bins(payload)
     root, listing, attempts, outputs, answers, refused, records, names = msgspec.msgpack.decode(
         head
     )
@@ -180,7 +182,7 @@ def task_store_data(path: Path) -> list[Any]:
     assert raw.startswith(_header())
     payload = raw[len(_header()) : -32]
     assert hashlib.sha256(payload).digest() == raw[-32:]
-    bins = [msgspec.msgpack.decode(data) for data in _bins(payload)]
+    bins = [msgspec.msgpack.decode(data) for data in store_bins(payload)]
     return [bins[0], {folder: entry for piece in bins[1:] for folder, entry in piece.items()}]
 
 

@@ -16,7 +16,7 @@ import pytest
 from inspector import loading
 from inspector.loading import index, store
 from inspector.results.file_io import stat_key
-from tests.loading.helpers import copy_run
+from tests.loading.helpers import copy_run, store_bins
 
 
 class Big(msgspec.Struct):
@@ -263,13 +263,8 @@ def test_the_task_store_is_written_in_pieces_each_its_length_before_it(
     header = store.MAGIC + store.code_signature().encode() + b"\n"
     payload = raw[len(header) : -store.DIGEST]
     assert raw == header + payload + hashlib.sha256(payload).digest()
-    bins, at = [], 0
-    while at < len(payload):
-        width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[payload[at]]
-        size = int.from_bytes(payload[at + 1 : at + 1 + width], "big")
-        bins.append(payload[at + 1 + width : at + 1 + width + size])
-        at += 1 + width + size
-    assert at == len(payload) and bins[0] == ENCODER.encode(str(alike_run))
+    bins = store_bins(payload)  # each bin's length before it, ending where the payload does
+    assert bins[0] == ENCODER.encode(str(alike_run))
     pieces = [msgspec.msgpack.decode(b, type=dict[str, KeptEntry]) for b in bins[1:]]
     assert [ENCODER.encode(piece) for piece in pieces] == bins[1:]
     assert len(pieces) > 1 and all(0 < len(piece) <= PIECE for piece in pieces)
