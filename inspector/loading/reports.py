@@ -50,9 +50,8 @@ tables) and what it held: a lookup after it in the same process does not load it
 
 
 class _Head(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """The first piece of a report store file: all but its index's stats (the next piece)
-    and its score tables (pieces after, in ``tables``' order: their bytes joined are each
-    one's msgpack)."""
+    """The first piece of a report store file: all but its index's stats (the next piece) and
+    its score tables (pieces after, in ``tables``' order: joined, each one's msgpack)."""
 
     root: str
     listing: bytes
@@ -89,7 +88,7 @@ def _load(run_root: Path, folder: Path | None = None, tables: bool = True) -> Re
 def _opened(path: Path, run_root: Path) -> tuple[Any, _Head] | None:
     """The report store file at ``path`` checked (:func:`~store.checked_record`), open past
     its head, and its head; None when it is not one or not the run ``run_root``'s."""
-    opened = stores.checked_record(path)
+    opened = stores.checked_record(path) if os.path.exists(path) else None  # as _load
     if opened is None:
         return None
     handle = opened[0]
@@ -284,11 +283,8 @@ def store_snapshot(
         for part in parts:  # the new table encoded a part at a time, not whole
             yield from _framed(part())
 
-    try:
+    with old[0] if old is not None else contextlib.nullcontext():
         stores.write_streamed(path, pieces)
-    finally:
-        if old is not None:
-            old[0].close()
 
 
 def _same_index(path: Path, run_root: Path, snapshot: Any, attempts: bytes) -> Any:
@@ -298,26 +294,23 @@ def _same_index(path: Path, run_root: Path, snapshot: Any, attempts: bytes) -> A
     if opened is None:
         return None
     handle, head = opened
-    try:
+    with contextlib.suppress(OSError, ValueError, KeyError, IndexError):
         stats = memoryview(snapshot.stats).cast("B")
         same = head.listing == snapshot.listing and head.attempts == msgspec.Raw(attempts)
-        if same and _piece_size(handle) == len(stats):
+        if same and _piece(handle, sized=True) == len(stats):
             for at in range(0, len(stats), stores.WINDOW):
                 window = stats[at : at + stores.WINDOW]
                 if handle.read(len(window)) != window:
                     break
             else:
                 return handle, head
-    except (OSError, ValueError, KeyError, IndexError):
-        pass
     handle.close()
     return None
 
 
 def _table_parts(table: Table) -> list[Callable[[], bytes]]:
-    """``ENCODER.encode(table)`` in parts, each made as it is written (at 1M tasks the whole
-    table's msgpack is about 70 MB): the array's header, run level and series; each row
-    list; the columns' header; each column (array-like: the bytes joined are its msgpack)."""
+    """``ENCODER.encode(table)`` in parts, each made as it is written (70 MB whole at 1M tasks):
+    header, run level and series; each row list; columns' header; each column (joined)."""
     level, series, *rows, columns = msgspec.structs.astuple(table)
     return [
         lambda: array_header(len(rows) + 3) + ENCODER.encode(level) + ENCODER.encode(series),
@@ -332,10 +325,8 @@ def array_header(count: int) -> bytes:
     return ENCODER.encode((None,) * count)[: -count or None]  # each None is one byte
 
 
-def _framed(data: Any) -> Iterator[Any]:
-    """A msgpack bin of ``data``: its header, then ``data`` as it is (not copied)."""
-    yield bin_header(len(data))
-    yield data
+def _framed(data: Any) -> tuple[bytes, Any]:
+    return bin_header(len(data)), data  # a msgpack bin: its header, ``data`` as it is
 
 
 def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value: Any) -> None:
@@ -375,15 +366,13 @@ def _folders(handle: Any, end: int) -> Iterator[tuple[str, msgspec.Raw]]:
             yield from folders.items()
 
 
-def _piece_size(handle: Any) -> int:
-    """The size of the msgpack bin next in ``handle``, read past its header."""
+def _piece(handle: Any, skip: bool = False, sized: bool = False) -> Any:
+    """The bytes of the msgpack bin next in ``handle`` (``skip``: read past them; ``sized``:
+    their size, read up to them)."""
     width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[handle.read(1)[0]]
-    return int.from_bytes(handle.read(width), "big")
-
-
-def _piece(handle: Any, skip: bool = False) -> bytes:
-    """The bytes of the msgpack bin next in ``handle`` (``skip``: read past, not read)."""
-    size = _piece_size(handle)
+    size = int.from_bytes(handle.read(width), "big")
+    if sized:
+        return size
     if skip:
         handle.seek(size, 1)
         return b""
