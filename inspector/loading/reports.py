@@ -209,10 +209,8 @@ def state(run_root: Path) -> str | None:
 
 
 class _Held(threading.local):
-    runs: dict[str, Any]
-
     def __init__(self) -> None:
-        self.runs = {}
+        self.runs: dict[str, Any] = {}
 
 
 _held = _Held()
@@ -338,9 +336,10 @@ def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value
 
 
 def stored(path: Path, root: str) -> Iterator[tuple[str, msgspec.Raw]] | None:
-    """Each folder of the task store file at ``path`` and its entry (:data:`NIL`: gone), a
-    piece at a time; None when it is not a checked store file (:func:`~store.checked_record`)
-    of the run ``root``. A piece that is not one ends the folders (the rest: from files)."""
+    """Each folder of the task store file at ``path`` and its entry (:data:`NIL`: gone),
+    read a piece at a time; None when it is not a checked store file
+    (:func:`~store.checked_record`) of the run ``root``. A piece that is not one ends the
+    folders (the rest are read from their files)."""
     opened = stores.checked_record(path)
     if opened is None:
         return None
