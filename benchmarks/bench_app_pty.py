@@ -58,6 +58,12 @@ tree peak / the CLI's 1.27 (first) on main, 1.20 and 1.19 here, 3.0 / 2.85 / 2.8
 the cache-off CLI, whose largest process holds 242 MB where the app keeps the whole session
 (961 MB after settling).
 The idle CPU left (0.01-0.02 s in 10 s) is textual's input thread waking every 0.1 s.
+
+1M x k=3 x 1 KB, ``--cli off``, one round each, load 1.5-6 (tree peak MB, its ratio to the
+CLI's cache-off tree peak of the same round): on 070cf92 cold 1,915 (1.24), warm 2,237
+(1.45), CLI 1,547; with the report store read and written a piece at a time cold 1,913
+(1.22), warm 1,780 (1.14), CLI 1,565 (``docs/decisions/store.md``). 100k, load 2-4: cold
+313 (1.21) and 316 (1.22), warm 455 (1.76) and 353 (1.36), CLI 259 in both rounds.
 """
 
 from __future__ import annotations

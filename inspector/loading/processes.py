@@ -71,9 +71,8 @@ def halves_in_fork(
         return None
 
 
-PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3  # <malloc.h>, and the values readers set:
-HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20
+PR_SET_PDEATHSIG, M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = 1, -1, -3  # prctl.h, malloc.h
+HEAP_BUFFER_MAX, HEAP_FREE_KEPT = 32 << 20, 64 << 20  # the values readers set
 
 
 def reader_started(parent: int | None = None, environ: dict[str, str] | None = None) -> None:
@@ -86,13 +85,19 @@ def reader_started(parent: int | None = None, environ: dict[str, str] | None = N
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
     die_with_parent(parent)
+    libc("mallopt", M_MMAP_THRESHOLD, HEAP_BUFFER_MAX)
+    libc("mallopt", M_TRIM_THRESHOLD, HEAP_FREE_KEPT)
+
+
+def libc(name: str, *args: int) -> bool:
+    """``name(*args)`` of the C library (Linux: glibc); False when there is none."""
     if sys.platform.startswith("linux"):
         import ctypes  # here: only reader processes need it
 
         with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None)
-            libc.mallopt(M_MMAP_THRESHOLD, HEAP_BUFFER_MAX)
-            libc.mallopt(M_TRIM_THRESHOLD, HEAP_FREE_KEPT)
+            getattr(ctypes.CDLL(None), name)(*args)
+            return True
+    return False
 
 
 def die_with_parent(parent: int | None = None) -> None:
@@ -100,15 +105,10 @@ def die_with_parent(parent: int | None = None) -> None:
     ``PR_SET_PDEATHSIG`` when forked by it, else by a thread waiting on a pidfd."""
     if parent is None:
         return
-    if os.getppid() == parent and sys.platform.startswith("linux"):
-        import ctypes  # here: only reader processes need it
-
-        with contextlib.suppress(OSError, AttributeError):
-            libc = ctypes.CDLL(None, use_errno=True)
-            libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
-            if os.getppid() != parent:  # it died before the request was made
-                os._exit(1)
-            return
+    if os.getppid() == parent and libc("prctl", PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0):
+        if os.getppid() != parent:  # it died before the request was made
+            os._exit(1)
+        return
     threading.Thread(target=_end_after, args=(parent,), daemon=True).start()
 
 

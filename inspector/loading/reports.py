@@ -21,8 +21,8 @@ import msgspec
 
 from inspector.loading import index as snapshots
 from inspector.loading import store as stores
-from inspector.loading.processes import in_shared_pool, preload_in_readers
-from inspector.loading.records import ENCODER, Outputs, Refusal, Report, Table, decoder
+from inspector.loading.processes import in_shared_pool, libc, preload_in_readers
+from inspector.loading.records import ENCODER, Index, Outputs, Refusal, Report, Table, decoder
 from inspector.overrides import Overrides
 from inspector.results.file_io import stat_key
 
@@ -58,24 +58,69 @@ def store_file(run_root: Path, folder: Path | None = None) -> Path:
 
 
 _last: tuple[Any, Any] = (None, None)
-"""The last file :func:`_load` took apart (its path and stat key) and what it held: storing
-after a lookup in the same process does not load and check it again."""
+"""The last file :func:`_load` took apart (its path, stat key, whether with its score
+tables) and what it held: a lookup after it in the same process does not load it again."""
 
 
-def _load(run_root: Path, folder: Path | None = None) -> Report | None:
+class _Head(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """The first piece of a report store file: all but its index's stats (the next piece) and
+    its score tables (pieces after, in ``tables``' order: joined, each one's msgpack)."""
+
+    root: str
+    listing: bytes
+    attempts: msgspec.Raw  # the index's attempts, decoded only with the stats
+    outputs: dict[str, Outputs]
+    answers: dict[str, tuple[float, ...]]
+    refused: dict[str, Refusal]
+    records: dict[str, msgspec.Raw]
+    tables: tuple[tuple[str, int], ...]  # each table's name and its pieces (_table_parts)
+
+
+ATTEMPTS = tuple[tuple[int, ...] | int, ...]  # as records.Index types them
+
+
+def _load(run_root: Path, folder: Path | None = None, tables: bool = True) -> Report | None:
+    """The run's report store (without its score tables unless ``tables``)."""
     global _last
     path = store_file(run_root, folder)
     try:
         seen = (str(path), stat_key(os.stat(path)))
     except OSError:
         return None
-    if _last[0] == seen:
+    if _last[0] is not None and _last[0][:2] == seen and (_last[0][2] or not tables):
         return _last[1]  # type: ignore[no-any-return]
-    found = stores.load(path, Report)
-    if found is not None and found.root != os.path.realpath(run_root):
-        found = None
-    _last = (seen, found)
-    return found  # type: ignore[no-any-return]
+    found = None
+    opened = _opened(path, run_root)
+    if opened is not None:
+        with opened[0] as handle, contextlib.suppress(OSError, ValueError, KeyError, IndexError):
+            found = _report(handle, opened[1], tables)
+    _last = ((*seen, tables), found)
+    return found
+
+
+def _opened(path: Path, run_root: Path) -> tuple[Any, _Head] | None:
+    """The report store file at ``path`` checked (:func:`~store.checked_record`), open past
+    its head, and its head; None when it is not one or not the run ``run_root``'s."""
+    opened = stores.checked_record(path) if os.path.exists(path) else None  # as _load
+    if opened is None:
+        return None
+    handle = opened[0]
+    try:
+        head = decoder(_Head).decode(_piece(handle))
+        if head.root == os.path.realpath(run_root):
+            return handle, head
+    except (OSError, ValueError, KeyError, IndexError):
+        pass
+    handle.close()
+    return None
+
+
+def _report(handle: Any, head: _Head, tables: bool) -> Report:
+    """The report whose ``head`` was read from ``handle``: its stats and tables read next."""
+    index = Index(head.listing, decoder(ATTEMPTS).decode(head.attempts), memoryview(_piece(handle)))
+    wanted = head.tables if tables else ()
+    kept = {name: msgspec.Raw(b"".join([_piece(handle) for _ in range(n)])) for name, n in wanted}
+    return Report(head.root, index, head.outputs, head.answers, kept, head.refused, head.records)
 
 
 def lookup(
@@ -108,15 +153,15 @@ def peek(run_root: Path, key: str | None) -> Outputs | None:
 def last(run_root: Path, key: str | None) -> tuple[Outputs | str | None, dict[str, Any]]:
     """The last report under ``key`` NOT checked against the run's files (the app's first
     preview): its outputs, or the line saying why the run could not be scored, and the
-    further answers kept beside it; ``(None, {})`` when none is kept. The store is not
-    kept loaded after (:data:`_last`: in the app, while the run is read)."""
-    global _last
-    found = _load(run_root) if key is not None and stores.enabled() else None
-    _last = (None, None)
-    if found is None or key is None:
+    further answers kept beside it; ``(None, {})`` when none is kept. Only the store's head
+    is read (not its index's stats nor its score tables), and not kept after."""
+    wanted = key is not None and stores.enabled()
+    opened = _opened(store_file(run_root), run_root) if wanted else None
+    if opened is None or key is None:
         return None, {}
-    outputs = found.outputs.get(key)
-    refused = found.refused.get(key)
+    opened[0].close()
+    found = opened[1]  # the head alone: the stats and score tables are not read
+    outputs, refused = found.outputs.get(key), found.refused.get(key)
     if outputs is None and refused is not None:
         return refused.line(run_root), found.answers
     return outputs, found.answers
@@ -130,17 +175,14 @@ def _lookup_in(
 ) -> Any | None:
     """:func:`lookup` in the cache ``folder`` (None: the user's); ``on_changes`` gets
     what a check that found changed files found. A reader process (``folder`` given)
-    keeps nothing of the store after (:data:`_last`: the whole file's bytes)."""
+    keeps nothing of the store after (:data:`_last`), nor the free heap the check left."""
     global _last
     found = _checked(run_root, folder, key, on_changes)
     if folder is not None:
         _last = (None, None)
-    for kept in (
-        () if found is None else (found.outputs, found.refused, found.answers, found.records)
-    ):
-        if kept.get(key) is not None:
-            return kept[key]
-    return None
+        libc("malloc_trim", 0)  # the free heap the check left, not kept for the app's life
+    kinds = () if found is None else (found.outputs, found.refused, found.answers, found.records)
+    return next((kept[key] for kept in kinds if kept.get(key) is not None), None)
 
 
 def _checked(
@@ -155,13 +197,10 @@ def _checked(
     name = os.path.abspath(run_root)
     loaded = _held.runs.get(name, _UNSEEN)
     if loaded is _UNSEEN:
-        loaded = _load(run_root, folder)
+        loaded = _load(run_root, folder, tables=on_changes is not None)
+        kinds = () if loaded is None else (loaded.outputs, loaded.refused, loaded.answers)
         if loaded is None or (
-            key is not None
-            and key not in loaded.outputs
-            and key not in loaded.refused
-            and key not in loaded.answers
-            and key not in loaded.records
+            key is not None and all(key not in k for k in (*kinds, loaded.records))
         ):
             return None  # nothing to check the files for
         found = snapshots.check(run_root, loaded.index)
@@ -183,10 +222,8 @@ def state(run_root: Path) -> str | None:
 
 
 class _Held(threading.local):
-    runs: dict[str, Any]
-
     def __init__(self) -> None:
-        self.runs = {}
+        self.runs: dict[str, Any] = {}
 
 
 _held = _Held()
@@ -216,28 +253,25 @@ def store_snapshot(
     """Keep ``value`` (:class:`Outputs`, :class:`Refusal`: why the run could not be scored,
     or a further answer) under ``key``, with ``table`` (its score table) and ``extra``
     (further answers by key), for the run as ``snapshot`` (its index; None: nothing is
-    kept) says. What else is kept for the same index stays."""
+    kept) says. What else is kept for the same index stays: the other score tables are
+    copied from the file a piece at a time (it is never loaded whole)."""
     if snapshot is None or key is None or not stores.enabled():
         return
-    loaded = _load(run_root)
-    outputs: dict[str, Outputs] = {}
-    answers: dict[str, tuple[float, ...]] = {}
-    tables: dict[str, Any] = {}
-    refused: dict[str, Refusal] = {}
-    records: dict[str, msgspec.Raw] = {}
-    if loaded is not None and loaded.index == snapshot:
-        outputs, answers, tables = dict(loaded.outputs), dict(loaded.answers), dict(loaded.tables)
-        refused, records = dict(loaded.refused), dict(loaded.records)
+    path, root = store_file(run_root), os.path.realpath(run_root)
+    attempts = ENCODER.encode(snapshot.attempts)
+    old = _same_index(path, run_root, snapshot, attempts)
+    was = old[1] if old is not None else _Head(root, b"", msgspec.Raw(b"\x90"), {}, {}, {}, {}, ())
+    outputs, answers, refused = dict(was.outputs), dict(was.answers), dict(was.refused)
+    records, names = dict(was.records), list(was.tables)
+    kept = {name for name, _ in names}
+    parts: list[Callable[[], bytes]] = []
     if isinstance(value, Outputs | Refusal):
         outputs.pop(key, None)
         refused.pop(key, None)
-        tables.pop(key, None)
-        if isinstance(value, Refusal):
-            refused[key] = value
-        else:
-            outputs[key] = value
+        kept.discard(key)
+        (refused if isinstance(value, Refusal) else outputs)[key] = value  # type: ignore[index]
         if table is not None:
-            tables[key] = msgspec.Raw(ENCODER.encode(table))
+            parts = _table_parts(table)
     else:
         _answer_in(answers, records, key, value)
     for name, answer in (extra or {}).items():
@@ -246,10 +280,64 @@ def store_snapshot(
         _held.runs[os.path.abspath(run_root)] = _UNSEEN
     global _last
     _last = (None, None)  # written anew: its tables (the whole file's bytes) are not kept
-    record = Report(
-        os.path.realpath(run_root), snapshot, outputs, answers, tables, refused, records
-    )
-    stores.write_streamed(store_file(run_root), lambda: report_pieces(record))
+    order = [(n, count) for n, count in names if n in kept] + ([(key, len(parts))] if parts else [])
+    head = _Head(root, snapshot.listing, msgspec.Raw(attempts), outputs, answers, refused,
+                 records, tuple(order))  # fmt: skip
+
+    def pieces() -> Iterator[bytes]:
+        yield from _framed(ENCODER.encode(head))
+        yield from _framed(snapshot.stats)
+        for name, count in names:  # the old file's tables after its stats, a piece at a time
+            for _ in range(count):
+                data = _piece(old[0], skip=name not in kept)  # type: ignore[index]
+                yield from _framed(data) if name in kept else ()
+        for part in parts:  # the new table encoded a part at a time, not whole
+            yield from _framed(part())
+
+    with old[0] if old is not None else contextlib.nullcontext():
+        stores.write_streamed(path, pieces)
+
+
+def _same_index(path: Path, run_root: Path, snapshot: Any, attempts: bytes) -> Any:
+    """The report store file open at its first score table, and its head, when its index is
+    ``snapshot`` (``attempts`` encoded; its stats compared a window at a time); else None."""
+    opened = _opened(path, run_root)
+    if opened is None:
+        return None
+    handle, head = opened
+    with contextlib.suppress(OSError, ValueError, KeyError, IndexError):
+        stats = memoryview(snapshot.stats).cast("B")
+        same = head.listing == snapshot.listing and head.attempts == msgspec.Raw(attempts)
+        if same and _piece(handle, sized=True) == len(stats):
+            for at in range(0, len(stats), stores.WINDOW):
+                window = stats[at : at + stores.WINDOW]
+                if handle.read(len(window)) != window:
+                    break
+            else:
+                return handle, head
+    handle.close()
+    return None
+
+
+def _table_parts(table: Table) -> list[Callable[[], bytes]]:
+    """``ENCODER.encode(table)`` in parts, each made as it is written (70 MB whole at 1M tasks):
+    header, run level and series; each row list; columns' header; each column (joined)."""
+    level, series, *rows, columns = msgspec.structs.astuple(table)
+    return [
+        lambda: array_header(len(rows) + 3) + ENCODER.encode(level) + ENCODER.encode(series),
+        *[lambda row=row: ENCODER.encode(row) for row in rows],
+        lambda: array_header(len(columns)),
+        *[lambda column=column: ENCODER.encode(column) for column in columns],
+    ]
+
+
+def array_header(count: int) -> bytes:
+    """msgpack's header of an array of ``count`` items (its shortest form, as msgspec's)."""
+    return ENCODER.encode((None,) * count)[: -count or None]  # each None is one byte
+
+
+def _framed(data: Any) -> tuple[bytes, Any]:
+    return bin_header(len(data)), data  # a msgpack bin: its header, ``data`` as it is
 
 
 def _answer_in(answers: dict[str, Any], records: dict[str, Any], key: str, value: Any) -> None:
@@ -290,10 +378,16 @@ def _folders(handle: Any, end: int) -> Iterator[tuple[str, msgspec.Raw]]:
             yield from folders.items()
 
 
-def _piece(handle: Any) -> bytes:
-    """The bytes of the msgpack bin next in ``handle``."""
+def _piece(handle: Any, skip: bool = False, sized: bool = False) -> Any:
+    """The bytes of the msgpack bin next in ``handle`` (``skip``: read past them; ``sized``:
+    their size, read up to them)."""
     width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[handle.read(1)[0]]
     size = int.from_bytes(handle.read(width), "big")
+    if sized:
+        return size
+    if skip:
+        handle.seek(size, 1)
+        return b""
     data = handle.read(size)
     if len(data) != size:
         raise ValueError("cut short")
@@ -301,35 +395,6 @@ def _piece(handle: Any) -> bytes:
 
 
 def bin_header(size: int) -> bytes:
-    """msgpack's header of ``size`` bytes, and of a map of ``count`` pairs below (their
-    shortest forms, as msgspec writes them)."""
-    if size < 1 << 8:
-        return b"\xc4" + size.to_bytes(1, "big")
-    if size < 1 << 16:
-        return b"\xc5" + size.to_bytes(2, "big")
-    return b"\xc6" + size.to_bytes(4, "big")
-
-
-def map_header(count: int) -> bytes:
-    if count < 16:
-        return bytes([0x80 | count])
-    if count < 1 << 16:
-        return b"\xde" + count.to_bytes(2, "big")
-    return b"\xdf" + count.to_bytes(4, "big")
-
-
-def report_pieces(record: Any) -> Iterator[bytes]:
-    """A ``records.Report`` encoded in pieces, as ``ENCODER.encode(record)`` would, its
-    index's stats and score tables as they are (not copied into one string)."""
-    index = record.index
-    yield b"\x97" + ENCODER.encode(record.root)
-    yield b"\x93" + ENCODER.encode(index.listing) + ENCODER.encode(index.attempts)
-    yield bin_header(len(index.stats))
-    yield index.stats
-    yield ENCODER.encode(record.outputs) + ENCODER.encode(record.answers)
-    yield map_header(len(record.tables))
-    for name, table in record.tables.items():  # each a msgspec.Raw: as it is, not copied
-        yield ENCODER.encode(name)
-        yield table
-    yield ENCODER.encode(record.refused)
-    yield ENCODER.encode(record.records)
+    """msgpack's header of a bin of ``size`` bytes (its shortest form, as msgspec's)."""
+    width = 1 if size < 1 << 8 else 2 if size < 1 << 16 else 4
+    return bytes([0xC3 + width.bit_length()]) + size.to_bytes(width, "big")

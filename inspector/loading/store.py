@@ -23,7 +23,7 @@ from typing import Any
 
 from inspector.loading.records import WARNING_PREFIX
 
-STORE_VERSION = 7
+STORE_VERSION = 8
 """The one version of everything kept: any change of a record's shape changes it."""
 MAGIC = b"inspector-store/%d\n" % STORE_VERSION
 """What every store file starts with; then the code signature and a newline."""

@@ -116,20 +116,61 @@ def _header(signature: str | None = None) -> bytes:
     return store.MAGIC + (signature or store.code_signature()).encode() + b"\n"
 
 
+def store_bins(payload: bytes) -> list[bytes]:
+    """The bytes of each msgpack bin in a store file's ``payload``, in order (each bin's
+    length before it); the bins end where the payload does."""
+    bins, at = [], 0
+    while at < len(payload):
+        width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[payload[at]]
+        size = int.from_bytes(payload[at + 1 : at + 1 + width], "big")
+        bins.append(payload[at + 1 + width : at + 1 + width + size])
+        at += 1 + width + size
+    assert at == len(payload)
+    return bins
+
+
+def _bin(data: bytes) -> bytes:
+    width = 1 if len(data) < 1 << 8 else 2 if len(data) < 1 << 16 else 4
+    return bytes([0xC3 + width.bit_length()]) + len(data).to_bytes(width, "big") + data
+
+
 def stored_data(path: Path) -> Any:
-    """A store file's record as plain msgpack data (lists, dicts, bytes: its fields in
-    order), its header and checksum checked."""
+    """A report store file's record as plain msgpack data (lists, dicts, bytes), its header
+    and checksum checked, in the shape of ``records.Report``: ``[root, [listing, attempts,
+    stats], outputs, answers, tables, refused, records]`` (the file holds it as bins: the
+    rest, the stats, then each score table's pieces)."""
     raw = path.read_bytes()
     assert raw.startswith(_header())
     payload = raw[len(_header()) : -32]
     assert hashlib.sha256(payload).digest() == raw[-32:]
-    return msgspec.msgpack.decode(payload)
+    head, stats, *pieces = store_bins(payload)
+    root, listing, attempts, outputs, answers, refused, records, names = msgspec.msgpack.decode(
+        head
+    )
+    kept, at = {}, 0
+    for name, count in names:  # each table in pieces: their bytes joined are its msgpack
+        kept[name] = msgspec.msgpack.decode(b"".join(pieces[at : at + count]))
+        at += count
+    assert at == len(pieces)
+    return [root, [listing, attempts, stats], outputs, answers, kept, refused, records]
 
 
 def write_data(path: Path, data: Any, signature: str | None = None) -> None:
-    """Write plain data as a store file would be written, with a valid header (of
+    """Write plain data as a report store file would be written (data in
+    :func:`stored_data`'s shape, else as one msgpack record), with a valid header (of
     ``signature``, else this code's) and checksum: only its shape can make it a miss."""
-    payload = msgspec.msgpack.encode(data)
+    shaped = isinstance(data, list) and len(data) == 7 and isinstance(data[1], list)
+    if shaped and len(data[1]) == 3 and isinstance(data[4], dict):
+        (listing, attempts, stats), tables = data[1], data[4]
+        names = [[name, 1] for name in tables]  # each table in one piece
+        head = [data[0], listing, attempts, data[2], data[3], data[5], data[6], names]
+        stats = stats if isinstance(stats, bytes) else msgspec.msgpack.encode(stats)
+        pieces = [msgspec.msgpack.encode(head), stats]
+        payload = b"".join(
+            _bin(p) for p in pieces + [msgspec.msgpack.encode(t) for t in tables.values()]
+        )
+    else:
+        payload = msgspec.msgpack.encode(data)
     path.write_bytes(_header(signature) + payload + hashlib.sha256(payload).digest())
 
 
@@ -141,12 +182,7 @@ def task_store_data(path: Path) -> list[Any]:
     assert raw.startswith(_header())
     payload = raw[len(_header()) : -32]
     assert hashlib.sha256(payload).digest() == raw[-32:]
-    bins, at = [], 0
-    while at < len(payload):
-        width = {0xC4: 1, 0xC5: 2, 0xC6: 4}[payload[at]]
-        size = int.from_bytes(payload[at + 1 : at + 1 + width], "big")
-        bins.append(msgspec.msgpack.decode(payload[at + 1 + width : at + 1 + width + size]))
-        at += 1 + width + size
+    bins = [msgspec.msgpack.decode(data) for data in store_bins(payload)]
     return [bins[0], {folder: entry for piece in bins[1:] for folder, entry in piece.items()}]
 
 

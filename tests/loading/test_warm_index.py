@@ -39,24 +39,24 @@ def test_a_warm_report_decodes_only_the_report_record(
     settle_time_stamps()
 
     decoded: list[str] = []
-    load, paths = store.load, snapshot.rels
+    load, paths = store.checked_record, snapshot.rels
 
-    def counted(path: Path, kind: Any) -> Any:
-        decoded.append(kind.__name__)
-        return load(path, kind)
+    def counted(path: Path) -> Any:
+        decoded.append(path.name)
+        return load(path)
 
     def no_paths(*args: Any) -> Any:
         raise AssertionError("the check made the list of every file's path")
 
-    monkeypatch.setattr(store, "load", counted)
+    monkeypatch.setattr(store, "checked_record", counted)
     monkeypatch.setattr(snapshot, "rels", no_paths)
     monkeypatch.setattr(reports, "_last", (None, None))  # as a new process: nothing held
     assert run_cli(argv, capsys) == expected
-    assert decoded == ["Report"]  # the report record only, never the task store
+    assert decoded == ["report"]  # the report store only, never the task store
 
     # The same-size rewrite with its time put back is found (its position: the paths are
     # made now, for the folders to read again).
-    monkeypatch.setattr(store, "load", load)
+    monkeypatch.setattr(store, "checked_record", load)
     monkeypatch.setattr(snapshot, "rels", paths)
     result = first_result(run)
     replace_keeping_mtime(result, flipped_same_size(result))
