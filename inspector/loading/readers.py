@@ -4,7 +4,8 @@ A large run is split into chunks read by a pool of reader processes; a small one
 in-process; unchanged folders come from the task store (:mod:`inspector.loading.tasks`).
 The entries are the same, in the same order, whichever path produced them. A run of fewer
 than :data:`PARALLEL_MIN` folders still goes to the reader processes when its attempt
-files hold :data:`PARALLEL_BYTES` or more, in chunks of about equal bytes; the sizes (``lstat``) only decide how the work is shared.
+files hold :data:`PARALLEL_BYTES` or more, in chunks of about equal bytes; the sizes
+(``lstat``) only decide how the work is shared.
 
 Reading is started (:class:`EntryLoad`) and collected (:meth:`EntryLoad.collect`) apart,
 so the app can start its readers before any thread: the command line forks its own, the
@@ -21,7 +22,7 @@ from itertools import accumulate
 from pathlib import Path
 from typing import Any
 
-from inspector.loading.index import keys_of, pack, racy
+from inspector.loading.index import keys_of, pack, racy, rels_of, tail_of
 from inspector.loading.processes import (
     end_pool,
     ending,
@@ -123,11 +124,8 @@ def known_keys(stats: dict[str, Any], rels: list[str]) -> bytes | None:
 
 def entry_files(entry: Any) -> list[str]:
     """What an entry was read from: its folder (a new attempt folder or a symbolic link
-    changes it), its task.json and each attempt's result.json, by number (as
-    :func:`~index.rels_of` has them; made here, not there: see ``bench_flow.py``)."""
-    folder, dirs = entry.folder, entry.attempt_dirs  # an AttemptDirs, or no attempt
-    tail = [f"{folder}/attempt-{n}/result.json" for n in sorted(getattr(dirs, "numbers", dirs))]
-    return [folder, f"{folder}/task.json", *tail]
+    changes it), its task.json and each attempt's result.json, by number."""
+    return rels_of(entry.folder, tail_of(entry.attempt_dirs))
 
 
 def _read_one(
@@ -178,7 +176,8 @@ class EntryLoad:
     order. ``candidates``: ``(folder, state)`` in ``RunStore`` order; ``first_location``:
     for each folder name, where AgentCompass finds it first. ``cache``: the task store
     (None: no file's key is taken), which put in ``entries`` the folders it holds; the
-    positions of the rest, ``missing``, are read. ``shared``: the caller has threads (the app): its shared reader processes read.
+    positions of the rest, ``missing``, are read. ``shared``: the caller has threads (the
+    app): its shared reader processes read.
     """
 
     def __init__(

@@ -111,8 +111,7 @@ def begin_read(
             if enabled:
                 gc.enable()
     if on and store:  # before reading: a file changed meanwhile differs next time
-        root = str(files.root)  # as files.full_path has it
-        run.seen = {rel: stat_or_absent(f"{root}/{rel}") for rel in RUN_FILES}
+        run.seen = {rel: stat_or_absent(files.full_path(rel)) for rel in RUN_FILES}
     run.listing = listed.listing
     # The task folders' reader processes start while the run-level files are read here.
     load = EntryLoad(files, candidates, first_location, BUILTIN_STRATEGIES, cache=cache,

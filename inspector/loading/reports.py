@@ -285,14 +285,14 @@ def store_snapshot(
                  records, tuple(order))  # fmt: skip
 
     def pieces() -> Iterator[bytes]:
-        yield from _framed(ENCODER.encode(head))
-        yield from _framed(snapshot.stats)
+        yield from framed(ENCODER.encode(head))
+        yield from framed(snapshot.stats)
         for name, count in names:  # the old file's tables after its stats, a piece at a time
             for _ in range(count):
                 data = _piece(old[0], skip=name not in kept)  # type: ignore[index]
-                yield from _framed(data) if name in kept else ()
+                yield from framed(data) if name in kept else ()
         for part in parts:  # the new table encoded a part at a time, not whole
-            yield from _framed(part())
+            yield from framed(part())
 
     with old[0] if old is not None else contextlib.nullcontext():
         stores.write_streamed(path, pieces)
@@ -336,7 +336,7 @@ def array_header(count: int) -> bytes:
     return ENCODER.encode((None,) * count)[: -count or None]  # each None is one byte
 
 
-def _framed(data: Any) -> tuple[bytes, Any]:
+def framed(data: Any) -> tuple[bytes, Any]:
     return bin_header(len(data)), data  # a msgpack bin: its header, ``data`` as it is
 
 

@@ -62,22 +62,18 @@ reader processes know them too): no cache folder inside one of them. ``XDG_CACHE
 ``HOME`` may lie inside the results (GitLab CI: ``XDG_CACHE_HOME=$CI_PROJECT_DIR/.cache``)."""
 
 
-class results_read:
-    """While a command reads ``paths`` (runs or roots): nothing is cached inside them (the
-    paths are not kept: only what was there before, put back at the end)."""
-
-    def __init__(self, paths: Iterable[str | os.PathLike[str]]) -> None:
-        self.before = os.environ.get(RESULTS_READ)
-        os.environ[RESULTS_READ] = json.dumps(sorted({os.path.realpath(p) for p in paths}))
-
-    def __enter__(self) -> None:
-        pass
-
-    def __exit__(self, *exc: object) -> None:
-        if self.before is None:
+@contextlib.contextmanager
+def results_read(paths: Iterable[str | os.PathLike[str]]) -> Iterator[None]:
+    """While a command reads ``paths`` (runs or roots): nothing is cached inside them."""
+    before = os.environ.get(RESULTS_READ)
+    os.environ[RESULTS_READ] = json.dumps(sorted({os.path.realpath(p) for p in paths}))
+    try:
+        yield
+    finally:
+        if before is None:
             os.environ.pop(RESULTS_READ, None)
         else:
-            os.environ[RESULTS_READ] = self.before
+            os.environ[RESULTS_READ] = before
 
 
 def inside_results(folder: Path) -> str | None:

@@ -240,11 +240,12 @@ class TaskCache:
         return itertools.chain(((f, raw) for f, raw in base if f not in delta), delta.items())
 
     def save(self) -> None:
-        """Write the entries seen in this read (atomically), then drop what is held for it. When few folders changed since the base
-        file was written, only they go to the delta file (a folder gone as None); the base
-        is written whole again once the delta grows past :data:`DELTA_SHARE` of it. Every
-        entry is checked against its files before use, so any base and delta combined
-        (one written, the other not) give misses, never a wrong entry."""
+        """Write the entries seen in this read (atomically), then drop what is held for it.
+        When few folders changed since the base file was written, only they go to the delta
+        file (a folder gone as None); the base is written whole again once the delta grows
+        past :data:`DELTA_SHARE` of it. Every entry is checked against its files before
+        use, so any base and delta combined (one written, the other not) give misses, never
+        a wrong entry."""
         read = self.read
         try:
             if not read.entries and not self.loaded:
@@ -316,8 +317,7 @@ class ReadKeys:
         store, and where its keys are in the buffer."""
         at = HEAD
         for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
-            dirs = entry.attempt_dirs  # an AttemptDirs' numbers: not through its methods
-            end = at + RECORD * (2 + len(getattr(dirs, "numbers", dirs)))
+            end = at + RECORD * (2 + len(entry.attempt_dirs))
             yield entry, first, taken, slice(at, end)
             at = end
 
@@ -336,10 +336,10 @@ def _record(entry: Any) -> EntryRec:
 
 
 def pieces(root: str, folders: Iterator[tuple[str, Any]]) -> Iterator[bytes]:
-    """A task store as written: msgpack bins, the run's root then pieces of :data:`~reports.PIECE`
-    of its ``folders`` (a map of each name to its entry, encoded), each piece's length
-    before it."""
+    """A task store as written: msgpack bins (:func:`~reports.framed`), the run's root then
+    pieces of :data:`~reports.PIECE` of its ``folders`` (a map of each name to its entry,
+    encoded)."""
     for piece in itertools.chain(
         [root], iter(lambda: dict(itertools.islice(folders, reports.PIECE)), {})
     ):
-        yield ENCODER.encode(ENCODER.encode(piece))  # a bin (its length, then its bytes)
+        yield from reports.framed(ENCODER.encode(piece))

@@ -41,7 +41,8 @@ SORT_COLUMNS = (
 def text_ranks(texts: Sequence[str]) -> array[int]:
     """Each text's rank in :func:`natural_key` order (equal texts, equal ranks): it sorts
     exactly as the keys do, forwards and reversed (a stable sort keeps ties in their order
-    either way), in 4 bytes a row where a key tuple takes 0.3–1 KB. Each distinct text's key is made once."""
+    either way), in 4 bytes a row where a key tuple takes 0.3–1 KB. Each distinct text's key
+    is made once."""
     distinct = sorted(set(texts), key=natural_key)
     rank = {text: position for position, text in enumerate(distinct)}
     return array("i", [rank[text] for text in texts])
