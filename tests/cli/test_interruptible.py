@@ -6,14 +6,18 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from inspector.cli.interrupts import EXIT_INTERRUPTED, interruptible
 from inspector.loading import processes
+from tests.conftest import CONFORMANCE
 
 
 @pytest.fixture(autouse=True)
@@ -75,3 +79,32 @@ def test_an_ignored_sigint_stays_ignored() -> None:
     assert interruptible(command) == 0
     assert came == [signal.SIG_IGN]
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+_LATE = """
+import os, signal, sys, time
+from inspector.cli.entry import main
+sys.argv = ["inspector", "report", sys.argv[1], "--json"]
+status = main()
+os.kill(os.getpid(), signal.SIGINT)  # a Ctrl-C once the answer is out: the process is ending
+time.sleep(0.05)
+sys.exit(status)
+"""
+
+
+def test_a_ctrl_c_after_the_command_returned_leaves_its_answer_and_status(
+    tmp_path: Path,
+) -> None:
+    """The console script: SIGINT between the command's return and the process's end is
+    ignored, not a traceback or a death by the signal (exit -2) after a whole answer."""
+    run = CONFORMANCE / "e2e_k3_avg_category_mean"
+    env = dict(os.environ, INSPECTOR_CACHE="0", XDG_CACHE_HOME=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-c", _LATE, str(run)],
+        capture_output=True,
+        env=env,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),  # as from a terminal
+        timeout=60,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    assert done.stdout == (run / "metrics.json").read_bytes()
