@@ -232,19 +232,6 @@ def root_items(
     )
 
 
-def root_errors(
-    path: str, overrides: Overrides, progress: OnProgress | None = None, say: Say = say_root
-) -> tuple[list[Occurrence], list[Skipped]]:
-    """Every issue of every run at or under ``path``, and the runs (and folders) that could
-    not be read."""
-    runs, unreadable = _walked(path, say)
-    answers = over_runs(errors_call, runs, overrides, progress)
-    for line in (line for a in answers if isinstance(a, RunIssues) for line in a.unknown):
-        say(line)
-    found = [o for a in answers if isinstance(a, RunIssues) for o in a.found]
-    return found, [a for a in answers if isinstance(a, Skipped)] + unreadable
-
-
 def root_fingerprints(
     path: str, overrides: Overrides, progress: OnProgress | None = None, say: Say = say_root
 ) -> tuple[Fingerprints, list[Skipped]]:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from inspector.answers.items import root_errors
+from inspector.answers.items import RunIssues, errors_call
 from inspector.cli.main import main
 from inspector.overrides import Overrides
 from inspector.views.attribution import issue_table
@@ -100,8 +100,9 @@ def test_fingerprint_counts_add_up_to_the_issues_screen(run: str, planted: Path)
     for path in paths:
         session = open_session(path)
         assert session.recomputation is not None
-        found, _ = root_errors(str(path), Overrides())
-        found = [o for o in found if o.source == "issue"]
+        answer = errors_call(str(path), str(path), Overrides())
+        assert isinstance(answer, RunIssues)
+        found = [o for o in answer.found if o.source == "issue"]
         per_attempt: dict[tuple[str, str, str, int], set[str]] = {}
         for o in found:
             per_attempt.setdefault((o.phase, o.code, o.task_id, o.attempt), set()).add(o.message)
