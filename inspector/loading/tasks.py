@@ -212,7 +212,7 @@ class TaskCache:
     def _whole(self) -> Iterator[bytes]:
         """The task store of this read as it is written, a piece at a time (:func:`pieces`);
         the folders taken from the store as they are in its files, read again."""
-        taken = {row[0].folder for row in self.read.rows() if row[2]}
+        taken = {e.folder for e, t in zip(self.read.entries, self.read.taken, strict=True) if t}
         kept = ((f, msgspec.Raw(ENCODER.encode(k))) for f, k in self._kept_entries())
         return pieces(self.root, itertools.chain(self._stored_again(taken), kept))
 
@@ -349,13 +349,14 @@ class ReadKeys:
         """Each folder's entry, where it is found first, whether it was taken from the
         store, and its keys."""
         parts, part, at = self._packed(HEAD), b"", 0
-        for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
-            end = at + RECORD * (2 + len(entry.attempt_dirs))
-            while len(part) < end:  # a folder's keys may begin in one part, end in the next
-                rest = bytes(part[at:])
-                part, end, at = rest + next(parts) if rest else next(parts), end - at, 0
-            yield entry, first, taken, bytes(part[at:end])
-            at = end
+        with contextlib.closing(parts):  # its view of the buffer let go at once (it grows)
+            for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
+                end = at + RECORD * (2 + len(entry.attempt_dirs))
+                while len(part) < end:  # a folder's keys may begin in one part, end in another
+                    rest = bytes(part[at:])
+                    part, end, at = rest + next(parts) if rest else next(parts), end - at, 0
+                yield entry, first, taken, bytes(part[at:end])
+                at = end
 
     def joined(self, head: bytes, tail: bytes, files: int, fence: int) -> Any:
         """The run's keys (its index's): ``head`` in the room left for it, the folders',
