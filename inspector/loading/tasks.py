@@ -205,7 +205,7 @@ class TaskCache:
 
     def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder read, as it is stored, made one at a time (its record made now)."""
-        for held, first, taken, packed in self.read.rows():
+        for held, first, taken, packed in self.read.rows(taken_too=False):
             if not taken:
                 yield held.folder, KeptEntry(packed, first, _record(held))
 
@@ -345,9 +345,9 @@ class ReadKeys:
             return None
         return self
 
-    def rows(self) -> Iterator[tuple[Any, str, int, bytes]]:
+    def rows(self, taken_too: bool = True) -> Iterator[tuple[Any, str, int, bytes]]:
         """Each folder's entry, where it is found first, whether it was taken from the
-        store, and its keys."""
+        store, and its keys (of one taken: empty unless ``taken_too``)."""
         parts, part, at = self._packed(HEAD), b"", 0
         with contextlib.closing(parts):  # its view of the buffer let go at once (it grows)
             for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
@@ -355,7 +355,7 @@ class ReadKeys:
                 while len(part) < end:  # a folder's keys may begin in one part, end in another
                     rest = bytes(part[at:])
                     part, end, at = rest + next(parts) if rest else next(parts), end - at, 0
-                yield entry, first, taken, bytes(part[at:end])
+                yield entry, first, taken, bytes(part[at:end] if taken_too or not taken else b"")
                 at = end
 
     def joined(self, head: bytes, tail: bytes, files: int, fence: int) -> Any:
