@@ -281,7 +281,7 @@ class TaskCache:
         return True
 
 
-SPILL = 4 << 20  # bytes of packed keys a read holds; more go to a file (ReadKeys)
+SPILL = 1 << 20  # bytes of packed keys a read holds; more go to a file (ReadKeys)
 PART = RECORD * 16384  # bytes of keys read back at once (whole records and pages)
 
 
