@@ -600,8 +600,8 @@ def test_a_first_open_keeps_its_folders_keys_in_an_unnamed_file(
     """From ``tasks.SPILL`` bytes of keys on, a read writes its folders' file keys to an
     unnamed file in the cache folder as they come and its index maps that file (240 bytes
     a task at k=3, 240 MB at a million tasks, held beside the run's entries before): a
-    first open holds under 60 bytes a task more than a read with the cache off (251
-    before). The report, the index's keys and both stores are those of a read holding
+    first open holds under 60 bytes a task more than a read with the cache off (15; 267
+    on main). The report, the index's keys and both stores are those of a read holding
     them, the cache folder holds nothing else, and a warm read takes every folder."""
     from inspector.loading import tasks
 
