@@ -106,7 +106,7 @@ def pack(keys: Any) -> bytes | None:
         return None
 
 
-def racy(keys: bytes, fence_ns: int) -> bool:
+def racy(keys: bytes | bytearray, fence_ns: int) -> bool:
     """Whether a file of ``keys`` (packed) is racy (:func:`~store.is_racy`); keys whose
     newest stamp is older than the coarse granularity are answered at once."""
     values: Any
@@ -151,12 +151,12 @@ def take(run: Run) -> Index | None:
         return run.index  # type: ignore[no-any-return]
     if run.seen is None or run.listing is None:
         return None
-    # ``run.signatures``: per folder its packed keys, or all of them after HEAD in
-    # one buffer (:meth:`ReadKeys.in_order`: filled in place, not copied).
+    # ``run.signatures``: per folder its packed keys, or (every folder read, in order)
+    # the task store's ``ReadKeys``, which holds or maps them all (not copied).
     pieces: list[bytes] = []
     attempts: list[Any] = []
     signed, files = run.signatures, 0  # files: of the task folders
-    joined = type(signed) is bytearray
+    joined = not isinstance(signed, dict)
     try:
         for rel in RUN_FILES:
             pieces.append(PACKED.pack(*run.seen[rel]))  # type: ignore[misc]
@@ -179,17 +179,15 @@ def take(run: Run) -> Index | None:
             pieces.append(packed)
     except (KeyError, TypeError, struct.error):
         return None  # struct.error: a value that does not fit
-    if joined:
-        if len(signed) != HEAD + RECORD * files:
-            return None
-        signed[:HEAD] = b"".join(pieces[: len(RUN_FILES)])
-        signed += b"".join(pieces[len(RUN_FILES) :])
-        packed = signed
-    else:
-        packed = b"".join(pieces)
+    head, tail = b"".join(pieces[: len(RUN_FILES)]), b"".join(pieces[len(RUN_FILES) :])
     del pieces
-    if racy(packed, run.read_started_ns):
-        return None  # a file written as it was read: read the run again next time
+    if joined:  # None: racy (a file written as it was read: read again next time)
+        packed = signed.joined(head, tail, files, run.read_started_ns)
+    else:
+        packed = head + tail
+        packed = None if racy(packed, run.read_started_ns) else packed
+    if packed is None:
+        return None
     run.index = Index(listing_digest(run.listing), tuple(attempts), packed)
     run.signatures = {}  # joined in the index (which holds one copy of them)
     return run.index  # type: ignore[no-any-return]

@@ -37,7 +37,7 @@ from inspector.loading.processes import (
 )
 from inspector.loading.records import ENCODER, EntryRec, decoder, entry_record, task_entry
 from inspector.loading.store import ABSENT, Stat
-from inspector.loading.tasks import TaskCache
+from inspector.loading.tasks import ReadKeys, TaskCache
 from inspector.results.file_io import stat_key
 from inspector.results.layout import StateName
 from inspector.results.quick import read_plain_task
@@ -208,8 +208,8 @@ class EntryLoad:
         self.pool: Any = None
         self.owned = False
         self.futures: list[Any] = []  # None once its chunk is taken
-        # Per folder its packed keys, or (every folder read) all of them in one bytearray.
-        self.signatures: dict[str, bytes | None] | bytearray = {}
+        # Per folder its packed keys, or (every folder read) the task store's ReadKeys.
+        self.signatures: dict[str, bytes | None] | ReadKeys = {}
         self._emitted = 0
         self._on_entries: Callable[[list[TaskEntry]], object] | None = None
         if parallel:
@@ -253,7 +253,7 @@ class EntryLoad:
         that order as soon as they and all before them are read (so they are reduced while
         the rest is read). With the store on, :attr:`signatures` then holds, per folder,
         the keys its entry was read with (packed), or, when every folder
-        was read, the task store's buffer of them all (``ReadKeys.in_order``: not copied).
+        was read, the task store's keys of them all (``ReadKeys.in_order``: not copied).
         The cyclic collector is paused meanwhile: reading builds many small acyclic
         objects."""
         self._emitted = 0
@@ -275,7 +275,7 @@ class EntryLoad:
         if joined is not None:  # every folder read: their keys as the task store holds them
             self.signatures = joined
         elif cache is not None:
-            signatures = cache.read.by_folder()  # the keys the readers saw
+            signatures: dict[str, bytes | None] = {r[0].folder: r[3] for r in cache.read.rows()}
             for entry in entries:
                 if entry.folder not in signatures:  # not kept (a task not yet published)
                     files = [self.files.full_path(rel) for rel in entry_files(entry)]

@@ -11,6 +11,7 @@ import contextlib
 import functools
 import hashlib
 import json
+import mmap
 import os
 import pwd
 import signal
@@ -210,7 +211,7 @@ def write_streamed(path: Path, pieces: Callable[[], Iterator[bytes]]) -> bool:
             _write_all(handle, _header())
             buffer = bytearray()  # small pieces: a write per megabyte, not per piece
             for piece in pieces():
-                if len(piece) >= _BUFFER:  # a large piece as it is, never copied
+                if len(piece) >= _BUFFER or isinstance(getattr(piece, "obj", 0), mmap.mmap):
                     _flush(handle, digest, buffer)
                     _write(handle, digest, piece)
                     continue
@@ -271,9 +272,32 @@ def _write_all(handle: Any, data: bytes | bytearray) -> None:
         view = view[handle.write(view) :]
 
 
-def _write(handle: Any, digest: Any, data: bytes | bytearray) -> None:
+def _write(handle: Any, digest: Any, data: Any) -> None:
+    # A large piece as it is, never copied; a whole mapped file (:func:`spill_file`) too,
+    # its pages let go as written: not held.
+    mapped = getattr(data, "obj", None)
+    if isinstance(mapped, mmap.mmap) and len(data) == len(mapped):
+        for at in range(0, len(data), _BUFFER):
+            with data[at : at + _BUFFER] as window:
+                digest.update(window)
+                _write_all(handle, window)
+            mapped.madvise(mmap.MADV_DONTNEED, at, min(_BUFFER, len(data) - at))
+        return
     digest.update(data)
     _write_all(handle, data)
+
+
+def spill_file(folder: Path) -> int:
+    """A file descriptor of an unnamed file in the trusted cache folder ``folder``, for
+    this process alone and gone with it (``O_TMPFILE``: it never has a name, so no failure
+    or signal leaves it behind); -1 where none can be made."""
+    flag = getattr(os, "O_TMPFILE", 0)
+    if not flag or not make_folder(folder):
+        return -1
+    try:
+        return os.open(folder, flag | os.O_RDWR | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return -1
 
 
 def _flush(handle: Any, digest: Any, buffer: bytearray) -> None:

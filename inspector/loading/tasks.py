@@ -12,25 +12,19 @@ from __future__ import annotations
 import contextlib
 import functools
 import itertools
+import mmap
 import operator
 import os
 import time
-from collections.abc import Iterator, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import msgspec
 
 from inspector.loading import reports, store
-from inspector.loading.index import (
-    HEAD,
-    RECORD,
-    Checked,
-    Places,
-    ask,
-    tail_of,
-    unchanged,
-)
+from inspector.loading.index import HEAD, RECORD, Checked, Places, ask, racy, tail_of, unchanged
 from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     ENCODER,
@@ -75,7 +69,7 @@ class TaskCache:
         self.root = str(run_root)
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.reuse = reuse
-        self.read = ReadKeys()  # the folders taken or read (made records when saved)
+        self.read = ReadKeys(lambda: self.path.parent)  # the folders taken or read
         self.hits = 0
         self.delta: dict[str, msgspec.Raw] = {}
         self.loaded = False  # a base was loaded (then a save may write a delta)
@@ -211,14 +205,14 @@ class TaskCache:
 
     def _kept_entries(self) -> Iterator[tuple[str, KeptEntry]]:
         """Each folder read, as it is stored, made one at a time (its record made now)."""
-        for held, first, taken, span in self.read.rows():
+        for held, first, taken, packed in self.read.rows(taken_too=False):
             if not taken:
-                yield held.folder, KeptEntry(bytes(self.read.stats[span]), first, _record(held))
+                yield held.folder, KeptEntry(packed, first, _record(held))
 
     def _whole(self) -> Iterator[bytes]:
         """The task store of this read as it is written, a piece at a time (:func:`pieces`);
         the folders taken from the store as they are in its files, read again."""
-        taken = {row[0].folder for row in self.read.rows() if row[2]}
+        taken = {e.folder for e, t in zip(self.read.entries, self.read.taken, strict=True) if t}
         kept = ((f, msgspec.Raw(ENCODER.encode(k))) for f, k in self._kept_entries())
         return pieces(self.root, itertools.chain(self._stored_again(taken), kept))
 
@@ -258,7 +252,7 @@ class TaskCache:
                     os.unlink(self.path.with_name(DELTA))
         finally:
             self.delta, self.before, self.gone = {}, {}, []
-            self.read = ReadKeys()
+            self.read = ReadKeys(lambda: self.path.parent)
 
     def _delta_written(self, seen: int) -> bool:
         """True when nothing changed, or the changes were written to the delta file."""
@@ -287,43 +281,103 @@ class TaskCache:
         return True
 
 
+SPILL = 1 << 20  # bytes of packed keys a read holds; more go to a file (ReadKeys)
+PART = RECORD * 16384  # bytes of keys read back at once (whole records and pages)
+
+
 class ReadKeys:
     """The folders taken from the store or read, as columns: each one's entry, where it is
     found first, whether it was taken, and its packed keys, one folder after another in
     one buffer after :data:`~index.HEAD` bytes of room for the run-level files' (the
-    run's index is made from it in place when every folder was read: :func:`~index.take`)."""
+    run's index is made from it: :meth:`joined`). From :data:`SPILL` bytes on the buffer
+    goes to an unnamed file in the run's cache folder (:func:`~store.spill_file`) as it
+    grows, not held beside the entries read (240 MB at a million tasks); where none can
+    be made or written, the rest is held."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: Callable[[], Path] | None = None) -> None:
         self.entries: list[Any] = []
         self.firsts: list[str] = []
         self.taken = bytearray()  # 1: taken from the store
-        self.stats = bytearray(HEAD)
+        self.stats = bytearray(HEAD)  # the keys not in the spill file (after those in it)
+        self.folder = folder  # where the spill file is made (None: the keys are held)
+        self.fd, self.spilled = -1, 0  # the spill file, and how many bytes of keys it has
 
     def add(self, entry: Any, first: str, packed: bytes, taken: bool = False) -> None:
         self.entries.append(entry)
         self.firsts.append(first)
         self.taken.append(taken)
         self.stats += packed
+        if len(self.stats) >= SPILL and self.folder is not None:
+            self._spill()
 
-    def in_order(self, entries: list[Any]) -> bytearray | None:
-        """The buffer, when ``entries`` are exactly the folders added, in that order."""
+    def _spill(self) -> bool:
+        """Write the keys held to the spill file (made if need be); False: failed (held)."""
+        if self.fd < 0 and self.folder is not None:
+            self.fd = store.spill_file(self.folder())
+            if self.fd >= 0:
+                weakref.finalize(self, os.close, self.fd)
+        held = self.stats
+        try:
+            while held:  # none made (-1): EBADF
+                done = os.pwrite(self.fd, held, self.spilled)
+                del held[:done]
+                self.spilled += done
+        except OSError:
+            self.folder = None
+            return False
+        return True
+
+    def _packed(self, start: int) -> Iterator[Any]:
+        """The keys from byte ``start`` on, in order, a part at a time."""
+        at = start
+        while at < self.spilled:
+            part = os.pread(self.fd, min(PART, self.spilled - at), at)
+            if not part:
+                raise OSError(f"{self.spilled - at} bytes of keys missing")
+            at += len(part)
+            yield part
+        yield memoryview(self.stats)[at - self.spilled :]
+
+    def in_order(self, entries: list[Any]) -> ReadKeys | None:
+        """Itself, when ``entries`` are exactly the folders added, in that order."""
         mine = self.entries
         if len(mine) != len(entries) or not all(map(operator.is_, mine, entries)):
             return None
-        return self.stats
+        return self
 
-    def rows(self) -> Iterator[tuple[Any, str, int, slice]]:
+    def rows(self, taken_too: bool = True) -> Iterator[tuple[Any, str, int, bytes]]:
         """Each folder's entry, where it is found first, whether it was taken from the
-        store, and where its keys are in the buffer."""
-        at = HEAD
-        for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
-            end = at + RECORD * (2 + len(entry.attempt_dirs))
-            yield entry, first, taken, slice(at, end)
-            at = end
+        store, and its keys (of one taken: empty unless ``taken_too``)."""
+        parts, part, at = self._packed(HEAD), b"", 0
+        with contextlib.closing(parts):  # its view of the buffer let go at once (it grows)
+            for entry, first, taken in zip(self.entries, self.firsts, self.taken, strict=True):
+                end = at + RECORD * (2 + len(entry.attempt_dirs))
+                while len(part) < end:  # a folder's keys may begin in one part, end in another
+                    rest = bytes(part[at:])
+                    part, end, at = rest + next(parts) if rest else next(parts), end - at, 0
+                yield entry, first, taken, bytes(part[at:end] if taken_too or not taken else b"")
+                at = end
 
-    def by_folder(self) -> dict[str, bytes | None]:
-        """Each folder's packed keys, by its folder (when not every folder was read)."""
-        return {row[0].folder: bytes(self.stats[row[3]]) for row in self.rows()}
+    def joined(self, head: bytes, tail: bytes, files: int, fence: int) -> Any:
+        """The run's keys (its index's): ``head`` in the room left for it, the folders',
+        ``tail``; None when the folders' are not of ``files`` files, or one is racy. Held,
+        or the spill file mapped (:func:`~store.write_streamed` lets its pages go)."""
+        if self.spilled + len(self.stats) != HEAD + RECORD * files:
+            return None
+        self.stats += tail
+        if not self.spilled:
+            self.stats[:HEAD] = head
+            return None if racy(self.stats, fence) else self.stats
+        with contextlib.suppress(OSError, ValueError):
+            if self._spill() and os.pwrite(self.fd, head, 0) == HEAD:
+                if any(racy(part, fence) for part in self._packed(0)):
+                    return None
+                return memoryview(mmap.mmap(self.fd, self.spilled, access=mmap.ACCESS_READ))
+        with contextlib.suppress(OSError):  # not written or mapped: read back and held
+            whole = bytearray().join(self._packed(0))
+            whole[:HEAD] = head
+            return None if racy(whole, fence) else whole
+        return None
 
 
 def _record(entry: Any) -> EntryRec:
