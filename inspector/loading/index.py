@@ -181,11 +181,12 @@ def take(run: Run) -> Index | None:
         return None  # struct.error: a value that does not fit
     head, tail = b"".join(pieces[: len(RUN_FILES)]), b"".join(pieces[len(RUN_FILES) :])
     del pieces
-    if joined:  # None: racy (a file written as it was read: read again next time)
-        packed = signed.joined(head, tail, files, run.read_started_ns)
-    else:
-        packed = head + tail
-        packed = None if racy(packed, run.read_started_ns) else packed
+    if racy(head + tail, run.read_started_ns):
+        return None  # a file written as it was read: read the run again next time
+    # A ReadKeys holds only keys found not racy (each read folder's checked as it was
+    # placed, against the task store's fence, taken before any task file was read; each
+    # taken folder's are of files unchanged since they were stored so).
+    packed = signed.joined(head, tail, files) if joined else head + tail
     if packed is None:
         return None
     run.index = Index(listing_digest(run.listing), tuple(attempts), packed)

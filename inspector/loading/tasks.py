@@ -24,7 +24,7 @@ from typing import Any
 import msgspec
 
 from inspector.loading import reports, store
-from inspector.loading.index import HEAD, RECORD, Checked, Places, ask, racy, tail_of, unchanged
+from inspector.loading.index import HEAD, RECORD, Checked, Places, ask, tail_of, unchanged
 from inspector.loading.processes import halves_in_fork, in_shared_pool, workers
 from inspector.loading.records import (
     ENCODER,
@@ -69,7 +69,9 @@ class TaskCache:
         self.root = str(run_root)
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.reuse = reuse
-        self.read = ReadKeys(lambda: self.path.parent)  # the folders taken or read
+        self.read = ReadKeys(
+            lambda root=self.root: store_file(root).parent
+        )  # the folders taken or read
         self.hits = 0
         self.delta: dict[str, msgspec.Raw] = {}
         self.loaded = False  # a base was loaded (then a save may write a delta)
@@ -252,7 +254,7 @@ class TaskCache:
                     os.unlink(self.path.with_name(DELTA))
         finally:
             self.delta, self.before, self.gone = {}, {}, []
-            self.read = ReadKeys(lambda: self.path.parent)
+            self.read = ReadKeys(lambda root=self.root: store_file(root).parent)
 
     def _delta_written(self, seen: int) -> bool:
         """True when nothing changed, or the changes were written to the delta file."""
@@ -358,25 +360,23 @@ class ReadKeys:
                 yield entry, first, taken, bytes(part[at:end] if taken_too or not taken else b"")
                 at = end
 
-    def joined(self, head: bytes, tail: bytes, files: int, fence: int) -> Any:
+    def joined(self, head: bytes, tail: bytes, files: int) -> Any:
         """The run's keys (its index's): ``head`` in the room left for it, the folders',
-        ``tail``; None when the folders' are not of ``files`` files, or one is racy. Held,
-        or the spill file mapped (:func:`~store.write_streamed` lets its pages go)."""
+        ``tail``; None when the folders' are not of ``files`` files. Held, or the spill
+        file mapped (:func:`~store.write_streamed` lets its pages go)."""
         if self.spilled + len(self.stats) != HEAD + RECORD * files:
             return None
         self.stats += tail
         if not self.spilled:
             self.stats[:HEAD] = head
-            return None if racy(self.stats, fence) else self.stats
+            return self.stats
         with contextlib.suppress(OSError, ValueError):
             if self._spill() and os.pwrite(self.fd, head, 0) == HEAD:
-                if any(racy(part, fence) for part in self._packed(0)):
-                    return None
                 return memoryview(mmap.mmap(self.fd, self.spilled, access=mmap.ACCESS_READ))
         with contextlib.suppress(OSError):  # not written or mapped: read back and held
             whole = bytearray().join(self._packed(0))
             whole[:HEAD] = head
-            return None if racy(whole, fence) else whole
+            return whole
         return None
 
 

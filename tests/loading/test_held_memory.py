@@ -661,3 +661,35 @@ def test_keys_not_written_to_a_file_are_held(
     held, _ = _first_open_held(alike_run, monkeypatch, tmp_path / "held")
     assert result.outputs == held.outputs
     assert _files_under(tmp_path / "failing") == _files_under(tmp_path / "held")
+
+
+def test_a_task_stores_keys_go_with_it_without_the_cyclic_collector(
+    alike_run: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A read's ``ReadKeys`` (and its unnamed file, up to 240 MB at a million tasks) is
+    freed as soon as its task store is, even where it is never saved (a read that failed,
+    an audit's small run) and the cyclic collector is paused or the objects frozen (every
+    read freezes what it built): it refers to its folder by name, not to the store."""
+    import gc
+    import weakref
+
+    from inspector.loading import tasks
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.setattr(tasks, "SPILL", 1 << 10)
+    entry = loading.read(alike_run).session.run.entries[0]
+    cache = tasks.TaskCache(alike_run)
+    for _ in range(30):  # 30 folders' keys: past SPILL, so an unnamed file is open
+        cache.read.add(entry, entry.folder, b"\0" * index.RECORD * 5)
+    assert cache.read.fd >= 0
+    held, fd = weakref.ref(cache.read), cache.read.fd
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        del cache
+        assert held() is None
+        with pytest.raises(OSError):
+            os.fstat(fd)  # closed with it
+    finally:
+        if enabled:
+            gc.enable()
