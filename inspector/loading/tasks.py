@@ -17,7 +17,7 @@ import operator
 import os
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,9 +69,7 @@ class TaskCache:
         self.root = str(run_root)
         self.fence = time.time_ns()  # before any task file is read: see store.is_racy
         self.reuse = reuse
-        self.read = ReadKeys(
-            lambda root=self.root: store_file(root).parent
-        )  # the folders taken or read
+        self.read = ReadKeys(self.root)  # the folders taken or read
         self.hits = 0
         self.delta: dict[str, msgspec.Raw] = {}
         self.loaded = False  # a base was loaded (then a save may write a delta)
@@ -254,7 +252,7 @@ class TaskCache:
                     os.unlink(self.path.with_name(DELTA))
         finally:
             self.delta, self.before, self.gone = {}, {}, []
-            self.read = ReadKeys(lambda root=self.root: store_file(root).parent)
+            self.read = ReadKeys(self.root)
 
     def _delta_written(self, seen: int) -> bool:
         """True when nothing changed, or the changes were written to the delta file."""
@@ -296,12 +294,12 @@ class ReadKeys:
     grows, not held beside the entries read (240 MB at a million tasks); where none can
     be made or written, the rest is held."""
 
-    def __init__(self, folder: Callable[[], Path] | None = None) -> None:
+    def __init__(self, root: str | None = None) -> None:
         self.entries: list[Any] = []
         self.firsts: list[str] = []
         self.taken = bytearray()  # 1: taken from the store
         self.stats = bytearray(HEAD)  # the keys not in the spill file (after those in it)
-        self.folder = folder  # where the spill file is made (None: the keys are held)
+        self.root = root  # the run, in whose store folder the spill file is made (None: held)
         self.fd, self.spilled = -1, 0  # the spill file, and how many bytes of keys it has
 
     def add(self, entry: Any, first: str, packed: bytes, taken: bool = False) -> None:
@@ -309,13 +307,13 @@ class ReadKeys:
         self.firsts.append(first)
         self.taken.append(taken)
         self.stats += packed
-        if len(self.stats) >= SPILL and self.folder is not None:
+        if len(self.stats) >= SPILL and self.root is not None:
             self._spill()
 
     def _spill(self) -> bool:
         """Write the keys held to the spill file (made if need be); False: failed (held)."""
-        if self.fd < 0 and self.folder is not None:
-            self.fd = store.spill_file(self.folder())
+        if self.fd < 0 and self.root is not None:
+            self.fd = store.spill_file(store_file(self.root).parent)
             if self.fd >= 0:
                 weakref.finalize(self, os.close, self.fd)
         held = self.stats
@@ -325,7 +323,7 @@ class ReadKeys:
                 del held[:done]
                 self.spilled += done
         except OSError:
-            self.folder = None
+            self.root = None
             return False
         return True
 
